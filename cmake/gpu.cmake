@@ -1,0 +1,35 @@
+# Detect CUDA and NCCL. Both are optional: without them fabricbench builds the
+# host backends only and says at run time which GPU backends are absent and why.
+set(FABRICBENCH_HAVE_CUDA OFF)
+set(FABRICBENCH_HAVE_NCCL OFF)
+set(FABRICBENCH_GPU_ABSENT_REASON "built without GPU support (FABRICBENCH_GPU=OFF)")
+if(FABRICBENCH_GPU)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # Ampere and Hopper machine code plus PTX for later chips.
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;90-real;90-virtual")
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(FABRICBENCH_HAVE_CUDA ON)
+    set(FABRICBENCH_GPU_ABSENT_REASON "")
+    find_path(NCCL_INCLUDE_DIR nccl.h
+      HINTS $ENV{NCCL_HOME} ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}
+      PATH_SUFFIXES include)
+    find_library(NCCL_LIBRARY NAMES nccl
+      HINTS $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}
+      PATH_SUFFIXES lib lib64)
+    if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+      set(FABRICBENCH_HAVE_NCCL ON)
+      add_library(fb_nccl INTERFACE)
+      target_include_directories(fb_nccl INTERFACE ${NCCL_INCLUDE_DIR})
+      target_link_libraries(fb_nccl INTERFACE ${NCCL_LIBRARY})
+    endif()
+    find_path(NVML_INCLUDE_DIR nvml.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  else()
+    set(FABRICBENCH_GPU_ABSENT_REASON "built without CUDA (no CUDA compiler found at configure time)")
+  endif()
+endif()
+message(STATUS "fabricbench: CUDA ${FABRICBENCH_HAVE_CUDA}, NCCL ${FABRICBENCH_HAVE_NCCL}")

@@ -1,0 +1,114 @@
+// The data plane behind one interface. The engine prepares an op on a group
+// (a scope's communicator) and times it; a backend moves the bytes: host MPI,
+// MPI on device buffers, NCCL, CUDA copies. Backends never print: they return
+// what they know (support, path, errors) and the engine reports it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/layout.hpp"
+#include "fabricbench/core/types.hpp"
+
+namespace fb {
+
+struct OpSpec {
+  Op op = Op::all_reduce;
+  Dtype dtype = Dtype::float32;
+  RedOp redop = RedOp::sum;
+  int root = 0;
+  bool in_place = false;
+  Layout layout;
+  // Point-to-point ops: the two ranks (in the group) and the window of
+  // messages in flight per iteration for the bandwidth ops.
+  int peer_a = 0;
+  int peer_b = 1;
+  int window = 64;
+};
+
+// Whether a backend can run something, and if not why (for the user).
+struct Support {
+  bool ok = true;
+  std::string why;
+  static Support yes() { return {}; }
+  static Support no(std::string reason) { return {false, std::move(reason)}; }
+};
+
+// Clock shared by the engine and backends: monotonic microseconds.
+double now_us();
+
+// Per-iteration timing the engine collects. `start_us` is when this rank
+// entered the iteration (on the engine's clock), `duration_us` how long the
+// iteration took on this rank until its part was complete.
+struct IterationTimes {
+  std::span<double> start_us;
+  std::span<double> duration_us;
+};
+
+class PreparedOp {
+ public:
+  virtual ~PreparedOp() = default;
+  // One iteration; returns when this rank's part is complete.
+  virtual void run() = 0;
+  // `times.start_us.size()` back-to-back iterations. The default calls run()
+  // and reads the wall clock around each; device backends override it to
+  // queue the iterations and time them with events.
+  virtual void run_timed(IterationTimes times);
+  // Write the check pattern into the inputs and poison the outputs.
+  virtual void fill_check() = 0;
+  // Wrong output elements of this rank after one iteration on filled inputs.
+  virtual std::uint64_t count_wrong() = 0;
+  // Does this rank take part in the op? (p2p ops: only the two peers.)
+  virtual bool participates() const { return true; }
+  // Operations one iteration counts for: a ping-pong iteration is a round
+  // trip (2), a bandwidth iteration a window of messages. Times per op are
+  // iteration times divided by this.
+  virtual double ops_per_iteration() const { return 1.0; }
+  // Change one output element so the check must see it (fault injection in tests).
+  virtual void corrupt_output_element(std::uint64_t index) = 0;
+};
+
+// A backend's communicator for one scope group.
+class BackendGroup {
+ public:
+  virtual ~BackendGroup() = default;
+  // Allocate (and touch) buffers once for the largest op of the plan.
+  virtual void reserve(std::uint64_t in_bytes, std::uint64_t out_bytes) = 0;
+  virtual std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) = 0;
+  // The path the traffic takes, as best the backend knows ("shm", "tcp", "P2P/NVLink" ...).
+  virtual std::string path() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string version() const = 0;  // library version for the record
+  virtual Support supports(const OpSpec& spec) const = 0;
+  // Memory for `bytes_per_rank` with `local_ranks` ranks on this node; an
+  // error text when it will not fit.
+  virtual Support fits(std::uint64_t bytes_per_rank, int local_ranks) const = 0;
+  // Collective over `comm`: every member calls it.
+  virtual std::unique_ptr<BackendGroup> open(const Comm& comm) = 0;
+};
+
+// The backends this build knows, in the registry's order.
+struct BackendInfo {
+  std::string name;
+  std::string summary;
+  // Empty when usable here; otherwise why not (no CUDA at build time, no GPU...).
+  std::function<std::string()> absent_reason;
+  std::function<std::unique_ptr<Backend>()> make;
+};
+
+const std::vector<BackendInfo>& backend_registry();
+const BackendInfo* find_backend(std::string_view name);
+std::string backend_names();
+
+}  // namespace fb

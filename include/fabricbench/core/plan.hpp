@@ -1,0 +1,49 @@
+// What a `run` measures: the parsed options, identical on every rank.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/types.hpp"
+
+namespace fb {
+
+struct RunOptions {
+  SizeGrid grid;
+  std::vector<Op> ops{default_ops().begin(), default_ops().end()};
+  Dtype dtype = Dtype::float32;
+  RedOp redop = RedOp::sum;
+  int root = 0;
+  std::string backend = "mpi";
+  std::vector<Scope> scopes{Scope::global};
+  int iters = 20;                  // -n: timed iterations (the minimum with a time budget)
+  int warmup = 5;                  // -w
+  double time_budget_s = 0;        // seconds per measurement; 0 = exactly `iters`
+  bool check = false;              // -c: one verified iteration after the timed ones
+  bool out_of_place = true;
+  bool in_place = true;
+  int peer_a = 0;                  // point-to-point ops: the pair, as ranks of the scope
+  int peer_b = 1;
+  int window = 64;                 // messages in flight per bandwidth iteration
+};
+
+// The options as a JSON object for the run header.
+nlohmann::ordered_json to_json(const RunOptions& options);
+
+// The options as one canonical string: equal on every rank of a sane launch.
+std::string canonical(const RunOptions& options);
+// FNV-1a of `text`: stable across processes and hosts (std::hash is not promised to be).
+std::uint64_t fnv1a(const std::string& text);
+
+// Stop rule of a measurement with a time budget: run at least `iters`, stop
+// early once the median moves by under this fraction between batches.
+inline constexpr double kStableMedianFraction = 0.01;
+// Upper bound on timed iterations with a time budget, as a multiple of `iters`.
+inline constexpr int kMaxItersFactor = 50;
+
+}  // namespace fb

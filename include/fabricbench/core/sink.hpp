@@ -1,0 +1,43 @@
+// Where rows go on rank 0: the record, the CSV, the table, the progress line.
+// The runner calls every sink in order; a sink never talks to other ranks.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+#include "fabricbench/core/record.hpp"
+
+namespace fb {
+
+// A measurement that did not run, and why (unsupported datatype, scope that
+// does not apply to this layout, a size too small to split among the ranks).
+struct Skip {
+  std::string op;
+  std::string scope;
+  std::uint64_t bytes = 0;  // 0 = every size
+  bool in_place = false;
+  std::string reason;
+};
+
+struct Progress {
+  std::string op;
+  std::string scope;
+  std::size_t index = 0;  // size k of n
+  std::size_t total = 0;
+  std::uint64_t bytes = 0;
+};
+
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual void begin(const nlohmann::ordered_json& header) = 0;
+  virtual void progress(const Progress&) {}
+  virtual void measurement(const Measurement& row) = 0;
+  virtual void skip(const Skip& skip) = 0;
+  // End of one size (all its placements): the record syncs to disk here.
+  virtual void size_done() {}
+  virtual void end(const nlohmann::ordered_json& summary) = 0;
+};
+
+}  // namespace fb

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install every Debian package fabricbench builds, tests and plots with.
+# Idempotent: prints nothing and exits 0 when everything is already present.
+# CUDA and NCCL are not Debian packages: they come from the CUDA toolkit
+# (/usr/local/cuda or $CUDA_HOME); the build detects them and goes on without.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  openmpi-bin libopenmpi-dev libpmix-dev
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  libbenchmark-dev libgtest-dev libgmock-dev libhwloc-dev
+  clang libclang-rt-14-dev
+  slurm-wlm munge
+  iproute2 iperf3
+  python3 python3-matplotlib
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+  command -v sudo >/dev/null || { echo "setup.sh: missing packages (${missing[*]}) and not root; run as root" >&2; exit 2; }
+else
+  SUDO=
+fi
+echo "setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,59 @@
+#include "mpi_types.hpp"
+
+#include <fmt/format.h>
+
+#include "fabricbench/core/comm.hpp"
+
+namespace fb::mpi {
+
+MPI_Datatype datatype(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::int8:
+      return MPI_INT8_T;
+    case Dtype::uint8:
+      return MPI_UINT8_T;
+    case Dtype::int32:
+      return MPI_INT32_T;
+    case Dtype::uint32:
+      return MPI_UINT32_T;
+    case Dtype::int64:
+      return MPI_INT64_T;
+    case Dtype::uint64:
+      return MPI_UINT64_T;
+    case Dtype::float32:
+      return MPI_FLOAT;
+    case Dtype::float64:
+      return MPI_DOUBLE;
+    default:
+      return MPI_DATATYPE_NULL;
+  }
+}
+
+MPI_Op reduction(RedOp redop) {
+  switch (redop) {
+    case RedOp::sum:
+      return MPI_SUM;
+    case RedOp::prod:
+      return MPI_PROD;
+    case RedOp::max:
+      return MPI_MAX;
+    case RedOp::min:
+      return MPI_MIN;
+    default:
+      return MPI_OP_NULL;
+  }
+}
+
+std::string error_text(const char* call, int code, MPI_Comm comm) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  int world_rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  int rank = -1;
+  if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+  return fmt::format("{} failed on rank {} (host {}, rank {} of the group): {}", call, world_rank, host_name(), rank,
+                     std::string(text, static_cast<std::size_t>(len)));
+}
+
+}  // namespace fb::mpi

@@ -1,0 +1,49 @@
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "commands.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/version.hpp"
+
+namespace fb::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
+       run_main},
+  };
+  return table;
+}
+
+}  // namespace fb::cli
+
+namespace {
+
+void usage(std::FILE* out) {
+  std::fprintf(out, "fabricbench %s: interconnect benchmark for GPU clusters\n\nusage: fabricbench <command> [options]\n\n"
+               "commands:\n", fb::kVersion);
+  for (const auto& c : fb::cli::commands())
+    std::fprintf(out, "  %-8.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
+  std::fprintf(out, "\n'fabricbench <command> --help' shows a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? fb::kExitUsage : fb::kExitOk;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    std::printf("fabricbench %s\n", fb::kVersion);
+    return fb::kExitOk;
+  }
+  const std::string_view wanted = argv[1];
+  for (const auto& c : fb::cli::commands())
+    if (c.name == wanted) return c.main(argc - 1, argv + 1);
+  std::fprintf(stderr, "fabricbench: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return fb::kExitUsage;
+}

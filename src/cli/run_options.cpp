@@ -1,0 +1,139 @@
+#include "run_options.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/sizes.hpp"
+
+namespace fb::cli {
+
+void add_run_flags(CLI::App& app, RunFlags& f) {
+  app.add_option("-b,--minbytes", f.minbytes, "smallest size (8, 1K, 64M, 8G)")->capture_default_str();
+  app.add_option("-e,--maxbytes", f.maxbytes, "largest size")->capture_default_str();
+  app.add_option("-f,--stepfactor", f.stepfactor, "multiply the size by this each step")->capture_default_str();
+  app.add_option("-i,--stepbytes", f.stepbytes, "add this to the size each step (instead of -f)");
+  app.add_option("-n,--iters", f.iters, "timed iterations per size (the minimum with --time-budget)")
+      ->capture_default_str();
+  app.add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per size")->capture_default_str();
+  app.add_option("-c,--check", f.check, "verify every output element: 0 or 1 (-c alone means 1)")
+      ->expected(0, 1);
+  app.add_option("-o,--op", f.redop, "reduction: sum, prod, max, min, avg")->capture_default_str();
+  app.add_option("-d,--datatype", f.datatype, "datatype: " + allowed_dtypes())->capture_default_str();
+  app.add_option("-r,--root", f.root, "root rank of broadcast and reduce")->capture_default_str();
+  app.add_option("--ops", f.ops, "ops to run, comma-separated: " + allowed_ops() + " (default: the six collectives)")
+      ->delimiter(',');
+  app.add_option("--backend", f.backend, "data plane: " + backend_names())->capture_default_str();
+  app.add_option("--scope", f.scopes, "scopes, comma-separated: " + allowed_scopes())->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--time-budget", f.time_budget,
+                 "seconds per measurement: stop once the median is stable after -n iterations or the budget is "
+                 "spent (0 = exactly -n iterations)")
+      ->capture_default_str();
+  app.add_option("--placement", f.placement, "both, out (out-of-place only) or in (in-place only)")
+      ->capture_default_str();
+  app.add_option("--peers", f.peers, "point-to-point ops: the two ranks, e.g. 0,1")->delimiter(',')->expected(2);
+  app.add_option("--window", f.window, "messages in flight per unidir/bidir iteration")->capture_default_str();
+  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)");
+  app.add_option("--csv", f.csv, "also write the rows as CSV");
+  app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
+  app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
+  app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
+}
+
+namespace {
+
+template <typename T, typename Parse>
+T parse_named(const std::string& text, Parse parse, const char* flag, const std::string& allowed) {
+  const auto v = parse(text);
+  if (!v) throw UsageError(fmt::format("{} '{}': unknown; allowed: {}", flag, text, allowed));
+  return *v;
+}
+
+std::vector<Scope> resolve_scopes(const std::vector<std::string>& names) {
+  std::vector<Scope> out;
+  for (const auto& n : names) {
+    if (n == "all") {
+      out.assign(all_scopes().begin(), all_scopes().end());
+      return out;
+    }
+    out.push_back(parse_named<Scope>(n, parse_scope, "--scope", allowed_scopes()));
+  }
+  return out;
+}
+
+}  // namespace
+
+RunOptions resolve(const RunFlags& f) {
+  RunOptions o;
+  o.grid.min_bytes = parse_bytes(f.minbytes, "--minbytes");
+  o.grid.max_bytes = parse_bytes(f.maxbytes, "--maxbytes");
+  o.grid.step_factor = f.stepfactor;
+  if (!f.stepbytes.empty()) {
+    o.grid.step_bytes = parse_bytes(f.stepbytes, "--stepbytes");
+    if (o.grid.step_bytes == 0) throw UsageError("--stepbytes 0: the step must be at least 1 byte");
+  }
+  expand(o.grid);  // validates the grid now, with the flags' names in the message
+
+  if (f.iters < 1) throw UsageError(fmt::format("--iters {}: at least 1 timed iteration", f.iters));
+  if (f.warmup < 0) throw UsageError(fmt::format("--warmup_iters {}: must be 0 or more", f.warmup));
+  o.iters = f.iters;
+  o.warmup = f.warmup;
+  if (f.check == "" || f.check == "1") {
+    o.check = true;
+  } else if (f.check != "0") {
+    throw UsageError(fmt::format("--check '{}': use 0 or 1", f.check));
+  }
+  o.redop = parse_named<RedOp>(f.redop, parse_redop, "--op", allowed_redops());
+  o.dtype = parse_named<Dtype>(f.datatype, parse_dtype, "--datatype", allowed_dtypes());
+  if (f.root < 0) throw UsageError(fmt::format("--root {}: must be a rank, 0 or more", f.root));
+  o.root = f.root;
+  if (!f.ops.empty()) {
+    o.ops.clear();
+    for (const auto& op : f.ops) o.ops.push_back(parse_named<Op>(op, parse_op, "--ops", allowed_ops()));
+  }
+  if (!find_backend(f.backend))
+    throw UsageError(fmt::format("--backend '{}': unknown; this build has: {}", f.backend, backend_names()));
+  o.backend = f.backend;
+  if (f.scopes.empty()) throw UsageError("--scope: give at least one of " + allowed_scopes());
+  o.scopes = resolve_scopes(f.scopes);
+  if (f.time_budget < 0) throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more", f.time_budget));
+  o.time_budget_s = f.time_budget;
+  if (f.placement == "out") {
+    o.in_place = false;
+  } else if (f.placement == "in") {
+    o.out_of_place = false;
+  } else if (f.placement != "both") {
+    throw UsageError(fmt::format("--placement '{}': use both, out or in", f.placement));
+  }
+  if (f.peers.size() != 2 || f.peers[0] < 0 || f.peers[1] < 0 || f.peers[0] == f.peers[1])
+    throw UsageError("--peers: two different ranks, e.g. --peers 0,1");
+  o.peer_a = f.peers[0];
+  o.peer_b = f.peers[1];
+  if (f.window < 1 || f.window > 4096) throw UsageError(fmt::format("--window {}: 1 to 4096 messages", f.window));
+  o.window = f.window;
+  if (f.progress != "auto" && f.progress != "on" && f.progress != "off")
+    throw UsageError(fmt::format("--progress '{}': use auto, on or off", f.progress));
+  return o;
+}
+
+Verbosity verbosity(const RunFlags& f) {
+  if (f.verbose) return Verbosity::verbose;
+  return f.quiet ? Verbosity::quiet : Verbosity::normal;
+}
+
+bool show_progress(const std::string& mode) {
+  if (mode != "auto") return mode == "on";
+  if (isatty(STDERR_FILENO)) return true;
+  // Open MPI hands ranks a pseudo-terminal for stdout whatever mpirun's own
+  // output is, and a pipe for stderr; batch schedulers and CI set these.
+  for (const char* batch : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "CI"})
+    if (std::getenv(batch)) return false;
+  const char* term = std::getenv("TERM");
+  return std::getenv("OMPI_COMM_WORLD_SIZE") && isatty(STDOUT_FILENO) && term && std::string(term) != "dumb";
+}
+
+}  // namespace fb::cli

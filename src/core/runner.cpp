@@ -1,0 +1,190 @@
+#include "fabricbench/core/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/stats.hpp"
+#include "fabricbench/core/timing.hpp"
+
+namespace fb {
+Runner::Runner(const Comm& world, const NodeMap& nodes, Backend& backend, const RunOptions& options, RowSink* sink)
+    : world_(world), nodes_(nodes), backend_(backend), options_(options), sink_(world.rank() == 0 ? sink : nullptr) {
+  sizes_ = expand(options_.grid);
+}
+
+OpSpec Runner::spec_for(Op op, bool in_place, std::uint64_t bytes, int group_size) const {
+  OpSpec spec;
+  spec.op = op;
+  spec.dtype = options_.dtype;
+  spec.redop = options_.redop;
+  spec.root = has_root(op) ? options_.root : -1;
+  spec.in_place = in_place;
+  spec.layout = layout_for(op, options_.dtype, bytes, group_size);
+  spec.peer_a = options_.peer_a;
+  spec.peer_b = options_.peer_b;
+  spec.window = options_.window;
+  return spec;
+}
+
+void Runner::preflight() const {
+  // Support depends only on the options, so every rank reaches the same verdict.
+  std::string first_refusal;
+  bool any = false;
+  for (Op op : options_.ops) {
+    for (bool in_place : {false, true}) {
+      if ((in_place && !options_.in_place) || (!in_place && !options_.out_of_place)) continue;
+      const Support s = backend_.supports(spec_for(op, in_place, sizes_.front(), world_.size()));
+      any = any || s.ok;
+      if (!s.ok && first_refusal.empty()) first_refusal = s.why;
+    }
+  }
+  if (!any) throw UsageError(fmt::format("nothing to measure on backend {}: {}", backend_.name(), first_refusal));
+  const bool rooted = std::any_of(options_.ops.begin(), options_.ops.end(), [](Op op) { return has_root(op); });
+  if (rooted && options_.root >= world_.size())
+    throw UsageError(fmt::format("--root {}: the job has {} ranks", options_.root, world_.size()));
+  // Buffers barely depend on the rank count (see layout.hpp): size them for the world.
+  const Support fit = backend_.fits(2 * largest_buffer_bytes(world_.size()), nodes_.local_size);
+  // Nodes differ in free memory: every rank must learn of any rank's refusal.
+  const std::string refusal = agree_on_error(world_, fit.ok ? "" : fit.why);
+  if (!refusal.empty()) throw UsageError(refusal);
+}
+
+RunTotals Runner::run() {
+  for (Scope scope : options_.scopes) run_scope(scope);
+  return totals_;
+}
+
+std::uint64_t Runner::largest_buffer_bytes(int group_size) const {
+  std::uint64_t most = 0;
+  for (Op op : options_.ops) {
+    const Layout l = layout_for(op, options_.dtype, sizes_.back(), group_size);
+    most = std::max(most, std::max(l.in_elems, l.out_elems) * dtype_bytes(options_.dtype));
+  }
+  return most;
+}
+
+void Runner::run_scope(Scope scope) {
+  ScopeGroup group = make_scope(world_, nodes_, scope);
+  if (!group.skip.empty()) {
+    if (sink_) sink_->skip({"", std::string(name(scope)), 0, false, group.skip});
+    ++totals_.skipped;
+    return;
+  }
+  std::unique_ptr<BackendGroup> bgroup;
+  if (group.member()) {
+    bgroup = backend_.open(group.comm);
+    const std::uint64_t largest = largest_buffer_bytes(group.group_size);
+    bgroup->reserve(largest, largest);
+  }
+  for (Op op : options_.ops) run_op(group, bgroup.get(), op);
+}
+
+void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
+  if (is_pair_op(op) && (std::max(options_.peer_a, options_.peer_b) >= group.group_size)) {
+    skip(group, spec_for(op, false, 0, group.group_size), 0,
+         fmt::format("--peers {},{}: the {} scope has {} ranks", options_.peer_a, options_.peer_b, name(group.scope),
+                     group.group_size));
+    return;
+  }
+  if (has_root(op) && options_.root >= group.group_size) {
+    skip(group, spec_for(op, false, 0, group.group_size), 0,
+         fmt::format("--root {}: the {} scope has {} ranks", options_.root, name(group.scope), group.group_size));
+    return;
+  }
+  std::vector<bool> placements;
+  if (options_.out_of_place) placements.push_back(false);
+  if (options_.in_place && !is_pair_op(op)) placements.push_back(true);
+
+  std::vector<bool> unsupported(2, false);  // report an unsupported placement once, not per size
+  for (std::size_t k = 0; k < sizes_.size(); ++k) {
+    if (sink_) sink_->progress({std::string(name(op)), std::string(name(group.scope)), k + 1, sizes_.size(), sizes_[k]});
+    for (bool in_place : placements) {
+      const OpSpec spec = spec_for(op, in_place, sizes_[k], group.group_size);
+      if (spec.layout.block == 0) {
+        skip(group, spec, sizes_[k],
+             fmt::format("{} B is less than one {} per rank for {} ranks", sizes_[k], name(options_.dtype),
+                         group.group_size));
+        continue;
+      }
+      const Support support = backend_.supports(spec);
+      if (!support.ok) {
+        if (!unsupported[in_place]) skip(group, spec, 0, support.why);
+        unsupported[in_place] = true;
+        continue;
+      }
+      measure(group, bgroup, spec);
+    }
+    if (sink_) sink_->size_done();
+  }
+}
+
+void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason) {
+  if (sink_) sink_->skip({std::string(name(spec.op)), std::string(name(group.scope)), bytes, spec.in_place, reason});
+  ++totals_.skipped;
+}
+
+void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec) {
+  std::unique_ptr<PreparedOp> prepared;
+  if (group.member()) prepared = bgroup->prepare(spec);
+  PreparedOp* op = prepared && prepared->participates() ? prepared.get() : nullptr;
+
+  const Timing timing = time_op(world_, op, {options_.iters, options_.warmup, options_.time_budget_s});
+
+  std::int64_t wrong = -1;
+  std::vector<int> wrong_ranks;
+  if (options_.check) {
+    std::int64_t mine = 0;
+    if (op) op->fill_check();
+    world_.barrier_quiet();  // every input written before any rank reads a peer's
+    if (op) {
+      op->run();
+      mine = static_cast<std::int64_t>(op->count_wrong());
+    }
+    std::vector<std::int64_t> per_rank(static_cast<std::size_t>(world_.size()), 0);
+    per_rank[static_cast<std::size_t>(world_.rank())] = mine;
+    world_.allreduce_sum_quiet(per_rank);
+    wrong = std::accumulate(per_rank.begin(), per_rank.end(), std::int64_t{0});
+    for (std::size_t r = 0; r < per_rank.size(); ++r)
+      if (per_rank[r] > 0) wrong_ranks.push_back(static_cast<int>(r));
+    totals_.wrong += wrong;
+  }
+  if (!sink_) return;
+
+  Measurement m;
+  m.op = std::string(name(spec.op));
+  m.backend = std::string(backend_.name());
+  m.scope = std::string(name(group.scope));
+  m.path = bgroup ? bgroup->path() : "";
+  m.dtype = std::string(name(spec.dtype));
+  m.redop = is_reduction(spec.op) ? std::string(name(spec.redop)) : "";
+  m.root = spec.root;
+  m.nranks = is_pair_op(spec.op) ? 2 : group.group_size;
+  m.groups = group.groups;
+  m.bytes = spec.layout.bytes;
+  m.count = spec.layout.count;
+  m.in_place = spec.in_place;
+  if (is_pair_op(spec.op)) {
+    m.peer_a = spec.peer_a;
+    m.peer_b = spec.peer_b;
+  }
+  m.time = summarize(timing.iteration_us);
+  m.algbw_gbps = algbw_gbps(spec.op, m.bytes, m.time.median_us);
+  m.busbw_gbps = m.algbw_gbps * busbw_factor(spec.op, m.nranks);
+  const auto slowest = std::max_element(timing.rank_lag_us.begin(), timing.rank_lag_us.end());
+  if (slowest != timing.rank_lag_us.end() && *slowest >= 0) {
+    const auto r = static_cast<std::size_t>(slowest - timing.rank_lag_us.begin());
+    m.slowest_rank = static_cast<int>(r);
+    m.slowest_rank_lag_us = *slowest;
+    m.slowest_rank_mean_us = timing.rank_mean_us[r];
+  }
+  m.wrong = wrong;
+  m.wrong_ranks = std::move(wrong_ranks);
+  sink_->measurement(m);
+  ++totals_.rows;
+  totals_.busbw_sum_gbps += m.busbw_gbps;
+}
+
+}  // namespace fb

@@ -1,0 +1,24 @@
+#include "fabricbench/core/sinks.hpp"
+
+namespace fb {
+
+void SinkList::begin(const nlohmann::ordered_json& header) {
+  for (auto& s : sinks_) s->begin(header);
+}
+void SinkList::progress(const Progress& p) {
+  for (auto& s : sinks_) s->progress(p);
+}
+void SinkList::measurement(const Measurement& row) {
+  for (auto& s : sinks_) s->measurement(row);
+}
+void SinkList::skip(const Skip& skip) {
+  for (auto& s : sinks_) s->skip(skip);
+}
+void SinkList::size_done() {
+  for (auto& s : sinks_) s->size_done();
+}
+void SinkList::end(const nlohmann::ordered_json& summary) {
+  for (auto& s : sinks_) s->end(summary);
+}
+
+}  // namespace fb

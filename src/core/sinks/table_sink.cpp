@@ -1,0 +1,118 @@
+// nccl-tests' table shape, so its readers find their columns where they
+// expect them: one line per size, out-of-place then in-place. The time is the
+// median over iterations of the slowest rank (nccl-tests prints a mean).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "fabricbench/core/sinks.hpp"
+#include "fabricbench/core/sizes.hpp"
+
+namespace fb {
+namespace {
+
+std::string half_row(const std::optional<Measurement>& m) {
+  if (!m) return fmt::format(" {:>9} {:>7} {:>7} {:>6}", "-", "-", "-", "-");
+  const std::string wrong = m->wrong < 0 ? "N/A" : std::to_string(m->wrong);
+  return fmt::format(" {:>9.2f} {:>7.2f} {:>7.2f} {:>6}", m->time.median_us, m->algbw_gbps, m->busbw_gbps, wrong);
+}
+
+class TableSink final : public RowSink {
+ public:
+  explicit TableSink(std::FILE* out) : out_(out) {}
+
+  void begin(const nlohmann::ordered_json& header) override {
+    print("# fabricbench {}  backend {}  ranks {}  nodes {}\n", header.value("version", "?"),
+          header.value("backend", "?"), header.value("ranks", 0), header.value("nodes", 0));
+  }
+
+  void measurement(const Measurement& row) override {
+    const std::string group = row.scope + "/" + row.op;
+    if (group != group_) {
+      group_ = group;
+      print_group_header(row);
+    }
+    (row.in_place ? in_place_ : out_of_place_) = row;
+  }
+
+  void skip(const Skip& s) override {
+    if (s.op.empty()) {
+      print("# scope {} skipped: {}\n", s.scope, s.reason);
+    } else if (s.bytes == 0) {
+      print("# {} {}{} skipped: {}\n", s.scope, s.op, s.in_place ? " in-place" : "", s.reason);
+    }
+  }
+
+  void size_done() override {
+    const auto& any = out_of_place_ ? out_of_place_ : in_place_;
+    if (!any) return;
+    const std::string redop = any->redop.empty() ? "none" : any->redop;
+    print("{:>12} {:>13} {:>9} {:>7} {:>7}{}{}\n", any->bytes, any->count, any->dtype, redop, any->root,
+          half_row(out_of_place_), half_row(in_place_));
+    out_of_place_.reset();
+    in_place_.reset();
+  }
+
+  void end(const nlohmann::ordered_json& summary) override {
+    const auto wrong = summary.value("wrong", std::int64_t{-1});
+    print("# Out of bounds values : {}\n", wrong < 0 ? std::string("N/A (run with -c to check)")
+                                                     : fmt::format("{} {}", wrong, wrong == 0 ? "OK" : "FAILED"));
+    print("# Avg bus bandwidth    : {:.4f}\n", summary.value("avg_busbw_gbps", 0.0));
+  }
+
+ private:
+  template <typename... Args>
+  void print(fmt::format_string<Args...> f, Args&&... args) {
+    std::fputs(fmt::format(f, std::forward<Args>(args)...).c_str(), out_);
+    std::fflush(out_);
+  }
+
+  void print_group_header(const Measurement& row) {
+    const std::string peers = row.peer_a >= 0 ? fmt::format("  ranks {}<->{}", row.peer_a, row.peer_b) : "";
+    print("#\n# {}  scope {}  {} ranks x {} group{}  path {}{}\n", row.op, row.scope, row.nranks, row.groups,
+          row.groups == 1 ? "" : "s", row.path, peers);
+    print("# {:>10} {:>13} {:>9} {:>7} {:>7} {:>32} {:>32}\n", "", "", "", "", "", "out-of-place", "in-place");
+    print("# {:>10} {:>13} {:>9} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>9} {:>7} {:>7} {:>6}\n", "size", "count", "type",
+          "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    print("# {:>10} {:>13} {:>9} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>9} {:>7} {:>7} {:>6}\n", "(B)", "(elements)", "",
+          "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  }
+
+  std::FILE* out_;
+  std::string group_;
+  std::optional<Measurement> out_of_place_;
+  std::optional<Measurement> in_place_;
+};
+
+class ProgressSink final : public RowSink {
+ public:
+  explicit ProgressSink(std::FILE* out) : out_(out) {}
+  void begin(const nlohmann::ordered_json&) override {}
+  void progress(const Progress& p) override {
+    std::fprintf(out_, "\r\033[K[%s %s] size %zu/%zu %s", p.scope.c_str(), p.op.c_str(), p.index, p.total,
+                 format_bytes(p.bytes).c_str());
+    std::fflush(out_);
+  }
+  // Cleared before the table prints (this sink comes first in the list), so
+  // rows never land on the progress line.
+  void measurement(const Measurement&) override {}
+  void skip(const Skip&) override { clear(); }
+  void size_done() override { clear(); }
+  void end(const nlohmann::ordered_json&) override { clear(); }
+
+ private:
+  void clear() {
+    std::fputs("\r\033[K", out_);
+    std::fflush(out_);
+  }
+
+  std::FILE* out_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowSink> make_table_sink(std::FILE* out) { return std::make_unique<TableSink>(out); }
+std::unique_ptr<RowSink> make_progress_sink(std::FILE* out) { return std::make_unique<ProgressSink>(out); }
+
+}  // namespace fb

@@ -1,0 +1,115 @@
+#include "fabricbench/core/timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "fabricbench/core/plan.hpp"
+#include "fabricbench/core/stats.hpp"
+
+namespace fb {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Warm-up: one iteration, agreed across ranks, then as many more as `warmup`
+// asks for while they fit in a quarter of the budget. Returns the agreed
+// slowest-rank time of the first warm-up iteration.
+double warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
+  double first = 0;
+  if (plan.warmup > 0 && op) {
+    const double t = now_us();
+    op->run();
+    first = now_us() - t;
+  }
+  world.allreduce_max_quiet({&first, 1});
+  int more = std::max(plan.warmup - 1, 0);
+  if (plan.budget_s > 0 && first > 0)
+    more = std::min<double>(more, std::floor(plan.budget_s * 1e6 / 4 / first));
+  for (int i = 0; i < more && op; ++i) op->run();
+  return first;
+}
+
+}  // namespace
+
+int batch_size(const TimingPlan& plan, double warmup_iteration_us) {
+  if (plan.budget_s <= 0) return std::max(plan.iters, 1);
+  // About eight stop decisions inside the budget, never more than `iters` per batch.
+  const double per_batch = plan.budget_s * 1e6 / 8 / std::max(warmup_iteration_us, 1e-3);
+  return static_cast<int>(std::clamp(per_batch, 1.0, static_cast<double>(std::max(plan.iters, 1))));
+}
+
+bool should_stop(const TimingPlan& plan, const std::vector<double>& iteration_us, double previous_median_us) {
+  const auto done = static_cast<int>(iteration_us.size());
+  if (plan.budget_s <= 0) return done >= plan.iters;
+  if (done >= plan.iters * kMaxItersFactor) return true;
+  // Budget counted in measured time, which every rank agrees on exactly.
+  const double spent_us = std::accumulate(iteration_us.begin(), iteration_us.end(), 0.0);
+  if (spent_us >= plan.budget_s * 1e6) return true;
+  if (done < plan.iters || previous_median_us <= 0) return false;
+  const double median = median_of(iteration_us);
+  return std::abs(median - previous_median_us) <= kStableMedianFraction * median;
+}
+
+Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
+  const double ops = op ? op->ops_per_iteration() : 1.0;
+  double first_us = warm_up(world, op, plan);
+  // ops_per_iteration can differ between participants and non-participants; the
+  // batch size must not, so it comes from agreed figures only.
+  const int batch = batch_size(plan, first_us);
+
+  Timing t;
+  std::vector<double> my_start;
+  std::vector<double> my_duration;
+  double previous_median = 0;
+  // A common start, so lateness compares like with like: a quiet barrier
+  // while participants finish warming up, then a spinning one so that no rank
+  // begins the timed loop still waking from a sleep.
+  world.barrier_quiet();
+  MPI_Barrier(world.native());
+  const double t0 = now_us();
+  while (true) {
+    const std::size_t begin = my_start.size();
+    my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
+    my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
+    if (op) {
+      op->run_timed({std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin)});
+      for (std::size_t i = begin; i < my_start.size(); ++i) {
+        my_start[i] -= t0;
+        my_duration[i] /= ops;
+      }
+    }
+    std::vector<double> slowest(my_duration.begin() + static_cast<std::ptrdiff_t>(begin), my_duration.end());
+    world.allreduce_max_quiet(slowest);
+    t.iteration_us.insert(t.iteration_us.end(), slowest.begin(), slowest.end());
+    if (should_stop(plan, t.iteration_us, previous_median)) break;
+    previous_median = median_of(t.iteration_us);
+  }
+
+  // Lateness: how long after the earliest rank this rank entered each iteration.
+  std::vector<double> earliest = my_start;
+  world.allreduce_min_quiet(earliest);
+  double lag = -1;
+  double mean = -1;
+  if (op) {
+    double sum = 0;
+    for (std::size_t i = 0; i < my_start.size(); ++i) sum += my_start[i] - earliest[i];
+    lag = sum / static_cast<double>(my_start.size());
+    mean = std::accumulate(my_duration.begin(), my_duration.end(), 0.0) / static_cast<double>(my_duration.size());
+  }
+  const double mine[2] = {lag, mean};
+  std::vector<double> all(2 * static_cast<std::size_t>(world.size()));
+  MPI_Request req;
+  MPI_Igather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, world.native(), &req);
+  wait_quiet(req);
+  if (world.rank() == 0) {
+    for (std::size_t r = 0; r < static_cast<std::size_t>(world.size()); ++r) {
+      t.rank_lag_us.push_back(all[2 * r]);
+      t.rank_mean_us.push_back(all[2 * r + 1]);
+    }
+  }
+  return t;
+}
+
+}  // namespace fb

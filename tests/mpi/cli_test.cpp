@@ -1,0 +1,125 @@
+// `fabricbench run` end to end under mpirun: exit codes, the record, the
+// messages users see for bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "fabricbench/core/record.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::mpirun;
+using test::run_process;
+
+class RunCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("fb_cli_"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string fabricbench() { return std::string(FB_BINARY) + " run --progress off"; }
+  std::string dir_;
+};
+
+TEST_F(RunCli, SweepWritesOneRowPerOpSizeScopeAndPlacement) {
+  const auto r = run_process(mpirun(4) + " " + fabricbench() + " -b 1K -e 64K -f 4 -n 3 -w 1 -c --scope all --out " +
+                             path("r.jsonl") + " --csv " + path("r.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# all_reduce  scope global"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos);
+
+  const Results res = read_results(path("r.jsonl"));
+  EXPECT_TRUE(res.complete);
+  EXPECT_EQ(res.run()["ranks"], 4);
+  EXPECT_EQ(res.run()["schema_version"], schema_version());
+  std::map<std::tuple<std::string, std::string, std::uint64_t, bool>, int> rows;
+  for (const auto& m : res.measurements) {
+    ++rows[std::make_tuple(m.op, m.scope, m.bytes, m.in_place)];
+    EXPECT_EQ(m.wrong, 0);
+  }
+  for (const auto& [key, n] : rows) EXPECT_EQ(n, 1);
+  // One machine: global and intra run, inter and rail say why they cannot.
+  // 6 ops x 4 sizes x 2 placements - 4 (broadcast is in-place only on MPI) per scope.
+  EXPECT_EQ(res.measurements.size(), 2u * (6 * 4 * 2 - 4));
+  int skipped_scopes = 0;
+  for (const auto& line : res.lines)
+    if (line["type"] == "skip" && line["op"] == "") ++skipped_scopes;
+  EXPECT_EQ(skipped_scopes, 2);
+
+  std::ifstream csv(path("r.csv"));
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("op,backend,scope", 0), 0u);
+  std::size_t csv_rows = 0;
+  for (std::string line; std::getline(csv, line);) ++csv_rows;
+  EXPECT_EQ(csv_rows, res.measurements.size());
+}
+
+TEST_F(RunCli, SizeNotDivisibleByRanksIsRoundedDown) {
+  const auto r = run_process(mpirun(4) + " " + fabricbench() + " -b 100 -e 100 --ops all_gather,all_reduce -n 2 -c " +
+                             "--out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  for (const auto& m : res.measurements) {
+    EXPECT_EQ(m.bytes, m.op == "all_gather" ? 96u : 100u);  // all_gather: 6 floats per rank x 4; all_reduce: 25
+    EXPECT_EQ(m.wrong, 0);
+  }
+}
+
+TEST_F(RunCli, PointToPointBetweenChosenPeers) {
+  const auto r = run_process(mpirun(3) + " " + fabricbench() + " -b 8 -e 4K -f 8 --ops pingpong,unidir,bidir " +
+                             "--peers 2,0 -n 3 -c --window 8 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.measurements.size(), 3u * 4);  // 8, 64, 512, 4096 bytes
+  for (const auto& m : res.measurements) {
+    EXPECT_EQ(m.peer_a, 2);
+    EXPECT_EQ(m.peer_b, 0);
+    EXPECT_EQ(m.nranks, 2);
+    EXPECT_FALSE(m.in_place);
+    EXPECT_EQ(m.wrong, 0);
+    EXPECT_NE(m.slowest_rank, 1);  // rank 1 sits out
+  }
+}
+
+struct BadInput {
+  std::string name;
+  std::string args;
+  std::string message;
+};
+
+class RunCliBadInput : public RunCli, public ::testing::WithParamInterface<BadInput> {};
+
+TEST_P(RunCliBadInput, ExitsTwoWithOneClearMessage) {
+  const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench() + " " + GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+  // One message, from rank 0 alone.
+  const auto first = r.err.find("fabricbench run:");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("fabricbench run:", first + 1), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RunCliBadInput,
+    ::testing::Values(BadInput{"SizesOutOfOrder", "-b 64M -e 8", "--maxbytes"},
+                      BadInput{"ZeroSize", "-b 0", "--minbytes"},
+                      BadInput{"StepFactorOne", "-f 1", "--stepfactor"},
+                      BadInput{"UnknownOp", "--ops all_reduce,nope", "allowed"},
+                      BadInput{"DatatypeMpiLacks", "-d half", "MPI has no half datatype"},
+                      BadInput{"UnknownScope", "--scope sideways", "intra"},
+                      BadInput{"MissingOutFolder", "--out /nonexistent-dir/r.jsonl", "does not exist"},
+                      BadInput{"OutIsAFolder", "--out /tmp", "is a folder"},
+                      BadInput{"MoreMemoryThanTheNode", "-b 12G -e 12G -d double --ops all_reduce", "host memory"},
+                      BadInput{"UnknownFlag", "--unknown-flag", "--unknown-flag"},
+                      BadInput{"RootOutsideTheJob", "-r 5 --ops broadcast", "--root 5"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,198 @@
+// The engine on the host-MPI backend with every rank of the job: every op's
+// output checked on every rank, rows as expected, scopes split as expected.
+// Run with 2 and 4 ranks (and FABRICBENCH_RANKS_PER_NODE=2 for two "nodes").
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "hooked_backend.hpp"
+#include "mpi_host/mpi_host.hpp"
+
+namespace fb {
+namespace {
+
+class CaptureSink final : public RowSink {
+ public:
+  void begin(const nlohmann::ordered_json&) override {}
+  void measurement(const Measurement& row) override { rows.push_back(row); }
+  void skip(const Skip& s) override { skips.push_back(s); }
+  void end(const nlohmann::ordered_json&) override {}
+  std::vector<Measurement> rows;
+  std::vector<Skip> skips;
+};
+
+struct EngineRun {
+  RunTotals totals;
+  CaptureSink sink;
+};
+
+EngineRun run_engine(RunOptions options) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  auto backend = make_mpi_host_backend();
+  EngineRun r;
+  Runner runner(world, nodes, *backend, options, &r.sink);
+  r.totals = runner.run();
+  return r;
+}
+
+bool root_rank() { return Comm::world().rank() == 0; }
+
+TEST(Engine, EveryOpIsCorrectOnEveryRank) {
+  RunOptions o;
+  o.ops.assign(all_ops().begin(), all_ops().end());
+  o.grid = {8, 256 << 10, 8.0, 0};
+  o.iters = 3;
+  o.warmup = 1;
+  o.check = true;
+  o.window = 4;
+  const EngineRun r = run_engine(o);
+  EXPECT_EQ(r.totals.wrong, 0);  // every rank learns the total
+  if (!root_rank()) return;
+  ASSERT_FALSE(r.sink.rows.empty());
+  std::set<std::string> ops;
+  for (const auto& m : r.sink.rows) {
+    EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes << (m.in_place ? " in-place" : "");
+    EXPECT_EQ(m.time.iterations, 3u);
+    EXPECT_GT(m.time.median_us, 0.0) << m.op;
+    EXPECT_GE(m.slowest_rank, 0);
+    ops.insert(m.op);
+  }
+  EXPECT_EQ(ops.size(), all_ops().size());
+}
+
+TEST(Engine, OneRowPerOpSizeAndPlacement) {
+  RunOptions o;
+  o.grid = {1024, 64 << 10, 4.0, 0};  // 1K 4K 16K 64K
+  o.iters = 2;
+  o.warmup = 0;
+  const EngineRun r = run_engine(o);
+  if (!root_rank()) return;
+  std::map<std::tuple<std::string, std::uint64_t, bool>, int> seen;
+  for (const auto& m : r.sink.rows) ++seen[std::make_tuple(m.op, m.bytes, m.in_place)];
+  for (const auto& [key, n] : seen) EXPECT_EQ(n, 1);
+  // Six collectives x 4 sizes x 2 placements, less broadcast out-of-place (MPI_Bcast has one buffer).
+  EXPECT_EQ(r.sink.rows.size(), 6u * 4 * 2 - 4);
+  EXPECT_EQ(r.sink.skips.size(), 1u);
+}
+
+TEST(Engine, CheckCountsPlantedCorruption) {
+  // A backend that lies about one element on rank 1 must be caught.
+  test::HookedBackend corrupting(make_mpi_host_backend(), {.after = [](PreparedOp& op) {
+                                   if (Comm::world().rank() == 1) op.corrupt_output_element(3);
+                                 }});
+  RunOptions o;
+  o.ops = {Op::all_reduce, Op::all_gather};
+  o.grid = {4096, 4096, 2.0, 0};
+  o.iters = 2;
+  o.warmup = 0;
+  o.check = true;
+  o.in_place = false;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, corrupting, o, &sink);
+  const RunTotals t = runner.run();
+  EXPECT_EQ(t.wrong, 2);
+  if (!root_rank()) return;
+  ASSERT_EQ(sink.rows.size(), 2u);
+  for (const auto& m : sink.rows) {
+    EXPECT_EQ(m.wrong, 1) << m.op;
+    EXPECT_EQ(m.wrong_ranks, std::vector<int>{1});
+  }
+}
+
+TEST(Scopes, SplitFollowsTheNodes) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  const int n = world.size();
+  EXPECT_EQ(nodes.nodes * nodes.local_size, n);
+  EXPECT_EQ(static_cast<int>(nodes.rank_node.size()), n);
+
+  const ScopeGroup global = make_scope(world, nodes, Scope::global);
+  EXPECT_TRUE(global.member());
+  EXPECT_EQ(global.group_size, n);
+
+  const ScopeGroup intra = make_scope(world, nodes, Scope::intra);
+  const ScopeGroup inter = make_scope(world, nodes, Scope::inter);
+  const ScopeGroup rail = make_scope(world, nodes, Scope::rail);
+  if (nodes.nodes == 1) {
+    EXPECT_TRUE(intra.member());
+    EXPECT_EQ(intra.comm.size(), n);
+    EXPECT_FALSE(inter.skip.empty());
+    EXPECT_FALSE(inter.member());
+    EXPECT_FALSE(rail.skip.empty());
+  } else {
+    // intra: the ranks of my node, all at once
+    EXPECT_EQ(intra.comm.size(), nodes.local_size);
+    EXPECT_EQ(intra.groups, nodes.nodes);
+    // inter: one rank per node, local rank 0
+    EXPECT_EQ(inter.member(), nodes.local_rank == 0);
+    if (inter.member()) {
+      EXPECT_EQ(inter.comm.size(), nodes.nodes);
+    }
+    // rail: my local rank on every node
+    if (nodes.local_size > 1) {
+      ASSERT_TRUE(rail.member());
+      EXPECT_EQ(rail.comm.size(), nodes.nodes);
+      EXPECT_EQ(rail.groups, nodes.local_size);
+      EXPECT_EQ(rail.comm.rank(), nodes.node);
+    }
+  }
+}
+
+TEST(Scopes, EveryScopeRunsAndLabelsItsRows) {
+  RunOptions o;
+  o.ops = {Op::all_reduce, Op::sendrecv};
+  o.scopes.assign(all_scopes().begin(), all_scopes().end());
+  o.grid = {64, 64, 2.0, 0};
+  o.iters = 2;
+  o.warmup = 0;
+  o.check = true;
+  const EngineRun r = run_engine(o);
+  EXPECT_EQ(r.totals.wrong, 0);
+  const NodeMap nodes = map_nodes(Comm::world());  // collective: before rank 0 goes its own way
+  if (!root_rank()) return;
+  std::map<std::string, int> nranks;
+  for (const auto& m : r.sink.rows) nranks[m.scope] = m.nranks;
+  EXPECT_EQ(nranks["global"], Comm::world().size());
+  if (nodes.nodes > 1) {
+    EXPECT_EQ(nranks["inter"], nodes.nodes);
+    EXPECT_EQ(nranks["intra"], nodes.local_size);
+  } else {
+    EXPECT_EQ(nranks.count("inter"), 0u);
+  }
+}
+
+TEST(Straggler, LateRankIsNamed) {
+  // Rank 1 enters every iteration 2 ms late: the others wait for it.
+  test::HookedBackend late(make_mpi_host_backend(), {.before = [] {
+                             if (Comm::world().rank() != 1) return;
+                             const double until = now_us() + 2000;
+                             while (now_us() < until) {
+                             }
+                           }});
+  RunOptions o;
+  o.ops = {Op::all_reduce};
+  o.grid = {1024, 1024, 2.0, 0};
+  o.iters = 10;
+  o.warmup = 1;
+  o.in_place = false;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, late, o, &sink);
+  runner.run();
+  if (!root_rank()) return;
+  ASSERT_EQ(sink.rows.size(), 1u);
+  EXPECT_EQ(sink.rows[0].slowest_rank, 1);
+  EXPECT_GT(sink.rows[0].slowest_rank_lag_us, 1000.0);
+}
+
+}  // namespace
+}  // namespace fb

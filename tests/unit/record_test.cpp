@@ -1,0 +1,128 @@
+#include "fabricbench/core/record.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fb {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fb_record_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+  static nlohmann::ordered_json header() {
+    return {{"type", "run"}, {"schema_version", schema_version()}, {"ranks", 2}};
+  }
+  fs::path dir_;
+};
+
+Measurement sample() {
+  Measurement m;
+  m.op = "all_reduce";
+  m.backend = "mpi";
+  m.scope = "global";
+  m.path = "shm";
+  m.dtype = "float";
+  m.redop = "sum";
+  m.nranks = 4;
+  m.bytes = 1 << 20;
+  m.count = 1 << 18;
+  m.time = {20, 10.0, 12.5, 13.0, 20.0, 21.0, 2.0};
+  m.algbw_gbps = 83.886;
+  m.busbw_gbps = 125.829;
+  m.slowest_rank = 3;
+  m.slowest_rank_lag_us = 4.5;
+  m.slowest_rank_mean_us = 11.0;
+  m.wrong = 2;
+  m.wrong_ranks = {1, 3};
+  return m;
+}
+
+TEST_F(RecordTest, WriteThenReadRoundTrips) {
+  RecordWriter w;
+  ASSERT_EQ(w.open(path("r.jsonl")), "");
+  w.write(header());
+  w.write(to_json(sample()));
+  w.write({{"type", "summary"}, {"rows", 1}});
+  w.sync();
+  const Results r = read_results(path("r.jsonl"));
+  ASSERT_EQ(r.measurements.size(), 1u);
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.run()["ranks"], 2);
+  const Measurement& m = r.measurements[0];
+  EXPECT_EQ(m.op, "all_reduce");
+  EXPECT_EQ(m.bytes, 1u << 20);
+  EXPECT_DOUBLE_EQ(m.time.median_us, 12.5);
+  EXPECT_DOUBLE_EQ(m.busbw_gbps, 125.829);
+  EXPECT_EQ(m.wrong_ranks, (std::vector<int>{1, 3}));
+  EXPECT_EQ(m.peer_a, -1);
+}
+
+TEST_F(RecordTest, KeysCarryUnitsAndTypeComesFirst) {
+  const std::string line = to_json(sample()).dump();
+  EXPECT_EQ(line.rfind("{\"type\":\"measurement\"", 0), 0u);
+  for (const char* key : {"time_median_us", "algbw_gbps", "busbw_gbps", "bytes", "slowest_rank_lag_us"})
+    EXPECT_NE(line.find(key), std::string::npos) << key;
+}
+
+TEST_F(RecordTest, ReaderRejectsOtherMajorVersion) {
+  std::ofstream(path("v2.jsonl")) << R"({"type":"run","schema_version":"2.0"})" << "\n";
+  try {
+    read_results(path("v2.jsonl"));
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2.0"), std::string::npos);
+  }
+}
+
+TEST_F(RecordTest, ReaderNamesTheBadLine) {
+  std::ofstream(path("bad.jsonl")) << R"({"type":"run","schema_version":"1.3"})" << "\n"
+                                   << R"({"type":"measurement","op":"all_reduce"})" << "\n";
+  try {
+    read_results(path("bad.jsonl"));
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.jsonl:2"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(RecordTest, CutOffLastLineIsReportedNotIgnored) {
+  std::ofstream(path("cut.jsonl")) << R"({"type":"run","schema_version":"1.0"})" << "\n" << R"({"type":"measur)";
+  try {
+    read_results(path("cut.jsonl"));
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("incomplete"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(RecordTest, IncompleteRecordHasNoSummary) {
+  RecordWriter w;
+  ASSERT_EQ(w.open(path("p.jsonl")), "");
+  w.write(header());
+  w.write(to_json(sample()));
+  EXPECT_FALSE(read_results(path("p.jsonl")).complete);
+}
+
+TEST_F(RecordTest, WritabilityChecks) {
+  EXPECT_EQ(check_writable(path("new.jsonl"), "--out"), "");
+  const std::string missing = check_writable(path("nope/r.jsonl"), "--out");
+  EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
+  EXPECT_NE(check_writable(dir_.string(), "--out").find("is a folder"), std::string::npos);
+  RecordWriter w;
+  EXPECT_NE(w.open(path("nope/r.jsonl")), "");
+  EXPECT_THROW(read_results(path("absent.jsonl")), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,108 @@
+#include "run_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fabricbench/core/errors.hpp"
+#include "mpi_host/mpi_path.hpp"
+
+namespace fb::cli {
+namespace {
+
+RunOptions parse(std::vector<std::string> args) {
+  CLI::App app;
+  RunFlags flags;
+  add_run_flags(app, flags);
+  std::reverse(args.begin(), args.end());
+  app.parse(args);
+  return resolve(flags);
+}
+
+std::string usage_error(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  } catch (const CLI::ParseError& e) {
+    return std::string("parse: ") + e.what();
+  }
+  return "";
+}
+
+TEST(RunOptions, DefaultsAreTheSixCollectives) {
+  const RunOptions o = parse({});
+  EXPECT_EQ(o.ops.size(), 6u);
+  EXPECT_EQ(o.grid.min_bytes, 8u);
+  EXPECT_EQ(o.grid.max_bytes, 64u << 20);
+  EXPECT_FALSE(o.check);
+  EXPECT_EQ(o.scopes, std::vector<Scope>{Scope::global});
+}
+
+TEST(RunOptions, NcclTestsFlags) {
+  const RunOptions o = parse({"-b", "1K", "-e", "1G", "-f", "4", "-n", "7", "-w", "2", "-c", "1", "-o", "max", "-d",
+                              "double", "-r", "1"});
+  EXPECT_EQ(o.grid.min_bytes, 1024u);
+  EXPECT_EQ(o.grid.max_bytes, 1u << 30);
+  EXPECT_EQ(o.grid.step_factor, 4.0);
+  EXPECT_EQ(o.iters, 7);
+  EXPECT_EQ(o.warmup, 2);
+  EXPECT_TRUE(o.check);
+  EXPECT_EQ(o.redop, RedOp::max);
+  EXPECT_EQ(o.dtype, Dtype::float64);
+  EXPECT_EQ(o.root, 1);
+  EXPECT_TRUE(parse({"-c"}).check);
+  EXPECT_FALSE(parse({"-c", "0"}).check);
+  EXPECT_EQ(parse({"-i", "1M"}).grid.step_bytes, 1u << 20);
+}
+
+TEST(RunOptions, ScopesOpsAndPlacement) {
+  const RunOptions o = parse({"--scope", "intra,inter", "--ops", "all_reduce,pingpong", "--placement", "out"});
+  EXPECT_EQ(o.scopes, (std::vector<Scope>{Scope::intra, Scope::inter}));
+  EXPECT_EQ(o.ops, (std::vector<Op>{Op::all_reduce, Op::pingpong}));
+  EXPECT_FALSE(o.in_place);
+  EXPECT_EQ(parse({"--scope", "all"}).scopes.size(), 4u);
+}
+
+TEST(RunOptions, BadInputNamesTheFlagAndWhatIsAllowed) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* must_mention;
+  };
+  const std::vector<Case> cases = {
+      {{"-b", "64M", "-e", "8"}, "--maxbytes"},
+      {{"-b", "0"}, "--minbytes"},
+      {{"-b", "-5"}, "negative"},
+      {{"-f", "1"}, "--stepfactor"},
+      {{"--ops", "allreduce2"}, "all_reduce"},
+      {{"-d", "float17"}, "bfloat16"},
+      {{"-o", "xor"}, "sum"},
+      {{"--scope", "galaxy"}, "intra"},
+      {{"--backend", "carrier-pigeon"}, "mpi"},
+      {{"-n", "0"}, "--iters"},
+      {{"-c", "2"}, "--check"},
+      {{"--peers", "1,1"}, "--peers"},
+      {{"--time-budget", "-1"}, "--time-budget"},
+      {{"--placement", "sideways"}, "--placement"},
+      {{"--window", "0"}, "--window"},
+      {{"--progress", "maybe"}, "--progress"},
+  };
+  for (const auto& c : cases) {
+    const std::string err = usage_error(c.args);
+    EXPECT_NE(err.find(c.must_mention), std::string::npos) << c.args[0] << " -> '" << err << "'";
+  }
+}
+
+TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {
+  EXPECT_TRUE(mca_allows("", "tcp"));
+  EXPECT_TRUE(mca_allows("self,tcp", "tcp"));
+  EXPECT_FALSE(mca_allows("self,tcp", "vader"));
+  EXPECT_FALSE(mca_allows("^tcp,openib", "tcp"));
+  EXPECT_TRUE(mca_allows("^uct,openib,ofi", "tcp"));
+  EXPECT_EQ(classify_mpi_path(true, "", ""), "shm");
+  EXPECT_EQ(classify_mpi_path(true, "", "self,tcp"), "tcp");
+  EXPECT_EQ(classify_mpi_path(false, "", "^uct,openib,ofi"), "tcp");
+  EXPECT_EQ(classify_mpi_path(false, "ucx", ""), "ucx");
+  EXPECT_EQ(classify_mpi_path(false, "", ""), "net");
+}
+
+}  // namespace
+}  // namespace fb::cli
