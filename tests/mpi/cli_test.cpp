@@ -93,6 +93,8 @@ struct BadInput {
   std::string message;
 };
 
+void PrintTo(const BadInput& b, std::ostream* os) { *os << "'" << b.args << "'"; }
+
 class RunCliBadInput : public RunCli, public ::testing::WithParamInterface<BadInput> {};
 
 TEST_P(RunCliBadInput, ExitsTwoWithOneClearMessage) {
@@ -120,6 +122,46 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"UnknownFlag", "--unknown-flag", "--unknown-flag"},
                       BadInput{"RootOutsideTheJob", "-r 5 --ops broadcast", "--root 5"}),
     [](const auto& info) { return info.param.name; });
+
+TEST_F(RunCli, FlagsThatDifferBetweenRanksAreRefused) {
+  const std::string bin = fabricbench();
+  const auto r = run_process(std::string(FB_MPIEXEC) + " --allow-run-as-root --oversubscribe --bind-to none -np 1 " +
+                             bin + " -n 5 : -np 1 " + bin + " -n 6");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("differ"), std::string::npos) << r.err;
+}
+
+TEST_F(RunCli, HelpExitsZero) {
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--minbytes"), std::string::npos);
+  EXPECT_NE(r.out.find("--time-budget"), std::string::npos);
+}
+
+TEST_F(RunCli, TimeBudgetBoundsLargeSizes) {
+  // 16 MiB all_reduce at -n 1000 would take many seconds; a 0.2 s budget caps it.
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 16M -e 16M --ops all_reduce --placement out " +
+                             "-n 1000 -w 1 --time-budget 0.2 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.measurements.size(), 1u);
+  const auto& m = res.measurements[0];
+  EXPECT_LT(m.time.iterations, 1000u);
+  EXPECT_GE(m.time.iterations, 1u);
+  // The budget counts measured time: the iterations fit in it, give or take one batch.
+  EXPECT_LT(m.time.mean_us * static_cast<double>(m.time.iterations), 0.2e6 * 1.2 + m.time.max_us * 8);
+}
+
+TEST_F(RunCli, TimeBudgetStopsEarlyOnceTheMedianIsStable) {
+  // A cheap op with a generous budget: stops long before the 50 x -n cap.
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 8 -e 8 --ops all_reduce --placement out " +
+                             "-n 20 --time-budget 30 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.measurements.size(), 1u);
+  EXPECT_GE(res.measurements[0].time.iterations, 20u);
+  EXPECT_LT(res.measurements[0].time.iterations, 1000u);
+}
 
 }  // namespace
 }  // namespace fb
