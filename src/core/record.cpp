@@ -52,6 +52,12 @@ json to_json(const Measurement& m) {
     j["peer_b"] = m.peer_b;
   }
   if (!m.wrong_ranks.empty()) j["wrong_ranks"] = m.wrong_ranks;
+  if (!m.wrong_at.empty()) {
+    json at = json::array();
+    for (const auto& w : m.wrong_at) at.push_back({{"rank", w.rank}, {"iteration", w.iteration}, {"elements", w.elements}});
+    j["wrong_at"] = std::move(at);
+  }
+  if (m.pass > 0) j["pass"] = m.pass;
   return j;
 }
 
@@ -102,6 +108,11 @@ Measurement measurement_from_json(const json& j) {
     m.peer_b = get<int>(j, "peer_b");
   }
   if (j.contains("wrong_ranks")) m.wrong_ranks = get<std::vector<int>>(j, "wrong_ranks");
+  if (j.contains("wrong_at")) {
+    for (const auto& w : get<std::vector<json>>(j, "wrong_at"))
+      m.wrong_at.push_back({get<int>(w, "rank"), get<std::int64_t>(w, "iteration"), get<std::int64_t>(w, "elements")});
+  }
+  if (j.contains("pass")) m.pass = get<int>(j, "pass");
   return m;
 }
 
@@ -120,6 +131,20 @@ std::string RecordWriter::open(const std::string& path) {
 }
 
 void RecordWriter::write(const json& line) {
+  std::lock_guard lock(mutex_);
+  if (!sealed_) write_locked(line);
+}
+
+bool RecordWriter::seal(const json& line) {
+  std::lock_guard lock(mutex_);
+  if (sealed_) return false;
+  write_locked(line);
+  if (fd_ >= 0) ::fsync(fd_);
+  sealed_ = true;
+  return true;
+}
+
+void RecordWriter::write_locked(const json& line) {
   if (fd_ < 0) return;
   std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace);
   text += '\n';
@@ -137,6 +162,7 @@ void RecordWriter::write(const json& line) {
 }
 
 void RecordWriter::sync() {
+  std::lock_guard lock(mutex_);
   if (fd_ >= 0) ::fsync(fd_);
 }
 
@@ -161,6 +187,10 @@ std::string check_writable(const std::string& path, const std::string& flag) {
 Results read_results(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("cannot read results file '{}': {}", path, std::strerror(errno)));
+  return parse_results(in, path);
+}
+
+Results parse_results(std::istream& in, const std::string& path) {
   Results r;
   r.path = path;
   std::string text;
@@ -191,7 +221,8 @@ Results read_results(const std::string& path) {
         throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
       }
     } else if (type == "summary") {
-      r.complete = true;
+      r.status = j.value("status", std::string("complete"));
+      r.complete = r.status == "complete";
     }
     r.lines.push_back(std::move(j));
   }

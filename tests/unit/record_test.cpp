@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 namespace fb {
@@ -122,6 +123,39 @@ TEST_F(RecordTest, WritabilityChecks) {
   RecordWriter w;
   EXPECT_NE(w.open(path("nope/r.jsonl")), "");
   EXPECT_THROW(read_results(path("absent.jsonl")), std::runtime_error);
+}
+
+TEST_F(RecordTest, SealedRecordEndsWithItsClosingLine) {
+  RecordWriter w;
+  ASSERT_EQ(w.open(path("s.jsonl")), "");
+  w.write(header());
+  w.write(to_json(sample()));
+  EXPECT_TRUE(w.seal({{"type", "summary"}, {"status", "hang"}}));
+  EXPECT_FALSE(w.seal({{"type", "summary"}, {"status", "complete"}}));  // the first closing line stands
+  w.write(to_json(sample()));                                            // too late: ignored
+  const Results r = read_results(path("s.jsonl"));
+  EXPECT_EQ(r.lines.size(), 3u);
+  EXPECT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.status, "hang");
+  EXPECT_FALSE(r.complete);
+}
+
+TEST_F(RecordTest, BurnInFieldsRoundTripAndStatusesAreRead) {
+  Measurement m = sample();
+  m.wrong_at = {{1, 4, 2}, {3, 17, 1}};
+  m.pass = 12;
+  std::istringstream in(header().dump() + "\n" + to_json(m).dump() + "\n" +
+                        R"({"type":"summary","status":"rank_lost"})" + "\n");
+  const Results r = parse_results(in, "memory");
+  ASSERT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.measurements[0].wrong_at, m.wrong_at);
+  EXPECT_EQ(r.measurements[0].pass, 12);
+  EXPECT_EQ(r.status, "rank_lost");
+  std::istringstream plain(header().dump() + "\n" + to_json(sample()).dump() + "\n");
+  const Results p = parse_results(plain, "memory");
+  EXPECT_EQ(p.status, "incomplete");
+  EXPECT_EQ(p.measurements[0].pass, 0);
+  EXPECT_FALSE(to_json(sample()).contains("pass"));
 }
 
 }  // namespace

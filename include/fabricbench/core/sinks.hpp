@@ -30,6 +30,7 @@ class SinkList final : public RowSink {
   void skip(const Skip& skip) override;
   void size_done() override;
   void end(const nlohmann::ordered_json& summary) override;
+  void abort(const nlohmann::ordered_json& summary) override;
 
  private:
   std::vector<std::unique_ptr<RowSink>> sinks_;

@@ -20,5 +20,8 @@ void SinkList::size_done() {
 void SinkList::end(const nlohmann::ordered_json& summary) {
   for (auto& s : sinks_) s->end(summary);
 }
+void SinkList::abort(const nlohmann::ordered_json& summary) {
+  for (auto& s : sinks_) s->abort(summary);
+}
 
 }  // namespace fb
