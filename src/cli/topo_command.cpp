@@ -2,7 +2,6 @@
 // (per node: GPUs, NVLink, PCIe, NICs, rails, paths and their spec peaks, then
 // the differences between nodes) and writes the record with --out.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 
@@ -68,10 +67,14 @@ int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const N
   for (const auto& l : lines) flags += l.value("flags", json::array()).size();
   if (!f.quiet) std::fputs(topo::format_report(lines, differences).c_str(), stdout);
   if (!f.out.empty()) {
-    const json summary = {{"type", "summary"},        {"status", "complete"},
-                          {"ranks", world.size()},    {"nodes", nodes.nodes},
-                          {"flags", flags},           {"heterogeneous", !differences.empty()},
-                          {"differences", topo::to_json(differences)}, {"exit_code", exit_code}};
+    const json summary = {{"type", "summary"},
+                          {"status", "complete"},
+                          {"ranks", world.size()},
+                          {"nodes", nodes.nodes},
+                          {"flags", flags},
+                          {"heterogeneous", !differences.empty()},
+                          {"differences", topo::to_json(differences)},
+                          {"exit_code", exit_code}};
     write_record(f.out, record_header("topo", argc, argv, world, nodes), lines, summary);
   }
   std::fprintf(stderr, "fabricbench topo: %d rank%s, %d node%s, %zu flag%s, %s%s%s\n", world.size(),
@@ -86,9 +89,10 @@ int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const N
 int topo_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
-  CLI::App app{"Inventory of GPUs, NVLink, PCIe and NICs per rank; the path each scope takes and its spec peak; "
-               "what differs between nodes. Alone or under mpirun/srun.",
-               "fabricbench topo"};
+  CLI::App app{
+      "Inventory of GPUs, NVLink, PCIe and NICs per rank; the path each scope takes and its spec peak; "
+      "what differs between nodes. Alone or under mpirun/srun.",
+      "fabricbench topo"};
   TopoFlags flags;
   add_topo_flags(app, flags);
   bool help = false;

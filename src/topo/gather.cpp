@@ -6,6 +6,7 @@
 
 #include "fabricbench/topo/inventory.hpp"
 #include "fabricbench/topo/report.hpp"
+#include "topo_internal.hpp"
 
 namespace fb::topo {
 namespace {
@@ -14,14 +15,26 @@ json read_line(const NodeMap& nodes, int rank, const Sysfs& sysfs, Nvml& nvml) {
   const RankPlace place{rank, nodes.node, nodes.local_rank, nodes.node_hosts[static_cast<std::size_t>(nodes.node)]};
   try {
     const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-    return to_json(read_inventory(sysfs, nvml, linked_versions(), place,
-                                  cvd ? std::optional<std::string>(cvd) : std::nullopt));
+    json line = to_json(
+        read_inventory(sysfs, nvml, linked_versions(), place, cvd ? std::optional<std::string>(cvd) : std::nullopt));
+    // Where the launcher bound this rank: next to its GPU's CPUs, or not.
+    const auto cpus = process_cpus();
+    line["rank_cpus"] = cpus ? json(*cpus) : json(nullptr);
+    if (!cpus) line["unknown"]["rank_cpus"] = cpus.why();
+    unknown_last(line);
+    return line;
   } catch (const std::exception& e) {
     // The readers answer "unknown" for what the machine does not say; this is
     // for the unforeseen, and still keeps the line's shape.
-    return {{"type", "inventory"}, {"rank", place.rank},          {"host", place.host},
-            {"node", place.node},  {"local_rank", place.local_rank}, {"error", e.what()},
-            {"gpus", json::array()}, {"nics", json::array()},      {"paths", json::array()}};
+    return {{"type", "inventory"},
+            {"rank", place.rank},
+            {"host", place.host},
+            {"node", place.node},
+            {"local_rank", place.local_rank},
+            {"error", e.what()},
+            {"gpus", json::array()},
+            {"nics", json::array()},
+            {"paths", json::array()}};
   }
 }
 

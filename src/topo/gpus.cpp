@@ -42,7 +42,7 @@ PcieLink nvml_pcie_link(const Sysfs& sysfs, Nvml& nvml, unsigned i, const Fact<s
   l.device_max_gen = as_int(nvml.pcie_gen_device_max(i));
   if (l.gen && l.width && l.max_gen && l.max_width) {
     if (!l.device_max_gen && bus_id) l.device_max_gen = read_pcie_link(sysfs, *bus_id).device_max_gen;
-    return l;
+    return believable_max(l);
   }
   return bus_id ? read_pcie_link(sysfs, *bus_id) : l;
 }

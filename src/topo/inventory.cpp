@@ -2,10 +2,13 @@
 #include "fabricbench/topo/inventory.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 
 #include "topo_internal.hpp"
 
@@ -49,7 +52,8 @@ Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank, const std:
   std::vector<int> visible;
   if (cvd) {
     visible = visible_gpus(gpus, *cvd);
-    if (visible.empty()) return Fact<int>::unknown(fmt::format("CUDA_VISIBLE_DEVICES='{}' leaves no GPU visible", *cvd));
+    if (visible.empty())
+      return Fact<int>::unknown(fmt::format("CUDA_VISIBLE_DEVICES='{}' leaves no GPU visible", *cvd));
   } else {
     for (const auto& g : gpus) visible.push_back(g.index);
   }
@@ -91,6 +95,30 @@ Software read_software(Nvml& nvml, const LinkedVersions& linked) {
   s.cuda_runtime = linked.cuda_runtime;
   s.nccl = linked.nccl;
   return s;
+}
+
+std::string cpu_list_text(std::vector<int> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) + (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+Fact<std::string> process_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return Fact<std::string>::unknown(fmt::format("sched_getaffinity: {}", std::strerror(errno)));
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpu_list_text(std::move(cpus));
 }
 
 Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& linked, const RankPlace& place,

@@ -36,10 +36,10 @@ Nic rdma_port(const Sysfs& sysfs, const std::string& dev, const std::string& por
   n.up = n.state && *n.state == "ACTIVE";
   n.phys_state = state_name(sysfs.read(p + "/phys_state"));
   n.link_layer = sysfs.read(p + "/link_layer");
-  n.kind = !n.link_layer                      ? "unknown"
-           : *n.link_layer == "InfiniBand"    ? "IB"
-           : *n.link_layer == "Ethernet"      ? "RoCE"
-                                              : "unknown";
+  n.kind = !n.link_layer                   ? "unknown"
+           : *n.link_layer == "InfiniBand" ? "IB"
+           : *n.link_layer == "Ethernet"   ? "RoCE"
+                                           : "unknown";
   n.rate = sysfs.read(p + "/rate");
   if (n.rate) {
     const auto parsed = parse_ib_rate(*n.rate);
@@ -68,10 +68,12 @@ Nic rdma_port(const Sysfs& sysfs, const std::string& dev, const std::string& por
 Fact<double> ethernet_speed(const Sysfs& sysfs, const std::string& ifname) {
   const std::string file = "sys/class/net/" + ifname + "/speed";
   const auto mbit = sysfs.read_int(file);
-  if (!mbit) return Fact<double>::unknown(fmt::format("speed unreadable ({}): the link is down or the driver reports none", mbit.why()));
+  if (!mbit)
+    return Fact<double>::unknown(
+        fmt::format("speed unreadable ({}): the link is down or the driver reports none", mbit.why()));
   if (*mbit <= 0)
-    return Fact<double>::unknown(fmt::format("{}/speed reads {}: the driver reports no link speed (as virtual NICs such as virtio do)",
-                                             ifname, *mbit));
+    return Fact<double>::unknown(fmt::format(
+        "{}/speed reads {}: the driver reports no link speed (as virtual NICs such as virtio do)", ifname, *mbit));
   return static_cast<double>(*mbit) / 1000.0;  // Mb/s -> Gb/s
 }
 

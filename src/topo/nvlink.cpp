@@ -56,7 +56,8 @@ Fact<double> NvLinks::total_gbps() const {
   return *per * active;
 }
 
-NvLinks read_nvlinks(Nvml& nvml, unsigned gpu, const Fact<unsigned>& arch, const std::vector<std::string>& gpu_bus_ids) {
+NvLinks read_nvlinks(Nvml& nvml, unsigned gpu, const Fact<unsigned>& arch,
+                     const std::vector<std::string>& gpu_bus_ids) {
   NvLinks l;
   if (const auto why = nvml.unavailable_reason(); !why.empty()) {
     l.present = Fact<int>::unknown(why);
@@ -91,8 +92,8 @@ std::vector<std::string> nvlink_flags(const NvLinks& l) {
   if (l.active == 0 || l.down.empty()) return {};
   std::string list;
   for (int d : l.down) list += (list.empty() ? "" : ", ") + std::to_string(d);
-  return {fmt::format("NVLink: {} of {} links down (link {})", l.down.size(), l.active + static_cast<int>(l.down.size()),
-                      list)};
+  return {fmt::format("NVLink: {} of {} links down (link {})", l.down.size(),
+                      l.active + static_cast<int>(l.down.size()), list)};
 }
 
 std::string nvlink_text(const NvLinks& l) {

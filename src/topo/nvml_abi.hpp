@@ -8,10 +8,10 @@
 
 namespace fb::topo::nvml_abi {
 
-using Return = int;  // nvmlReturn_t, a C enum
-inline constexpr Return kSuccess = 0;            // NVML_SUCCESS
-inline constexpr Return kInvalidArgument = 2;    // NVML_ERROR_INVALID_ARGUMENT
-inline constexpr Return kNotSupported = 3;       // NVML_ERROR_NOT_SUPPORTED
+using Return = int;                            // nvmlReturn_t, a C enum
+inline constexpr Return kSuccess = 0;          // NVML_SUCCESS
+inline constexpr Return kInvalidArgument = 2;  // NVML_ERROR_INVALID_ARGUMENT
+inline constexpr Return kNotSupported = 3;     // NVML_ERROR_NOT_SUPPORTED
 
 struct DeviceOpaque;
 using Device = DeviceOpaque*;  // nvmlDevice_t
@@ -45,20 +45,20 @@ inline constexpr int kNvLinkDeviceIbmNpu = 0x01;
 inline constexpr int kNvLinkDeviceSwitch = 0x02;
 inline constexpr int kPstateUnknown = 32;  // NVML_PSTATE_UNKNOWN (nvmlPstates_t)
 
-using Init = Return (*)();                                      // nvmlInit_v2
-using Shutdown = Return (*)();                                  // nvmlShutdown
-using ErrorString = const char* (*)(Return);                    // nvmlErrorString
-using SystemString = Return (*)(char*, unsigned int);           // nvmlSystemGetDriverVersion, ...GetNVMLVersion
-using SystemInt = Return (*)(int*);                             // nvmlSystemGetCudaDriverVersion_v2
-using Count = Return (*)(unsigned int*);                        // nvmlDeviceGetCount_v2
-using HandleByIndex = Return (*)(unsigned int, Device*);        // nvmlDeviceGetHandleByIndex_v2
-using DeviceString = Return (*)(Device, char*, unsigned int);   // nvmlDeviceGetName, nvmlDeviceGetUUID
-using DevicePci = Return (*)(Device, PciInfo*);                 // nvmlDeviceGetPciInfo_v3
-using DeviceMemory = Return (*)(Device, Memory*);               // nvmlDeviceGetMemoryInfo
-using DeviceUint = Return (*)(Device, unsigned int*);           // ...GetArchitecture, ...PcieLinkGeneration/Width
-using DeviceEnum = Return (*)(Device, int*);                    // nvmlDeviceGetPerformanceState
-using LinkEnum = Return (*)(Device, unsigned int, int*);        // nvmlDeviceGetNvLinkState, ...RemoteDeviceType
+using Init = Return (*)();                                         // nvmlInit_v2
+using Shutdown = Return (*)();                                     // nvmlShutdown
+using ErrorString = const char* (*)(Return);                       // nvmlErrorString
+using SystemString = Return (*)(char*, unsigned int);              // nvmlSystemGetDriverVersion, ...GetNVMLVersion
+using SystemInt = Return (*)(int*);                                // nvmlSystemGetCudaDriverVersion_v2
+using Count = Return (*)(unsigned int*);                           // nvmlDeviceGetCount_v2
+using HandleByIndex = Return (*)(unsigned int, Device*);           // nvmlDeviceGetHandleByIndex_v2
+using DeviceString = Return (*)(Device, char*, unsigned int);      // nvmlDeviceGetName, nvmlDeviceGetUUID
+using DevicePci = Return (*)(Device, PciInfo*);                    // nvmlDeviceGetPciInfo_v3
+using DeviceMemory = Return (*)(Device, Memory*);                  // nvmlDeviceGetMemoryInfo
+using DeviceUint = Return (*)(Device, unsigned int*);              // ...GetArchitecture, ...PcieLinkGeneration/Width
+using DeviceEnum = Return (*)(Device, int*);                       // nvmlDeviceGetPerformanceState
+using LinkEnum = Return (*)(Device, unsigned int, int*);           // nvmlDeviceGetNvLinkState, ...RemoteDeviceType
 using LinkUint = Return (*)(Device, unsigned int, unsigned int*);  // nvmlDeviceGetNvLinkVersion
-using LinkPci = Return (*)(Device, unsigned int, PciInfo*);     // nvmlDeviceGetNvLinkRemotePciInfo_v2
+using LinkPci = Return (*)(Device, unsigned int, PciInfo*);        // nvmlDeviceGetNvLinkRemotePciInfo_v2
 
 }  // namespace fb::topo::nvml_abi

@@ -102,7 +102,9 @@ class LoadedNvml final : public Nvml {
 
   std::string unavailable_reason() const override { return reason_; }
 
-  Fact<std::string> driver_version() override { return system_string(api_.driver_version, "nvmlSystemGetDriverVersion"); }
+  Fact<std::string> driver_version() override {
+    return system_string(api_.driver_version, "nvmlSystemGetDriverVersion");
+  }
   Fact<std::string> nvml_version() override { return system_string(api_.nvml_version, "nvmlSystemGetNVMLVersion"); }
   Fact<int> cuda_driver_version() override {
     int v = 0;
@@ -117,13 +119,16 @@ class LoadedNvml final : public Nvml {
   Fact<std::string> uuid(unsigned gpu) override { return device_string(api_.uuid, "nvmlDeviceGetUUID", gpu); }
   Fact<std::string> pci_bus_id(unsigned gpu) override {
     abi::PciInfo pci{};
-    return answer<std::string>(on_device(api_.pci, "nvmlDeviceGetPciInfo_v3", gpu, &pci), [&] { return c_string(pci.bus_id, sizeof(pci.bus_id)); });
+    return answer<std::string>(on_device(api_.pci, "nvmlDeviceGetPciInfo_v3", gpu, &pci),
+                               [&] { return c_string(pci.bus_id, sizeof(pci.bus_id)); });
   }
   Fact<std::uint64_t> memory_total_bytes(unsigned gpu) override {
     abi::Memory m{};
     return answer<std::uint64_t>(on_device(api_.memory, "nvmlDeviceGetMemoryInfo", gpu, &m), [&] { return m.total; });
   }
-  Fact<unsigned> architecture(unsigned gpu) override { return device_uint(api_.arch, "nvmlDeviceGetArchitecture", gpu); }
+  Fact<unsigned> architecture(unsigned gpu) override {
+    return device_uint(api_.arch, "nvmlDeviceGetArchitecture", gpu);
+  }
   Fact<unsigned> performance_state(unsigned gpu) override {
     int p = abi::kPstateUnknown;
     const auto err = on_device(api_.pstate, "nvmlDeviceGetPerformanceState", gpu, &p);
@@ -149,25 +154,32 @@ class LoadedNvml final : public Nvml {
 
   Fact<bool> nvlink_active(unsigned gpu, unsigned link) override {
     int state = 0;
-    return answer<bool>(on_device(api_.link_state, "nvmlDeviceGetNvLinkState", gpu, link, &state), [&] { return state == abi::kFeatureEnabled; });
+    return answer<bool>(on_device(api_.link_state, "nvmlDeviceGetNvLinkState", gpu, link, &state),
+                        [&] { return state == abi::kFeatureEnabled; });
   }
   Fact<unsigned> nvlink_version(unsigned gpu, unsigned link) override {
     unsigned v = 0;
-    return answer<unsigned>(on_device(api_.link_version, "nvmlDeviceGetNvLinkVersion", gpu, link, &v), [&] { return v; });
+    return answer<unsigned>(on_device(api_.link_version, "nvmlDeviceGetNvLinkVersion", gpu, link, &v),
+                            [&] { return v; });
   }
   Fact<std::string> nvlink_remote_bus_id(unsigned gpu, unsigned link) override {
     abi::PciInfo pci{};
-    return answer<std::string>(on_device(api_.link_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", gpu, link, &pci), [&] { return c_string(pci.bus_id, sizeof(pci.bus_id)); });
+    return answer<std::string>(on_device(api_.link_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", gpu, link, &pci),
+                               [&] { return c_string(pci.bus_id, sizeof(pci.bus_id)); });
   }
   Fact<NvLinkEnd> nvlink_remote_type(unsigned gpu, unsigned link) override {
     int t = 0;
     const auto err = on_device(api_.link_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType", gpu, link, &t);
     if (!err.empty()) return Fact<NvLinkEnd>::unknown(err);
     switch (t) {
-      case abi::kNvLinkDeviceGpu: return NvLinkEnd::gpu;
-      case abi::kNvLinkDeviceIbmNpu: return NvLinkEnd::ibm_npu;
-      case abi::kNvLinkDeviceSwitch: return NvLinkEnd::nvswitch;
-      default: return NvLinkEnd::unknown;
+      case abi::kNvLinkDeviceGpu:
+        return NvLinkEnd::gpu;
+      case abi::kNvLinkDeviceIbmNpu:
+        return NvLinkEnd::ibm_npu;
+      case abi::kNvLinkDeviceSwitch:
+        return NvLinkEnd::nvswitch;
+      default:
+        return NvLinkEnd::unknown;
     }
   }
 
@@ -206,11 +218,13 @@ class LoadedNvml final : public Nvml {
 
   Fact<std::string> system_string(abi::SystemString fn, const char* what) const {
     char buf[abi::kStringSize] = {};
-    return answer<std::string>(call(fn, what, buf, static_cast<unsigned>(sizeof(buf))), [&] { return c_string(buf, sizeof(buf)); });
+    return answer<std::string>(call(fn, what, buf, static_cast<unsigned>(sizeof(buf))),
+                               [&] { return c_string(buf, sizeof(buf)); });
   }
   Fact<std::string> device_string(abi::DeviceString fn, const char* what, unsigned gpu) {
     char buf[abi::kStringSize] = {};
-    return answer<std::string>(on_device(fn, what, gpu, buf, static_cast<unsigned>(sizeof(buf))), [&] { return c_string(buf, sizeof(buf)); });
+    return answer<std::string>(on_device(fn, what, gpu, buf, static_cast<unsigned>(sizeof(buf))),
+                               [&] { return c_string(buf, sizeof(buf)); });
   }
   Fact<unsigned> device_uint(abi::DeviceUint fn, const char* what, unsigned gpu) {
     unsigned v = 0;

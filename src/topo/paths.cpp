@@ -47,7 +47,8 @@ Path group_path(const std::string& scope, const std::string& cls, const NicGroup
     gbit += *n->rate_gbit;
     ++by_rate[format_gbit(*n->rate_gbit) + speed_name(*n) + (cls == "TCP" ? " (" + n->name + ")" : "")];
   }
-  for (const auto& [rate, count] : by_rate) p.basis += fmt::format("{}{} x {}", p.basis.empty() ? "" : " + ", count, rate);
+  for (const auto& [rate, count] : by_rate)
+    p.basis += fmt::format("{}{} x {}", p.basis.empty() ? "" : " + ", count, rate);
   if (g.down > 0) p.basis += fmt::format("; {} port{} down", g.down, g.down > 1 ? "s" : "");
   if (!where.empty()) p.basis += " " + where;
   p.peak_gbps = unknown.empty() ? Fact<double>(gbit_to_gbps(gbit)) : Fact<double>::unknown(unknown);
@@ -76,7 +77,8 @@ std::vector<Path> network_paths(const std::string& scope, const std::vector<Nic>
 Path intra_gpu_path(const Gpu& g) {
   if (g.nvlink.active > 0) return {"intra", "NVLink", g.nvlink.total_gbps(), nvlink_text(g.nvlink)};
   // Without NVLink, GPU peers exchange over PCIe: this GPU's link bounds it.
-  return {"intra", "PCIe", g.pcie.peak_gbps(), fmt::format("PCIe {} (GPU{})", pcie_text(g.pcie.max_gen, g.pcie.max_width), g.index)};
+  return {"intra", "PCIe", g.pcie.peak_gbps(),
+          fmt::format("PCIe {} (GPU{})", pcie_text(g.pcie.max_gen, g.pcie.max_width), g.index)};
 }
 
 const Rail* rail_of(const Inventory& inv, int gpu) {
@@ -91,7 +93,8 @@ std::vector<Path> rail_paths(const Inventory& inv) {
       std::vector<Nic> rail_nics;
       for (const auto& n : inv.nics)
         if (std::find(r->nics.begin(), r->nics.end(), n.name) != r->nics.end()) rail_nics.push_back(n);
-      auto paths = network_paths("rail", rail_nics, fmt::format("({}, {} to GPU{})", r->nics.front(), r->distance, r->gpu));
+      auto paths =
+          network_paths("rail", rail_nics, fmt::format("({}, {} to GPU{})", r->nics.front(), r->distance, r->gpu));
       std::erase_if(paths, [](const Path& p) { return p.cls == "TCP"; });
       return paths;
     }
@@ -105,9 +108,10 @@ std::vector<Path> rail_paths(const Inventory& inv) {
 std::vector<Path> derive_paths(const Inventory& inv) {
   std::vector<Path> paths;
   if (inv.rank_gpu) paths.push_back(intra_gpu_path(inv.gpus[static_cast<std::size_t>(*inv.rank_gpu)]));
-  paths.push_back({"intra", "SHM",
-                   Fact<double>::unknown("host shared memory has no link rate: copies run at the memory system's speed"),
-                   "host shared memory"});
+  paths.push_back(
+      {"intra", "SHM",
+       Fact<double>::unknown("host shared memory has no link rate: copies run at the memory system's speed"),
+       "host shared memory"});
   for (auto& p : network_paths("inter", inv.nics, "")) paths.push_back(std::move(p));
   for (auto& p : rail_paths(inv)) paths.push_back(std::move(p));
   return paths;

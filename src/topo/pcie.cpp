@@ -56,7 +56,16 @@ PcieLink read_pcie_link(const Sysfs& sysfs, const std::string& bus_id) {
   }
   link.max_gen = smaller(link.device_max_gen, port_gen);
   link.max_width = smaller(device_max_width, port_width);
-  return link;
+  return believable_max(link);
+}
+
+PcieLink believable_max(PcieLink l) {
+  // A link trained faster or wider than its stated maximum proves the
+  // maximum wrong (a virtual machine's emulated root port can state less than
+  // the real link runs): the trained link is the lower bound.
+  if (l.gen && l.max_gen && *l.gen > *l.max_gen) l.max_gen = l.gen;
+  if (l.width && l.max_width && *l.width > *l.max_width) l.max_width = l.width;
+  return l;
 }
 
 std::string pcie_text(const Fact<int>& gen, const Fact<int>& width) {
@@ -66,8 +75,8 @@ std::string pcie_text(const Fact<int>& gen, const Fact<int>& width) {
 std::vector<std::string> pcie_flags(const PcieLink& l, const Fact<unsigned>& pstate) {
   std::vector<std::string> flags;
   if (l.gen && l.width && l.max_gen && l.max_width) {
-    const std::string running = fmt::format("PCIe running {} of {}", pcie_text(l.gen, l.width),
-                                            pcie_text(l.max_gen, l.max_width));
+    const std::string running =
+        fmt::format("PCIe running {} of {}", pcie_text(l.gen, l.width), pcie_text(l.max_gen, l.max_width));
     if (*l.width < *l.max_width) {
       flags.push_back(running);  // lanes do not come back by themselves: a real fault
     } else if (*l.gen < *l.max_gen) {

@@ -1,16 +1,16 @@
 // The readable report rank 0 prints: one block per node, then the differences.
+#include "fabricbench/topo/report.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
-
-#include "fabricbench/topo/report.hpp"
 
 namespace fb::topo {
 namespace {
 
 std::string text(const json& v, const char* unit = "") {
   if (v.is_null()) return "?";
-  if (v.is_number_float()) return fmt::format("{:.1f}{}", v.get<double>(), unit);
+  if (v.is_number_float()) return fmt::format("{:.4g}{}", v.get<double>(), unit);
   return (v.is_string() ? v.get<std::string>() : v.dump()) + unit;
 }
 
@@ -47,17 +47,21 @@ void gpu_lines(std::string& s, const json& g) {
                    field(g, "numa_node"), field(g, "cpu_affinity"));
   if (nv.value("active", 0) > 0) {
     std::string peers;
-    for (const auto& p : nv["peers"]) peers += fmt::format("{}{} x{}", peers.empty() ? "" : ", ", text(p["peer"]), text(p["links"]));
-    s += fmt::format("          NVLink{} x{} = {} per direction (to {})\n", field(nv, "generation"), nv["active"].dump(),
-                     text(nv.value("total_gbps", json()), " GB/s"), peers);
+    for (const auto& p : nv["peers"])
+      peers += fmt::format("{}{} x{}", peers.empty() ? "" : ", ", text(p["peer"]), text(p["links"]));
+    s += fmt::format("          NVLink{} x{} = {} per direction (to {})\n", field(nv, "generation"),
+                     nv["active"].dump(), text(nv.value("total_gbps", json()), " GB/s"), peers);
   } else {
-    s += fmt::format("          NVLink: none active ({} links)\n", field(nv, "links"));
+    const auto& links = nv.value("links", json());
+    s += links.is_null() ? "          NVLink: unknown (" + why(nv, "links") + ")\n"
+                         : fmt::format("          NVLink: none active ({} links)\n", links.dump());
   }
 }
 
 void matrix_lines(std::string& s, const json& m) {
   if (m.size() < 2) return;
-  s += "  GPU matrix (NV# = NVLink links, PIX/PXB = PCIe switches, PHB = host bridge, NODE/SYS = across bridges/sockets)\n      ";
+  s += "  GPU matrix (NV# = NVLink links, PIX/PXB = PCIe switches, PHB = host bridge, NODE/SYS = across "
+       "bridges/sockets)\n      ";
   for (std::size_t j = 0; j < m.size(); ++j) s += fmt::format(" {:>5}", fmt::format("GPU{}", j));
   s += "\n";
   for (std::size_t i = 0; i < m.size(); ++i) {
@@ -85,7 +89,7 @@ void path_lines(std::string& s, const json& paths) {
   for (const auto& p : paths) {
     const auto& peak = p.value("peak_gbps", json());
     s += fmt::format("    {:<6} {:<7} {:>10}  {}{}\n", field(p, "scope"), field(p, "class"),
-                     peak.is_number() ? fmt::format("{:.1f} GB/s", peak.get<double>()) : "unknown", field(p, "basis"),
+                     peak.is_number() ? fmt::format("{:.4g} GB/s", peak.get<double>()) : "unknown", field(p, "basis"),
                      peak.is_number() ? "" : "  (" + p.value("unknown_reason", std::string()) + ")");
   }
 }
@@ -93,9 +97,10 @@ void path_lines(std::string& s, const json& paths) {
 void node_block(std::string& s, const json& inv, const std::vector<const json*>& ranks) {
   std::string gpu_of;
   for (const json* r : ranks)
-    gpu_of += fmt::format("{}{}->{}", gpu_of.empty() ? "" : ", ", text((*r)["rank"]),
-                          (*r)["rank_gpu"].is_null() ? "none" : "GPU" + text((*r)["rank_gpu"]));
-  s += fmt::format("\nnode {} ({}), ranks -> GPU: {}\n", field(inv, "node"), field(inv, "host"), gpu_of);
+    gpu_of +=
+        fmt::format("\n    rank {} -> {} (runs on CPUs {})", text((*r)["rank"]),
+                    (*r)["rank_gpu"].is_null() ? "no GPU" : "GPU" + text((*r)["rank_gpu"]), field(*r, "rank_cpus"));
+  s += fmt::format("\nnode {} ({}){}\n", field(inv, "node"), field(inv, "host"), gpu_of);
   if (inv.contains("error")) {
     s += fmt::format("  inventory failed: {}\n", text(inv["error"]));
     return;

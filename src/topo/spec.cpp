@@ -14,12 +14,12 @@ namespace {
 // Gen4 16 GT/s and Gen5 32 GT/s with 128b/130b; Gen6 64 GT/s in 256-byte FLITs
 // of which 242 bytes are not FEC or CRC. GT/s x efficiency / 8 bits = GB/s.
 constexpr std::array kPcieLaneGbps{
-    2.5 * 8 / 10 / 8,     // Gen1 0.25
-    5.0 * 8 / 10 / 8,     // Gen2 0.5
-    8.0 * 128 / 130 / 8,  // Gen3 0.985
-    16.0 * 128 / 130 / 8, // Gen4 1.969
-    32.0 * 128 / 130 / 8, // Gen5 3.938
-    64.0 * 242 / 256 / 8, // Gen6 7.563
+    2.5 * 8 / 10 / 8,      // Gen1 0.25
+    5.0 * 8 / 10 / 8,      // Gen2 0.5
+    8.0 * 128 / 130 / 8,   // Gen3 0.985
+    16.0 * 128 / 130 / 8,  // Gen4 1.969
+    32.0 * 128 / 130 / 8,  // Gen5 3.938
+    64.0 * 242 / 256 / 8,  // Gen6 7.563
 };
 constexpr std::array kPcieGts{2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
 
@@ -36,9 +36,8 @@ struct Arch {
   int nvlink;  // generation; 0 when the architecture has no NVLink
 };
 constexpr std::array kArchs{
-    Arch{2, "Kepler", 0}, Arch{3, "Maxwell", 0}, Arch{4, "Pascal", 1}, Arch{5, "Volta", 2},
-    Arch{6, "Turing", 2}, Arch{7, "Ampere", 3},  Arch{8, "Ada", 0},     Arch{9, "Hopper", 4},
-    Arch{10, "Blackwell", 5},
+    Arch{2, "Kepler", 0}, Arch{3, "Maxwell", 0}, Arch{4, "Pascal", 1}, Arch{5, "Volta", 2},      Arch{6, "Turing", 2},
+    Arch{7, "Ampere", 3}, Arch{8, "Ada", 0},     Arch{9, "Hopper", 4}, Arch{10, "Blackwell", 5},
 };
 
 const Arch* find_arch(unsigned nvml) {

@@ -121,8 +121,7 @@ Fact<PciPlace> pci_place_of_path(const Sysfs& sysfs, std::string_view device_pat
       break;  // below the last PCI function
     }
   }
-  if (chain.empty())
-    return Fact<PciPlace>::unknown(fmt::format("{} is not on a PCI bus ({})", device_path, *real));
+  if (chain.empty()) return Fact<PciPlace>::unknown(fmt::format("{} is not on a PCI bus ({})", device_path, *real));
   p.bus_id = chain.back();
   chain.pop_back();
   p.bridges = std::move(chain);
@@ -130,7 +129,8 @@ Fact<PciPlace> pci_place_of_path(const Sysfs& sysfs, std::string_view device_pat
   if (!numa) {
     p.numa_node = Fact<int>::unknown(numa.why());
   } else if (*numa < 0) {
-    p.numa_node = Fact<int>::unknown(fmt::format("{}/numa_node is {}: the firmware names no NUMA node", p.bus_id, *numa));
+    p.numa_node =
+        Fact<int>::unknown(fmt::format("{}/numa_node is {}: the firmware names no NUMA node", p.bus_id, *numa));
   } else {
     p.numa_node = static_cast<int>(*numa);
   }
@@ -145,8 +145,8 @@ PciDistance pci_distance(const PciPlace& a, const PciPlace& b) {
   if (a.host_bridge != b.host_bridge) {
     // Both unknown: the kernel knows one NUMA domain only, so no socket link
     // can lie between them.
-    const bool same_numa = a.numa_node.known() == b.numa_node.known() &&
-                           (!a.numa_node.known() || *a.numa_node == *b.numa_node);
+    const bool same_numa =
+        a.numa_node.known() == b.numa_node.known() && (!a.numa_node.known() || *a.numa_node == *b.numa_node);
     return same_numa ? PciDistance::node : PciDistance::sys;
   }
   std::size_t common = 0;
@@ -161,11 +161,16 @@ PciDistance pci_distance(const PciPlace& a, const PciPlace& b) {
 
 std::string_view name(PciDistance d) {
   switch (d) {
-    case PciDistance::pix: return "PIX";
-    case PciDistance::pxb: return "PXB";
-    case PciDistance::phb: return "PHB";
-    case PciDistance::node: return "NODE";
-    case PciDistance::sys: return "SYS";
+    case PciDistance::pix:
+      return "PIX";
+    case PciDistance::pxb:
+      return "PXB";
+    case PciDistance::phb:
+      return "PHB";
+    case PciDistance::node:
+      return "NODE";
+    case PciDistance::sys:
+      return "SYS";
   }
   return "?";
 }

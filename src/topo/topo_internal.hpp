@@ -2,7 +2,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -12,6 +11,8 @@ namespace fb::topo {
 
 // "Gen5 x16" ("?" for an unknown part).
 std::string pcie_text(const Fact<int>& gen, const Fact<int>& width);
+// The stated maximum raised to the trained link where it is below it.
+PcieLink believable_max(PcieLink link);
 // Links trained below their maximum, slots that hold a device back.
 std::vector<std::string> pcie_flags(const PcieLink& link, const Fact<unsigned>& pstate);
 

@@ -20,12 +20,12 @@ struct FakeLink {
 struct FakeGpu {
   std::string name = "NVIDIA H100 80GB HBM3";
   std::string uuid;
-  std::string bus_id;  // NVML's form: "00000000:1A:00.0"
+  std::string bus_id;                           // NVML's form: "00000000:1A:00.0"
   std::uint64_t memory_bytes = 85520809984ull;  // 81559 MiB
-  unsigned arch = 9;    // Hopper
+  unsigned arch = 9;                            // Hopper
   unsigned pstate = 0;
   unsigned gen = 5, width = 16, max_gen = 5, max_width = 16, device_max_gen = 5;
-  std::vector<FakeLink> links;  // none: the GPU has no NVLink (NVML: not supported)
+  std::vector<FakeLink> links;    // none: the GPU has no NVLink (NVML: not supported)
   std::set<std::string> failing;  // methods that answer an NVML error
 };
 
@@ -70,7 +70,8 @@ class FakeNvml final : public topo::Nvml {
   topo::Fact<T> ask(unsigned i, const char* what, T FakeGpu::*field) const {
     if (!reason.empty()) return topo::Fact<T>::unknown(reason);
     if (i >= gpus.size()) return topo::Fact<T>::unknown("Invalid Argument (NVML error 2)");
-    if (gpus[i].failing.count(what)) return topo::Fact<T>::unknown(std::string(what) + ": Unknown Error (NVML error 999)");
+    if (gpus[i].failing.count(what))
+      return topo::Fact<T>::unknown(std::string(what) + ": Unknown Error (NVML error 999)");
     return gpus[i].*field;
   }
   template <typename T>
@@ -82,9 +83,9 @@ class FakeNvml final : public topo::Nvml {
 };
 
 // Fakes matching the fixture trees in tests/topo/fixtures.
-FakeNvml fake_hgx_h100();    // hgx-h100-8gpu-8ndr: 8 H100, 18 NVLink4 links each to NVSwitches
-FakeNvml fake_roce_l40s();   // roce-2gpu: 2 L40S, Gen4 x16, no NVLink
-FakeNvml fake_degraded();    // degraded-4gpu: GPU2 at Gen4 x8 under load, GPU1 with links 4 and 9 down, GPU0 idle at Gen1
-FakeNvml fake_h200_vm();     // h200-vm: 1 H200, Gen5 x16, no NVLink
+FakeNvml fake_hgx_h100();   // hgx-h100-8gpu-8ndr: 8 H100, 18 NVLink4 links each to NVSwitches
+FakeNvml fake_roce_l40s();  // roce-2gpu: 2 L40S, Gen4 x16, no NVLink
+FakeNvml fake_degraded();  // degraded-4gpu: GPU2 at Gen4 x8 under load, GPU1 with links 4 and 9 down, GPU0 idle at Gen1
+FakeNvml fake_h200_vm();   // h200-vm: 1 H200, Gen5 x16, no NVLink
 
 }  // namespace fb::test

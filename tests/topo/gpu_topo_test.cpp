@@ -42,8 +42,8 @@ TEST_F(GpuTopo, EveryGpuHasSaneFacts) {
     EXPECT_GE(*g.pcie.max_gen, 1);
     EXPECT_LE(*g.pcie.max_gen, 6);
     ASSERT_TRUE(g.pcie.max_width) << g.pcie.max_width.why();
-    EXPECT_TRUE(*g.pcie.max_width == 1 || *g.pcie.max_width == 2 || *g.pcie.max_width == 4 ||
-                *g.pcie.max_width == 8 || *g.pcie.max_width == 16 || *g.pcie.max_width == 32);
+    EXPECT_TRUE(*g.pcie.max_width == 1 || *g.pcie.max_width == 2 || *g.pcie.max_width == 4 || *g.pcie.max_width == 8 ||
+                *g.pcie.max_width == 16 || *g.pcie.max_width == 32);
     ASSERT_TRUE(g.pcie.gen) << g.pcie.gen.why();
     EXPECT_LE(*g.pcie.gen, *g.pcie.max_gen);
     EXPECT_GT(*g.pcie.peak_gbps(), 0.0);
@@ -67,8 +67,10 @@ TEST_F(GpuTopo, TheRanksGpuPathHasAPeakAndNoPathInventsOne) {
       ASSERT_TRUE(p.peak_gbps) << p.peak_gbps.why();
       EXPECT_GT(*p.peak_gbps, 10.0) << p.basis;  // any GPU link of this decade beats 10 GB/s
     }
-    if (p.peak_gbps) EXPECT_GT(*p.peak_gbps, 0.0) << p.scope << " " << p.cls;
-    else EXPECT_FALSE(p.peak_gbps.why().empty());
+    if (p.peak_gbps)
+      EXPECT_GT(*p.peak_gbps, 0.0) << p.scope << " " << p.cls;
+    else
+      EXPECT_FALSE(p.peak_gbps.why().empty());
   }
   EXPECT_TRUE(gpu_path);
   // For whoever reads the test log on the GPU machine.

@@ -12,8 +12,7 @@ namespace {
 
 using test::FakeNvml;
 
-Inventory read(const char* fixture, FakeNvml nvml, int local_rank = 0,
-               std::optional<std::string> cvd = std::nullopt) {
+Inventory read(const char* fixture, FakeNvml nvml, int local_rank = 0, std::optional<std::string> cvd = std::nullopt) {
   LinkedVersions linked{"13.0", Fact<std::string>::unknown("no driver"), "2.28.9"};
   return read_inventory(Sysfs(std::string(FB_TOPO_FIXTURES) + "/" + fixture), nvml, linked,
                         {local_rank, 0, local_rank, "node-a"}, cvd);
@@ -208,8 +207,10 @@ TEST(Inventory, BrokenTreeGivesUnknownsNotNumbers) {
   EXPECT_NE(hca.rate_gbit.why().find("'fast'"), std::string::npos);
   EXPECT_FALSE(nic(inv, "eth0").rate_gbit);
   for (const auto& p : inv.paths) {
-    if (p.peak_gbps) EXPECT_GT(*p.peak_gbps, 0.0) << p.scope << " " << p.cls;
-    else EXPECT_FALSE(p.peak_gbps.why().empty());
+    if (p.peak_gbps)
+      EXPECT_GT(*p.peak_gbps, 0.0) << p.scope << " " << p.cls;
+    else
+      EXPECT_FALSE(p.peak_gbps.why().empty());
   }
   EXPECT_FALSE(path(inv, "intra", "PCIe").peak_gbps);
 }
@@ -252,10 +253,29 @@ TEST(Inventory, RankGpuFollowsCudaVisibleDevices) {
   EXPECT_FALSE(pick_rank_gpu({}, 0, std::nullopt));
 }
 
+TEST(Inventory, TrainedLinkAboveTheStatedMaximumRaisesIt) {
+  auto nvml = test::fake_h200_vm();
+  nvml.gpus[0].max_gen = 4;  // an emulated root port stating Gen4 under a link trained at Gen5
+  const auto inv = read("h200-vm", nvml);
+  EXPECT_EQ(*inv.gpus[0].pcie.max_gen, 5);
+  EXPECT_NEAR(*inv.gpus[0].pcie.peak_gbps(), 63.0, 0.1);
+  EXPECT_TRUE(inv.flags.empty());
+}
+
+TEST(Inventory, CpuListsInTheKernelsFormat) {
+  EXPECT_EQ(cpu_list_text({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(cpu_list_text({5}), "5");
+  EXPECT_EQ(cpu_list_text({}), "");
+  EXPECT_EQ(cpu_list_text({3, 1, 2, 2}), "1-3");
+  ASSERT_TRUE(process_cpus()) << process_cpus().why();
+  EXPECT_FALSE(process_cpus()->empty());
+}
+
 TEST(Inventory, RecordLineKeepsTheContractKeys) {
   const auto j = to_json(read("h200-vm", test::fake_h200_vm()));
   EXPECT_EQ(j["type"], "inventory");
-  for (const char* key : {"rank", "host", "node", "local_rank", "gpus", "nics", "paths"}) EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"rank", "host", "node", "local_rank", "gpus", "nics", "paths"})
+    EXPECT_TRUE(j.contains(key)) << key;
   for (const auto& p : j["paths"]) {
     for (const char* key : {"scope", "class", "peak_gbps", "basis"}) EXPECT_TRUE(p.contains(key)) << key;
     EXPECT_EQ(p["peak_gbps"].is_null(), p.contains("unknown_reason"));

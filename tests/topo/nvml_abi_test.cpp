@@ -1,13 +1,14 @@
 // Built only where the CUDA toolkit has nvml.h: fabricbench's own NVML
 // declarations (src/topo/nvml_abi.hpp) must match NVIDIA's header, field by
 // field, or the loaded library would write past our structs.
+#include "nvml_abi.hpp"
+
 #include <gtest/gtest.h>
 #include <nvml.h>
 
 #include <cstddef>
 
 #include "fabricbench/topo/nvml.hpp"
-#include "nvml_abi.hpp"
 
 namespace fb::topo {
 namespace {

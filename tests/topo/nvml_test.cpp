@@ -1,8 +1,8 @@
 // The real NVML loader on whatever this machine is: it never throws, and it
 // either answers or says why not.
-#include <gtest/gtest.h>
-
 #include "fabricbench/topo/nvml.hpp"
+
+#include <gtest/gtest.h>
 
 namespace fb::topo {
 namespace {

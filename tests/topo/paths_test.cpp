@@ -68,7 +68,7 @@ TEST(Paths, A100AndH800FromGenerationAndLinks) {
     inv.gpus = {g};
     inv.rank_gpu = 0;
     const auto paths = derive_paths(inv);
-  const Path* nv = find(paths, "intra", "NVLink");
+    const Path* nv = find(paths, "intra", "NVLink");
     ASSERT_NE(nv, nullptr);
     EXPECT_DOUBLE_EQ(*nv->peak_gbps, peak);
   }

@@ -66,7 +66,7 @@ TEST(Report, H200MachineReadsAsTheLeadExpects) {
   const std::vector<json> lines{line("h200-vm", test::fake_h200_vm(), 0, 0, "h200")};
   const std::string text = format_report(lines, find_differences(lines));
   for (const char* expected :
-       {"1 rank on 1 node", "GPU0  NVIDIA H200  143771 MiB  0000:00:05.0", "PCIe Gen5 x16 of Gen5 x16 (63.0 GB/s",
+       {"1 rank on 1 node", "GPU0  NVIDIA H200  143771 MiB  0000:00:05.0", "PCIe Gen5 x16 of Gen5 x16 (63.02 GB/s",
         "NVLink: none active (0 links)", "eth0", "speed unknown (eth0/speed reads -1", "intra  PCIe",
         "PCIe Gen5 x16 (GPU0)", "inter  TCP", "flags: none", "heterogeneity: none"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
@@ -80,9 +80,9 @@ TEST(Report, FlagsMatrixAndUnknownsAreShown) {
   const std::vector<json> lines{line("degraded-4gpu", test::fake_degraded(), 0, 0, "n0"),
                                 line("degraded-4gpu", none, 1, 1, "n1")};
   const std::string text = format_report(lines, find_differences(lines));
-  for (const char* expected : {"2 ranks on 2 nodes", "GPU2: PCIe running Gen4 x8 of Gen5 x16",
-                               "mlx5_3:1: port DOWN", "GPU matrix", "NV18", "PIX", "unknown, and why:",
-                               "cannot open shared object file", "heterogeneity: these differ", "driver"})
+  for (const char* expected :
+       {"2 ranks on 2 nodes", "GPU2: PCIe running Gen4 x8 of Gen5 x16", "mlx5_3:1: port DOWN", "GPU matrix", "NV18",
+        "PIX", "unknown, and why:", "cannot open shared object file", "heterogeneity: these differ", "driver"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
 }
 

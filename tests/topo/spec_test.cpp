@@ -52,7 +52,7 @@ TEST(Spec, NvLinkGenerationFromArchitectureAndNvmlVersion) {
   EXPECT_EQ(*nvlink_generation_of_arch(9), 4);  // Hopper
   EXPECT_EQ(*nvlink_generation_of_arch(7), 3);  // Ampere
   EXPECT_EQ(*nvlink_generation_of_arch(10), 5);
-  EXPECT_FALSE(nvlink_generation_of_arch(8));   // Ada has none
+  EXPECT_FALSE(nvlink_generation_of_arch(8));  // Ada has none
   EXPECT_NE(nvlink_generation_of_arch(8).why().find("Ada"), std::string::npos);
   EXPECT_FALSE(nvlink_generation_of_arch(42));
   EXPECT_EQ(*nvlink_generation_of_nvml_version(6), 4);

@@ -91,7 +91,10 @@ TEST(Sysfs, DistancesLikeNvidiaSmiTopo) {
 }
 
 TEST(Sysfs, SwitchBehindASwitchIsPxb) {
-  PciPlace a{"0000:05:00.0", "pci0000:00", {"0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:03:00.0", "0000:04:00.0"}, 0};
+  PciPlace a{"0000:05:00.0",
+             "pci0000:00",
+             {"0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:03:00.0", "0000:04:00.0"},
+             0};
   PciPlace b{"0000:06:00.0", "pci0000:00", {"0000:00:01.0", "0000:01:00.0", "0000:02:01.0"}, 0};
   EXPECT_EQ(pci_distance(a, b), PciDistance::pxb);
   // Different host bridges with no NUMA information at all: one domain.

@@ -45,10 +45,13 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
   const auto inv = lines_of_type(res, "inventory");
   ASSERT_EQ(inv.size(), 1u);
   EXPECT_EQ(inv[0]["rank"], 0);
+  EXPECT_FALSE(inv[0]["rank_cpus"].get<std::string>().empty());
   // No invented figures: every peak is a positive number or null with a reason.
   for (const auto& p : inv[0]["paths"]) {
-    if (p["peak_gbps"].is_null()) EXPECT_FALSE(p["unknown_reason"].get<std::string>().empty());
-    else EXPECT_GT(p["peak_gbps"].get<double>(), 0.0);
+    if (p["peak_gbps"].is_null())
+      EXPECT_FALSE(p["unknown_reason"].get<std::string>().empty());
+    else
+      EXPECT_GT(p["peak_gbps"].get<double>(), 0.0);
   }
   for (const auto& n : inv[0]["nics"])
     if (!n["rate_gbit"].is_null()) EXPECT_GT(n["rate_gbit"].get<double>(), 0.0) << n.dump();

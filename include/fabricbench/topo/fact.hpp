@@ -15,9 +15,8 @@ class Fact {
  public:
   Fact() : why_("not read") {}
   Fact(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose, a known value
-  Fact(const char* text)  // NOLINT: a known text
-    requires std::is_same_v<T, std::string>
-      : value_(std::string(text)) {}
+  Fact(const char* text)                       // NOLINT: a known text
+      requires std::is_same_v<T, std::string> : value_(std::string(text)) {}
   static Fact unknown(std::string why) {
     Fact f;
     f.why_ = std::move(why);

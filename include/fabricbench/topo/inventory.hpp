@@ -4,9 +4,8 @@
 // line of the results record (docs/results-schema.md).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,10 +17,10 @@
 namespace fb::topo {
 
 struct PcieLink {
-  std::string source;           // "nvml" or "sysfs"
-  Fact<int> gen, width;         // as trained now
-  Fact<int> max_gen, max_width; // the most the device and its slot allow together
-  Fact<int> device_max_gen;     // the device alone (a Gen5 card in a Gen4 slot: 5)
+  std::string source;              // "nvml" or "sysfs"
+  Fact<int> gen, width;            // as trained now
+  Fact<int> max_gen, max_width;    // the most the device and its slot allow together
+  Fact<int> device_max_gen;        // the device alone (a Gen5 card in a Gen4 slot: 5)
   Fact<double> peak_gbps() const;  // max_gen x max_width, per direction
 };
 
@@ -31,10 +30,10 @@ struct NvLinkPeer {
 };
 
 struct NvLinks {
-  Fact<int> present;       // links NVML answers for; unknown without NVML
+  Fact<int> present;  // links NVML answers for; unknown without NVML
   int active = 0;
-  std::vector<int> down;   // links that exist but are not active
-  Fact<int> generation;    // of the active links
+  std::vector<int> down;  // links that exist but are not active
+  Fact<int> generation;   // of the active links
   std::vector<NvLinkPeer> peers;
   Fact<double> per_link_gbps() const;
   Fact<double> total_gbps() const;  // active links x per-link rate, per direction
@@ -55,8 +54,8 @@ struct Gpu {
 
 // One RDMA port (IB or RoCE) or one Ethernet interface.
 struct Nic {
-  std::string name;  // "mlx5_0:1" (device:port) or "eth0"
-  std::string kind;  // "IB", "RoCE" or "Ethernet"
+  std::string name;         // "mlx5_0:1" (device:port) or "eth0"
+  std::string kind;         // "IB", "RoCE" or "Ethernet"
   Fact<std::string> state;  // IB: ACTIVE, DOWN, ...; Ethernet: the operstate (up, down)
   bool up = false;
   Fact<std::string> phys_state;  // RDMA ports: LinkUp, Polling, Disabled
@@ -102,7 +101,7 @@ struct Inventory {
   Software software;
   std::string gpus_note;  // why the GPU list may lack details (NVML absent), "" when NVML answered
   std::vector<Gpu> gpus;
-  Fact<int> rank_gpu;     // index into gpus of the GPU this rank drives
+  Fact<int> rank_gpu;                                // index into gpus of the GPU this rank drives
   std::vector<std::vector<std::string>> gpu_matrix;  // "X", "NV18", "PIX", ... like nvidia-smi topo -m
   std::vector<Nic> nics;
   std::vector<Rail> rails;
@@ -134,6 +133,11 @@ std::vector<Rail> name_rails(const std::vector<Gpu>& gpus, const std::vector<Nic
 Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank,
                         const std::optional<std::string>& cuda_visible_devices);
 std::vector<Path> derive_paths(const Inventory& inv);
+
+// "0-3,8,10-11", the kernel's CPU list format.
+std::string cpu_list_text(std::vector<int> cpus);
+// The CPUs this process may run on (sched_getaffinity), as a CPU list.
+Fact<std::string> process_cpus();
 
 // Everything for one rank.
 Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& linked, const RankPlace& place,

@@ -33,7 +33,7 @@ class Nvml {
   virtual Fact<std::string> uuid(unsigned gpu) = 0;
   virtual Fact<std::string> pci_bus_id(unsigned gpu) = 0;  // as NVML writes it: "00000000:19:00.0"
   virtual Fact<std::uint64_t> memory_total_bytes(unsigned gpu) = 0;
-  virtual Fact<unsigned> architecture(unsigned gpu) = 0;   // NVML_DEVICE_ARCH_*: 9 Hopper, 10 Blackwell
+  virtual Fact<unsigned> architecture(unsigned gpu) = 0;       // NVML_DEVICE_ARCH_*: 9 Hopper, 10 Blackwell
   virtual Fact<unsigned> performance_state(unsigned gpu) = 0;  // 0 (P0, full speed) .. 15
 
   virtual Fact<unsigned> pcie_gen_current(unsigned gpu) = 0;
