@@ -81,20 +81,24 @@ bool Sysfs::exists(std::string_view rel) const {
 }
 
 bool is_bus_id(std::string_view t) {
-  // DDDD:BB:DD.F (sysfs) — hex digits in the right places.
-  if (t.size() != 12 || t[4] != ':' || t[7] != ':' || t[10] != '.') return false;
-  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (!std::isxdigit(static_cast<unsigned char>(t[i]))) return false;
-  return t[11] >= '0' && t[11] <= '7';
+  // DOMAIN:BB:DD.F, the domain four hex digits or more (Intel VMD domains
+  // read 10000 and up), then hex digits in the right places.
+  const auto colon = t.find(':');
+  if (colon == std::string_view::npos || colon < 4 || colon > 8 || t.size() != colon + 8) return false;
+  const std::string_view rest = t.substr(colon);  // ":BB:DD.F"
+  if (rest[3] != ':' || rest[6] != '.' || rest[7] < '0' || rest[7] > '7') return false;
+  for (std::size_t i = 0; i < t.size() - 1; ++i)
+    if (i != colon && i != colon + 3 && i != colon + 6 && !std::isxdigit(static_cast<unsigned char>(t[i])))
+      return false;
+  return true;
 }
 
 Fact<std::string> sysfs_bus_id(std::string_view any) {
-  // NVML writes an eight-digit domain ("00000000:19:00.0"): keep the last
-  // four digits, which is all Linux uses for PCI domains.
+  // NVML writes an eight-digit domain ("00000000:19:00.0"), the kernel at
+  // least four ("0000:19:00.0", "10000:e0:00.0"): drop the extra zeros.
   std::string s(any);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const auto colon = s.find(':');
-  if (colon != std::string::npos && colon > 4 && s.find_first_not_of('0') >= colon - 4) s.erase(0, colon - 4);
+  while (s.find(':') != std::string::npos && s.find(':') > 4 && s.front() == '0') s.erase(0, 1);
   if (!is_bus_id(s)) return Fact<std::string>::unknown(fmt::format("'{}' is not a PCI address", any));
   return s;
 }
@@ -112,7 +116,7 @@ Fact<PciPlace> pci_place_of_path(const Sysfs& sysfs, std::string_view device_pat
   for (const auto& part : fs::path(*real)) {
     const std::string name = part.string();
     walked = walked.empty() ? name : walked + "/" + name;
-    if (name.starts_with("pci") && name.size() == 10 && p.host_bridge.empty()) {
+    if (name.starts_with("pci") && name.find(':') != std::string::npos && p.host_bridge.empty()) {
       p.host_bridge = name;
     } else if (!p.host_bridge.empty() && is_bus_id(name)) {
       chain.push_back(name);

@@ -56,7 +56,9 @@ TEST(Sysfs, BusIdsFromNvmlAndSysfs) {
   EXPECT_EQ(*sysfs_bus_id("00000000:1A:00.0"), "0000:1a:00.0");
   EXPECT_EQ(*sysfs_bus_id("0000:1a:00.0"), "0000:1a:00.0");
   EXPECT_EQ(*sysfs_bus_id("00000001:C1:00.1"), "0001:c1:00.1");
-  for (const char* odd : {"", "1a:00.0", "0000:1a:00", "0000:1g:00.0", "0000:1a:00.8", "12345678:1a:00.0"})
+  EXPECT_EQ(*sysfs_bus_id("00010000:E0:00.0"), "10000:e0:00.0");  // an Intel VMD domain
+  for (const char* odd :
+       {"", "1a:00.0", "0000:1a:00", "0000:1g:00.0", "0000:1a:00.8", "123456789:1a:00.0", "0000:1a:00.0x"})
     EXPECT_FALSE(sysfs_bus_id(odd)) << odd;
 }
 
