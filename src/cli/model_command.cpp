@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "alone.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/report.hpp"
@@ -132,10 +133,10 @@ int model_main(int argc, char** argv) {
   for (auto* sub : subs) add_common(sub, f);
   for (auto* sub : {step, scale, memory, quotes}) add_workload(sub, f);
   for (auto* sub : {step, scale}) add_networks(sub, f);
-  try {
-    const auto is_sub = [&](const char* word) {
-      return std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
-    };
+  const auto is_sub = [&](const char* word) {
+    return std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
+  };
+  return run_alone("model", app, [&] {
     if (argc > 1 && argv[1][0] != '-' && !is_sub(argv[1]))
       throw UsageError(fmt::format("unknown subcommand '{}'; choose one of: fit, step, scale, memory, quotes, presets",
                                    argv[1]));
@@ -148,16 +149,7 @@ int model_main(int argc, char** argv) {
     if (quotes->parsed()) return run_quotes(f);
     const Presets p = presets_of(f);
     return print(f, presets_table(p), presets_json(p));
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "fabricbench model: %s\n", e.what());
-    return kExitUsage;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "fabricbench model: %s\n", e.what());
-    return kExitUsage;
-  }
+  });
 }
 
 }  // namespace fb::cli

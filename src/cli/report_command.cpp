@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "alone.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/report.hpp"
@@ -33,23 +34,14 @@ int report_main(int argc, char** argv) {
   compare->add_option("--format", format, "text, json or csv")->capture_default_str();
   compare->add_flag("--fail-on-difference", fail_on_difference,
                     "exit 1 when a row is slower in b beyond the spread, or a row of a is missing from b");
-  try {
+  return run_alone("report", app, [&] {
     app.parse(argc, argv);
     const model::Format fmt = model::parse_format(format);
     const Results ra = read_or_usage(a), rb = read_or_usage(b);
     const model::Comparison c = model::compare_results(ra, rb);
     std::fputs(model::render(fmt, model::compare_table(c, a, b), model::compare_json(c, a, b)).c_str(), stdout);
     return fail_on_difference && (c.slower > 0 || c.only_a > 0) ? kExitFailed : kExitOk;
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "fabricbench report: %s\n", e.what());
-    return kExitUsage;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "fabricbench report: %s\n", e.what());
-    return kExitUsage;
-  }
+  });
 }
 
 }  // namespace fb::cli

@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "builtin_presets.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -51,14 +49,6 @@ const T& find(const std::vector<T>& list, std::string_view name, std::string_vie
     names += (names.empty() ? "" : ", ") + p.name;
   }
   throw UsageError(fmt::format("{}: no such {} preset '{}'; known: {}", what, kind, name, names));
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read presets file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -136,9 +126,9 @@ const Presets& builtin_presets() {
 
 Presets load_presets(const std::string& folder) {
   Presets p;
-  p.networks = parse_network_presets(read_file(folder + "/networks.yaml"));
-  p.nodes = parse_node_presets(read_file(folder + "/nodes.yaml"));
-  p.gpus = parse_gpu_presets(read_file(folder + "/gpus.yaml"));
+  p.networks = detail::parse_file(folder + "/networks.yaml", "presets file", parse_network_presets);
+  p.nodes = detail::parse_file(folder + "/nodes.yaml", "presets file", parse_node_presets);
+  p.gpus = detail::parse_file(folder + "/gpus.yaml", "presets file", parse_gpu_presets);
   for (const auto& g : p.gpus) p.node(g.node, fmt::format("gpus.yaml: {}: node", g.name));
   return p;
 }

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "fabricbench/core/errors.hpp"
 #include "yaml_fields.hpp"
@@ -138,15 +136,7 @@ QuoteSet parse_quotes(std::string_view yaml_text) {
 }
 
 QuoteSet load_quotes(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read quotes file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return parse_quotes(text.str());
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("{}: {}", path, e.what()));
-  }
+  return detail::parse_file(path, "quotes file", parse_quotes);
 }
 
 double billed_hours(const Quote& q, double hours) {

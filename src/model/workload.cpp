@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/types.hpp"
@@ -122,15 +120,7 @@ Workload parse_workload(std::string_view yaml_text) {
 }
 
 Workload load_workload(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read workload file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return parse_workload(text.str());
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("{}: {}", path, e.what()));
-  }
+  return detail::parse_file(path, "workload file", parse_workload);
 }
 
 Parallel resolve_parallel(const Workload& w) {

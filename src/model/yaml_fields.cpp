@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -18,6 +20,14 @@ std::string join(std::initializer_list<std::string_view> keys) {
 }
 
 }  // namespace
+
+std::string read_file(const std::string& path, std::string_view what) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("cannot read {} '{}'", what, path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 YAML::Node load_yaml(std::string_view text, std::string_view what) {
   try {

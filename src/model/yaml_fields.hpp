@@ -12,7 +12,23 @@
 #include <string_view>
 #include <vector>
 
+#include "fabricbench/core/errors.hpp"
+
 namespace fb::model::detail {
+
+// A whole text file; throws fb::UsageError "cannot read <what> '<path>'".
+std::string read_file(const std::string& path, std::string_view what);
+
+// parse(read_file(path)), with the path put before any error's message.
+template <typename Parse>
+auto parse_file(const std::string& path, std::string_view what, Parse parse) {
+  const std::string text = read_file(path, what);
+  try {
+    return parse(text);
+  } catch (const UsageError& e) {
+    throw UsageError(path + ": " + e.what());
+  }
+}
 
 // Parses text into a YAML document; yaml-cpp errors become fb::UsageError
 // with `what` and the line.
