@@ -77,7 +77,8 @@ def plot_busbw(data, fig, args):
 def plot_quotes(data, fig, args):
     ax = fig.subplots()
     quotes = data["quotes"]
-    names = [f'{q["rank"]}. {q["name"]}\n{q["network"]}' for q in quotes]
+    # Measured networks are file paths: the file name is enough on an axis.
+    names = [f'{q["rank"]}. {q["name"]}\n{os.path.basename(q["network"])}' for q in quotes]
     parts = [("compute", "compute", "C0"), ("bubble", "pipeline bubble", "C1"),
              ("exposed_comm", "exposed communication", "C3"), ("preemption", "spot preemption", "C7")]
     bottom = [0.0] * len(quotes)
@@ -90,7 +91,7 @@ def plot_quotes(data, fig, args):
         ax.annotate(f'{data["currency"]} {q["cost"]:,.0f}', (x, top), ha="center", va="bottom", fontsize=8)
     ax.set_ylim(0, max(bottom) * 1.12)  # room for the cost labels
     ax.set_ylabel("job wall time (hours)")
-    ax.tick_params(axis="x", labelsize=7)
+    ax.tick_params(axis="x", labelsize=6)
     ax.legend(fontsize=7)
     ax.set_title(args.title or f'{data["workload"]}: time and cost per quote', fontsize=9)
 
@@ -131,7 +132,7 @@ def main(argv):
         print(f'plot.py: {args.input} is "{data.get("type")}" output; the {args.kind} plot needs '
               f'"{spec["expects"]}" output: {spec["source"]}', file=sys.stderr)
         return 2
-    fig = plt.figure(figsize=(10 if args.kind == "busbw" else 8, 5), layout="constrained")
+    fig = plt.figure(figsize=(10 if args.kind in ("busbw", "quotes") else 8, 5), layout="constrained")
     spec["fn"](data, fig, args)
     fig.savefig(args.out, dpi=120)
     print(f"plot.py: wrote {args.out}", file=sys.stderr)
