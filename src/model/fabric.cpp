@@ -112,16 +112,18 @@ std::string_view name(Basis basis) {
   switch (basis) {
     case Basis::measured: return "measured";
     case Basis::fit: return "fit";
+    case Basis::preset: return "preset";
     default: return "model";
   }
 }
 
 Timed link_time(const Link& link, Op op, int nranks, double bytes) {
-  if (ring_steps(op, nranks) == 0 || bytes <= 0) return {0.0, Basis::model};
+  const Basis formula = link.curves.empty() ? Basis::preset : Basis::model;
+  if (ring_steps(op, nranks) == 0 || bytes <= 0) return {0.0, formula};
   if (const Curve* c = find_curve(link, op, nranks)) {
     return {c->time_us(bytes), c->covers(bytes) ? Basis::measured : Basis::fit};
   }
-  return {ring_time_us(op, nranks, bytes, link.alpha_us, link.bw_gbps), Basis::model};
+  return {ring_time_us(op, nranks, bytes, link.alpha_us, link.bw_gbps), formula};
 }
 
 Link network_link(const NetworkPreset& p, int nics) {

@@ -115,7 +115,7 @@ Table step_items_table(const StepCost& s) {
     t.rows.push_back({i.name, i.group, i.where, std::to_string(i.ranks),
                       format_bytes(static_cast<std::uint64_t>(i.bytes_per_call)), cell(i.calls, 0),
                       cell(i.time_per_call_us, 1), cell(i.total_us / 1e6, 3), cell(i.window_us / 1e6, 3),
-                      cell(i.exposed_us / 1e6, 3), std::string(name(i.basis))});
+                      cell(i.exposed_us / 1e6, 3), std::string(name(i.basis()))});
   const auto& p = s.parallel;
   t.notes.push_back(fmt::format("{} nodes x {} {} (node {}, network {}): dp {} x tp {} x pp {}, {} micro-batches",
                                 p.nodes, p.gpus_per_node, s.gpu, s.node, s.network, p.dp, p.tp, p.pp, p.micro_batches));
@@ -136,7 +136,9 @@ json step_json(const StepCost& s) {
                      {"where", i.where}, {"ranks", i.ranks}, {"bytes_per_call", i.bytes_per_call},
                      {"calls", i.calls}, {"time_per_call_us", i.time_per_call_us}, {"total_us", i.total_us},
                      {"window_us", i.window_us}, {"exposed_us", i.exposed_us},
-                     {"inter_wire_bytes", i.inter_wire_bytes}, {"basis", std::string(name(i.basis))}});
+                     {"inter_wire_bytes", i.inter_wire_bytes},
+                     {"basis_intra", i.where == "inter" ? json(nullptr) : json(std::string(name(i.intra_basis)))},
+                     {"basis_inter", i.where == "intra" ? json(nullptr) : json(std::string(name(i.inter_basis)))}});
   const auto& p = s.parallel;
   return {{"network", s.network}, {"node", s.node}, {"gpu", s.gpu},
           {"nodes", p.nodes}, {"gpus_per_node", p.gpus_per_node}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp},

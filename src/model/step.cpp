@@ -35,12 +35,13 @@ GroupShape shape_of(int size, int stride, int gpus_per_node) {
 void price(const Context& c, CommItem& item, const GroupShape& shape, double calls) {
   double per_call = 0, fixed = 0, wire = 0;
   bool intra = false, inter = false;
-  item.basis = Basis::measured;
+  item.intra_basis = item.inter_basis = Basis::measured;
   for (const Phase& ph : hierarchical_phases(item.op, item.bytes_per_call, shape)) {
     const Link& link = ph.level == Level::intra ? c.fabric.intra : c.fabric.inter;
     const Timed t = link_time(link, ph.op, ph.nranks, ph.bytes);
     per_call += t.time_us;
-    item.basis = std::max(item.basis, t.basis);
+    Basis& basis = ph.level == Level::intra ? item.intra_basis : item.inter_basis;
+    basis = std::max(basis, t.basis);
     if (ph.level == Level::intra) {
       intra = true;
       fixed += t.time_us;

@@ -9,6 +9,8 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/formulas.hpp"
+#include "fabricbench/model/step.hpp"
+#include "model_workloads.hpp"
 #include "model_rows.hpp"
 #include "process.hpp"
 
@@ -78,7 +80,31 @@ TEST_F(MeasuredLink, CurveInsideDerivedAlphaBetaOutside) {
   // Four nodes were never measured: the derived ring.
   const Timed four = link_time(l, Op::all_reduce, 4, 1 << 20);
   EXPECT_EQ(four.basis, Basis::model);
+  EXPECT_EQ(link_time(resolve_network("1x10gbe", builtin_presets()), Op::all_reduce, 2, 4096).basis, Basis::preset);
   EXPECT_NEAR(four.time_us, ring_time_us(Op::all_reduce, 4, 1 << 20, 5.0, 2.0), 1e-6);
+}
+
+TEST_F(MeasuredLink, AStepOnAMeasuredNetworkUsesItsCurve) {
+  const std::string path = dir_ + "/two_nodes.jsonl";
+  test::write_results(path, test::alpha_beta_rows("all_reduce", "inter", 2, 10.0, 2.0, 0.0, 1024, 64 << 20), 2);
+  Workload w = test::small_workload();  // DDP, 2 nodes x 8
+  w.bucket_bytes = 32ull << 20;         // 64 calls of 32 MiB: a measured size exactly
+  const Fabric fabric = fabric_for(w, path, builtin_presets());
+  const StepCost s = predict_step(w, fabric, builtin_presets());
+  ASSERT_EQ(s.items.size(), 1u);
+  const CommItem& dp = s.items.front();
+  EXPECT_EQ(dp.where, "intra+inter");
+  EXPECT_EQ(dp.inter_basis, Basis::measured);
+  EXPECT_EQ(dp.intra_basis, Basis::preset);
+  EXPECT_EQ(dp.basis(), Basis::measured);
+  // Per call: the preset's intra reduce-scatter and all-gather around the
+  // measured inter-node all_reduce of the node's 25 MiB.
+  const double bytes = dp.bytes_per_call;
+  const Link& intra = fabric.intra;
+  const double expected = ring_time_us(Op::reduce_scatter, 8, bytes, intra.alpha_us, intra.bw_gbps) +
+                          (10.0 + bytes / 2e3) +
+                          ring_time_us(Op::all_gather, 8, bytes, intra.alpha_us, intra.bw_gbps);
+  EXPECT_NEAR(dp.time_per_call_us, expected, 1e-6 * expected);
 }
 
 TEST_F(MeasuredLink, RailRowsBecomeNodeLevel) {

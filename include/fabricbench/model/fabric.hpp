@@ -17,8 +17,10 @@
 namespace fb::model {
 
 // How a time was obtained, for the tables: "measured" (inside the sweep),
-// "fit" (the measured curve's alpha-beta fit), "model" (alpha and bandwidth).
-enum class Basis { measured, fit, model };
+// "fit" (outside it, the curve's fit), "model" (a ring with alpha and
+// bandwidth derived from a measurement, for shapes it never ran), "preset"
+// (a ring with a preset's figures).
+enum class Basis { measured, fit, model, preset };
 std::string_view name(Basis basis);
 
 struct Link {

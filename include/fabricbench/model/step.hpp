@@ -28,7 +28,11 @@ struct CommItem {
   double exposed_us = 0;
   double inter_wire_bytes = 0;  // per node per step, one direction
   double fixed_us = 0;          // per step: the part that does not depend on the network's bandwidth
-  Basis basis = Basis::model;   // the weakest basis of its phases
+  // The weakest basis of its phases at each level; the table shows the
+  // network's (inter) when it crosses nodes.
+  Basis intra_basis = Basis::preset;
+  Basis inter_basis = Basis::preset;
+  Basis basis() const { return where == "intra" ? intra_basis : inter_basis; }
 };
 
 struct StepCost {
