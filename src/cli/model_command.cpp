@@ -96,7 +96,7 @@ int run_scale(const ModelFlags& f) {
 int run_memory(const ModelFlags& f) {
   const Presets presets = presets_of(f);
   const Workload w = workload_of(f);
-  const GpuPreset& gpu = presets.gpu(w.cluster.gpu, "--gpu");
+  const GpuPreset& gpu = presets.gpu(w.cluster.gpu, f.gpu.empty() ? "workload: cluster: gpu" : "--gpu");
   const auto fits = memory_fit(w, gpu);
   return print(f, memory_table(fits, w.zero), memory_json(w.name, gpu.name, fits));
 }

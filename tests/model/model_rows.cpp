@@ -1,6 +1,8 @@
 #include "model_rows.hpp"
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <random>
 
 namespace fb::test {
@@ -43,6 +45,13 @@ void write_results(const std::string& path, const std::vector<Measurement>& rows
   w.write({{"type", "run"}, {"schema_version", schema_version()}, {"command", "run"}, {"nodes", nodes}});
   for (const auto& m : rows) w.write(to_json(m));
   w.write({{"type", "summary"}, {"status", "complete"}, {"rows", rows.size()}});
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 Results make_results(const std::vector<Measurement>& rows, int nodes) {

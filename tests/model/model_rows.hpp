@@ -26,6 +26,9 @@ std::vector<Measurement> alpha_beta_rows(const std::string& op, const std::strin
 // the header.
 void write_results(const std::string& path, const std::vector<Measurement>& rows, int nodes = 1);
 
+// A whole text file ("" when unreadable).
+std::string read_text(const std::string& path);
+
 Results make_results(const std::vector<Measurement>& rows, int nodes = 1);
 
 }  // namespace fb::test

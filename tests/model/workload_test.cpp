@@ -7,7 +7,9 @@
 #include <random>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/quotes.hpp"
+#include "model_rows.hpp"
 
 namespace fb::model {
 namespace {
@@ -108,25 +110,35 @@ TEST(Workload, LayoutChecksForTensorAndPipelineDegrees) {
   }
 }
 
-// The parsers are what a fuzzer calls: any text gives a Workload or a
-// UsageError, never a crash or another exception.
+// The parsers are what a fuzzer calls: any text gives a result or a
+// UsageError, never a crash or another exception. Seeds: a full workload, a
+// quotes file and the three preset files, each mutated at random.
 TEST(Workload, ArbitraryTextOnlyEverRaisesUsageErrors) {
-  const std::string seed = kWorkload;
+  const std::string presets = std::string(FB_SOURCE_DIR) + "/profiles/presets/";
+  const std::string quotes = std::string(FB_SOURCE_DIR) + "/profiles/quotes/a100-10gbe-vs-hdr.yaml";
+  using Parse = void (*)(const std::string&);
+  const std::pair<std::string, Parse> seeds[] = {
+      {kWorkload, [](const std::string& t) { parse_workload(t); }},
+      {test::read_text(quotes), [](const std::string& t) { parse_quotes(t); }},
+      {test::read_text(presets + "networks.yaml"), [](const std::string& t) { parse_network_presets(t); }},
+      {test::read_text(presets + "nodes.yaml"), [](const std::string& t) { parse_node_presets(t); }},
+      {test::read_text(presets + "gpus.yaml"), [](const std::string& t) { parse_gpu_presets(t); }},
+  };
   std::mt19937 rng(7);
   const std::string alphabet = "{}[]:,-#&*!|>'\"%@` \n\t0123456789abcdefxyzB.";
-  for (int i = 0; i < 2000; ++i) {
-    std::string text = seed;
-    const int edits = 1 + static_cast<int>(rng() % 8);
-    for (int e = 0; e < edits; ++e) {
-      const std::size_t at = rng() % (text.size() + 1);
-      switch (rng() % 3) {
-        case 0: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-        case 1: if (at < text.size()) text.erase(at, 1); break;
-        default: if (at < text.size()) text[at] = alphabet[rng() % alphabet.size()];
+  for (const auto& [seed, parse] : seeds) {
+    ASSERT_NO_THROW(parse(seed));
+    for (int i = 0; i < 600; ++i) {
+      std::string text = seed;
+      const int edits = 1 + static_cast<int>(rng() % 8);
+      for (int e = 0; e < edits; ++e) {
+        const std::size_t at = rng() % (text.size() + 1);
+        switch (rng() % 3) {
+          case 0: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+          case 1: if (at < text.size()) text.erase(at, 1); break;
+          default: if (at < text.size()) text[at] = alphabet[rng() % alphabet.size()];
+        }
       }
-    }
-    for (const auto& parse : {+[](const std::string& t) { parse_workload(t); },
-                              +[](const std::string& t) { parse_quotes(t); }}) {
       try {
         parse(text);
       } catch (const UsageError&) {
