@@ -12,8 +12,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
        run_main},
-      {"model", "communication share, efficiency, time and cost of a training job per network and quote (alone)",
-       model_main},
+      {"model", "what the network costs a training job: fit, step, scale, memory, quotes (alone)", model_main},
       {"report", "compare two results files per op, scope and size (alone)", report_main},
   };
   return table;
