@@ -12,6 +12,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
        run_main},
+      {"gemm", "cuBLAS bf16/fp16 matrix products per GPU: achieved TFLOP/s, the slowest GPU named (under mpirun)",
+       gemm_main},
   };
   return table;
 }

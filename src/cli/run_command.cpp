@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -18,13 +18,6 @@
 
 namespace fb::cli {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
                           const RunOptions& options) {
