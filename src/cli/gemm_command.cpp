@@ -253,14 +253,7 @@ int gemm_main(int argc, char** argv) {
     return kExitUsage;
   }
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
-  try {
-    return execute(argc, argv, world, flags, plan);
-  } catch (const std::exception& e) {
-    // A CUDA or cuBLAS call failed on this rank: stop the job rather than leave the others waiting.
-    spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    return kExitRunError;
-  }
+  return abort_on_error([&] { return execute(argc, argv, world, flags, plan); });
 }
 
 }  // namespace fb::cli

@@ -35,26 +35,14 @@ CheckResult verify_typed(const CheckContext& ctx, const void* out) {
 
 template <typename F>
 auto dispatch(Dtype dtype, F&& f) {
-  switch (dtype) {
-    case Dtype::int8:
-      return f(std::int8_t{});
-    case Dtype::uint8:
-      return f(std::uint8_t{});
-    case Dtype::int32:
-      return f(std::int32_t{});
-    case Dtype::uint32:
-      return f(std::uint32_t{});
-    case Dtype::int64:
-      return f(std::int64_t{});
-    case Dtype::uint64:
-      return f(std::uint64_t{});
-    case Dtype::float32:
-      return f(float{});
-    case Dtype::float64:
-      return f(double{});
-    default:
+  return visit_dtype<HostNarrow>(dtype, [&](auto tag) -> decltype(f(float{})) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, NoType>) {
       throw UsageError("datatype " + std::string(name(dtype)) + " has no host check; use a host datatype");
-  }
+    } else {
+      return f(T{});
+    }
+  });
 }
 
 }  // namespace

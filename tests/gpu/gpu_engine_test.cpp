@@ -12,6 +12,7 @@
 #include "fabricbench/core/scope.hpp"
 #include "gemm/gemm_probe.hpp"
 #include "gpu_backends.hpp"
+#include "capture_sink.hpp"
 #include "hooked_backend.hpp"
 
 namespace fb {
@@ -25,15 +26,7 @@ namespace {
     }                                                            \
   } while (0)
 
-class CaptureSink final : public RowSink {
- public:
-  void begin(const nlohmann::ordered_json&) override {}
-  void measurement(const Measurement& row) override { rows.push_back(row); }
-  void skip(const Skip& s) override { skips.push_back(s); }
-  void end(const nlohmann::ordered_json&) override {}
-  std::vector<Measurement> rows;
-  std::vector<Skip> skips;
-};
+using test::CaptureSink;
 
 std::unique_ptr<Backend> make(const char* name) { return find_backend(name)->make(); }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "fabricbench/core/layout.hpp"
@@ -110,6 +111,53 @@ FB_HD T expected_value(const CheckContext& ctx, std::uint64_t j) {
 FB_HD inline bool avg_is_exact(int nranks) { return nranks > 0 && (nranks & (nranks - 1)) == 0; }
 
 }  // namespace check
+
+// Runs f(TypeTag<T>{}) with the C++ type T of `dtype`, for code that
+// switches on the datatype once and then runs typed. `Narrow` supplies the
+// 16- and 8-bit float types (`half`, `bfloat16`, `e4m3`, `e5m2`): CUDA's for
+// the device check, NoType for the host, which has no arithmetic for them.
+struct NoType {};
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+struct HostNarrow {
+  using half = NoType;
+  using bfloat16 = NoType;
+  using e4m3 = NoType;
+  using e5m2 = NoType;
+};
+
+template <typename Narrow, typename F>
+decltype(auto) visit_dtype(Dtype dtype, F&& f) {
+  switch (dtype) {
+    case Dtype::int8:
+      return f(TypeTag<std::int8_t>{});
+    case Dtype::uint8:
+      return f(TypeTag<std::uint8_t>{});
+    case Dtype::int32:
+      return f(TypeTag<std::int32_t>{});
+    case Dtype::uint32:
+      return f(TypeTag<std::uint32_t>{});
+    case Dtype::int64:
+      return f(TypeTag<std::int64_t>{});
+    case Dtype::uint64:
+      return f(TypeTag<std::uint64_t>{});
+    case Dtype::float32:
+      return f(TypeTag<float>{});
+    case Dtype::float64:
+      return f(TypeTag<double>{});
+    case Dtype::half:
+      return f(TypeTag<typename Narrow::half>{});
+    case Dtype::bfloat16:
+      return f(TypeTag<typename Narrow::bfloat16>{});
+    case Dtype::fp8_e4m3:
+      return f(TypeTag<typename Narrow::e4m3>{});
+    case Dtype::fp8_e5m2:
+      return f(TypeTag<typename Narrow::e5m2>{});
+  }
+  throw std::invalid_argument("visit_dtype: not a datatype");
+}
 
 // The largest integer a datatype holds exactly with all smaller ones:
 // 2^(mantissa bits + 1). Integers wrap the same way on both sides, so 0 (no limit).

@@ -89,42 +89,19 @@ __global__ void poison_kernel(unsigned char* out, std::size_t bytes) {
   for (std::uint64_t i = words * 4 + global_index(); i < bytes; i += global_stride()) out[i] = pattern::kPoisonByte;
 }
 
-template <typename F>
-void with_type(Dtype dtype, F&& f) {
-  switch (dtype) {
-    case Dtype::int8:
-      return f(std::int8_t{});
-    case Dtype::uint8:
-      return f(std::uint8_t{});
-    case Dtype::int32:
-      return f(std::int32_t{});
-    case Dtype::uint32:
-      return f(std::uint32_t{});
-    case Dtype::int64:
-      return f(std::int64_t{});
-    case Dtype::uint64:
-      return f(std::uint64_t{});
-    case Dtype::half:
-      return f(__half{});
-    case Dtype::float32:
-      return f(float{});
-    case Dtype::float64:
-      return f(double{});
-    case Dtype::bfloat16:
-      return f(__nv_bfloat16{});
-    case Dtype::fp8_e4m3:
-      return f(__nv_fp8_e4m3{});
-    case Dtype::fp8_e5m2:
-      return f(__nv_fp8_e5m2{});
-  }
-}
+struct DeviceNarrow {
+  using half = __half;
+  using bfloat16 = __nv_bfloat16;
+  using e4m3 = __nv_fp8_e4m3;
+  using e5m2 = __nv_fp8_e5m2;
+};
 
 }  // namespace
 
 void fill_input(const CheckContext& ctx, void* in, cudaStream_t stream, int device) {
   if (ctx.layout.in_elems == 0) return;
-  with_type(ctx.dtype, [&](auto tag) {
-    using S = decltype(tag);
+  visit_dtype<DeviceNarrow>(ctx.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
     fill_kernel<S><<<grid_for(ctx.layout.in_elems), kBlock, 0, stream>>>(ctx, static_cast<S*>(in));
   });
   check_launch("the check's fill kernel", device);
@@ -143,8 +120,8 @@ std::uint64_t count_wrong(const CheckContext& ctx, const void* out, cudaStream_t
   unsigned long long wrong = 0;
   try {
     check(cudaMemsetAsync(counter, 0, sizeof(*counter), stream), "cudaMemsetAsync", device);
-    with_type(ctx.dtype, [&](auto tag) {
-      using S = decltype(tag);
+    visit_dtype<DeviceNarrow>(ctx.dtype, [&](auto tag) {
+      using S = typename decltype(tag)::type;
       verify_kernel<S><<<grid_for(ctx.layout.out_elems), kBlock, 0, stream>>>(ctx, static_cast<const S*>(out),
                                                                              counter);
     });

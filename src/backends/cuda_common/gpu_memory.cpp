@@ -4,9 +4,11 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
+#include "cuda_common/gpu_backend.hpp"
 #include "fabricbench/core/sizes.hpp"
 
 namespace fb::gpu {
@@ -117,6 +119,16 @@ std::string device_memory_text(int device) {
   std::size_t total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return fmt::format("GPU {}", device);
   return fmt::format("GPU {} has {} free of {}", device, format_bytes(free_bytes), format_bytes(total_bytes));
+}
+
+Support make_room(Buffer& in, Buffer& out, const OpSpec& spec) {
+  const std::uint64_t bytes = std::max(spec.layout.in_elems, spec.layout.out_elems) * dtype_bytes(spec.dtype);
+  std::string error = in.grow(bytes);
+  if (error.empty()) error = out.grow(bytes);
+  if (error.empty()) return Support::yes();
+  in.release();
+  out.release();
+  return Support::no(fmt::format("{} does not fit in device memory: {}", format_bytes(bytes), error));
 }
 
 }  // namespace fb::gpu

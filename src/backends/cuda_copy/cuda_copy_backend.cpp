@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "copy_op.hpp"
+#include "cuda_common/gpu_backend.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -204,7 +205,7 @@ class CopyGroup final : public BackendGroup {
   std::string path_;
 };
 
-class CudaCopyBackend final : public Backend {
+class CudaCopyBackend final : public gpu::GpuBackend {
  public:
   std::string_view name() const override { return "cuda"; }
 
@@ -215,11 +216,6 @@ class CudaCopyBackend final : public Backend {
     cudaDriverGetVersion(&driver);
     return fmt::format("CUDA runtime {}.{}, driver {}.{}", runtime / 1000, runtime % 1000 / 10, driver / 1000,
                        driver % 1000 / 10);
-  }
-
-  Support setup(const Comm& world, const RunOptions& options) override {
-    graph_ = options.graph;
-    return place_on_gpu(world, options.device, gpu_);
   }
 
   Support supports(const OpSpec& spec) const override {
@@ -237,15 +233,9 @@ class CudaCopyBackend final : public Backend {
     return Support::yes();
   }
 
-  Support fits(std::uint64_t, int) const override { return Support::yes(); }
-
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     return std::make_unique<CopyGroup>(comm, gpu_, graph_);
   }
-
- private:
-  GpuPlacement gpu_;
-  bool graph_ = false;
 };
 
 }  // namespace

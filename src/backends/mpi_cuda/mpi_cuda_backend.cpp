@@ -4,17 +4,15 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
-#include <algorithm>
-
 // Open MPI and MPICH declare their GPU queries in mpi-ext.h.
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif
 
 #include "cuda_common/device_check.hpp"
+#include "cuda_common/gpu_backend.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
-#include "fabricbench/core/sizes.hpp"
 #include "gpu_backends.hpp"
 #include "mpi_host/mpi_op.hpp"
 #include "mpi_host/mpi_path.hpp"
@@ -56,13 +54,7 @@ class MpiCudaGroup final : public BackendGroup {
 
   void reserve(std::uint64_t, std::uint64_t) override {}
 
-  Support allocate(const OpSpec& spec) override {
-    const std::uint64_t bytes = std::max(spec.layout.in_elems, spec.layout.out_elems) * dtype_bytes(spec.dtype);
-    std::string error = in_.grow(bytes);
-    if (error.empty()) error = out_.grow(bytes);
-    if (error.empty()) return Support::yes();
-    return Support::no(fmt::format("{} does not fit in device memory: {}", format_bytes(bytes), error));
-  }
+  Support allocate(const OpSpec& spec) override { return gpu::make_room(in_, out_, spec); }
 
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     return std::make_unique<MpiDeviceOp>(comm_.native(), spec, in_.data(), out_.data(), device_);
@@ -78,7 +70,7 @@ class MpiCudaGroup final : public BackendGroup {
   gpu::Buffer out_;
 };
 
-class MpiCudaBackend final : public Backend {
+class MpiCudaBackend final : public gpu::GpuBackend {
  public:
   std::string_view name() const override { return "mpi-cuda"; }
   std::string version() const override { return MpiSession::library_version(); }
@@ -86,17 +78,13 @@ class MpiCudaBackend final : public Backend {
   Support setup(const Comm& world, const RunOptions& options) override {
     if (options.graph)
       return Support::no("--graph: MPI calls cannot be captured in a CUDA graph; it applies to nccl and cuda");
-    return place_on_gpu(world, options.device, gpu_);
+    return GpuBackend::setup(world, options);
   }
 
   Support supports(const OpSpec& spec) const override { return mpi_supports(spec, name()); }
-  Support fits(std::uint64_t, int) const override { return Support::yes(); }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     return std::make_unique<MpiCudaGroup>(comm, gpu_.device);
   }
-
- private:
-  GpuPlacement gpu_;
 };
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "cuda_common/gpu_backend.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
-#include "fabricbench/core/sizes.hpp"
 #include "gpu_backends.hpp"
 #include "nccl_debug.hpp"
 #include "nccl_log.hpp"
@@ -47,16 +47,7 @@ class NcclGroup final : public BackendGroup {
     }
   }
 
-  Support allocate(const OpSpec& spec) override {
-    // In-place variants keep their input in the output buffer: size both for either.
-    const std::uint64_t bytes = std::max(spec.layout.in_elems, spec.layout.out_elems) * dtype_bytes(spec.dtype);
-    std::string error = in_.grow(bytes);
-    if (error.empty()) error = out_.grow(bytes);
-    if (error.empty()) return Support::yes();
-    in_.release();
-    out_.release();
-    return Support::no(fmt::format("{} does not fit in device memory: {}", format_bytes(bytes), error));
-  }
+  Support allocate(const OpSpec& spec) override { return gpu::make_room(in_, out_, spec); }
 
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     NcclOpContext c;
@@ -89,15 +80,14 @@ class NcclGroup final : public BackendGroup {
   gpu::Buffer out_;
 };
 
-class NcclBackend final : public Backend {
+class NcclBackend final : public gpu::GpuBackend {
  public:
   std::string_view name() const override { return "nccl"; }
   std::string version() const override { return nccl::version(); }
 
   Support setup(const Comm& world, const RunOptions& options) override {
     NcclDebugLog::get();  // NCCL reads its debug settings at its first call, which comes later
-    graph_ = options.graph;
-    return place_on_gpu(world, options.device, gpu_);
+    return GpuBackend::setup(world, options);
   }
 
   Support supports(const OpSpec& spec) const override {
@@ -116,16 +106,9 @@ class NcclBackend final : public Backend {
     return Support::yes();
   }
 
-  // Device memory is checked per size (allocate): a size that does not fit is skipped.
-  Support fits(std::uint64_t, int) const override { return Support::yes(); }
-
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     return std::make_unique<NcclGroup>(comm, gpu_.device, graph_);
   }
-
- private:
-  GpuPlacement gpu_;
-  bool graph_ = false;
 };
 
 }  // namespace
