@@ -9,13 +9,15 @@
 # the end and says which steps it skipped and why.
 #   scripts/device-check.sh
 # Environment: OUT (logs and results; default results/device-check-<UTC>),
-# FB_BUILD_DIR (default build-device), FB_JOBS (default: all cores).
+# FB_BUILD_DIR (default build-device), FB_JOBS (default: all cores),
+# FB_DEADLINE_S (default 390: no step runs past it; the table still prints).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=${OUT:-$here/results/device-check-$stamp}
 build=${FB_BUILD_DIR:-$here/build-device}
 jobs=${FB_JOBS:-$(nproc)}
+deadline=$((SECONDS + ${FB_DEADLINE_S:-390}))
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep NCCL's init log out of the way; fabricbench reads it for the path column.
@@ -26,10 +28,18 @@ echo "# date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)   host: $(hostname)   commit: $(
 echo "# output:  $out"
 
 failed=()
-# step NAME TIMEOUT_S CMD...: runs CMD under a timeout, its output in $out/NAME.log.
+# step NAME TIMEOUT_S CMD...: runs CMD under a timeout (cut to what is left
+# before the deadline), its output in $out/NAME.log.
 step() {
   local name=$1 limit=$2
   shift 2
+  local left=$((deadline - SECONDS))
+  if [ $left -lt 10 ]; then
+    failed+=("$name")
+    printf '# step %-14s skipped: the %ss deadline is reached\n' "$name" "${FB_DEADLINE_S:-390}"
+    return 1
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
   local t0=$SECONDS
   timeout -k 10 "$limit" "$@" >"$out/$name.log" 2>&1
   local rc=$?
@@ -60,16 +70,14 @@ echo "# GPU:     ${gpu_name:-none that nvidia-smi can see}"
 step configure 120 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFABRICBENCH_BENCH=OFF \
   "${arch_flag[@]}"
 grep -h "fabricbench: CUDA" "$out/configure.log"
-step build 330 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests fb_unit_tests
+step build 300 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests
 bin=$build/fabricbench
 one_rank=(mpirun -np 1 --bind-to none "$bin")
 
 # --- tests -----------------------------------------------------------------
-step ctest-gpu 180 ctest --test-dir "$build" -L gpu --output-on-failure
+step ctest-gpu 150 ctest --test-dir "$build" -L gpu --output-on-failure
 grep -E "tests passed|Skipped|Failed" "$out/ctest-gpu.log" | sed 's/^/#   /'
 grep -m1 -h "no CUDA device:" "$out/ctest-gpu.log" | sed 's/^/#   skip reason: /'
-step ctest-unit 90 ctest --test-dir "$build" -L unit -j "$jobs"
-grep -E "tests passed" "$out/ctest-unit.log" | sed 's/^/#   /'
 
 # --- is there a GPU fabricbench can use? -----------------------------------
 gpu_reason=""
@@ -86,18 +94,23 @@ if [ -n "$gpu_reason" ]; then
   echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm): $gpu_reason"
 else
   # nccl-tests' reference run: one process, one GPU, -w 5 -n 20 (mean); ours: the median of 40 after 10.
-  step nccl 120 "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,sendrecv -b 8 -e 8G -f 4 -n 40 -w 10 \
+  step nccl 90 "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,sendrecv -b 8 -e 8G -f 4 -n 40 -w 10 \
     --progress off --out "$out/nccl.jsonl" --csv "$out/nccl.csv"
-  step nccl-graph 60 "${one_rank[@]}" run --backend nccl --graph --ops all_reduce --placement out -b 8 -e 128M -f 8 -n 40 -w 10 \
+  step nccl-graph 45 "${one_rank[@]}" run --backend nccl --graph --ops all_reduce --placement out -b 8 -e 128M -f 8 -n 40 -w 10 \
     --progress off --out "$out/nccl-graph.jsonl" --csv "$out/nccl-graph.csv"
-  step cuda 150 "${one_rank[@]}" run --backend cuda --ops copy_d2d_ce,copy_d2d_sm,copy_h2d_pinned,copy_d2h_pinned,copy_bidir_pinned,copy_h2d_pageable,copy_d2h_pageable \
+  step cuda 120 "${one_rank[@]}" run --backend cuda --ops copy_d2d_ce,copy_d2d_sm,copy_h2d_pinned,copy_d2h_pinned,copy_bidir_pinned,copy_h2d_pageable,copy_d2h_pageable \
     -b 64M -e 1G -f 4 -n 20 -w 5 -c --progress off --out "$out/cuda.jsonl" --csv "$out/cuda.csv"
   step kernel-launch 30 "${one_rank[@]}" run --backend cuda --ops kernel_launch -b 8 -e 8 -n 200 -w 20 --progress off \
     --csv "$out/kernel-launch.csv"
   step kernel-graph 30 "${one_rank[@]}" run --backend cuda --graph --ops kernel_launch -b 8 -e 8 -n 200 -w 20 --progress off \
     --csv "$out/kernel-graph.csv"
-  step gemm 90 "${one_rank[@]}" gemm --size 8192 -n 20 -w 5 --out "$out/gemm.jsonl" --csv "$out/gemm.csv"
+  step gemm 60 "${one_rank[@]}" gemm --size 8192 -n 20 -w 5 --out "$out/gemm.jsonl" --csv "$out/gemm.csv"
 fi
+
+# --- the CPU-side unit tests, with what time is left: the compiler and GTest of this machine ---
+step build-unit 120 cmake --build "$build" -j "$jobs" --target fb_unit_tests &&
+  step ctest-unit 60 ctest --test-dir "$build" -L unit -j "$jobs"
+grep -hE "tests passed" "$out/ctest-unit.log" 2>/dev/null | sed 's/^/#   /'
 
 # --- the table, last ---------------------------------------------------------
 {
