@@ -3,19 +3,11 @@
 #include <mpi.h>
 #include <spdlog/spdlog.h>
 
-#include <ctime>
 #include <exception>
 
 #include "fabricbench/core/errors.hpp"
 
 namespace fb::cli {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 int abort_on_error(const std::function<int()>& body) {
   try {

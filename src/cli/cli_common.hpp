@@ -2,12 +2,8 @@
 #pragma once
 
 #include <functional>
-#include <string>
 
 namespace fb::cli {
-
-// Now, UTC, ISO 8601: "2026-11-29T10:04:05Z".
-std::string utc_now();
 
 // Runs a command's body. An exception here means a call failed on this rank
 // (a backend, CUDA, NCCL): the other ranks may be blocked in the same

@@ -15,9 +15,11 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
-#include "fabricbench/version.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/topo/report.hpp"
 #include "gemm/gemm_probe.hpp"
 #include "gpu_backends.hpp"
+#include "record_header.hpp"
 
 namespace fb::cli {
 namespace {
@@ -169,34 +171,34 @@ void write_csv(const std::string& path, const std::vector<json>& lines) {
   std::fclose(f);
 }
 
-void report(int argc, char** argv, const Comm& world, const GemmFlags& flags, const GemmPlan& plan,
-            const std::vector<json>& lines, double seconds) {
-  const auto slowest = slowest_per_dtype(lines, plan.dtypes);
-  if (!flags.quiet) print_table(lines, plan);
+struct Gathered {
+  std::vector<json> inventory;  // what the GPUs are, from topo (rank 0 only)
+  std::vector<json> lines;      // the gemm lines of every rank (rank 0 only)
+};
+
+void report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const GemmFlags& flags,
+            const GemmPlan& plan, const Gathered& g, double seconds) {
+  const auto slowest = slowest_per_dtype(g.lines, plan.dtypes);
+  if (!flags.quiet) print_table(g.lines, plan);
   for (const auto& s : slowest)
     std::fprintf(stderr, "fabricbench gemm: %s slowest GPU: rank %d (host %s, GPU %d %s) %.1f TFLOP/s, %.1f%% below "
                  "the fastest (%.1f)\n",
                  s["dtype"].get<std::string>().c_str(), s["rank"].get<int>(), s["host"].get<std::string>().c_str(),
                  s["device"].get<int>(), s["pci_bus_id"].get<std::string>().c_str(), s["tflops"].get<double>(),
                  s["below_fastest_pct"].get<double>(), s["fastest_tflops"].get<double>());
-  if (!flags.csv.empty()) write_csv(flags.csv, lines);
+  if (!flags.csv.empty()) write_csv(flags.csv, g.lines);
   if (flags.out.empty()) return;
   RecordWriter record;
   if (const auto error = record.open(flags.out); !error.empty()) throw RunError(error);
-  record.write({{"type", "run"},
-                {"schema_version", schema_version()},
-                {"command", "gemm"},
-                {"version", kVersion},
-                {"argv", std::vector<std::string>(argv, argv + argc)},
-                {"start_time", utc_now()},
-                {"ranks", world.size()},
-                {"options",
-                 {{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
-                  {"warmup_iters", plan.base.warmup}}}});
-  for (const auto& l : lines) record.write(l);
+  json header = record_header("gemm", argc, argv, world, nodes);
+  header["options"] = {{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
+                       {"warmup_iters", plan.base.warmup}};
+  record.write(header);
+  for (const auto& l : g.inventory) record.write(l);
+  for (const auto& l : g.lines) record.write(l);
   record.write({{"type", "summary"},
                 {"status", "complete"},
-                {"rows", lines.size()},
+                {"rows", g.lines.size()},
                 {"slowest", slowest},
                 {"elapsed_s", seconds},
                 {"exit_code", kExitOk}});
@@ -226,9 +228,10 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench gemm: %s\n", error.c_str());
     return kExitUsage;
   }
-  const auto lines = gather(world, mine);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (world.rank() == 0) report(argc, argv, world, flags, plan, lines, seconds);
+  const NodeMap nodes = map_nodes(world);
+  const Gathered g{topo::gather_inventory(world, nodes), gather(world, mine)};
+  if (world.rank() == 0) report(argc, argv, world, nodes, flags, plan, g, seconds);
   return kExitOk;
 }
 
