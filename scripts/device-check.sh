@@ -70,7 +70,7 @@ echo "# GPU:     ${gpu_name:-none that nvidia-smi can see}"
 step configure 120 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFABRICBENCH_BENCH=OFF \
   "${arch_flag[@]}"
 grep -h "fabricbench: CUDA" "$out/configure.log"
-step build 300 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests
+step build 300 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests fb_topo_gpu_tests
 bin=$build/fabricbench
 one_rank=(mpirun -np 1 --bind-to none "$bin")
 
@@ -84,6 +84,8 @@ gpu_reason=""
 if [ ! -x "$bin" ]; then
   gpu_reason="the build produced no fabricbench binary (see $out/build.log)"
 else
+  # The inventory first: what the record says this machine is.
+  step topo 30 "$bin" topo --out "$out/topo.jsonl"
   timeout -k 10 60 "${one_rank[@]}" run --backend cuda --ops kernel_launch -b 8 -e 8 -n 3 -q \
     >"$out/probe.log" 2>&1
   gpu_reason=$(grep -m1 -o "is not usable: .*" "$out/probe.log" | sed 's/^is not usable: //')
