@@ -4,10 +4,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -16,42 +16,21 @@
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
 #include "fabricbench/core/watchdog.hpp"
-#include "fabricbench/version.hpp"
+#include "fabricbench/topo/report.hpp"
 #include "fault/fault.hpp"
+#include "record_header.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
-                          const RunOptions& options) {
-  std::vector<std::string> args(argv, argv + argc);
-  std::vector<int> ranks_per_node(static_cast<std::size_t>(nodes.nodes), 0);
-  for (int n : nodes.rank_node) ++ranks_per_node[static_cast<std::size_t>(n)];
-  return {
-      {"type", "run"},
-      {"schema_version", schema_version()},
-      {"command", "run"},
-      {"version", kVersion},
-      {"argv", args},
-      {"start_time", utc_now()},
-      {"ranks", world.size()},
-      {"nodes", nodes.nodes},
-      {"hosts", nodes.node_hosts},
-      {"ranks_per_node", ranks_per_node},
-      {"rank_node", nodes.rank_node},
-      {"backend", backend.name()},
-      {"backend_version", backend.version()},
-      {"mpi_library", MpiSession::library_version()},
-      {"options", to_json(options)},
-  };
+                                  const RunOptions& options) {
+  auto header = record_header("run", argc, argv, world, nodes);
+  header["backend"] = backend.name();
+  header["backend_version"] = backend.version();
+  header["options"] = to_json(options);
+  return header;
 }
 
 // Parse on every rank; any rank's error stops every rank with one message.
@@ -215,11 +194,17 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
   }
   Runner runner(world, nodes, *backend, options, &sinks);
   runner.watch(&board);
+  // What the figures are measured on, from every rank: recorded right after
+  // the header (docs/results-schema.md, "inventory").
+  const auto inventory = topo::gather_inventory(world, nodes);
   const auto started = Clock::now();
   if (world.rank() == 0) {
     sinks = make_sinks(flags);
     sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+    for (const auto& line : inventory) sinks.line(line);
     closer.arm(&sinks, started);
+    for (const auto& d : topo::find_differences(inventory))
+      spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
   }
   const RunTotals totals = sweep(runner, watchdog.get());
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -243,15 +228,7 @@ int run_main(int argc, char** argv) {
   const int stop = parse_everywhere(world, app, argc, argv, flags, options);
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
-  try {
-    return execute(world, argc, argv, flags, options);
-  } catch (const std::exception& e) {
-    // A backend call failed on this rank: the others may be blocked in the
-    // same op, so stop the whole job rather than leave it hanging.
-    spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    return kExitRunError;
-  }
+  return abort_on_error([&] { return execute(world, argc, argv, flags, options); });
 }
 
 }  // namespace fb::cli

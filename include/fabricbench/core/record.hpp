@@ -18,7 +18,8 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 1;
+inline constexpr int kSchemaMinor = 2;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+                                        // 1.2: wrong_at, pass, summary status/reason/report (watchdog)
 std::string schema_version();
 
 // Wrong elements one rank saw in one verified iteration (--check all).

@@ -20,6 +20,7 @@ class RecordSink final : public RowSink {
     writer_.write(line);
     ++rows_;
   }
+  void line(const nlohmann::ordered_json& line) override { writer_.write(line); }
   void skip(const Skip& s) override {
     nlohmann::ordered_json j = {{"type", "skip"}, {"op", s.op},   {"scope", s.scope},
                         {"bytes", s.bytes}, {"in_place", s.in_place}, {"reason", s.reason}};
