@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "fabricbench/backends/decorator.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fault.hpp"
 
@@ -28,40 +29,15 @@ void wait_us(double us) {
   }
 }
 
-class FaultOp final : public PreparedOp {
+class FaultOp final : public IterationHooks {
  public:
   FaultOp(std::unique_ptr<PreparedOp> inner, std::vector<Armed*> armed)
-      : inner_(std::move(inner)), armed_(std::move(armed)) {}
-
-  void run() override {
-    before();
-    const double t = now_us();
-    inner_->run();
-    after(now_us() - t);
-  }
-
-  // Iteration by iteration, so that each can be struck; the wall clock times them.
-  void run_timed(IterationTimes t) override {
-    for (std::size_t i = 0; i < t.start_us.size(); ++i) {
-      before();
-      count_issued(t.issued);
-      t.start_us[i] = now_us();
-      inner_->run();
-      t.duration_us[i] = now_us() - t.start_us[i];
-      after(t.duration_us[i]);
-    }
-  }
-
-  void fill_check() override { inner_->fill_check(); }
-  std::uint64_t count_wrong() override { return inner_->count_wrong(); }
-  bool participates() const override { return inner_->participates(); }
-  double ops_per_iteration() const override { return inner_->ops_per_iteration(); }
-  void corrupt_output_element(std::uint64_t index) override { inner_->corrupt_output_element(index); }
+      : IterationHooks(std::move(inner)), armed_(std::move(armed)) {}
 
  private:
   // Before an iteration is issued: the faults that stop a rank strike here,
   // so a hung rank is one that never issued the iteration its peers are in.
-  void before() {
+  void before() override {
     for (Armed* a : armed_) {
       const std::int64_t n = a->hits++;
       if (n < a->fault.after) continue;
@@ -85,53 +61,44 @@ class FaultOp final : public PreparedOp {
     }
   }
 
-  void after(double inner_us) {
-    last_us_ = inner_us;
+  void after(double iteration_us) override {
+    last_us_ = iteration_us;
     for (Armed* a : armed_)
       if (a->fault.kind == Kind::corrupt && a->hits > a->fault.after)
-        for (std::uint64_t i = 0; i < a->fault.count; ++i) inner_->corrupt_output_element(i);
+        for (std::uint64_t i = 0; i < a->fault.count; ++i) inner().corrupt_output_element(i);
   }
 
-  std::unique_ptr<PreparedOp> inner_;
   std::vector<Armed*> armed_;
   double last_us_ = 0;
 };
 
-class FaultGroup final : public BackendGroup {
+class FaultGroup final : public ForwardingGroup {
  public:
-  FaultGroup(std::unique_ptr<BackendGroup> inner, std::vector<Armed>& armed) : inner_(std::move(inner)), armed_(armed) {}
-  void reserve(std::uint64_t in, std::uint64_t out) override { inner_->reserve(in, out); }
-  std::string path() const override { return inner_->path(); }
-  void abort() override { inner_->abort(); }
+  FaultGroup(std::unique_ptr<BackendGroup> inner, std::vector<Armed>& armed)
+      : ForwardingGroup(std::move(inner)), armed_(armed) {}
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     std::vector<Armed*> matching;
     for (Armed& a : armed_)
       if ((!a.fault.op || *a.fault.op == spec.op) && (!a.fault.bytes || *a.fault.bytes == spec.layout.bytes))
         matching.push_back(&a);
-    auto op = inner_->prepare(spec);
+    auto op = ForwardingGroup::prepare(spec);
     if (matching.empty()) return op;  // untouched: no fault here
     return std::make_unique<FaultOp>(std::move(op), std::move(matching));
   }
 
  private:
-  std::unique_ptr<BackendGroup> inner_;
   std::vector<Armed>& armed_;
 };
 
-class FaultBackend final : public Backend {
+class FaultBackend final : public ForwardingBackend {
  public:
   FaultBackend(std::unique_ptr<Backend> inner, std::vector<Armed> armed)
-      : inner_(std::move(inner)), armed_(std::move(armed)) {}
-  std::string_view name() const override { return inner_->name(); }
-  std::string version() const override { return inner_->version(); }
-  Support supports(const OpSpec& s) const override { return inner_->supports(s); }
-  Support fits(std::uint64_t bytes, int ranks) const override { return inner_->fits(bytes, ranks); }
+      : ForwardingBackend(std::move(inner)), armed_(std::move(armed)) {}
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<FaultGroup>(inner_->open(comm), armed_);
+    return std::make_unique<FaultGroup>(ForwardingBackend::open(comm), armed_);
   }
 
  private:
-  std::unique_ptr<Backend> inner_;
   std::vector<Armed> armed_;  // this rank's faults, shared by every group and op
 };
 
