@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <type_traits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -63,15 +65,56 @@ json to_json(const Measurement& m) {
 
 namespace {
 
+// A value of exactly the type and range the schema says. The JSON library's
+// own get<int>() casts 1e300 to int (undefined behaviour) and -5 to a huge
+// uint64 (silently): found by tests/fuzz/record_fuzz.cpp.
+template <typename T>
+T as(const json& v, const char* key) {
+  const auto wrong = [&] {
+    return std::runtime_error(fmt::format("measurement line: '{}' has the wrong type or range ({})", key, v.dump()));
+  };
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) throw wrong();
+    return v.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    using limits = std::numeric_limits<T>;
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(limits::max())) throw wrong();
+      return static_cast<T>(u);
+    }
+    if (!v.is_number_integer()) throw wrong();
+    const auto i = v.get<std::int64_t>();  // negative here: unsigned values were taken above
+    if (i < static_cast<std::int64_t>(limits::min())) throw wrong();
+    return static_cast<T>(i);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!v.is_number()) throw wrong();
+    return v.get<T>();
+  } else {
+    if (!v.is_string()) throw wrong();
+    return v.get<std::string>();
+  }
+}
+
 template <typename T>
 T get(const json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end()) throw std::runtime_error(fmt::format("measurement line has no '{}'", key));
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw std::runtime_error(fmt::format("measurement line: '{}' has the wrong type ({})", key, it->dump()));
-  }
+  return as<T>(*it, key);
+}
+
+const json& array(const json& j, const char* key) {
+  const json& a = j.at(key);
+  if (!a.is_array()) throw std::runtime_error(fmt::format("measurement line: '{}' is not an array", key));
+  return a;
+}
+
+// A text field of a line, "" when absent; another type is an error naming the line.
+std::string text_field(const json& j, const char* key, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end()) return {};
+  if (!it->is_string()) throw std::runtime_error(fmt::format("{}: \"{}\" is not a string ({})", where, key, it->dump()));
+  return it->get<std::string>();
 }
 
 }  // namespace
@@ -107,10 +150,13 @@ Measurement measurement_from_json(const json& j) {
     m.peer_a = get<int>(j, "peer_a");
     m.peer_b = get<int>(j, "peer_b");
   }
-  if (j.contains("wrong_ranks")) m.wrong_ranks = get<std::vector<int>>(j, "wrong_ranks");
+  if (j.contains("wrong_ranks"))
+    for (const auto& r : array(j, "wrong_ranks")) m.wrong_ranks.push_back(as<int>(r, "wrong_ranks"));
   if (j.contains("wrong_at")) {
-    for (const auto& w : get<std::vector<json>>(j, "wrong_at"))
+    for (const auto& w : array(j, "wrong_at")) {
+      if (!w.is_object()) throw std::runtime_error("measurement line: 'wrong_at' holds something other than objects");
       m.wrong_at.push_back({get<int>(w, "rank"), get<std::int64_t>(w, "iteration"), get<std::int64_t>(w, "elements")});
+    }
   }
   if (j.contains("pass")) m.pass = get<int>(j, "pass");
   return m;
@@ -202,13 +248,14 @@ Results parse_results(std::istream& in, const std::string& path) {
     if (j.is_discarded() || !j.is_object())
       throw std::runtime_error(fmt::format("{}:{}: not a JSON object{}", path, line_no,
                                            in.eof() ? " (the last line is incomplete: the run was cut off)" : ""));
-    const auto type = j.value("type", std::string());
-    if (type.empty()) throw std::runtime_error(fmt::format("{}:{}: line has no \"type\"", path, line_no));
+    const std::string where = fmt::format("{}:{}", path, line_no);
+    const std::string type = text_field(j, "type", where);
+    if (type.empty()) throw std::runtime_error(fmt::format("{}: line has no \"type\"", where));
     if (r.lines.empty()) {
       if (type != "run")
         throw std::runtime_error(fmt::format("{}:{}: the first line must be the run header, found \"{}\"", path,
                                              line_no, type));
-      const auto version = j.value("schema_version", std::string());
+      const std::string version = text_field(j, "schema_version", where);
       int major = -1;
       if (std::sscanf(version.c_str(), "%d.", &major) != 1 || major != kSchemaMajor)
         throw std::runtime_error(fmt::format("{}: schema version '{}' is not supported (this fabricbench reads "
@@ -221,7 +268,8 @@ Results parse_results(std::istream& in, const std::string& path) {
         throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
       }
     } else if (type == "summary") {
-      r.status = j.value("status", std::string("complete"));
+      r.status = text_field(j, "status", where);
+      if (r.status.empty()) r.status = "complete";  // 1.0 summaries had no status
       r.complete = r.status == "complete";
     }
     r.lines.push_back(std::move(j));

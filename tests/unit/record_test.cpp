@@ -107,6 +107,40 @@ TEST_F(RecordTest, CutOffLastLineIsReportedNotIgnored) {
   }
 }
 
+// Found by tests/fuzz/record_fuzz.cpp: a "type" (or "schema_version",
+// "status") that is not a string escaped as a JSON library exception with
+// neither file nor line.
+TEST_F(RecordTest, FieldsOfTheWrongTypeNameTheLine) {
+  for (const char* bad : {R"({"type":5})", R"({"type":"run","schema_version":1.0})"}) {
+    std::istringstream in(std::string(bad) + "\n");
+    try {
+      parse_results(in, "t.jsonl");
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("t.jsonl:1"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Found by tests/fuzz/record_fuzz.cpp (with a hand-made seed): numbers out
+// of a field's range were cast (1e300 to int: undefined behaviour; -5 bytes
+// to 2^64-5: silently wrong). They are now errors naming the line.
+TEST_F(RecordTest, NumbersOutOfRangeNameTheLine) {
+  for (const char* bad : {R"("root":1e300)", R"("bytes":-5)", R"("nranks":4294967296)", R"("in_place":1)",
+                          R"("wrong_ranks":[1.5])", R"("wrong_at":[3])"}) {
+    nlohmann::ordered_json line = to_json(sample());
+    const auto patch = nlohmann::ordered_json::parse("{" + std::string(bad) + "}");
+    line.update(patch);
+    std::istringstream in(header().dump() + "\n" + line.dump() + "\n");
+    try {
+      parse_results(in, "t.jsonl");
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("t.jsonl:2"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(RecordTest, IncompleteRecordHasNoSummary) {
   RecordWriter w;
   ASSERT_EQ(w.open(path("p.jsonl")), "");
