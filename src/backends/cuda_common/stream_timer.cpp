@@ -26,7 +26,12 @@ void StreamTimer::time_queued(IterationTimes times, const std::function<void()>&
     enqueue();
     check(cudaEventRecord(events_[i + 1], stream_), "cudaEventRecord", device_);
   }
-  check(cudaEventSynchronize(events_[n]), "cudaEventSynchronize", device_);
+  // Iteration by iteration as they complete: the hang watchdog sees a long
+  // queue progress (IterationTimes::issued) instead of one silent wait.
+  for (std::size_t i = 1; i <= n; ++i) {
+    check(cudaEventSynchronize(events_[i]), "cudaEventSynchronize", device_);
+    count_issued(times.issued);
+  }
   // Start times on the engine's clock: the host clock when the first event was
   // queued plus the device's own offsets, so lateness compares across ranks.
   float offset_ms = 0;
@@ -76,6 +81,7 @@ void StreamTimer::time_graph(IterationTimes times, const std::function<void()>& 
   check(cudaGraphLaunch(graph_, stream_), "cudaGraphLaunch", device_);
   check(cudaEventRecord(events_[1], stream_), "cudaEventRecord", device_);
   check(cudaEventSynchronize(events_[1]), "cudaEventSynchronize", device_);
+  for (std::size_t i = 0; i < n; ++i) count_issued(times.issued);  // one replay: all complete together
   float ms = 0;
   check(cudaEventElapsedTime(&ms, events_[0], events_[1]), "cudaEventElapsedTime", device_);
   const double each_us = ms * 1e3 / static_cast<double>(n);
