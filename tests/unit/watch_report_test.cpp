@@ -42,6 +42,17 @@ TEST(WatchReport, RankBehindIsStuckAndTheOthersWaitOnIt) {
   EXPECT_NE(end.message.find("ranks 0,1,3 (node-a, node-b)"), std::string::npos) << end.message;
 }
 
+// Seen under mpirun on a loaded host: the stuck rank's last report was
+// older than a waiting rank's, which crossed the limit first. The stuck rank
+// stopped before the waiting one did, so it has been stalled at least as long.
+TEST(WatchReport, StalledTimeOfTheStuckIsAtLeastThatOfRanksWaitingInTheOp) {
+  const std::vector<RankView> ranks{at(0, Phase::timed, 40, 7, 5.0), at(1, Phase::timed, 40, 6, 4.8)};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_GE(end.report["stalled_s"].get<double>(), 5.0);
+}
+
 TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {
   const std::vector<RankView> ranks{at(0, Phase::timed, 9, 3, 6), at(1, Phase::timed, 9, 3, 6)};
   ASSERT_TRUE(hang_detected(ranks));

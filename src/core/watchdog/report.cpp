@@ -166,6 +166,12 @@ RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy)
     if (same) {
       stalled = std::max(stalled, stalled_now(v));
       limit = std::max(limit, v.state.limit_s);
+    } else if (in_op(v.state.at.phase)) {
+      // A rank inside an op ahead of the stuck ones progressed after they
+      // last did, so they have been stalled at least as long. Their own
+      // report may be older (a loaded host sends late): this bound keeps
+      // the figure from reading below the limit that triggered the report.
+      stalled = std::max(stalled, stalled_now(v));
     }
   }
   RunEnd end;
