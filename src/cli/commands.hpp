@@ -18,5 +18,8 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_main(int argc, char** argv);
+int topo_main(int argc, char** argv);
+int model_main(int argc, char** argv);
+int report_main(int argc, char** argv);
 
 }  // namespace fb::cli

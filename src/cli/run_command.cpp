@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -13,41 +12,20 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "fabricbench/version.hpp"
+#include "fabricbench/topo/report.hpp"
+#include "record_header.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
-                          const RunOptions& options) {
-  std::vector<std::string> args(argv, argv + argc);
-  std::vector<int> ranks_per_node(static_cast<std::size_t>(nodes.nodes), 0);
-  for (int n : nodes.rank_node) ++ranks_per_node[static_cast<std::size_t>(n)];
-  return {
-      {"type", "run"},
-      {"schema_version", schema_version()},
-      {"command", "run"},
-      {"version", kVersion},
-      {"argv", args},
-      {"start_time", utc_now()},
-      {"ranks", world.size()},
-      {"nodes", nodes.nodes},
-      {"hosts", nodes.node_hosts},
-      {"ranks_per_node", ranks_per_node},
-      {"rank_node", nodes.rank_node},
-      {"backend", backend.name()},
-      {"backend_version", backend.version()},
-      {"mpi_library", MpiSession::library_version()},
-      {"options", to_json(options)},
-  };
+                                  const RunOptions& options) {
+  auto header = record_header("run", argc, argv, world, nodes);
+  header["backend"] = backend.name();
+  header["backend_version"] = backend.version();
+  header["options"] = to_json(options);
+  return header;
 }
 
 // Parse on every rank; any rank's error stops every rank with one message.
@@ -113,9 +91,17 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", e.what());
     return kExitUsage;
   }
+  // What the figures are measured on, from every rank: recorded right after
+  // the header (docs/results-schema.md, "inventory").
+  const auto inventory = topo::gather_inventory(world, nodes);
   if (world.rank() == 0) sinks = make_sinks(flags);
   const auto started = std::chrono::steady_clock::now();
-  if (world.rank() == 0) sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+  if (world.rank() == 0) {
+    sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+    for (const auto& line : inventory) sinks.line(line);
+    for (const auto& d : topo::find_differences(inventory))
+      spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
+  }
   const RunTotals totals = runner.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int exit_code = totals.wrong > 0 ? kExitFailed : kExitOk;
