@@ -21,5 +21,6 @@ int run_main(int argc, char** argv);
 int topo_main(int argc, char** argv);
 int model_main(int argc, char** argv);
 int report_main(int argc, char** argv);
+int step_main(int argc, char** argv);
 
 }  // namespace fb::cli

@@ -44,25 +44,6 @@ std::vector<Issue> timeline(const StepSchedule& s) {
   return out;
 }
 
-// Ranks laid out TP innermost, then PP, then DP: the colour of the group a
-// rank belongs to is its coordinates in the other two dimensions.
-int colour(Group g, int rank, const StepSchedule& s) {
-  const int tp = rank % s.tp;
-  const int pp = (rank / s.tp) % s.pp;
-  const int dp = rank / (s.tp * s.pp);
-  switch (g) {
-    case Group::world:
-      return 0;
-    case Group::tp:
-      return dp * s.pp + pp;
-    case Group::pp:
-      return dp * s.tp + tp;
-    case Group::dp:
-      return pp * s.tp + tp;
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::string_view name(Mode m) {
@@ -85,6 +66,25 @@ std::string_view name(Group g) {
   return "?";
 }
 
+int group_colour(Group g, int rank, const StepSchedule& s) {
+  // Coordinates: tp fastest, then dp, then pp. A group's colour is the
+  // rank's coordinates in the other two dimensions.
+  const int tp = rank % s.tp;
+  const int dp = (rank / s.tp) % s.dp;
+  const int pp = rank / (s.tp * s.dp);
+  switch (g) {
+    case Group::world:
+      return 0;
+    case Group::tp:
+      return pp * s.dp + dp;
+    case Group::dp:
+      return pp * s.tp + tp;
+    case Group::pp:
+      return dp * s.tp + tp;
+  }
+  return 0;
+}
+
 void validate(const StepSchedule& s, int ranks) {
   if (s.tp < 1 || s.pp < 1 || s.dp < 1 || s.tp * s.pp * s.dp != ranks)
     throw UsageError(fmt::format("step: tp {} x pp {} x dp {} must equal the {} ranks of the job", s.tp, s.pp, s.dp,
@@ -102,7 +102,7 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     : world_(world), kernel_(kernel), schedule_(std::move(schedule)) {
   validate(schedule_, world.size());
   for (const StepComm& sc : schedule_.comms) {
-    Comm group = world.split(colour(sc.group, world.rank(), schedule_), world.rank());
+    Comm group = world.split(group_colour(sc.group, world.rank(), schedule_), world.rank());
     OpSpec spec;
     spec.op = sc.op;
     spec.dtype = dtype;

@@ -13,8 +13,8 @@
 namespace fb::step {
 
 // Which ranks a collective spans. Ranks are laid out tensor-parallel
-// innermost, then pipeline, then data-parallel (Megatron-LM's order): TP
-// stays inside a node, DP crosses nodes.
+// fastest, then data-parallel, then pipeline (the model's order,
+// model/step.cpp): TP stays inside a node, DP and PP cross nodes.
 enum class Group { world, tp, pp, dp };
 std::string_view name(Group g);
 
@@ -36,6 +36,9 @@ struct StepSchedule {
   int pp = 1;
   int dp = 1;  // tp * pp * dp = ranks
 };
+
+// The group of `g` that `rank` belongs to, as a colour for MPI_Comm_split.
+int group_colour(Group g, int rank, const StepSchedule& s);
 
 // Throws fb::UsageError when the degrees do not multiply to `ranks` or a
 // comm's fields are out of range.
