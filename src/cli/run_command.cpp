@@ -5,6 +5,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -134,15 +135,7 @@ int run_main(int argc, char** argv) {
   const int stop = parse_everywhere(world, app, argc, argv, flags, options);
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
-  try {
-    return execute(world, argc, argv, flags, options);
-  } catch (const std::exception& e) {
-    // A backend call failed on this rank: the others may be blocked in the
-    // same op, so stop the whole job rather than leave it hanging.
-    spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    return kExitRunError;
-  }
+  return abort_on_error([&] { return execute(world, argc, argv, flags, options); });
 }
 
 }  // namespace fb::cli
