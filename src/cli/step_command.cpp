@@ -18,6 +18,7 @@
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/from_model.hpp"
+#include "command_support.hpp"
 #include "record_header.hpp"
 #include "step_report.hpp"
 
@@ -116,19 +117,23 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     w = job_workload(yaml, nodes);
     schedule = step::schedule_from(structure_of(w, presets));
     step::validate(schedule, world.size());
+    // The model's fabric is checked before the measurement, not after it:
+    // a missing file or scope must not cost a whole run. Rank 0 reads it.
+    if (f.compare_model && world.rank() == 0) {
+      model::Workload stated = w;
+      if (!f.node.empty()) stated.cluster.node = f.node;
+      (void)model::fabric_for(stated, f.network, presets);
+    }
   } catch (const UsageError& e) {
     error = e.what();
   }
-  const BackendInfo* info = find_backend(f.backend);
-  if (error.empty() && !info) error = fmt::format("--backend '{}': unknown; this build has: {}", f.backend, backend_names());
-  if (error.empty()) error = info->absent_reason();
   error = agree_on_error(world, error);
   if (!error.empty()) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
     return kExitUsage;
   }
-
-  auto backend = info->make();
+  auto backend = usable_backend(world, f.backend, "step");
+  if (!backend) return kExitUsage;
   auto kernel = step::make_host_kernel();
   std::unique_ptr<step::Executor> executor;
   try {
@@ -137,6 +142,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", e.what());
     return kExitUsage;
   }
+  const auto inventory = inventory_lines(world, nodes);
   const step::StepReport report = executor->run(f.steps, f.warmup);
   if (world.rank() != 0) return kExitOk;
 
@@ -154,7 +160,11 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     RecordWriter writer;
     const std::string err = writer.open(f.out);
     if (!err.empty()) throw RunError(err);
-    writer.write(record_header("step", argc, argv, world, nodes));
+    auto header = record_header("step", argc, argv, world, nodes);
+    header["backend"] = backend->name();
+    header["backend_version"] = backend->version();
+    writer.write(header);
+    for (const auto& line : inventory) writer.write(line);
     for (const auto& line : step_lines(view)) writer.write(line);
     writer.write({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
   }
@@ -171,40 +181,27 @@ int step_main(int argc, char** argv) {
                "fabricbench step"};
   StepFlags flags;
   add_step_flags(app, flags);
-  std::string error;
-  try {
-    app.parse(argc, argv);
-    if (flags.steps < 1 || flags.warmup < 0) throw UsageError("--steps must be 1 or more and --warmup 0 or more");
-    if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
-      throw UsageError("--network and --node describe the model's fabric: add --compare-model");
-  } catch (const CLI::CallForHelp&) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    error = e.what();
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  if (error.empty() && world.rank() == 0) {
-    if (!flags.out.empty()) error = check_writable(flags.out, "--out");
-    if (error.empty() && !flags.calibrated.empty()) error = check_writable(flags.calibrated, "--calibrated-workload");
-  }
-  error = agree_on_error(world, error);
+  const int stop = parse_on_every_rank(
+      world, app, argc, argv, "step",
+      [&] {
+        if (flags.steps < 1 || flags.warmup < 0) throw UsageError("--steps must be 1 or more and --warmup 0 or more");
+        if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
+          throw UsageError("--network and --node describe the model's fabric: add --compare-model");
+        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps, flags.warmup,
+                           flags.compare_model, flags.network, flags.node, flags.presets, flags.out);
+      },
+      [&] {
+        return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};
+      });
+  if (stop >= 0) return stop;
   std::string read_error;
-  const std::string yaml = error.empty() ? shared_workload_text(world, flags.workload, read_error) : "";
-  if (error.empty()) error = agree_on_error(world, read_error);  // every rank alike: error is agreed
-  if (!error.empty()) {
+  const std::string yaml = shared_workload_text(world, flags.workload, read_error);
+  if (const std::string error = agree_on_error(world, read_error); !error.empty()) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
     return kExitUsage;
   }
   setup_logging(world.rank(), Verbosity::normal);
-  try {
-    return execute(world, argc, argv, flags, yaml);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    return kExitRunError;
-  }
+  return run_or_abort([&] { return execute(world, argc, argv, flags, yaml); });
 }
 
 }  // namespace fb::cli
