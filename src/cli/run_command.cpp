@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -13,76 +12,30 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "fabricbench/version.hpp"
+#include "command_support.hpp"
+#include "record_header.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
-                          const RunOptions& options) {
-  std::vector<std::string> args(argv, argv + argc);
-  std::vector<int> ranks_per_node(static_cast<std::size_t>(nodes.nodes), 0);
-  for (int n : nodes.rank_node) ++ranks_per_node[static_cast<std::size_t>(n)];
-  return {
-      {"type", "run"},
-      {"schema_version", schema_version()},
-      {"command", "run"},
-      {"version", kVersion},
-      {"argv", args},
-      {"start_time", utc_now()},
-      {"ranks", world.size()},
-      {"nodes", nodes.nodes},
-      {"hosts", nodes.node_hosts},
-      {"ranks_per_node", ranks_per_node},
-      {"rank_node", nodes.rank_node},
-      {"backend", backend.name()},
-      {"backend_version", backend.version()},
-      {"mpi_library", MpiSession::library_version()},
-      {"options", to_json(options)},
-  };
+                                  const RunOptions& options) {
+  auto header = record_header("run", argc, argv, world, nodes);
+  header["backend"] = backend.name();
+  header["backend_version"] = backend.version();
+  header["options"] = to_json(options);
+  return header;
 }
 
-// Parse on every rank; any rank's error stops every rank with one message.
-// Returns the exit code to stop with, or -1 to go on.
 int parse_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, RunFlags& flags, RunOptions& options) {
-  std::string error;
-  try {
-    app.parse(argc, argv);
-    options = resolve(flags);
-  } catch (const CLI::CallForHelp&) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    error = e.what();
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  error = agree_on_error(world, error);
-  if (error.empty()) {
-    // Same flags everywhere? A launcher that passes different arguments to
-    // different ranks would otherwise hang or compare unlike with unlike.
-    std::int64_t hash = static_cast<std::int64_t>(fnv1a(canonical(options)) >> 1);
-    std::int64_t root_hash = hash;
-    world.bcast_quiet({&root_hash, 1}, 0);
-    error = agree_on_error(world, root_hash == hash ? "" : "the options differ from rank 0's: launch every rank "
-                                                           "with the same arguments");
-  }
-  if (error.empty() && world.rank() == 0) {
-    if (!flags.out.empty()) error = check_writable(flags.out, "--out");
-    if (error.empty() && !flags.csv.empty()) error = check_writable(flags.csv, "--csv");
-  }
-  error = agree_on_error(world, error);
-  if (error.empty()) return -1;
-  if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", error.c_str());
-  return kExitUsage;
+  return parse_on_every_rank(
+      world, app, argc, argv, "run",
+      [&] {
+        options = resolve(flags);
+        return canonical(options);
+      },
+      [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
 }
 
 SinkList make_sinks(const RunFlags& flags) {
@@ -95,15 +48,9 @@ SinkList make_sinks(const RunFlags& flags) {
 }
 
 int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, const RunOptions& options) {
-  const BackendInfo* info = find_backend(options.backend);
-  const std::string absent = agree_on_error(world, info->absent_reason());
-  if (!absent.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: backend %s is not usable: %s\n", info->name.c_str(),
-                                        absent.c_str());
-    return kExitUsage;
-  }
+  auto backend = usable_backend(world, options.backend, "run");
+  if (!backend) return kExitUsage;
   const NodeMap nodes = map_nodes(world);
-  auto backend = info->make();
   SinkList sinks;
   Runner runner(world, nodes, *backend, options, &sinks);
   try {
