@@ -30,7 +30,7 @@
 set -Eeuo pipefail
 
 prog=emulate-cluster.sh
-die() { echo "$prog: $*" >&2; exit "${2:-1}"; }
+die() { echo "$prog: $1" >&2; exit "${2:-1}"; }
 usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [ $# -ge 1 ] || usage

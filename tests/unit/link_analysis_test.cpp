@@ -134,6 +134,41 @@ TEST(LinkAnalysis, TwoBadNodesAreBothFoundAndTheirSharedLinkIsNotASeparateFindin
   for (const auto& f : findings) EXPECT_TRUE(f.confirmed);
 }
 
+TEST(LinkAnalysis, ALowLinkToABadNodeDoesNotCountAgainstAGoodNode) {
+  // Six nodes, node 2 bad; node 0 also measured low to nodes 1 and 3 once.
+  // Node 0 has 3 of 5 links low, but one of them is explained by node 2.
+  auto rate = [](int x, int y) {
+    if (x == 2 || y == 2) return 3.0;
+    return (x == 0 && (y == 1 || y == 3)) ? 7.2 : 12.0;
+  };
+  const Analysis a = analyse(synthetic(6, rate), {});
+  EXPECT_NEAR(a.refs.unidir_gbps, 12.0, 0.5);
+  EXPECT_EQ(a.nodes[0].low_links, 3);
+  EXPECT_FALSE(a.nodes[0].suspect);
+  EXPECT_EQ(a.suspect_nodes, std::vector<int>{2});
+  EXPECT_EQ(a.suspect_links, (std::vector<NodePair>{{0, 1}, {0, 3}}));
+  EXPECT_TRUE(a.reference_node == 4 || a.reference_node == 5) << a.reference_node;
+  // Normal when measured again: the links are warnings, the node the finding.
+  const auto findings = localise(a, measure_retests(a, 6, [](int x, int y) { return x == 2 || y == 2 ? 3.0 : 12.0; }));
+  ASSERT_EQ(findings.size(), 3u);
+  EXPECT_EQ(findings[0].node, 2);
+  EXPECT_TRUE(findings[0].confirmed);
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(findings[i].kind, Finding::Kind::link);
+    EXPECT_TRUE(findings[i].intermittent());
+  }
+}
+
+TEST(LinkAnalysis, TwoBadNodesOfFourAreBeyondAMedianReference) {
+  // Half the nodes bad: the median is the bad rate, so nothing stands out.
+  // --expect-gbps is the way out, and then both are found.
+  auto rate = [](int x, int y) { return (x <= 1 || y <= 1) ? 3.0 : 12.0; };
+  EXPECT_TRUE(analyse(synthetic(4, rate), {}).suspect_nodes.empty());
+  const Analysis a = analyse(synthetic(4, rate), {0.9, 12.0});
+  EXPECT_EQ(a.suspect_nodes, (std::vector<int>{0, 1}));
+  EXPECT_GE(a.reference_node, 2);
+}
+
 TEST(LinkAnalysis, ThreeNodesWithOneBadStillFindIt) {
   // Each good node has one good and one bad link: the upper median keeps its rate.
   auto rate = [](int x, int y) { return (x == 0 || y == 0) ? 4.0 : 12.0; };

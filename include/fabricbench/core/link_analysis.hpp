@@ -11,8 +11,10 @@
 //    it with a rate the user knows (the quote): unidir = expect, bidir = 2x.
 //  - A link's ratio is its worst bandwidth figure (unidir each way, bidir)
 //    over that figure's reference; the link is low when ratio < threshold.
-//  - A node is a suspect when it has at least two links and more than half
-//    of them are low. A low link with no suspect end is a suspect link.
+//  - A node is a suspect when more than half of its links (at least two) are
+//    low, counting only links to nodes not already suspect: suspects are
+//    peeled off worst first, so a good node's low link to a bad node does not
+//    count against it. A low link with no suspect end is a suspect link.
 //  - The reference node: not a suspect, no low link to a non-suspect, the
 //    highest median unidir. Suspects are retested against it.
 #pragma once

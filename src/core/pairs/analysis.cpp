@@ -81,10 +81,38 @@ void summarise_nodes(Analysis& a, const std::vector<NodeFigures>& figures) {
   for (const auto& l : a.links)
     if (l.low)
       for (int end : {l.pair.a, l.pair.b}) ++a.nodes[static_cast<std::size_t>(end)].low_links;
-  for (auto& s : a.nodes) {
-    s.suspect = s.links >= 2 && 2 * s.low_links > s.links;
-    if (s.suspect) a.suspect_nodes.push_back(s.node);
+}
+
+// Peel bad nodes off one at a time, the worst first, each time counting only
+// links to nodes not yet blamed: a good node's link to a bad node is low
+// because of that node and must not make the good node look bad as well.
+void find_suspect_nodes(Analysis& a) {
+  while (true) {
+    int worst = -1;
+    double worst_fraction = 0.5;  // a suspect needs more than half of its links low
+    for (const auto& s : a.nodes) {
+      if (s.suspect) continue;
+      int links = 0;
+      int low = 0;
+      for (const auto& l : a.links) {
+        if (l.pair.a != s.node && l.pair.b != s.node) continue;
+        if (a.nodes[static_cast<std::size_t>(l.pair.a == s.node ? l.pair.b : l.pair.a)].suspect) continue;
+        ++links;
+        low += l.low;
+      }
+      const double fraction = links >= 2 ? static_cast<double>(low) / links : 0.0;
+      if (fraction > worst_fraction ||
+          (worst >= 0 && fraction == worst_fraction &&
+           s.unidir_median_gbps < a.nodes[static_cast<std::size_t>(worst)].unidir_median_gbps)) {
+        worst = s.node;
+        worst_fraction = fraction;
+      }
+    }
+    if (worst < 0) break;
+    a.nodes[static_cast<std::size_t>(worst)].suspect = true;
   }
+  for (const auto& s : a.nodes)
+    if (s.suspect) a.suspect_nodes.push_back(s.node);
 }
 
 bool is_suspect(const Analysis& a, int node) { return a.nodes[static_cast<std::size_t>(node)].suspect; }
@@ -144,6 +172,7 @@ Analysis analyse(const LinkMatrix& m, const AnalysisOptions& options) {
     for (int y = x + 1; y < m.nodes(); ++y)
       if (const auto f = m.get(x, y)) a.links.push_back(a.judge({x, y}, *f));
   summarise_nodes(a, figures);
+  find_suspect_nodes(a);
   find_suspect_links_and_reference(a);
   return a;
 }
