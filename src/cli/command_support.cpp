@@ -1,5 +1,7 @@
 #include "command_support.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 
 #include "fabricbench/core/errors.hpp"
@@ -40,6 +42,16 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
   if (world.rank() == 0) std::fprintf(stderr, "fabricbench %.*s: %s\n", static_cast<int>(command.size()), command.data(),
                                       error.c_str());
   return kExitUsage;
+}
+
+int run_or_abort(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
+    return kExitRunError;
+  }
 }
 
 std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command) {

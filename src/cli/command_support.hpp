@@ -32,6 +32,11 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
                         const std::function<std::string()>& resolve,
                         const std::function<std::vector<OutputFile>()>& outputs);
 
+// Runs the command's measuring part. A failure on this rank (a backend call
+// that threw) may leave the other ranks blocked in the same operation, so it
+// stops the whole job: logged, then MPI_Abort with kExitRunError.
+int run_or_abort(const std::function<int()>& body);
+
 // The backend called `name` when every rank can use it; otherwise rank 0
 // says why and the result is null (exit with kExitUsage).
 std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command);

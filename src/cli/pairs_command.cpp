@@ -135,15 +135,7 @@ int pairs_main(int argc, char** argv) {
       [&] { return std::vector<OutputFile>{{flags.out, "--out"}}; });
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
-  try {
-    return execute(world, argc, argv, flags, options);
-  } catch (const std::exception& e) {
-    // A backend call failed on this rank: the others may be blocked in the
-    // same pair or round, so stop the whole job rather than leave it hanging.
-    spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    return kExitRunError;
-  }
+  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
 }
 
 }  // namespace fb::cli
