@@ -8,7 +8,7 @@
 #   emulate-cluster.sh status [--name NAME]
 #   emulate-cluster.sh with N [up options] -- COMMAND...   up, run COMMAND, always down
 #
-# NAME (default $FB_CLUSTER_NAME, else "fbe<pid>") prefixes every namespace:
+# NAME (default $FB_CLUSTER_NAME; for up and with, else "fbe<pid>") prefixes every namespace:
 # NAME-n1..NAME-nN are the nodes (and their host names), NAME-sw the switch.
 # Links, the bridge and their addresses live only inside those namespaces, so
 # clusters of other names never see each other; each also gets its own /24
@@ -38,7 +38,7 @@ cmd=$1; shift
 case $cmd in up | down | status | with) ;; -h | --help) usage ;; *) die "unknown command '$cmd': use up, down, status or with" 2 ;; esac
 [ "$(id -u)" -eq 0 ] || die "must run as root: network namespaces and tc need CAP_NET_ADMIN (try: sudo $0 $cmd ...)" 2
 
-name=${FB_CLUSTER_NAME:-fbe$$}
+name=${FB_CLUSTER_NAME:-}
 rate=
 subnet=
 nodes=0
@@ -61,6 +61,14 @@ parse() {
       *) die "unknown option '$1'" 2 ;;
     esac
   done
+  if [ -z "$name" ]; then
+    # A new cluster may take a name of its own; an existing one must be named.
+    if [ "$cmd" = up ] || [ "$cmd" = with ]; then
+      name=fbe$$
+    else
+      die "$cmd: which cluster? give --name NAME (up here: $(ls /run/fabricbench-emu 2>/dev/null | tr '\n' ' '))" 2
+    fi
+  fi
   # Namespace names are global on the machine; keep them short and plain.
   [[ $name =~ ^[a-z][a-z0-9]{0,11}$ ]] || die "--name '$name': 1-12 lower-case letters and digits, starting with a letter" 2
   if [ -z "$subnet" ]; then
