@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "command_support.hpp"
@@ -75,16 +76,17 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
   auto backend = usable_backend(world, flags.backend, "pairs");
   if (!backend) return kExitUsage;
   const NodeMap nodes = map_nodes(world);
+  std::optional<PairsRunner> runner;
   try {
     // Every rank holds the same host list, so every rank reaches the same verdict.
     if (!flags.nodes.empty()) options.nodes = select_nodes(flags.nodes, nodes.node_hosts);
-    PairsRunner(world, nodes, *backend, options).preflight();
+    runner.emplace(world, nodes, *backend, options);
+    runner->preflight();
   } catch (const UsageError& e) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench pairs: %s\n", e.what());
     return kExitUsage;
   }
-  PairsRunner runner(world, nodes, *backend, options);
-  const PairsLabels labels = make_labels(runner.selection(), nodes, options);
+  const PairsLabels labels = make_labels(runner->selection(), nodes, options);
   RecordWriter record;
   if (world.rank() == 0) {
     if (!flags.out.empty()) {
@@ -95,11 +97,11 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
       header["options"] = to_json(flags, options);
       record.write(header);
     }
-    if (!flags.quiet) print_intro(runner, labels, flags.backend);
+    if (!flags.quiet) print_intro(*runner, labels, flags.backend);
   }
   RecordObserver observer(record, labels, show_progress(flags.progress) && !flags.quiet);
   const auto started = std::chrono::steady_clock::now();
-  const PairsResult result = runner.run(&observer);
+  const PairsResult result = runner->run(&observer);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
   const int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;
