@@ -7,6 +7,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/record.hpp"
+#include "fabricbench/topo/report.hpp"
 
 namespace fb::cli {
 
@@ -52,6 +53,14 @@ int run_or_abort(const std::function<int()>& body) {
     MPI_Abort(MPI_COMM_WORLD, kExitRunError);
     return kExitRunError;
   }
+}
+
+std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes) {
+  auto inventory = topo::gather_inventory(world, nodes);
+  if (world.rank() == 0)
+    for (const auto& d : topo::find_differences(inventory))
+      spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
+  return inventory;
 }
 
 std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command) {

@@ -11,8 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/scope.hpp"
 
 namespace fb::cli {
 
@@ -36,6 +39,10 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
 // that threw) may leave the other ranks blocked in the same operation, so it
 // stops the whole job: logged, then MPI_Abort with kExitRunError.
 int run_or_abort(const std::function<int()>& body);
+
+// Collective: every rank's inventory, for the lines right after a record's
+// header (docs/results-schema.md, `inventory`). Rank 0 warns when ranks differ.
+std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes);
 
 // The backend called `name` when every rank can use it; otherwise rank 0
 // says why and the result is null (exit with kExitUsage).

@@ -18,6 +18,7 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_main(int argc, char** argv);
+int topo_main(int argc, char** argv);
 int pairs_main(int argc, char** argv);
 
 }  // namespace fb::cli

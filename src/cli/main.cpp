@@ -12,6 +12,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
        run_main},
+      {"topo", "inventory of GPUs, NVLink, PCIe and NICs; path spec peaks; differences between nodes", topo_main},
       {"pairs", "every node pair in N-1 concurrent rounds: link matrix, bad links and nodes (under mpirun/srun)",
        pairs_main},
   };

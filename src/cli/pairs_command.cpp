@@ -87,6 +87,7 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
     return kExitUsage;
   }
   const PairsLabels labels = make_labels(runner->selection(), nodes, options);
+  const auto inventory = inventory_lines(world, nodes);
   RecordWriter record;
   if (world.rank() == 0) {
     if (!flags.out.empty()) {
@@ -96,6 +97,7 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
       header["backend_version"] = backend->version();
       header["options"] = to_json(flags, options);
       record.write(header);
+      for (const auto& line : inventory) record.write(line);
     }
     if (!flags.quiet) print_intro(*runner, labels, flags.backend);
   }

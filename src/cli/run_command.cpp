@@ -60,9 +60,15 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", e.what());
     return kExitUsage;
   }
+  // What the figures are measured on, from every rank: recorded right after
+  // the header (docs/results-schema.md, "inventory").
+  const auto inventory = inventory_lines(world, nodes);
   if (world.rank() == 0) sinks = make_sinks(flags);
   const auto started = std::chrono::steady_clock::now();
-  if (world.rank() == 0) sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+  if (world.rank() == 0) {
+    sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+    for (const auto& line : inventory) sinks.line(line);
+  }
   const RunTotals totals = runner.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int exit_code = totals.wrong > 0 ? kExitFailed : kExitOk;
