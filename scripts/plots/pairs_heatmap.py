@@ -5,14 +5,9 @@ the run found bad is drawn as a cross: its row and column outlined in red, an
 X on its diagonal cell (dashed when a retest cleared it). A bad single link
 gets a red box on both of its cells.
 """
-import json
 import math
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.patches import Rectangle
 
 _METRICS = {
     "unidir": ("unidir GB/s (row sends to column)", "viridis"),
@@ -21,26 +16,25 @@ _METRICS = {
 }
 
 
-def plot_pairs_heatmap(record_path, out_path, rail=0, metric="unidir"):
-    """Draw rail `rail` of the pairs record at `record_path` into `out_path`.
+def draw_pairs_heatmap(lines, fig, rail=0, metric="unidir"):
+    """Draw rail `rail` of a pairs record (`lines`: its JSON objects, header
+    first) on the matplotlib figure `fig`.
 
     Returns what was drawn, for callers and tests: hosts (in node order), the
     matrix (None on the diagonal and for pairs not measured), the crossed
     hosts (bad nodes) and the boxed links (pairs of hosts).
-    Raises ValueError naming the file when it holds no pairs to draw.
+    Raises ValueError saying what is missing when there is nothing to draw.
     """
     if metric not in _METRICS:
         raise ValueError(f"metric '{metric}': use one of {', '.join(_METRICS)}")
-    with open(record_path, encoding="utf-8") as f:
-        lines = [json.loads(text) for text in f if text.strip()]
     if not lines or lines[0].get("type") != "run":
-        raise ValueError(f"{record_path}: not a fabricbench record (no run header)")
+        raise ValueError("not a fabricbench record (no run header)")
     major = str(lines[0].get("schema_version", "")).split(".")[0]
     if major != "1":
-        raise ValueError(f"{record_path}: schema version {lines[0].get('schema_version')} is not 1.x")
+        raise ValueError(f"schema version {lines[0].get('schema_version')} is not 1.x")
     pairs = [l for l in lines if l["type"] == "pair" and not l["retest"] and l["rail"] == rail]
     if not pairs:
-        raise ValueError(f"{record_path}: no pair lines for rail {rail} (is it a `fabricbench pairs` record?)")
+        raise ValueError(f"no pair lines for rail {rail} (is it a `fabricbench pairs` record?)")
 
     names = {}
     for p in pairs:
@@ -57,7 +51,8 @@ def plot_pairs_heatmap(record_path, out_path, rail=0, metric="unidir"):
             matrix[a][b] = matrix[b][a] = p["bidir_gbps" if metric == "bidir" else "latency_us"]
 
     findings = [l for l in lines if l["type"] == "finding" and l["rail"] == rail]
-    fig, ax = plt.subplots(figsize=(2.2 + 0.55 * n, 1.6 + 0.5 * n))
+    fig.set_size_inches(2.6 + 0.55 * n, 1.8 + 0.5 * n)
+    ax = fig.subplots()
     image = ax.imshow([[math.nan if v is None else v for v in row] for row in matrix], cmap=_METRICS[metric][1])
     image.cmap.set_bad("#dddddd")
     fig.colorbar(image, ax=ax, label=_METRICS[metric][0])
@@ -92,7 +87,4 @@ def plot_pairs_heatmap(record_path, out_path, rail=0, metric="unidir"):
 
     title = f"fabricbench pairs, {metric}" + (f", rail {rail}" if rail else "")
     ax.set_title(title + (f"\nbad: {', '.join(crossed)}" if crossed else ""), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out_path, dpi=120)
-    plt.close(fig)
     return {"hosts": hosts, "matrix": matrix, "crossed": crossed, "boxed_links": boxed}

@@ -18,7 +18,19 @@ except ImportError:
     print("skipped: python3-matplotlib is not installed (scripts/setup.sh installs it)")
     sys.exit(77)
 
-from plots.pairs_heatmap import plot_pairs_heatmap  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from plots.pairs_heatmap import draw_pairs_heatmap  # noqa: E402
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(text) for text in f if text.strip()]
+
+
+def plot(*args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), "heatmap"] + list(args),
+                          capture_output=True, text=True, check=False)
 
 
 def record(path, lines):
@@ -58,8 +70,8 @@ class PairsHeatmap(unittest.TestCase):
         self.dir.cleanup()
 
     def test_matrix_cross_and_box(self):
-        out = os.path.join(self.dir.name, "h.png")
-        drawn = plot_pairs_heatmap(self.rec, out)
+        fig = Figure()
+        drawn = draw_pairs_heatmap(read(self.rec), fig)
         self.assertEqual(drawn["hosts"], ["h10", "h11", "h12", "h13"])
         m = drawn["matrix"]
         self.assertIsNone(m[0][0])
@@ -69,31 +81,35 @@ class PairsHeatmap(unittest.TestCase):
         self.assertNotIn(99, [v for row in m for v in row])  # retests are not the matrix
         self.assertEqual(drawn["crossed"], ["h12"])
         self.assertEqual(drawn["boxed_links"], [("h10", "h13")])
-        with open(out, "rb") as f:
-            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        # The cross: row and column outlines and the X's two strokes, on the one axes.
+        self.assertEqual(len(fig.axes[0].patches), 2 + 2)  # + the link's two boxes
+        self.assertEqual(len(fig.axes[0].lines), 2)
 
     def test_symmetric_metrics(self):
-        drawn = plot_pairs_heatmap(self.rec, os.path.join(self.dir.name, "l.svg"), metric="latency")
+        drawn = draw_pairs_heatmap(read(self.rec), Figure(), metric="latency")
         self.assertEqual(drawn["matrix"][0][3], drawn["matrix"][3][0])
         self.assertEqual(drawn["matrix"][0][3], 20 + 10 + 13)
 
-    def test_cli_writes_next_to_the_record(self):
-        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), "heatmap", self.rec],
-                           capture_output=True, text=True, check=False)
+    def test_cli_writes_the_image(self):
+        out = os.path.join(self.dir.name, "h.png")
+        r = plot(self.rec, "-o", out)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(os.path.exists(os.path.join(self.dir.name, "p-heatmap-unidir.png")))
         self.assertIn("bad nodes: h12", r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
     def test_cli_bad_input_exits_two(self):
-        run_only = os.path.join(self.dir.name, "run.jsonl")
-        record(run_only, [{"type": "run", "schema_version": "1.0"}, {"type": "summary"}])
+        run_record = os.path.join(self.dir.name, "run.jsonl")
+        record(run_record, [{"type": "run", "schema_version": "1.2", "command": "run"}, {"type": "summary"}])
+        empty = os.path.join(self.dir.name, "empty.jsonl")
+        record(empty, [{"type": "run", "schema_version": "1.2", "command": "pairs"}, {"type": "summary"}])
         future = os.path.join(self.dir.name, "v2.jsonl")
-        record(future, [{"type": "run", "schema_version": "2.0"}])
-        for args, message in (([run_only], "no pair lines"), ([future], "is not 1.x"),
-                              ([os.path.join(self.dir.name, "none.jsonl")], "No such file"),
+        record(future, [{"type": "run", "schema_version": "2.0", "command": "pairs"}])
+        out = os.path.join(self.dir.name, "x.png")
+        for args, message in (([run_record], 'needs "pairs" output'), ([empty], "no pair lines"),
+                              ([future], "is not 1.x"), ([os.path.join(self.dir.name, "none.jsonl")], "No such file"),
                               ([self.rec, "--rail", "3"], "rail 3")):
-            r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), "heatmap"] + args,
-                               capture_output=True, text=True, check=False)
+            r = plot(*args, "-o", out)
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(message, r.stderr)
 
