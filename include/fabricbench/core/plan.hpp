@@ -30,6 +30,9 @@ struct RunOptions {
   int peer_a = 0;                  // point-to-point ops: the pair, as ranks of the scope
   int peer_b = 1;
   int window = 64;                 // messages in flight per bandwidth iteration
+  // GPU backends only (others refuse them in Backend::setup):
+  int device = -1;                 // CUDA device of every rank; -1 = the rank's local index on its node
+  bool graph = false;              // capture each batch of timed iterations in a CUDA graph and replay it
 };
 
 // The options as a JSON object for the run header.
