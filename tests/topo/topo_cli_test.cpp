@@ -41,7 +41,7 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
   const Results res = read_results(path("t.jsonl"));
   EXPECT_TRUE(res.complete);
   EXPECT_EQ(res.run()["command"], "topo");
-  EXPECT_EQ(res.run()["schema_version"], "1.1");
+  EXPECT_EQ(res.run()["schema_version"], schema_version());
   const auto inv = lines_of_type(res, "inventory");
   ASSERT_EQ(inv.size(), 1u);
   EXPECT_EQ(inv[0]["rank"], 0);
@@ -108,7 +108,7 @@ TEST_F(TopoCli, RunRecordsOneInventoryLinePerRankAfterTheHeader) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(path("r.jsonl"));
   ASSERT_GE(res.lines.size(), 4u);
-  EXPECT_EQ(res.run()["schema_version"], "1.1");
+  EXPECT_EQ(res.run()["schema_version"], schema_version());
   for (int rank = 0; rank < 2; ++rank) {
     const auto& line = res.lines[static_cast<std::size_t>(rank + 1)];
     EXPECT_EQ(line["type"], "inventory");
