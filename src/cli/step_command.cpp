@@ -127,6 +127,11 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   } catch (const UsageError& e) {
     error = e.what();
   }
+  // The compute kernel runs on the host; beside a GPU data plane it would
+  // not compete with the communication the way a GPU kernel does.
+  if (error.empty() && f.backend != "mpi")
+    error = fmt::format("--backend {}: the step's compute kernel runs on the host only (a GPU kernel is not written "
+                        "yet): use --backend mpi", f.backend);
   error = agree_on_error(world, error);
   if (!error.empty()) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());

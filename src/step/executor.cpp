@@ -175,15 +175,14 @@ double Executor::one_step(Mode mode) {
   return now_us() - t0;
 }
 
-ModeTimes Executor::measure(Mode mode, int steps, int warmup, std::vector<double>* per_comm_us) {
-  for (int i = 0; i < warmup; ++i) one_step(mode);
-  std::vector<double> times(static_cast<std::size_t>(steps));
-  for (auto& t : times) {
-    world_.barrier_quiet();
-    MPI_Barrier(world_.native());  // every rank starts the step together
-    t = one_step(mode);
-  }
-  const double mine = std::accumulate(times.begin(), times.end(), 0.0) / std::max(steps, 1);
+double Executor::timed_step(Mode mode) {
+  world_.barrier_quiet();
+  MPI_Barrier(world_.native());  // every rank starts the step together
+  return one_step(mode);
+}
+
+ModeTimes Executor::summarize_mode(Mode mode, std::vector<double> times) const {
+  const double mine = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(std::max<std::size_t>(times.size(), 1));
   world_.allreduce_max_quiet(times);
   ModeTimes m;
   m.mode = mode;
@@ -191,35 +190,41 @@ ModeTimes Executor::measure(Mode mode, int steps, int warmup, std::vector<double
   const auto [mean, rank] = world_.maxloc_quiet(mine);
   m.slowest_rank = rank;
   m.slowest_rank_mean_us = mean;
-  if (per_comm_us) {
-    // Each call alone, slowest rank, median over `steps` repetitions.
-    for (std::size_t c = 0; c < ops_.size(); ++c) {
-      std::vector<double> t(static_cast<std::size_t>(steps), 0.0);
-      for (auto& x : t) {
-        world_.barrier_quiet();
-        MPI_Barrier(world_.native());
-        if (PreparedOp* op = ops_[c].get()) {
-          const double s = now_us();
-          op->start();
-          wait_for(*op);
-          x = now_us() - s;
-        }
-      }
-      world_.allreduce_max_quiet(t);
-      per_comm_us->push_back(median_of(t));
-    }
-  }
   return m;
 }
 
+double Executor::call_alone_us(std::size_t c, int repeats) {
+  // Each call alone, slowest rank, median over `repeats`.
+  std::vector<double> t(static_cast<std::size_t>(repeats), 0.0);
+  for (auto& x : t) {
+    world_.barrier_quiet();
+    MPI_Barrier(world_.native());
+    if (PreparedOp* op = ops_[c].get()) {
+      const double s = now_us();
+      op->start();
+      wait_for(*op);
+      x = now_us() - s;
+    }
+  }
+  world_.allreduce_max_quiet(t);
+  return median_of(t);
+}
+
 StepReport Executor::run(int steps, int warmup) {
+  // The modes take turns, one step each per round, so that a change in the
+  // machine's load while they run (another job, a noisy neighbour) reaches
+  // every mode alike rather than one mode's whole series.
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& [mode, text] : kModes) one_step(mode);
+  std::vector<std::vector<double>> times(kModes.size());
+  for (int i = 0; i < steps; ++i)
+    for (std::size_t m = 0; m < kModes.size(); ++m) times[m].push_back(timed_step(kModes[m].first));
   StepReport r;
-  std::vector<double> per_call;
-  for (const auto& [mode, text] : kModes)
-    r.modes.push_back(measure(mode, steps, warmup, mode == Mode::comm_only ? &per_call : nullptr));
+  for (std::size_t m = 0; m < kModes.size(); ++m) r.modes.push_back(summarize_mode(kModes[m].first, times[m]));
   for (std::size_t c = 0; c < schedule_.comms.size(); ++c) {
     const StepComm& sc = schedule_.comms[c];
-    r.comms.push_back({sc.name, per_call[c], per_call[c] * sc.calls});
+    const double per_call = call_alone_us(c, steps);
+    r.comms.push_back({sc.name, per_call, per_call * sc.calls});
   }
   return r;
 }

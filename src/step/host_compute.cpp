@@ -22,11 +22,13 @@ double spin(std::uint64_t rounds) {
 class HostKernel final : public ComputeKernel {
  public:
   explicit HostKernel(double slice_us) : slice_us_(slice_us) {
-    // Rate: the fastest of several timed runs (the least disturbed), after a warm-up.
+    // Rate: the fastest of many short timed runs (the least disturbed: on a
+    // shared machine a few of them run with the core to themselves), after a
+    // warm-up.
     spin(1 << 16);
     double best = 1e300;
-    constexpr std::uint64_t kRounds = 1 << 20;
-    for (int i = 0; i < 5; ++i) {
+    constexpr std::uint64_t kRounds = 1 << 18;  // about 5 ms
+    for (int i = 0; i < 16; ++i) {
       const double t = now_us();
       spin(kRounds);
       best = std::min(best, now_us() - t);

@@ -5,7 +5,8 @@
 //   overlapped    calls inside their window run under the compute, one at a
 //                 time in issue order (one communication stream, as NCCL and
 //                 PyTorch's DDP use), blocking calls stop the compute
-// Each measured over repeated steps, per step the slowest rank.
+// Each measured over repeated steps, per step the slowest rank; the modes
+// take turns step by step.
 #pragma once
 
 #include <memory>
@@ -65,7 +66,9 @@ class Executor {
   double one_step(Mode mode);
   void pump();
   void wait_for(PreparedOp& op);
-  ModeTimes measure(Mode mode, int steps, int warmup, std::vector<double>* per_comm_us);
+  double timed_step(Mode mode);
+  ModeTimes summarize_mode(Mode mode, std::vector<double> times) const;
+  double call_alone_us(std::size_t comm, int repeats);
 
   const Comm& world_;
   ComputeKernel& kernel_;
