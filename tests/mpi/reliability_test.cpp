@@ -37,6 +37,12 @@ class Reliability : public ::testing::Test {
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
+  // `run`, expecting `exit_code`; returns the record (every line whole, or this throws).
+  Results run_and_read(int ranks, const std::string& args, int exit_code) {
+    const auto r = run(ranks, args);
+    EXPECT_EQ(r.exit_code, exit_code) << r.err;
+    return read_results(record());
+  }
   static std::vector<Row> rows(const Results& res) {
     std::vector<Row> out;
     for (const auto& m : res.measurements) out.emplace_back(m.op, m.bytes, m.in_place);
@@ -83,9 +89,8 @@ TEST_F(Reliability, HangIsReportedNamingTheStuckRank) {
 }
 
 TEST_F(Reliability, HangOfRankZeroInTheWarmUpIsNamedToo) {
-  const auto r = run(3, std::string(kSweep) + "--timeout 3 --inject hang:rank=0,op=all_reduce,bytes=4K");
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  const Results res = read_results(record());
+  const Results res =
+      run_and_read(3, std::string(kSweep) + "--timeout 3 --inject hang:rank=0,op=all_reduce,bytes=4K", 3);
   const auto& report = summary(res)["report"];
   EXPECT_EQ(report["stuck_ranks"], std::vector<int>{0}) << report.dump();
   EXPECT_EQ(report["stuck"][0]["phase"], "warm-up");
@@ -96,9 +101,8 @@ TEST_F(Reliability, HangOfRankZeroInTheWarmUpIsNamedToo) {
 
 TEST_F(Reliability, HangInAPairNamesItWhileTheOthersSitOut) {
   // Ranks 2 and 3 sit the ping-pong out in the engine's control collectives.
-  const auto r = run(4, "-b 64 -e 64 --ops pingpong -n 50 -w 1 --timeout 3 --inject hang:rank=1,op=pingpong,after=10");
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  const Results res = read_results(record());
+  const Results res =
+      run_and_read(4, "-b 64 -e 64 --ops pingpong -n 50 -w 1 --timeout 3 --inject hang:rank=1,op=pingpong,after=10", 3);
   const auto& report = summary(res)["report"];
   EXPECT_EQ(report["stuck_ranks"], std::vector<int>{1}) << report.dump();
   EXPECT_EQ(report["waiting_ranks"], (std::vector<int>{0, 2, 3}));
@@ -106,9 +110,7 @@ TEST_F(Reliability, HangInAPairNamesItWhileTheOthersSitOut) {
 
 TEST_F(Reliability, RanksWaitingOutALongMeasurementAreNotAHang) {
   // 3 s of ping-pong between 0 and 1; 2 and 3 wait longer than the 1.5 s limit.
-  const auto r = run(4, "-b 8 -e 8 --ops pingpong -n 100000 --time-budget 3 --timeout 1.5");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const Results res = read_results(record());
+  const Results res = run_and_read(4, "-b 8 -e 8 --ops pingpong -n 100000 --time-budget 3 --timeout 1.5", 0);
   EXPECT_EQ(res.status, "complete");
   ASSERT_EQ(res.measurements.size(), 1u);
   EXPECT_GT(seconds_, 3.0);
@@ -150,9 +152,7 @@ TEST_F(Reliability, KilledRankZeroLeavesEveryRowAndAnIncompleteRecord) {
 }
 
 TEST_F(Reliability, ErrorOnOneRankEndsTheJobWithItsMessage) {
-  const auto r = run(4, std::string(kSweep) + "--inject error:rank=2,op=all_gather,bytes=4K");
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  const Results res = read_results(record());
+  const Results res = run_and_read(4, std::string(kSweep) + "--inject error:rank=2,op=all_gather,bytes=4K", 3);
   EXPECT_EQ(res.status, "error");
   EXPECT_EQ(summary(res)["report"]["rank"], 2);
   EXPECT_NE(summary(res)["report"]["error"].get<std::string>().find("injected error"), std::string::npos);
@@ -176,10 +176,9 @@ TEST_F(Reliability, CheckCountsExactlyThePlantedErrorsAndNamesTheRank) {
 }
 
 TEST_F(Reliability, CheckAllVerifiesEveryTimedIteration) {
-  const auto r = run(4, "-b 4K -e 4K -n 6 -w 1 --ops all_reduce,all_gather --check all --inject "
-                        "corrupt:rank=3,count=3,after=3");
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  const Results res = read_results(record());
+  const Results res = run_and_read(4, "-b 4K -e 4K -n 6 -w 1 --ops all_reduce,all_gather --check all --inject "
+                                      "corrupt:rank=3,count=3,after=3",
+                                   1);
   ASSERT_EQ(res.measurements.size(), 4u);
   // The fault strikes rank 3's 4th matching iteration on: the warm-up and the
   // first two timed iterations of the first row are clean.
@@ -195,10 +194,9 @@ TEST_F(Reliability, CheckAllVerifiesEveryTimedIteration) {
 }
 
 TEST_F(Reliability, SlowRankIsTheSlowestRank) {
-  const auto r = run(4, "-b 256K -e 256K --ops all_reduce,all_gather --placement out -n 20 -w 2 "
-                        "--inject slow:rank=2,factor=4");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const Results res = read_results(record());
+  const Results res = run_and_read(4, "-b 256K -e 256K --ops all_reduce,all_gather --placement out -n 20 -w 2 "
+                                      "--inject slow:rank=2,factor=4",
+                                   0);
   ASSERT_EQ(res.measurements.size(), 2u);
   for (const auto& m : res.measurements) {
     EXPECT_EQ(m.slowest_rank, 2) << m.op;
@@ -207,9 +205,7 @@ TEST_F(Reliability, SlowRankIsTheSlowestRank) {
 }
 
 TEST_F(Reliability, BurnInRepeatsTheSweepUntilTheDurationIsSpent) {
-  const auto r = run(2, "-b 1K -e 4K -f 4 -n 3 -w 1 --ops all_reduce --check all --duration 3s");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const Results res = read_results(record());
+  const Results res = run_and_read(2, "-b 1K -e 4K -f 4 -n 3 -w 1 --ops all_reduce --check all --duration 3s", 0);
   EXPECT_EQ(res.status, "complete");
   const int passes = summary(res)["passes"];
   EXPECT_GE(passes, 2);

@@ -54,7 +54,9 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
       EXPECT_GT(p["peak_gbps"].get<double>(), 0.0);
   }
   for (const auto& n : inv[0]["nics"])
-    if (!n["rate_gbit"].is_null()) EXPECT_GT(n["rate_gbit"].get<double>(), 0.0) << n.dump();
+    if (!n["rate_gbit"].is_null()) {
+      EXPECT_GT(n["rate_gbit"].get<double>(), 0.0) << n.dump();
+    }
   EXPECT_EQ(res.lines.back()["heterogeneous"], false);
 }
 

@@ -18,8 +18,9 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 2;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
-                                        // 1.2: wrong_at, pass, summary status/reason/report (watchdog)
+inline constexpr int kSchemaMinor = 3;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+                                        // 1.2: pair, node and finding lines;
+                                        // 1.3: wrong_at, pass, summary status/reason/report (watchdog)
 std::string schema_version();
 
 // Wrong elements one rank saw in one verified iteration (--check all).
