@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -13,42 +12,11 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "fabricbench/version.hpp"
+#include "record_header.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
-                          const RunOptions& options) {
-  std::vector<std::string> args(argv, argv + argc);
-  std::vector<int> ranks_per_node(static_cast<std::size_t>(nodes.nodes), 0);
-  for (int n : nodes.rank_node) ++ranks_per_node[static_cast<std::size_t>(n)];
-  return {
-      {"type", "run"},
-      {"schema_version", schema_version()},
-      {"command", "run"},
-      {"version", kVersion},
-      {"argv", args},
-      {"start_time", utc_now()},
-      {"ranks", world.size()},
-      {"nodes", nodes.nodes},
-      {"hosts", nodes.node_hosts},
-      {"ranks_per_node", ranks_per_node},
-      {"rank_node", nodes.rank_node},
-      {"backend", backend.name()},
-      {"backend_version", backend.version()},
-      {"mpi_library", MpiSession::library_version()},
-      {"options", to_json(options)},
-  };
-}
 
 // Parse on every rank; any rank's error stops every rank with one message.
 // Returns the exit code to stop with, or -1 to go on.
@@ -115,7 +83,11 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
   }
   if (world.rank() == 0) sinks = make_sinks(flags);
   const auto started = std::chrono::steady_clock::now();
-  if (world.rank() == 0) sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+  if (world.rank() == 0) {
+    auto header = record_header("run", argc, argv, world, nodes, *backend);
+    header["options"] = to_json(options);
+    sinks.begin(header);
+  }
   const RunTotals totals = runner.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const int exit_code = totals.wrong > 0 ? kExitFailed : kExitOk;

@@ -30,6 +30,7 @@ struct RunOptions {
   int peer_a = 0;                  // point-to-point ops: the pair, as ranks of the scope
   int peer_b = 1;
   int window = 64;                 // messages in flight per bandwidth iteration
+  bool per_rank_times = false;     // record each rank's mean time per row (rank_mean_us)
 };
 
 // The options as a JSON object for the run header.
