@@ -18,5 +18,6 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_main(int argc, char** argv);
+int check_main(int argc, char** argv);
 
 }  // namespace fb::cli

@@ -12,6 +12,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
        run_main},
+      {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
   };
   return table;
 }

@@ -1,0 +1,322 @@
+// `fabricbench check`: read and agree on the profile across ranks, run its
+// sweeps through the engine into one results record, then on rank 0 read the
+// record back, evaluate the rules, print the verdict table and write
+// check.json and junit.xml. Every rank exits with the verdict's code.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "check_options.hpp"
+#include "commands.hpp"
+#include "fabricbench/accept/evaluate.hpp"
+#include "fabricbench/accept/profile.hpp"
+#include "fabricbench/accept/report.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
+#include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/sinks.hpp"
+#include "record_header.hpp"
+#include "run_options.hpp"
+
+namespace fb::cli {
+namespace {
+
+using accept::Profile;
+
+// What every rank agreed on before anything runs. `baseline` lives on rank 0.
+struct Setup {
+  Profile profile;
+  std::string profile_path;
+  CheckOutputs outputs;
+  std::optional<Results> baseline;
+};
+
+std::string read_text(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fmt::format("--profile '{}': cannot read it: {}{}", path, std::strerror(errno),
+                              path.find('/') == std::string::npos ? " (see --list-profiles)" : "");
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return {};
+}
+
+// Rank 0 reads the profile and hands its text to every rank, so ranks on
+// nodes without the file (no shared folder) parse the same profile.
+std::string load_profile_everywhere(const Comm& world, const CheckFlags& flags, Setup& setup) {
+  std::string text;
+  std::string error;
+  setup.profile_path = profile_path(flags.profile);
+  if (world.rank() == 0) error = read_text(setup.profile_path, text);
+  if (!(error = agree_on_error(world, error)).empty()) return error;
+  text = world.bcast_string_quiet(text, 0);
+  try {
+    setup.profile = accept::parse_profile(text);
+  } catch (const UsageError& e) {
+    return fmt::format("{}: {}", setup.profile_path, e.what());
+  }
+  if (!flags.backend.empty()) accept::set_backend(setup.profile, flags.backend);
+  return {};
+}
+
+// Rank 0: the baseline is readable and fits this job; the outputs can be written.
+std::string prepare_rank0(const Comm& world, const CheckFlags& flags, Setup& setup) {
+  if (accept::needs_baseline(setup.profile) && flags.baseline.empty())
+    return fmt::format("profile {} has baseline rules: give --baseline FILE (a record saved earlier with "
+                       "--save-baseline)", setup.profile.name);
+  if (!flags.baseline.empty()) {
+    try {
+      setup.baseline = read_results(flags.baseline);
+    } catch (const std::exception& e) {
+      return fmt::format("--baseline: {}", e.what());
+    }
+    const auto ranks = setup.baseline->run().value("ranks", -1);
+    if (flags.results.empty() && ranks != world.size())
+      return fmt::format("--baseline '{}' was recorded with {} ranks and this job has {}: compare like with like, "
+                         "or save a new baseline with --save-baseline", flags.baseline, ranks, world.size());
+  }
+  setup.outputs = check_outputs(flags, setup.profile.name);
+  return prepare_outputs(setup.outputs, flags);
+}
+
+// The backend the profile names must be in this build and usable here.
+std::string backend_problem(const Comm& world, const Setup& setup) {
+  const BackendInfo* info = find_backend(setup.profile.backend);
+  if (!info)
+    return fmt::format("profile {} runs on backend {}, which this build does not have (it has: {}); build with "
+                       "it, or try --backend", setup.profile.name, setup.profile.backend, backend_names());
+  const std::string absent = agree_on_error(world, info->absent_reason());
+  return absent.empty() ? absent
+                        : fmt::format("profile {} runs on backend {}, which is not usable here: {}",
+                                      setup.profile.name, info->name, absent);
+}
+
+// Parses flags and the profile on every rank; any rank's error stops all with
+// one message. Returns the exit code to stop with, or -1 to go on.
+int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, CheckFlags& flags, Setup& setup) {
+  std::string error;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    error = e.what();
+  }
+  if (error.empty() && flags.list_profiles) {
+    if (world.rank() == 0) std::fputs(list_profiles().c_str(), stdout);
+    return kExitOk;
+  }
+  if (error.empty() && flags.profile.empty()) error = "--profile is required (a YAML file, or see --list-profiles)";
+  if (error.empty() && flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")
+    error = fmt::format("--progress '{}': use auto, on or off", flags.progress);
+  error = agree_on_error(world, error);
+  if (error.empty()) error = load_profile_everywhere(world, flags, setup);
+  // A recorded run is judged without running anything: no backend needed.
+  if (error.empty() && flags.results.empty()) error = backend_problem(world, setup);
+  if (error.empty() && world.rank() == 0) error = prepare_rank0(world, flags, setup);
+  error = agree_on_error(world, error);
+  if (error.empty()) return -1;
+  if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", error.c_str());
+  return kExitUsage;
+}
+
+std::string copy_record(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+  return ec ? fmt::format("--save-baseline '{}': {}", to, ec.message()) : std::string();
+}
+
+accept::Report make_report(const Setup& setup, const CheckFlags& flags, const std::string& results_path, int ranks) {
+  accept::Report r;
+  r.profile = setup.profile.name;
+  r.profile_path = setup.profile_path;
+  r.results_path = results_path;
+  r.baseline_path = flags.baseline;
+  r.hostname = host_name();
+  r.timestamp = utc_now();
+  r.ranks = ranks;
+  r.strict = flags.strict;
+  return r;
+}
+
+// check.json and junit.xml; "" or the problem.
+std::string write_outputs(const CheckOutputs& out, const accept::Report& report) {
+  std::string err = write_file_atomically(out.json, accept::to_json(report).dump(2, ' ', false,
+                                                                                 nlohmann::json::error_handler_t::replace) +
+                                                         "\n");
+  if (err.empty()) err = write_file_atomically(out.junit, accept::to_junit_xml(report));
+  return err;
+}
+
+struct Judgement {
+  int code = kExitOk;
+  std::string text;  // the verdict table and summary, printed once the sweep's own output is done
+};
+
+// Rank 0: evaluate the record at `results_path` and write check.json and
+// junit.xml. `record` (the live run's sinks) gets the check lines; null with --results.
+Judgement judge(const Setup& setup, const CheckFlags& flags, const std::string& results_path, double elapsed_s,
+                RowSink* record) {
+  Results results;
+  try {
+    results = read_results(results_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fabricbench check: %s\n", e.what());
+    return {record ? kExitRunError : kExitUsage, {}};
+  }
+  accept::Report report = make_report(setup, flags, results_path, results.run().value("ranks", 0));
+  report.elapsed_s = elapsed_s;
+  report.verdicts = accept::evaluate(setup.profile.rules, results, setup.baseline ? &*setup.baseline : nullptr,
+                                     {flags.strict});
+  const int code = accept::exit_code(report.verdicts);
+  if (record) {
+    for (const auto& v : report.verdicts) record->record_line(accept::to_json(v));
+  }
+  Judgement j{code, accept::format_table(report.verdicts) +
+                        fmt::format("{}; exit code {}; verdict in {} and {}\n", accept::format_summary(report), code,
+                                    setup.outputs.json, setup.outputs.junit)};
+  if (auto err = write_outputs(setup.outputs, report); !err.empty()) {
+    std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+    j.code = kExitRunError;
+  }
+  return j;
+}
+
+// The sweep table, the progress line and the record, on rank 0.
+SinkList make_sinks(const CheckFlags& flags, const CheckOutputs& out) {
+  SinkList sinks;
+  if (show_progress(flags.progress) && !flags.quiet) sinks.add(make_progress_sink(stderr));
+  if (!flags.quiet) sinks.add(make_table_sink(stdout));
+  sinks.add(make_record_sink(out.record));
+  return sinks;
+}
+
+bool any_checked(const Profile& p) {
+  for (const auto& s : p.sweeps)
+    if (s.options.check) return true;
+  return false;
+}
+
+nlohmann::ordered_json check_header(const Setup& setup, nlohmann::ordered_json header) {
+  header["profile"] = {{"name", setup.profile.name}, {"path", setup.profile_path}, {"source", setup.profile.source}};
+  auto sweeps = nlohmann::ordered_json::array();
+  for (const auto& s : setup.profile.sweeps) sweeps.push_back({{"name", s.name}, {"options", to_json(s.options)}});
+  header["sweeps"] = sweeps;
+  return header;
+}
+
+// Until the run ends, check.json and junit.xml say it did not finish: a job
+// killed midway leaves an error for CI to read, not an old verdict.
+void write_placeholder(const Setup& setup, const CheckFlags& flags, int ranks) {
+  accept::Report r = make_report(setup, flags, setup.outputs.record, ranks);
+  r.run_error = fmt::format("the run started at {} did not finish (a rank failed, hung or was killed): see the job's "
+                            "output, and {} for the rows it finished", r.timestamp, setup.outputs.record);
+  if (auto err = write_outputs(setup.outputs, r); !err.empty()) spdlog::warn("{}", err);
+}
+
+int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& flags, const Setup& setup) {
+  const NodeMap nodes = map_nodes(world);
+  auto backend = find_backend(setup.profile.backend)->make();
+  SinkList sinks;
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (const auto& sweep : setup.profile.sweeps) {
+    runners.push_back(std::make_unique<Runner>(world, nodes, *backend, sweep.options, &sinks));
+    try {
+      runners.back()->preflight();
+    } catch (const UsageError& e) {
+      if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: sweep %s: %s\n", sweep.name.c_str(), e.what());
+      return kExitUsage;
+    }
+  }
+  if (world.rank() == 0) {
+    write_placeholder(setup, flags, world.size());
+    sinks = make_sinks(flags, setup.outputs);
+    sinks.begin(check_header(setup, record_header("check", argc, argv, world, nodes, *backend)));
+  }
+  const auto started = std::chrono::steady_clock::now();
+  RunTotals totals;
+  for (auto& runner : runners) {
+    const RunTotals t = runner->run();
+    totals.rows += t.rows;
+    totals.skipped += t.skipped;
+    totals.wrong += t.wrong;
+    totals.busbw_sum_gbps += t.busbw_sum_gbps;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::int64_t code = kExitOk;
+  if (world.rank() == 0) {
+    const Judgement j = judge(setup, flags, setup.outputs.record, seconds, &sinks);
+    code = j.code;
+    sinks.end({{"type", "summary"},
+               {"status", "complete"},
+               {"rows", totals.rows},
+               {"skipped", totals.skipped},
+               {"wrong", any_checked(setup.profile) ? totals.wrong : -1},
+               {"avg_busbw_gbps", totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0},
+               {"elapsed_s", seconds},
+               {"exit_code", code}});
+    std::fputs(j.text.c_str(), stdout);
+    std::fflush(stdout);
+    if (!flags.save_baseline.empty()) {
+      if (auto err = copy_record(setup.outputs.record, flags.save_baseline); !err.empty()) {
+        std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+        code = kExitRunError;
+      }
+    }
+  }
+  world.bcast_quiet({&code, 1}, 0);
+  return static_cast<int>(code);
+}
+
+// --results FILE: judge a recorded run; no sweep runs.
+int judge_recorded(const Comm& world, const CheckFlags& flags, const Setup& setup) {
+  std::int64_t code = kExitOk;
+  if (world.rank() == 0) {
+    const Judgement j = judge(setup, flags, flags.results, 0, nullptr);
+    std::fputs(j.text.c_str(), stdout);
+    std::fflush(stdout);
+    code = j.code;
+    if (code != kExitUsage && !flags.save_baseline.empty()) {
+      if (auto err = copy_record(flags.results, flags.save_baseline); !err.empty()) {
+        std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+        code = kExitUsage;
+      }
+    }
+  }
+  world.bcast_quiet({&code, 1}, 0);
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
+int check_main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  const Comm world = Comm::world();
+  CLI::App app{"Run an acceptance profile (YAML) and judge its rules: verdict table, check.json, junit.xml, exit "
+               "code 0 pass / 1 a rule failed / 2 bad input / 3 the run did not finish.",
+               "fabricbench check"};
+  CheckFlags flags;
+  add_check_flags(app, flags);
+  Setup setup;
+  const int stop = prepare_everywhere(world, app, argc, argv, flags, setup);
+  if (stop >= 0) return stop;
+  setup_logging(world.rank(), flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal);
+  if (!flags.results.empty()) return judge_recorded(world, flags, setup);
+  try {
+    return run_and_judge(world, argc, argv, flags, setup);
+  } catch (const std::exception& e) {
+    // A backend call failed on this rank: stop the whole job rather than
+    // leave the others blocked; check.json and junit.xml say it did not finish.
+    spdlog::error("{}", e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
+    return kExitRunError;
+  }
+}
+
+}  // namespace fb::cli
