@@ -15,19 +15,21 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
+# The comment block above, as the usage text.
+about() { awk 'NR == 1 {next} /^#/ {sub(/^# ?/, ""); print; next} {exit}' "$0"; }
 usage() {
-  sed -n '8,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  about >&2
   exit 2
 }
 
-hostfile= np= ppn= minutes=60
+hostfile='' np='' ppn='' minutes=60
 while [ $# -gt 0 ]; do
   case $1 in
     --hostfile) hostfile=${2:-}; shift 2 || usage ;;
     --np) np=${2:-}; shift 2 || usage ;;
     --ppn) ppn=${2:-}; shift 2 || usage ;;
     --time) minutes=${2:-}; shift 2 || usage ;;
-    -h|--help) usage ;;
+    -h|--help) about; exit 0 ;;
     --) shift; break ;;
     -*) echo "acceptance-mpirun.sh: unknown option $1" >&2; usage ;;
     *) break ;;

@@ -40,8 +40,8 @@ std::string baseline_mismatch(const Results& run, const Results& baseline) {
     const auto a = measured(run, scopes);
     const auto b = measured(baseline, scopes);
     if (a != b)
-      differ.push_back(fmt::format("{} measured: {} in the baseline, {} in this run", scopes ? "scopes" : "ops",
-                                   join(b), join(a)));
+      differ.push_back(
+          fmt::format("{} measured: {} in the baseline, {} in this run", scopes ? "scopes" : "ops", join(b), join(a)));
   }
   if (differ.empty()) return {};
   std::string text = fmt::format("the baseline '{}' does not match this run: ", baseline.path);

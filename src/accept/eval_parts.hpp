@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -36,7 +35,8 @@ Verdict unjudged(const Rule& rule, std::string reason);  // an error: bad input,
 void judge(Verdict& v, Bound bound, double measured, double bound_value, const std::string& bound_text);
 
 // Family evaluators.
-Verdict eval_row_limits(const Rule& rule, const Results& run, const Results* baseline);  // absolute, latency, spec, baseline
+Verdict eval_row_limits(const Rule& rule, const Results& run,
+                        const Results* baseline);  // absolute, latency, spec, baseline
 Verdict eval_stability(const Rule& rule, const Results& run);
 Verdict eval_correctness(const Rule& rule, const Results& run);
 Verdict eval_rank_outliers(const Rule& rule, const Results& run);

@@ -37,7 +37,7 @@ struct Judged {
   double measured = 0;
   double reference = 0;  // spec peak or the baseline's figure; 0 for absolute bounds
   double bound = 0;
-  double score = 0;      // measured / bound, oriented so that lower is worse
+  double score = 0;  // measured / bound, oriented so that lower is worse
 };
 
 std::string bound_text(const Limit& limit, const Judged& j, const Against& against, const std::string& unit) {
@@ -47,7 +47,8 @@ std::string bound_text(const Limit& limit, const Judged& j, const Against& again
                          figure(j.bound, unit));
     case Reference::baseline:
       return fmt::format("{} {} = {}", limit.text, figure(j.reference, unit), figure(j.bound, unit));
-    default: return limit.text;
+    default:
+      return limit.text;
   }
 }
 
@@ -125,8 +126,9 @@ Verdict eval_stability(const Rule& rule, const Results& run) {
   const Limit& limit = rule.limits.front();
   judge(v, Bound::max, 100 * worst->time.cv(), 100 * limit.value, limit.text);
   v.row = row_json(*worst);
-  v.reason = fmt::format("{}: stddev {} over mean {} in {} iterations", row_label(*worst),
-                         figure(worst->time.stddev_us, "us"), figure(worst->time.mean_us, "us"), worst->time.iterations);
+  v.reason =
+      fmt::format("{}: stddev {} over mean {} in {} iterations", row_label(*worst), figure(worst->time.stddev_us, "us"),
+                  figure(worst->time.mean_us, "us"), worst->time.iterations);
   return v;
 }
 
@@ -136,7 +138,8 @@ Verdict eval_correctness(const Rule& rule, const Results& run) {
   const std::size_t matched = rows.size();
   std::erase_if(rows, [](const Measurement* m) { return m->wrong < 0; });
   if (rows.empty())
-    return skipped(rule, fmt::format("none of the {} matching rows was checked (the sweep needs check: true)", matched));
+    return skipped(rule,
+                   fmt::format("none of the {} matching rows was checked (the sweep needs check: true)", matched));
   std::int64_t wrong = 0;
   std::string where;
   int listed = 0;

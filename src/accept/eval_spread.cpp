@@ -71,8 +71,9 @@ Verdict eval_rank_outliers(const Rule& rule, const Results& run) {
     if (s.row && (!worst.row || s.ratio > worst.ratio)) worst = s;
   }
   if (!any_per_rank)
-    return skipped(rule, "the record has no per-rank times (rank_mean_us): record with fabricbench check and a "
-                         "uniformity rule across ranks");
+    return skipped(rule,
+                   "the record has no per-rank times (rank_mean_us): record with fabricbench check and a "
+                   "uniformity rule across ranks");
   if (!worst.row) return skipped(rule, "fewer than two ranks took part in the matching rows");
   const Limit& limit = rule.limits.front();
   Verdict v = start_verdict(rule);
@@ -80,10 +81,10 @@ Verdict eval_rank_outliers(const Rule& rule, const Results& run) {
   judge(v, Bound::max, worst.ratio, limit.value, limit.text);
   v.row = row_json(*worst.row);
   const std::string outliers = rank_outliers(run, worst, limit.value);
-  v.reason = fmt::format("{}: median rank {}; {}", row_label(*worst.row), figure(worst.median_us, "us"),
-                         outliers.empty() ? fmt::format("slowest rank {} ({}) {:.2f}x", worst.rank,
-                                                        host_of(run, worst.rank), worst.ratio)
-                                          : "above the bound: " + outliers);
+  v.reason = fmt::format(
+      "{}: median rank {}; {}", row_label(*worst.row), figure(worst.median_us, "us"),
+      outliers.empty() ? fmt::format("slowest rank {} ({}) {:.2f}x", worst.rank, host_of(run, worst.rank), worst.ratio)
+                       : "above the bound: " + outliers);
   return v;
 }
 
@@ -115,7 +116,8 @@ Verdict eval_pairs(const Rule& rule, const Results& run) {
   for (const auto& [line, value] : links) {
     const bool beyond = low_is_bad ? value < limit.value * med : value > limit.value * med;
     if (beyond && listed++ < 8)
-      bad += fmt::format("{}{} {} = {:.2f}x", bad.empty() ? "" : "; ", link_of(*line), figure(value, unit), value / med);
+      bad +=
+          fmt::format("{}{} {} = {:.2f}x", bad.empty() ? "" : "; ", link_of(*line), figure(value, unit), value / med);
   }
   Verdict v = start_verdict(rule);
   v.unit = "x median";

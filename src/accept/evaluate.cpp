@@ -14,10 +14,14 @@ namespace fb::accept {
 
 std::string_view name(Status status) {
   switch (status) {
-    case Status::pass: return "PASS";
-    case Status::fail: return "FAIL";
-    case Status::skip: return "SKIP";
-    case Status::error: return "ERROR";
+    case Status::pass:
+      return "PASS";
+    case Status::fail:
+      return "FAIL";
+    case Status::skip:
+      return "SKIP";
+    case Status::error:
+      return "ERROR";
   }
   return "?";
 }
@@ -81,13 +85,21 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
       case RuleKind::absolute:
       case RuleKind::latency:
       case RuleKind::spec:
-      case RuleKind::baseline: v = eval_row_limits(rule, run, baseline); break;
-      case RuleKind::stability: v = eval_stability(rule, run); break;
-      case RuleKind::correctness: v = eval_correctness(rule, run); break;
+      case RuleKind::baseline:
+        v = eval_row_limits(rule, run, baseline);
+        break;
+      case RuleKind::stability:
+        v = eval_stability(rule, run);
+        break;
+      case RuleKind::correctness:
+        v = eval_correctness(rule, run);
+        break;
       case RuleKind::uniformity:
         v = rule.across == Across::ranks ? eval_rank_outliers(rule, run) : eval_heterogeneity(rule, run);
         break;
-      case RuleKind::pairs: v = eval_pairs(rule, run); break;
+      case RuleKind::pairs:
+        v = eval_pairs(rule, run);
+        break;
     }
   } catch (const std::exception& e) {
     // A line of the record that does not have the shape the rule reads
@@ -113,10 +125,18 @@ Counts count(const std::vector<Verdict>& verdicts) {
   Counts c;
   for (const auto& v : verdicts) {
     switch (v.status) {
-      case Status::pass: ++c.pass; break;
-      case Status::fail: ++c.fail; break;
-      case Status::skip: ++c.skip; break;
-      case Status::error: ++c.error; break;
+      case Status::pass:
+        ++c.pass;
+        break;
+      case Status::fail:
+        ++c.fail;
+        break;
+      case Status::skip:
+        ++c.skip;
+        break;
+      case Status::error:
+        ++c.error;
+        break;
     }
   }
   return c;

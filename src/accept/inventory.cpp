@@ -139,8 +139,8 @@ Verdict eval_heterogeneity(const Rule& rule, const Results& run) {
     differ.push_back(fmt::format("{} differs: {}", field, detail));
   }
   if (compared.empty())
-    return skipped(rule, fmt::format("the inventory lines carry none of the compared fields ({})",
-                                     fmt::join(fields, ", ")));
+    return skipped(rule,
+                   fmt::format("the inventory lines carry none of the compared fields ({})", fmt::join(fields, ", ")));
   Verdict v = start_verdict(rule);
   v.unit = kUnitFields;
   judge(v, Bound::max, static_cast<double>(differ.size()), 0, "0");

@@ -49,28 +49,32 @@ std::string figures(const Verdict& v) {
   if (v.measured) out += fmt::format("measured: {}\n", figure(*v.measured, v.unit));
   if (!v.expected_text.empty()) out += fmt::format("expected: {}\n", v.expected_text);
   if (v.margin) out += fmt::format("margin: {:+.1f}%\n", 100 * *v.margin);
-  if (!v.row.is_null()) out += fmt::format("row: {}\n", v.row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (!v.row.is_null())
+    out += fmt::format("row: {}\n", v.row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!v.reason.empty()) out += fmt::format("detail: {}\n", v.reason);
   return out;
 }
 
 std::string testcase(const Verdict& v, const std::string& classname) {
   std::string out = fmt::format("    <testcase{}{} time=\"0\">\n", attr("name", v.rule), attr("classname", classname));
-  const std::string short_text =
-      v.measured ? fmt::format("{}: measured {}, expected {}", name(v.status), figure(*v.measured, v.unit),
-                               v.expected_text)
-                 : fmt::format("{}: {}", name(v.status), v.reason);
+  const std::string short_text = v.measured ? fmt::format("{}: measured {}, expected {}", name(v.status),
+                                                          figure(*v.measured, v.unit), v.expected_text)
+                                            : fmt::format("{}: {}", name(v.status), v.reason);
   switch (v.status) {
     case Status::fail:
       out += fmt::format("      <failure{}{}>{}</failure>\n", attr("message", short_text), attr("type", name(v.kind)),
                          xml_escape(figures(v)));
       break;
-    case Status::skip: out += fmt::format("      <skipped{}/>\n", attr("message", v.reason)); break;
+    case Status::skip:
+      out += fmt::format("      <skipped{}/>\n", attr("message", v.reason));
+      break;
     case Status::error:
       out += fmt::format("      <error{}{}>{}</error>\n", attr("message", v.reason), attr("type", name(v.kind)),
                          xml_escape(figures(v)));
       break;
-    case Status::pass: out += fmt::format("      <system-out>{}</system-out>\n", xml_escape(figures(v))); break;
+    case Status::pass:
+      out += fmt::format("      <system-out>{}</system-out>\n", xml_escape(figures(v)));
+      break;
   }
   return out + "    </testcase>\n";
 }

@@ -28,8 +28,10 @@ void parse_rules(const Field& root, Profile& p) {
     Rule r = parse_rule(item);
     check_rule_against_sweeps(r, item, p.sweeps);
     if (!names.insert(r.name).second)
-      item.fail(fmt::format("a rule named '{}' already exists; rule names must differ (they name the JUnit "
-                            "testcases)", r.name));
+      item.fail(
+          fmt::format("a rule named '{}' already exists; rule names must differ (they name the JUnit "
+                      "testcases)",
+                      r.name));
     p.rules.push_back(std::move(r));
   }
   if (p.rules.empty()) root["rules"].fail("a profile needs at least one rule");

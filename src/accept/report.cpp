@@ -1,10 +1,11 @@
 // The verdict table rank 0 prints and the check.json document.
+#include "fabricbench/accept/report.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "eval_parts.hpp"
-#include "fabricbench/accept/report.hpp"
 
 namespace fb::accept {
 namespace {
@@ -35,7 +36,8 @@ std::string format_table(const std::vector<Verdict>& verdicts) {
   std::string out = fmt::format("# {:<{}}  {:>16}  {:<{}}  {:>8}  {:<7} {}\n", "rule", rule_w, "measured", "expected",
                                 expected_w, "margin", "verdict", "detail");
   for (const auto& v : verdicts) {
-    const std::string measured = v.measured ? (is_count(v.unit) ? fmt::format("{:.0f}", *v.measured) : figure(*v.measured, v.unit)) : "-";
+    const std::string measured =
+        v.measured ? (is_count(v.unit) ? fmt::format("{:.0f}", *v.measured) : figure(*v.measured, v.unit)) : "-";
     const std::string margin = v.margin ? fmt::format("{:+.1f}%", 100 * *v.margin) : "-";
     out += fmt::format("  {:<{}}  {:>16}  {:<{}}  {:>8}  {:<7} {}\n", clip(v.rule, kMaxRule), rule_w, measured,
                        clip(v.expected_text.empty() ? "-" : v.expected_text, kMaxExpected), expected_w, margin,
@@ -68,10 +70,7 @@ json to_json(const Verdict& v) {
 json to_json(const Report& r) {
   const Counts c = count(r.verdicts);
   const int code = r.run_error.empty() ? exit_code(r.verdicts) : 3;
-  const char* status = !r.run_error.empty() ? "incomplete"
-                       : c.error          ? "error"
-                       : c.fail           ? "fail"
-                                          : "pass";
+  const char* status = !r.run_error.empty() ? "incomplete" : c.error ? "error" : c.fail ? "fail" : "pass";
   json verdicts = json::array();
   for (const auto& v : r.verdicts) {
     json j = to_json(v);

@@ -15,22 +15,26 @@ namespace fb::accept {
 namespace {
 
 constexpr std::array kKinds{
-    std::pair{RuleKind::absolute, "absolute"},   std::pair{RuleKind::spec, "spec"},
-    std::pair{RuleKind::baseline, "baseline"},   std::pair{RuleKind::latency, "latency"},
-    std::pair{RuleKind::stability, "stability"}, std::pair{RuleKind::correctness, "correctness"},
+    std::pair{RuleKind::absolute, "absolute"},     std::pair{RuleKind::spec, "spec"},
+    std::pair{RuleKind::baseline, "baseline"},     std::pair{RuleKind::latency, "latency"},
+    std::pair{RuleKind::stability, "stability"},   std::pair{RuleKind::correctness, "correctness"},
     std::pair{RuleKind::uniformity, "uniformity"}, std::pair{RuleKind::pairs, "pairs"},
 };
 
 // time_us is the median, the figure the table and nccl-tests-style readers use.
 constexpr std::array kMetrics{
-    std::pair{Metric::busbw, "busbw"},         std::pair{Metric::algbw, "algbw"},
-    std::pair{Metric::time_us, "time_us"},     std::pair{Metric::time_min_us, "time_min_us"},
-    std::pair{Metric::time_mean_us, "time_mean_us"}, std::pair{Metric::time_p99_us, "time_p99_us"},
+    std::pair{Metric::busbw, "busbw"},
+    std::pair{Metric::algbw, "algbw"},
+    std::pair{Metric::time_us, "time_us"},
+    std::pair{Metric::time_min_us, "time_min_us"},
+    std::pair{Metric::time_mean_us, "time_mean_us"},
+    std::pair{Metric::time_p99_us, "time_p99_us"},
     std::pair{Metric::time_max_us, "time_max_us"},
 };
 
 constexpr std::array kPairMetrics{
-    std::pair{PairMetric::unidir, "unidir"}, std::pair{PairMetric::bidir, "bidir"},
+    std::pair{PairMetric::unidir, "unidir"},
+    std::pair{PairMetric::bidir, "bidir"},
     std::pair{PairMetric::latency, "latency"},
 };
 
@@ -72,15 +76,23 @@ struct Unit {
 
 // Decimal units, as link rates and nccl-tests figures are quoted (GB/s = 1e9 B/s).
 constexpr std::array<Unit, 18> kUnits{{
-    {"B/s", Dimension::bandwidth, 1e-9},      {"KB/s", Dimension::bandwidth, 1e-6},
-    {"kB/s", Dimension::bandwidth, 1e-6},     {"MB/s", Dimension::bandwidth, 1e-3},
-    {"GB/s", Dimension::bandwidth, 1.0},      {"TB/s", Dimension::bandwidth, 1e3},
-    {"MiB/s", Dimension::bandwidth, 1048576e-9}, {"GiB/s", Dimension::bandwidth, 1073741824e-9},
-    {"Mbit/s", Dimension::bandwidth, 1e-3 / 8}, {"Gbit/s", Dimension::bandwidth, 1.0 / 8},
-    {"Tbit/s", Dimension::bandwidth, 1e3 / 8}, {"ns", Dimension::time, 1e-3},
-    {"us", Dimension::time, 1.0},             {"\xC2\xB5s", Dimension::time, 1.0},  // µs (micro sign)
-    {"\xCE\xBCs", Dimension::time, 1.0},      // μs (Greek mu)
-    {"ms", Dimension::time, 1e3},             {"s", Dimension::time, 1e6},
+    {"B/s", Dimension::bandwidth, 1e-9},
+    {"KB/s", Dimension::bandwidth, 1e-6},
+    {"kB/s", Dimension::bandwidth, 1e-6},
+    {"MB/s", Dimension::bandwidth, 1e-3},
+    {"GB/s", Dimension::bandwidth, 1.0},
+    {"TB/s", Dimension::bandwidth, 1e3},
+    {"MiB/s", Dimension::bandwidth, 1048576e-9},
+    {"GiB/s", Dimension::bandwidth, 1073741824e-9},
+    {"Mbit/s", Dimension::bandwidth, 1e-3 / 8},
+    {"Gbit/s", Dimension::bandwidth, 1.0 / 8},
+    {"Tbit/s", Dimension::bandwidth, 1e3 / 8},
+    {"ns", Dimension::time, 1e-3},
+    {"us", Dimension::time, 1.0},
+    {"\xC2\xB5s", Dimension::time, 1.0},  // µs (micro sign)
+    {"\xCE\xBCs", Dimension::time, 1.0},  // μs (Greek mu)
+    {"ms", Dimension::time, 1e3},
+    {"s", Dimension::time, 1e6},
     {"%", Dimension::percent, 0.01},
 }};
 
@@ -89,8 +101,8 @@ constexpr std::string_view kSpellings =
     "(stability); or a fraction: '0.80 of spec', '0.95 of baseline', '1.5 of median'";
 
 [[noreturn]] void bad_limit(std::string_view what, std::string_view text, std::string_view why) {
-  throw UsageError(fmt::format("{}'{}': {}; write {}", what.empty() ? "" : std::string(what) + " ", text, why,
-                               kSpellings));
+  throw UsageError(
+      fmt::format("{}'{}': {}; write {}", what.empty() ? "" : std::string(what) + " ", text, why, kSpellings));
 }
 
 std::string_view trim(std::string_view s) {
@@ -102,9 +114,9 @@ std::string_view trim(std::string_view s) {
 // The leading number of `text`; `rest` gets what follows it.
 double leading_number(std::string_view text, std::string_view what, std::string_view& rest) {
   std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' || text[i] == 'e' ||
-                             text[i] == 'E' || ((text[i] == '+' || text[i] == '-') && i > 0 &&
-                                                (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+  while (i < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' || text[i] == 'e' || text[i] == 'E' ||
+          ((text[i] == '+' || text[i] == '-') && i > 0 && (text[i - 1] == 'e' || text[i - 1] == 'E'))))
     ++i;
   if (!text.empty() && text[0] == '-') bad_limit(what, text, "negative thresholds are not allowed");
   const std::string number(text.substr(0, i));
@@ -170,9 +182,11 @@ Limit parse_limit(std::string_view raw, Bound bound, std::string_view what) {
       if (u.name == unit) found = &u;
     if (!found) {
       const bool bits = unit == "Gb/s" || unit == "Mb/s" || unit == "Tb/s" || unit == "Gbps" || unit == "GBps";
-      bad_limit(what, text, bits ? fmt::format("'{}' is ambiguous (bits or bytes?): write Gbit/s for bits or GB/s "
-                                               "for bytes", unit)
-                                 : fmt::format("unknown unit '{}'", unit));
+      bad_limit(what, text,
+                bits ? fmt::format("'{}' is ambiguous (bits or bytes?): write Gbit/s for bits or GB/s "
+                                   "for bytes",
+                                   unit)
+                     : fmt::format("unknown unit '{}'", unit));
     }
     l.dimension = found->dimension;
     l.value = v * found->scale;

@@ -58,16 +58,24 @@ Metric parse_metric_field(const Field& f, std::optional<Metric> fallback) {
 
 std::string wanted_form(Dimension dimension, Reference reference) {
   switch (reference) {
-    case Reference::spec: return "a fraction of the spec peak such as '0.80 of spec'";
-    case Reference::baseline: return "a fraction of the baseline such as '0.95 of baseline'";
-    case Reference::median: return "a multiple of the median such as '0.9 of median'";
-    case Reference::none: break;
+    case Reference::spec:
+      return "a fraction of the spec peak such as '0.80 of spec'";
+    case Reference::baseline:
+      return "a fraction of the baseline such as '0.95 of baseline'";
+    case Reference::median:
+      return "a multiple of the median such as '0.9 of median'";
+    case Reference::none:
+      break;
   }
   switch (dimension) {
-    case Dimension::bandwidth: return "a bandwidth such as '40 GB/s'";
-    case Dimension::time: return "a time such as '10 us'";
-    case Dimension::percent: return "a percentage such as '5%'";
-    case Dimension::relative: break;
+    case Dimension::bandwidth:
+      return "a bandwidth such as '40 GB/s'";
+    case Dimension::time:
+      return "a time such as '10 us'";
+    case Dimension::percent:
+      return "a percentage such as '5%'";
+    case Dimension::relative:
+      break;
   }
   return "a number with a unit";
 }
@@ -99,7 +107,10 @@ void parse_limits(const Field& f, Rule& r, LimitForm form) {
     r.limits.push_back(l);
   }
   if (r.limits.empty())
-    f.fail(fmt::format("a {} rule needs {}", name(r.kind), form.min && form.max ? "min or max" : form.min ? "min" : "max"));
+    f.fail(fmt::format("a {} rule needs {}", name(r.kind),
+                       form.min && form.max ? "min or max"
+                       : form.min           ? "min"
+                                            : "max"));
 }
 
 Dimension dimension_of(Metric m) { return is_time(m) ? Dimension::time : Dimension::bandwidth; }

@@ -97,13 +97,20 @@ std::string why_no_rows(const Results& results, const RowFilter& f) {
 
 double metric_value(const Measurement& m, Metric metric) {
   switch (metric) {
-    case Metric::busbw: return m.busbw_gbps;
-    case Metric::algbw: return m.algbw_gbps;
-    case Metric::time_us: return m.time.median_us;
-    case Metric::time_min_us: return m.time.min_us;
-    case Metric::time_mean_us: return m.time.mean_us;
-    case Metric::time_p99_us: return m.time.p99_us;
-    case Metric::time_max_us: return m.time.max_us;
+    case Metric::busbw:
+      return m.busbw_gbps;
+    case Metric::algbw:
+      return m.algbw_gbps;
+    case Metric::time_us:
+      return m.time.median_us;
+    case Metric::time_min_us:
+      return m.time.min_us;
+    case Metric::time_mean_us:
+      return m.time.mean_us;
+    case Metric::time_p99_us:
+      return m.time.p99_us;
+    case Metric::time_max_us:
+      return m.time.max_us;
   }
   return 0;
 }
@@ -117,9 +124,8 @@ std::string row_label(const Measurement& m) {
 }
 
 nlohmann::ordered_json row_json(const Measurement& m) {
-  nlohmann::ordered_json j = {{"op", m.op},     {"scope", m.scope},       {"bytes", m.bytes},
-                              {"in_place", m.in_place}, {"dtype", m.dtype}, {"path", m.path},
-                              {"nranks", m.nranks}};
+  nlohmann::ordered_json j = {{"op", m.op},       {"scope", m.scope}, {"bytes", m.bytes},  {"in_place", m.in_place},
+                              {"dtype", m.dtype}, {"path", m.path},   {"nranks", m.nranks}};
   if (m.peer_a >= 0) j["peers"] = {m.peer_a, m.peer_b};
   return j;
 }

@@ -41,8 +41,9 @@ void Field::fail(std::string_view why) const {
 }
 
 void Field::expect_map(const std::vector<std::string_view>& allowed) const {
-  if (!node_.IsMap()) fail(where_.empty() ? "a profile is a mapping of keys (name:, backend:, sweeps:, rules: ...)"
-                                          : "expected a mapping of keys (key: value)");
+  if (!node_.IsMap())
+    fail(where_.empty() ? "a profile is a mapping of keys (name:, backend:, sweeps:, rules: ...)"
+                        : "expected a mapping of keys (key: value)");
   std::set<std::string> seen;
   for (const auto& kv : node_) {
     const Field key(kv.first, where_);

@@ -29,14 +29,14 @@ class Field {
   Field operator[](std::string_view key) const;  // the child, or fails naming the missing key
   std::optional<Field> find(std::string_view key) const;
 
-  std::string text() const;              // a non-empty scalar
-  bool boolean() const;                  // true/false
+  std::string text() const;  // a non-empty scalar
+  bool boolean() const;      // true/false
   std::int64_t integer(std::int64_t lo, std::int64_t hi) const;
   double number(double lo, double hi) const;
-  std::uint64_t bytes() const;           // "8", "64M", "8G"
+  std::uint64_t bytes() const;  // "8", "64M", "8G"
   // A sequence of scalars, or one scalar "a, b, c".
   std::vector<std::string> list() const;
-  std::vector<Field> items() const;      // a sequence's elements
+  std::vector<Field> items() const;  // a sequence's elements
 
  private:
   YAML::Node node_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -25,8 +26,9 @@ void add_check_flags(CLI::App& app, CheckFlags& f) {
   app.add_option("--save-baseline", f.save_baseline, "also save this run's record here, to compare later runs with");
   app.add_option("--out-dir", f.out_dir, "folder for results.jsonl, check.json, junit.xml (default: check-<profile>)");
   app.add_option("--backend", f.backend, "run the profile's sweeps on this backend instead of the profile's");
-  app.add_flag("--strict", f.strict, "a rule that cannot be judged (size not measured, no inventory) is an error "
-                                     "(exit 2) instead of a SKIP");
+  app.add_flag("--strict", f.strict,
+               "a rule that cannot be judged (size not measured, no inventory) is an error "
+               "(exit 2) instead of a SKIP");
   app.add_flag("-q,--quiet", f.quiet, "no sweep table: the verdict table and messages only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
@@ -38,8 +40,8 @@ std::string profile_dir() {
 }
 
 std::string profile_path(const std::string& name_or_path) {
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               (name_or_path.size() > 5 && name_or_path.ends_with(".yaml"));
+  const bool looks_like_path =
+      name_or_path.find('/') != std::string::npos || (name_or_path.size() > 5 && name_or_path.ends_with(".yaml"));
   std::error_code ec;
   if (looks_like_path || fs::is_regular_file(name_or_path, ec)) return name_or_path;
   return (fs::path(profile_dir()) / (name_or_path + ".yaml")).string();
@@ -69,7 +71,11 @@ std::string list_profiles() {
 
 CheckOutputs check_outputs(const CheckFlags& flags, const std::string& profile_name) {
   CheckOutputs out;
-  out.dir = flags.out_dir.empty() ? "check-" + profile_name : flags.out_dir;
+  // The profile's name is free text: keep the default folder one plain name.
+  std::string safe = profile_name;
+  for (char& c : safe)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '-';
+  out.dir = flags.out_dir.empty() ? "check-" + safe : flags.out_dir;
   out.record = (fs::path(out.dir) / "results.jsonl").string();
   out.json = (fs::path(out.dir) / "check.json").string();
   out.junit = (fs::path(out.dir) / "junit.xml").string();
@@ -80,8 +86,8 @@ std::string prepare_outputs(const CheckOutputs& out, const CheckFlags& flags) {
   std::error_code ec;
   fs::create_directories(out.dir, ec);
   if (ec) return fmt::format("--out-dir '{}': cannot create it: {}", out.dir, ec.message());
-  for (const auto& [path, flag] : {std::pair{out.record, "results record"}, std::pair{out.json, "check.json"},
-                                   std::pair{out.junit, "junit.xml"}})
+  for (const auto& [path, flag] :
+       {std::pair{out.record, "results record"}, std::pair{out.json, "check.json"}, std::pair{out.junit, "junit.xml"}})
     if (auto err = check_writable(path, flag); !err.empty()) return err;
   if (!flags.save_baseline.empty()) return check_writable(flags.save_baseline, "--save-baseline");
   return {};

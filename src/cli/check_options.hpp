@@ -2,19 +2,18 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 namespace fb::cli {
 
 struct CheckFlags {
-  std::string profile;        // a path, or a name from --list-profiles
+  std::string profile;  // a path, or a name from --list-profiles
   bool list_profiles = false;
-  std::string results;        // evaluate this record instead of running
+  std::string results;  // evaluate this record instead of running
   std::string baseline;
   std::string save_baseline;
-  std::string out_dir;        // default: check-<profile name>
-  std::string backend;        // overrides the profile's backend
+  std::string out_dir;  // default: check-<profile name>
+  std::string backend;  // overrides the profile's backend
   bool strict = false;
   bool quiet = false;
   bool verbose = false;

@@ -12,7 +12,7 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "record_header.hpp"
+#include "job.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
@@ -120,15 +120,7 @@ int run_main(int argc, char** argv) {
   const int stop = parse_everywhere(world, app, argc, argv, flags, options);
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
-  try {
-    return execute(world, argc, argv, flags, options);
-  } catch (const std::exception& e) {
-    // A backend call failed on this rank: the others may be blocked in the
-    // same op, so stop the whole job rather than leave it hanging.
-    spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    return kExitRunError;
-  }
+  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
 }
 
 }  // namespace fb::cli

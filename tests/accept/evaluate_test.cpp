@@ -1,9 +1,10 @@
 // Rule evaluation on records built in memory: every kind passes, fails and
 // skips for the right reason, and the figures in the verdict are the ones
 // in the record.
+#include "fabricbench/accept/evaluate.hpp"
+
 #include <gtest/gtest.h>
 
-#include "fabricbench/accept/evaluate.hpp"
 #include "record_builder.hpp"
 
 namespace fb::accept {
@@ -69,8 +70,8 @@ TEST(Absolute, MinAndMaxTogether) {
 TEST(Absolute, SizesMatchAfterTheEnginesRounding) {
   RecordBuilder b(3, 1);
   b.row("all_gather", "global", 1048572, 2);  // 1 MiB rounded down to 3 ranks x whole floats
-  const Verdict v = judge_one(
-      "  - {kind: absolute, op: all_gather, size: 1M, metric: busbw, min: 1 GB/s}\n", b.results());
+  const Verdict v =
+      judge_one("  - {kind: absolute, op: all_gather, size: 1M, metric: busbw, min: 1 GB/s}\n", b.results());
   EXPECT_EQ(v.status, Status::pass) << v.reason;
 }
 
@@ -109,8 +110,7 @@ TEST(Latency, TimeBelowTheBound) {
   EXPECT_DOUBLE_EQ(*v.measured, 12.5);
   EXPECT_EQ(v.unit, "us");
   EXPECT_NEAR(*v.margin, -0.25, 1e-12);
-  EXPECT_EQ(judge_one("  - {kind: latency, op: sendrecv, size: 8, max: 0.02 ms}\n", b.results()).status,
-            Status::pass);
+  EXPECT_EQ(judge_one("  - {kind: latency, op: sendrecv, size: 8, max: 0.02 ms}\n", b.results()).status, Status::pass);
 }
 
 // Inventory lines as the topo contract describes them.
@@ -118,7 +118,10 @@ void add_inventory(RecordBuilder& b, const std::string& host, int rank, json int
   if (gpu.is_null()) gpu = {{"name", "NVIDIA H100 80GB HBM3"}, {"memory_bytes", 85520809984}};
   b.inventory(rank, host, json::array({gpu}), json::array({{{"name", "mlx5_0"}, {"rate_gbit", 400}, {"mtu", 4096}}}),
               json::array({{{"scope", "intra"}, {"class", "NVLink"}, {"peak_gbps", 450}, {"basis", "NVLink4 x18"}},
-                           {{"scope", "inter"}, {"class", "IB"}, {"peak_gbps", inter_peak}, {"basis", "NDR 400G"},
+                           {{"scope", "inter"},
+                            {"class", "IB"},
+                            {"peak_gbps", inter_peak},
+                            {"basis", "NDR 400G"},
                             {"unknown_reason", "link rate unreadable"}}}));
 }
 
@@ -158,8 +161,8 @@ TEST(Spec, SkipsWithTheReasonWhenNoPeakIsKnown) {
   const Verdict v = judge_one(rule, unknown.results());
   EXPECT_EQ(v.status, Status::skip);
   EXPECT_TRUE(mentions(v, "link rate unreadable")) << v.reason;
-  const Verdict rail = judge_one("  - {kind: spec, op: all_reduce, scope: rail, size: 1G, min: 0.8 of spec}\n",
-                                 unknown.results());
+  const Verdict rail =
+      judge_one("  - {kind: spec, op: all_reduce, scope: rail, size: 1G, min: 0.8 of spec}\n", unknown.results());
   EXPECT_TRUE(mentions(rail, "no path with scope rail")) << rail.reason;
 }
 
@@ -171,22 +174,24 @@ TEST(Baseline, ComparesRowByRow) {
   now.row("all_reduce", "inter", 1ull << 30, 37);
   now.row("all_reduce", "inter", 1ull << 20, 20);
   const Results base = before.results();
-  const char* rule = "  - {kind: baseline, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 0.95 of baseline}\n";
+  const char* rule =
+      "  - {kind: baseline, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 0.95 of baseline}\n";
   const Verdict v = judge_one(rule, now.results(), &base);
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_DOUBLE_EQ(*v.measured, 37);
   EXPECT_DOUBLE_EQ(*v.expected, 38);
   EXPECT_NE(v.expected_text.find("0.95 of baseline 40.0 GB/s = 38.0 GB/s"), std::string::npos) << v.expected_text;
-  const Verdict time = judge_one(
-      "  - {kind: baseline, op: all_reduce, scope: inter, size: 1M, metric: time_us, max: 1.1 of baseline}\n",
-      now.results(), &base);
+  const Verdict time =
+      judge_one("  - {kind: baseline, op: all_reduce, scope: inter, size: 1M, metric: time_us, max: 1.1 of baseline}\n",
+                now.results(), &base);
   EXPECT_EQ(time.status, Status::pass);
 }
 
 TEST(Baseline, MissingOrMismatchedIsAnErrorNotAComparison) {
   RecordBuilder now(4, 4);
   now.row("all_reduce", "inter", 1ull << 30, 40);
-  const char* rule = "  - {kind: baseline, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 0.95 of baseline}\n";
+  const char* rule =
+      "  - {kind: baseline, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 0.95 of baseline}\n";
   const Verdict missing = judge_one(rule, now.results());
   EXPECT_EQ(missing.status, Status::error);
   EXPECT_TRUE(mentions(missing, "--baseline")) << missing.reason;
@@ -197,8 +202,8 @@ TEST(Baseline, MissingOrMismatchedIsAnErrorNotAComparison) {
   const Results base = other.results();
   const std::string why = baseline_mismatch(now.results(), base);
   EXPECT_NE(why.find("ranks 8 in the baseline, 4 in this run"), std::string::npos) << why;
-  EXPECT_NE(why.find("ops measured: all_gather, all_reduce in the baseline, all_reduce in this run"),
-            std::string::npos) << why;
+  EXPECT_NE(why.find("ops measured: all_gather, all_reduce in the baseline, all_reduce in this run"), std::string::npos)
+      << why;
   const Verdict v = judge_one(rule, now.results(), &base);
   EXPECT_EQ(v.status, Status::error);
   EXPECT_TRUE(mentions(v, "does not match")) << v.reason;
@@ -214,8 +219,7 @@ TEST(Stability, CoefficientOfVariation) {
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_DOUBLE_EQ(*v.measured, 8);
   EXPECT_EQ(v.unit, "%");
-  EXPECT_EQ(judge_one("  - {kind: stability, op: all_reduce, size: 1M, max: 10%}\n", b.results()).status,
-            Status::pass);
+  EXPECT_EQ(judge_one("  - {kind: stability, op: all_reduce, size: 1M, max: 10%}\n", b.results()).status, Status::pass);
 }
 
 TEST(Correctness, WrongElementsNameRankAndHost) {
@@ -238,7 +242,8 @@ TEST(Correctness, WrongElementsNameRankAndHost) {
 TEST(Uniformity, ARankFarAboveTheMedianIsNamed) {
   RecordBuilder b(4, 2);
   b.row("all_reduce", "intra", 1ull << 30, 5).rank_mean_us = {100, 104, 98, 260};
-  const char* rule = "  - {kind: uniformity, across: ranks, op: all_reduce, scope: intra, size: 1G, max: 1.5 of median}\n";
+  const char* rule =
+      "  - {kind: uniformity, across: ranks, op: all_reduce, scope: intra, size: 1G, max: 1.5 of median}\n";
   const Verdict v = judge_one(rule, b.results());
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_NEAR(*v.measured, 260.0 / 102.0, 1e-9);  // median of 98, 100, 104, 260 is 102
@@ -263,9 +268,9 @@ TEST(Uniformity, HeterogeneityAcrossInventoryLines) {
   EXPECT_TRUE(mentions(v, "gpu_name differs")) << v.reason;
   EXPECT_TRUE(mentions(v, "'NVIDIA H100 PCIe' on node3")) << v.reason;
   EXPECT_TRUE(mentions(v, "(unknown: driver)")) << v.reason;  // no line has a driver: unknown, not a difference
-  EXPECT_EQ(judge_one("  - {kind: uniformity, across: inventory, fields: [gpu_memory, nic_rate, mtu]}\n",
-                      b.results()).status,
-            Status::pass);
+  EXPECT_EQ(
+      judge_one("  - {kind: uniformity, across: inventory, fields: [gpu_memory, nic_rate, mtu]}\n", b.results()).status,
+      Status::pass);
 }
 
 TEST(Uniformity, MissingKeysAreUnknownNotDifferent) {

@@ -1,10 +1,11 @@
 // Profile and rule parsing: every rule kind, thresholds with units, and the
 // messages bad profiles get (fb::UsageError naming the line and the key).
+#include "fabricbench/accept/profile.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "record_builder.hpp"
 
@@ -22,14 +23,7 @@ std::string error_of(const std::string& yaml) {
   return "(no error)";
 }
 
-std::string rule_error(const std::string& rules_yaml) {
-  try {
-    profile_with_rules(rules_yaml);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string rule_error(const std::string& rules_yaml) { return error_of(test::profile_text_with_rules(rules_yaml)); }
 
 TEST(Limit, BandwidthUnitsAreDecimalBytesPerSecond) {
   EXPECT_DOUBLE_EQ(parse_limit("40 GB/s", Bound::min, "t").value, 40);

@@ -19,8 +19,8 @@ RecordBuilder::RecordBuilder(int ranks, int nodes) : ranks_(ranks) {
                             {"rank_node", rank_node}});
 }
 
-Measurement& RecordBuilder::row(const std::string& op, const std::string& scope, std::uint64_t bytes,
-                                double busbw_gbps, double time_us, bool in_place) {
+Measurement& RecordBuilder::row(const std::string& op, const std::string& scope, std::uint64_t bytes, double busbw_gbps,
+                                double time_us, bool in_place) {
   Measurement m;
   m.op = op;
   m.backend = "mpi";
@@ -41,13 +41,24 @@ Measurement& RecordBuilder::row(const std::string& op, const std::string& scope,
 
 void RecordBuilder::inventory(int rank, const std::string& host, nlohmann::ordered_json gpus,
                               nlohmann::ordered_json nics, nlohmann::ordered_json paths) {
-  line({{"type", "inventory"}, {"rank", rank}, {"host", host}, {"node", 0}, {"local_rank", 0},
-        {"gpus", std::move(gpus)}, {"nics", std::move(nics)}, {"paths", std::move(paths)}});
+  line({{"type", "inventory"},
+        {"rank", rank},
+        {"host", host},
+        {"node", 0},
+        {"local_rank", 0},
+        {"gpus", std::move(gpus)},
+        {"nics", std::move(nics)},
+        {"paths", std::move(paths)}});
 }
 
 void RecordBuilder::pair(int a, int b, double unidir_gbps, double bidir_gbps, double latency_us) {
-  line({{"type", "pair"}, {"a", a}, {"b", b}, {"host_a", fmt::format("node{}", a + 1)},
-        {"host_b", fmt::format("node{}", b + 1)}, {"unidir_gbps", unidir_gbps}, {"bidir_gbps", bidir_gbps},
+  line({{"type", "pair"},
+        {"a", a},
+        {"b", b},
+        {"host_a", fmt::format("node{}", a + 1)},
+        {"host_b", fmt::format("node{}", b + 1)},
+        {"unidir_gbps", unidir_gbps},
+        {"bidir_gbps", bidir_gbps},
         {"latency_us", latency_us}});
 }
 
@@ -62,12 +73,16 @@ Results RecordBuilder::results() const {
 }
 
 accept::Profile profile_with_rules(const std::string& rules_yaml) {
-  const std::string text = "name: test\nbackend: mpi\nsweeps:\n  - ops: [all_reduce, all_gather, sendrecv]\n"
-                           "    scopes: all\n    check: true\n"
-                           "p2p:\n  - ops: [pingpong, unidir]\n    scopes: all\n"
-                           "pairs:\n  size: 1G\n"
-                           "rules:\n" + rules_yaml;
-  return accept::parse_profile(text);
+  return accept::parse_profile(profile_text_with_rules(rules_yaml));
+}
+
+std::string profile_text_with_rules(const std::string& rules_yaml) {
+  return "name: test\nbackend: mpi\nsweeps:\n  - ops: [all_reduce, all_gather, sendrecv]\n"
+         "    scopes: all\n    check: true\n"
+         "p2p:\n  - ops: [pingpong, unidir]\n    scopes: all\n"
+         "pairs:\n  size: 1G\n"
+         "rules:\n" +
+         rules_yaml;
 }
 
 }  // namespace fb::test

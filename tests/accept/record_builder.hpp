@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "fabricbench/accept/profile.hpp"
@@ -37,5 +36,6 @@ class RecordBuilder {
 // A profile around `rules_yaml` (the text under "rules:", indented two
 // spaces) whose sweep runs every op at every scope, so any row rule parses.
 accept::Profile profile_with_rules(const std::string& rules_yaml);
+std::string profile_text_with_rules(const std::string& rules_yaml);
 
 }  // namespace fb::test

@@ -1,11 +1,12 @@
 // JUnit XML and check.json: well-formed whatever the rule names hold, counts
 // that agree with the testcases, failures that carry the figures.
+#include "fabricbench/accept/report.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "fabricbench/accept/report.hpp"
 #include "junit_check.hpp"
 #include "process.hpp"
 

@@ -31,8 +31,8 @@ struct PairsPlan {
 struct Profile {
   std::string name;
   std::string description;
-  std::string source;   // where its thresholds come from
-  std::string backend;  // data plane of every sweep
+  std::string source;         // where its thresholds come from
+  std::string backend;        // data plane of every sweep
   std::vector<Sweep> sweeps;  // `sweeps:` then `p2p:`, in the profile's order
   bool topo = false;          // record the inventory (topo) in the run
   std::optional<PairsPlan> pairs;

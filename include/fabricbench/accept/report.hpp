@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -12,16 +11,16 @@
 namespace fb::accept {
 
 struct Report {
-  std::string profile;       // profile name
-  std::string profile_path;  // file it came from
-  std::string results_path;  // the results record the rules were evaluated on
-  std::string baseline_path; // "" when none
-  std::string hostname;      // where the verdict was computed
-  std::string timestamp;     // UTC, ISO 8601
-  double elapsed_s = 0;      // the run, or 0 when only evaluated
+  std::string profile;        // profile name
+  std::string profile_path;   // file it came from
+  std::string results_path;   // the results record the rules were evaluated on
+  std::string baseline_path;  // "" when none
+  std::string hostname;       // where the verdict was computed
+  std::string timestamp;      // UTC, ISO 8601
+  double elapsed_s = 0;       // the run, or 0 when only evaluated
   int ranks = 0;
   bool strict = false;
-  std::string run_error;     // set on the placeholder written before a run: why no verdict exists
+  std::string run_error;  // set on the placeholder written before a run: why no verdict exists
   std::vector<Verdict> verdicts;
 };
 

@@ -50,16 +50,16 @@ struct Limit {
   double value = 0;
   Dimension dimension = Dimension::bandwidth;
   Reference reference = Reference::none;  // set when dimension is relative
-  std::string text;  // as written in the profile, for messages
+  std::string text;                       // as written in the profile, for messages
 };
 
 // Which measurement lines a rule looks at. Empty / absent fields match all.
 struct RowFilter {
-  std::string op;                   // "" = any op (correctness only)
-  std::string scope;                // "" = any scope (correctness only)
+  std::string op;                      // "" = any op (correctness only)
+  std::string scope;                   // "" = any scope (correctness only)
   std::optional<std::uint64_t> bytes;  // requested size; rows report it after rounding
-  std::optional<bool> in_place;     // placement: out -> false, in -> true, any -> nullopt
-  std::string dtype;                // "" = any
+  std::optional<bool> in_place;        // placement: out -> false, in -> true, any -> nullopt
+  std::string dtype;                   // "" = any
 };
 
 struct Rule {

@@ -1,8 +1,10 @@
-#include "record_header.hpp"
+#include "job.hpp"
 
 #include <ctime>
 #include <vector>
 
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/version.hpp"
 
@@ -36,6 +38,16 @@ nlohmann::ordered_json record_header(std::string_view command, int argc, char** 
       {"backend_version", backend.version()},
       {"mpi_library", MpiSession::library_version()},
   };
+}
+
+int run_or_abort(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
+    return kExitRunError;
+  }
 }
 
 }  // namespace fb::cli
