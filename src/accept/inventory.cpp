@@ -1,13 +1,13 @@
-// Rules on inventory lines (written by `fabricbench topo` into every record):
-// spec peaks per scope, and heterogeneity across ranks and nodes. Contract:
-// docs/acceptance.md ("Inventory and pair lines").
+// Rules on inventory lines (topo's, right after the header of every run and
+// check record; docs/results-schema.md): spec peaks per scope, and
+// heterogeneity across ranks and nodes as `fabricbench topo` finds it.
 #include <fmt/format.h>
 
 #include <map>
-#include <optional>
 #include <set>
 
 #include "eval_parts.hpp"
+#include "fabricbench/topo/report.hpp"
 
 namespace fb::accept {
 namespace {
@@ -35,36 +35,18 @@ std::set<std::string> path_scopes(const Results& run, const std::string& scope) 
   return several ? std::set<std::string>{"intra", "inter"} : std::set<std::string>{"intra"};
 }
 
-// A scalar as text for comparison; nullopt for null and non-scalars (unknown).
-std::optional<std::string> scalar_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number() || v.is_boolean()) return v.dump();
-  return std::nullopt;
-}
-
-// `key` of every element of the array `list`, sorted: one line's value of a field.
-std::optional<std::string> from_array(const json& line, const char* list, const char* key) {
-  const auto it = line.find(list);
-  if (it == line.end() || !it->is_array()) return std::nullopt;
-  std::multiset<std::string> values;
-  for (const auto& item : *it) {
-    if (!item.is_object() || !item.contains(key)) continue;  // missing: unknown, not a difference
-    if (auto v = scalar_text(item[key])) values.insert(*v);
+// A line's value of each compared field, as `fabricbench topo` compares
+// them (topo::fingerprint). A value with an unreadable part ("unknown") is
+// left out: unknown is not a difference. A line of the wrong shape gives none.
+std::map<std::string, std::string> known_fields(const json& line) {
+  std::map<std::string, std::string> out;
+  try {
+    for (auto& [field, value] : topo::fingerprint(line))
+      if (value.find("unknown") == std::string::npos) out.emplace(field, std::move(value));
+  } catch (const json::exception&) {
+    out.clear();
   }
-  if (values.empty()) return std::nullopt;
-  std::string out;
-  for (const auto& v : values) out += (out.empty() ? "" : ", ") + v;
   return out;
-}
-
-std::optional<std::string> field_value(const json& line, const std::string& field) {
-  if (field == "gpu_name") return from_array(line, "gpus", "name");
-  if (field == "gpu_memory") return from_array(line, "gpus", "memory_bytes");
-  if (field == "nic_rate") return from_array(line, "nics", "rate_gbit");
-  // driver and mtu: a line-wide key when the inventory has one, else per device.
-  const char* list = field == "driver" ? "gpus" : "nics";
-  if (line.contains(field)) return scalar_text(line[field]);
-  return from_array(line, list, field.c_str());
 }
 
 std::string where_of(const json& line) {
@@ -79,8 +61,6 @@ std::string join_set(const std::set<std::string>& items) {
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
   return out;
 }
-
-const std::vector<std::string> kAllFields = {"gpu_name", "gpu_memory", "driver", "nic_rate", "mtu"};
 
 }  // namespace
 
@@ -119,14 +99,16 @@ SpecPeak spec_peak(const Results& run, const std::string& scope) {
 Verdict eval_heterogeneity(const Rule& rule, const Results& run) {
   const auto lines = lines_of(run, "inventory");
   if (lines.empty()) return skipped(rule, "no inventory lines in this run");
-  const auto& fields = rule.fields.empty() ? kAllFields : rule.fields;
+  const auto fields = rule.fields.empty() ? inventory_fields() : rule.fields;
+  std::vector<std::map<std::string, std::string>> values;
+  for (const auto* line : lines) values.push_back(known_fields(*line));
   std::vector<std::string> differ;
   std::vector<std::string> compared;
   std::vector<std::string> unknown;
   for (const auto& field : fields) {
     std::map<std::string, std::set<std::string>> where_by_value;
-    for (const auto* line : lines)
-      if (auto v = field_value(*line, field)) where_by_value[*v].insert(where_of(*line));
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (auto v = values[i].find(field); v != values[i].end()) where_by_value[v->second].insert(where_of(*lines[i]));
     if (where_by_value.empty()) {
       unknown.push_back(field);
       continue;

@@ -70,7 +70,9 @@ Profile parse_root(const Field& root) {
 
 }  // namespace
 
-Profile parse_profile(std::string_view yaml_text) {
+namespace {
+
+Profile parse_text(std::string_view yaml_text) {
   if (yaml_text.size() > kMaxProfileBytes)
     throw UsageError(fmt::format("the profile is {} bytes; a profile is at most {} bytes of YAML", yaml_text.size(),
                                  kMaxProfileBytes));
@@ -83,16 +85,23 @@ Profile parse_profile(std::string_view yaml_text) {
   }
 }
 
+}  // namespace
+
+Profile parse_profile(std::string_view yaml_text, std::string_view origin) {
+  if (origin.empty()) return parse_text(yaml_text);
+  try {
+    return parse_text(yaml_text);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", origin, e.what()));
+  }
+}
+
 Profile load_profile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("--profile '{}': cannot read it: {}", path, std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  try {
-    return parse_profile(text.str());
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("{}: {}", path, e.what()));
-  }
+  return parse_profile(text.str(), path);
 }
 
 bool needs_per_rank_times(const Profile& profile) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/topo/report.hpp"
 
 namespace fb::accept {
 namespace {
@@ -37,8 +38,6 @@ constexpr std::array kPairMetrics{
     std::pair{PairMetric::bidir, "bidir"},
     std::pair{PairMetric::latency, "latency"},
 };
-
-constexpr std::array kInventoryFields{"gpu_name", "gpu_memory", "driver", "nic_rate", "mtu"};
 
 template <typename Table, typename Value>
 std::string_view lookup_name(const Table& table, Value v) {
@@ -157,9 +156,20 @@ std::optional<PairMetric> parse_pair_metric(std::string_view text) {
 }
 std::string allowed_rule_kinds() { return join(kKinds); }
 std::string allowed_metrics() { return join(kMetrics); }
-std::string allowed_inventory_fields() { return join(kInventoryFields); }
+// The attributes topo compares between ranks (topo::fingerprint), so a rule
+// and `fabricbench topo` name and read the same things.
+std::vector<std::string> inventory_fields() {
+  std::vector<std::string> out;
+  for (const auto& [field, value] : topo::fingerprint(nlohmann::ordered_json::object())) out.push_back(field);
+  return out;
+}
+std::string allowed_inventory_fields() {
+  std::string out;
+  for (const auto& f : inventory_fields()) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
 bool is_inventory_field(std::string_view field) {
-  for (std::string_view f : kInventoryFields)
+  for (const auto& f : inventory_fields())
     if (f == field) return true;
   return false;
 }

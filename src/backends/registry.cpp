@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "fabricbench/backends/backend.hpp"
+#include "gpu_backends.hpp"
 #include "mpi_host/mpi_host.hpp"
 
 namespace fb {
@@ -12,6 +13,10 @@ const std::vector<BackendInfo>& backend_registry() {
     std::vector<BackendInfo> r;
     r.push_back({"mpi", "MPI collectives and point-to-point on host memory", [] { return std::string(); },
                  make_mpi_host_backend});
+    // GPU backends are always listed; without CUDA, a driver or a device they say why.
+    r.push_back(nccl_backend_info());
+    r.push_back(cuda_copy_backend_info());
+    r.push_back(mpi_cuda_backend_info());
     return r;
   }();
   return registry;

@@ -17,7 +17,8 @@
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "job.hpp"
+#include "cli_common.hpp"
+#include "record_header.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
@@ -46,9 +47,9 @@ std::string load_profile_everywhere(const Comm& world, const CheckFlags& flags, 
   if (!(error = agree_on_error(world, error)).empty()) return error;
   text = world.bcast_string_quiet(text, 0);
   try {
-    setup.profile = accept::parse_profile(text);
+    setup.profile = accept::parse_profile(text, setup.profile_path);
   } catch (const UsageError& e) {
-    return fmt::format("{}: {}", setup.profile_path, e.what());
+    return e.what();
   }
   if (!flags.backend.empty()) accept::set_backend(setup.profile, flags.backend);
   return {};
@@ -171,7 +172,10 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   if (world.rank() == 0) {
     write_placeholder(setup, flags, world.size());
     sinks = make_sinks(flags, setup.outputs);
-    sinks.begin(check_header(setup, record_header("check", argc, argv, world, nodes, *backend)));
+    auto header = record_header("check", argc, argv, world, nodes);
+    header["backend"] = backend->name();
+    header["backend_version"] = backend->version();
+    sinks.begin(check_header(setup, std::move(header)));
   }
   const auto started = std::chrono::steady_clock::now();
   RunTotals totals;
@@ -244,7 +248,7 @@ int check_main(int argc, char** argv) {
   setup_logging(world.rank(), flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal);
   if (!flags.results.empty()) return judge_recorded(world, flags, setup);
   // check.json and junit.xml say "did not finish" until the verdict replaces them.
-  return run_or_abort([&] { return run_and_judge(world, argc, argv, flags, setup); });
+  return abort_on_error([&] { return run_and_judge(world, argc, argv, flags, setup); });
 }
 
 }  // namespace fb::cli

@@ -9,7 +9,7 @@
 #include "fabricbench/accept/report.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
-#include "job.hpp"
+#include "record_header.hpp"
 
 namespace fb::cli {
 namespace {

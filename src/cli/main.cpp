@@ -12,6 +12,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
        run_main},
+      {"topo", "inventory of GPUs, NVLink, PCIe and NICs; path spec peaks; differences between nodes", topo_main},
+      {"model", "what the network costs a training job: fit, step, scale, memory, quotes (alone)", model_main},
+      {"report", "compare two results files per op, scope and size (alone)", report_main},
+      {"gemm", "cuBLAS bf16/fp16 matrix products per GPU: achieved TFLOP/s, the slowest GPU named (under mpirun)",
+       gemm_main},
       {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
   };
   return table;

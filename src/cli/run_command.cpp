@@ -5,6 +5,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -12,11 +13,21 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "job.hpp"
+#include "fabricbench/topo/report.hpp"
+#include "record_header.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
+
+nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
+                                  const RunOptions& options) {
+  auto header = record_header("run", argc, argv, world, nodes);
+  header["backend"] = backend.name();
+  header["backend_version"] = backend.version();
+  header["options"] = to_json(options);
+  return header;
+}
 
 // Parse on every rank; any rank's error stops every rank with one message.
 // Returns the exit code to stop with, or -1 to go on.
@@ -81,12 +92,16 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", e.what());
     return kExitUsage;
   }
+  // What the figures are measured on, from every rank: recorded right after
+  // the header (docs/results-schema.md, "inventory").
+  const auto inventory = topo::gather_inventory(world, nodes);
   if (world.rank() == 0) sinks = make_sinks(flags);
   const auto started = std::chrono::steady_clock::now();
   if (world.rank() == 0) {
-    auto header = record_header("run", argc, argv, world, nodes, *backend);
-    header["options"] = to_json(options);
-    sinks.begin(header);
+    sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+    for (const auto& line : inventory) sinks.line(line);
+    for (const auto& d : topo::find_differences(inventory))
+      spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
   }
   const RunTotals totals = runner.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -120,7 +135,7 @@ int run_main(int argc, char** argv) {
   const int stop = parse_everywhere(world, app, argc, argv, flags, options);
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
-  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
+  return abort_on_error([&] { return execute(world, argc, argv, flags, options); });
 }
 
 }  // namespace fb::cli

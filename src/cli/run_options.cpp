@@ -37,6 +37,11 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->capture_default_str();
   app.add_option("--peers", f.peers, "point-to-point ops: the two ranks, e.g. 0,1")->delimiter(',')->expected(2);
   app.add_option("--window", f.window, "messages in flight per unidir/bidir iteration")->capture_default_str();
+  app.add_option("--device", f.device,
+                 "GPU backends: the CUDA device every rank uses (default: the rank's index on its node)");
+  app.add_flag("--graph", f.graph,
+               "GPU backends: capture each batch of timed iterations in a CUDA graph and replay it (times are "
+               "per-batch means)");
   app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)");
   app.add_option("--csv", f.csv, "also write the rows as CSV");
   app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
@@ -91,13 +96,18 @@ RunOptions resolve(const RunFlags& f) {
   o.dtype = parse_named<Dtype>(f.datatype, parse_dtype, "--datatype", allowed_dtypes());
   if (f.root < 0) throw UsageError(fmt::format("--root {}: must be a rank, 0 or more", f.root));
   o.root = f.root;
+  const BackendInfo* backend = find_backend(f.backend);
+  if (!backend) throw UsageError(fmt::format("--backend '{}': unknown; this build has: {}", f.backend, backend_names()));
+  o.backend = f.backend;
   if (!f.ops.empty()) {
     o.ops.clear();
     for (const auto& op : f.ops) o.ops.push_back(parse_named<Op>(op, parse_op, "--ops", allowed_ops()));
+  } else if (!backend->default_ops.empty()) {
+    o.ops.assign(backend->default_ops.begin(), backend->default_ops.end());
   }
-  if (!find_backend(f.backend))
-    throw UsageError(fmt::format("--backend '{}': unknown; this build has: {}", f.backend, backend_names()));
-  o.backend = f.backend;
+  if (f.device < -1) throw UsageError(fmt::format("--device {}: a CUDA device index, 0 or more", f.device));
+  o.device = f.device;
+  o.graph = f.graph;
   if (f.scopes.empty()) throw UsageError("--scope: give at least one of " + allowed_scopes());
   o.scopes = resolve_scopes(f.scopes);
   if (f.time_budget < 0) throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more", f.time_budget));

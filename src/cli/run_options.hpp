@@ -30,6 +30,8 @@ struct RunFlags {
   std::string placement = "both";
   std::vector<int> peers{0, 1};
   int window = 64;
+  int device = -1;
+  bool graph = false;
   std::string out;
   std::string csv;
   bool quiet = false;

@@ -1,5 +1,6 @@
 #include "fabricbench/backends/backend.hpp"
 
+#include <fmt/format.h>
 #include <time.h>
 
 namespace fb {
@@ -21,6 +22,49 @@ void PreparedOp::run_timed(IterationTimes times) {
     times.duration_us[i] = end - t;
     t = end;
   }
+}
+
+int pair_peer(const OpSpec& spec, int rank) {
+  if (rank == spec.peer_a) return spec.peer_b;
+  return rank == spec.peer_b ? spec.peer_a : -1;
+}
+
+double ops_per_iteration(const OpSpec& spec) {
+  if (spec.op == Op::pingpong) return 2.0;
+  if (spec.op == Op::unidir || spec.op == Op::bidir) return spec.window;
+  return 1.0;
+}
+
+CheckContext check_context(const OpSpec& spec, int rank, int nranks) {
+  CheckContext c;
+  c.op = spec.op;
+  c.dtype = spec.dtype;
+  c.redop = spec.redop;
+  c.rank = rank;
+  c.nranks = nranks;
+  c.root = spec.root;
+  c.layout = spec.layout;
+  c.max_value = check_value_limit(spec.dtype, spec.op, spec.redop, nranks);
+  const int peer = pair_peer(spec, rank);
+  if (is_pair_op(spec.op) && !is_copy_op(spec.op) && peer >= 0) {
+    // unidir moves a -> b only; pingpong and bidir deliver to both.
+    c.source = (spec.op == Op::unidir && rank == spec.peer_a) ? -1 : peer;
+  }
+  return c;
+}
+
+Support BackendGroup::allocate(const OpSpec&) { return Support::yes(); }
+
+Support Backend::setup(const Comm&, const RunOptions& options) {
+  if (options.graph)
+    return Support::no(fmt::format("--graph: the {} backend launches no GPU work to capture; CUDA graphs apply to "
+                                   "the nccl and cuda backends",
+                                   name()));
+  if (options.device >= 0)
+    return Support::no(fmt::format("--device: the {} backend uses no GPU; it applies to the nccl, cuda and mpi-cuda "
+                                   "backends",
+                                   name()));
+  return Support::yes();
 }
 
 }  // namespace fb

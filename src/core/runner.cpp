@@ -31,6 +31,10 @@ OpSpec Runner::spec_for(Op op, bool in_place, std::uint64_t bytes, int group_siz
 }
 
 void Runner::preflight() const {
+  // The backend's own options and placement first: every rank must learn of any rank's refusal.
+  const Support setup = backend_.setup(world_, options_);
+  const std::string setup_refusal = agree_on_error(world_, setup.ok ? "" : setup.why);
+  if (!setup_refusal.empty()) throw UsageError(setup_refusal);
   // Support depends only on the options, so every rank reaches the same verdict.
   std::string first_refusal;
   bool any = false;
@@ -97,7 +101,7 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
   }
   std::vector<bool> placements;
   if (options_.out_of_place) placements.push_back(false);
-  if (options_.in_place && !is_pair_op(op)) placements.push_back(true);
+  if (options_.in_place && has_in_place(op)) placements.push_back(true);
 
   std::vector<bool> unsupported(2, false);  // report an unsupported placement once, not per size
   for (std::size_t k = 0; k < sizes_.size(); ++k) {
@@ -128,6 +132,13 @@ void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t byt
 }
 
 void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec) {
+  // Room for this size on every member (device memory runs out per size, not per sweep).
+  const Support room = bgroup ? bgroup->allocate(spec) : Support::yes();
+  const std::string no_room = agree_on_error(world_, room.ok ? "" : room.why);
+  if (!no_room.empty()) {
+    skip(group, spec, spec.layout.bytes, no_room);
+    return;
+  }
   std::unique_ptr<PreparedOp> prepared;
   if (group.member()) prepared = bgroup->prepare(spec);
   PreparedOp* op = prepared && prepared->participates() ? prepared.get() : nullptr;

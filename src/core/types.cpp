@@ -12,6 +12,11 @@ constexpr std::array kOps{
     std::pair{Op::reduce, "reduce"}, std::pair{Op::alltoall, "alltoall"},
     std::pair{Op::sendrecv, "sendrecv"}, std::pair{Op::pingpong, "pingpong"},
     std::pair{Op::unidir, "unidir"}, std::pair{Op::bidir, "bidir"},
+    std::pair{Op::copy_d2d_ce, "copy_d2d_ce"}, std::pair{Op::copy_d2d_sm, "copy_d2d_sm"},
+    std::pair{Op::copy_h2d_pinned, "copy_h2d_pinned"}, std::pair{Op::copy_d2h_pinned, "copy_d2h_pinned"},
+    std::pair{Op::copy_h2d_pageable, "copy_h2d_pageable"}, std::pair{Op::copy_d2h_pageable, "copy_d2h_pageable"},
+    std::pair{Op::copy_bidir_pinned, "copy_bidir_pinned"}, std::pair{Op::copy_peer, "copy_peer"},
+    std::pair{Op::copy_peer_staged, "copy_peer_staged"}, std::pair{Op::kernel_launch, "kernel_launch"},
 };
 
 struct DtypeInfo {
@@ -42,6 +47,10 @@ constexpr std::array kAllOps{Op::all_reduce, Op::all_gather, Op::reduce_scatter,
                              Op::alltoall,   Op::sendrecv,   Op::pingpong,       Op::unidir,    Op::bidir};
 constexpr std::array kDefaultOps{Op::all_reduce, Op::all_gather, Op::reduce_scatter,
                                  Op::broadcast,  Op::alltoall,   Op::sendrecv};
+constexpr std::array kCopyOps{Op::copy_d2d_ce,       Op::copy_d2d_sm,       Op::copy_h2d_pinned,
+                              Op::copy_d2h_pinned,   Op::copy_h2d_pageable, Op::copy_d2h_pageable,
+                              Op::copy_bidir_pinned, Op::copy_peer,         Op::copy_peer_staged,
+                              Op::kernel_launch};
 constexpr std::array kAllDtypes{Dtype::int8,  Dtype::uint8,   Dtype::int32,   Dtype::uint32,
                                 Dtype::int64, Dtype::uint64,  Dtype::half,    Dtype::float32,
                                 Dtype::float64, Dtype::bfloat16, Dtype::fp8_e4m3, Dtype::fp8_e5m2};
@@ -65,6 +74,7 @@ std::string join_names(const Table& table) {
 
 std::span<const Op> all_ops() { return kAllOps; }
 std::span<const Op> default_ops() { return kDefaultOps; }
+std::span<const Op> copy_ops() { return kCopyOps; }
 std::span<const Dtype> all_dtypes() { return kAllDtypes; }
 std::span<const RedOp> all_redops() { return kAllRedops; }
 
@@ -118,7 +128,15 @@ std::size_t dtype_bytes(Dtype dtype) {
 
 bool is_reduction(Op op) { return op == Op::all_reduce || op == Op::reduce_scatter || op == Op::reduce; }
 bool has_root(Op op) { return op == Op::broadcast || op == Op::reduce; }
-bool is_pair_op(Op op) { return op == Op::pingpong || op == Op::unidir || op == Op::bidir; }
+bool is_pair_op(Op op) {
+  return op == Op::pingpong || op == Op::unidir || op == Op::bidir || op == Op::copy_peer || op == Op::copy_peer_staged;
+}
+bool is_copy_op(Op op) {
+  for (Op c : kCopyOps)
+    if (c == op) return true;
+  return false;
+}
+bool has_in_place(Op op) { return !is_pair_op(op) && !is_copy_op(op); }
 
 std::string allowed_ops() { return join_names(kOps); }
 std::string allowed_dtypes() { return join_names(kDtypes); }

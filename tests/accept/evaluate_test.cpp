@@ -115,8 +115,9 @@ TEST(Latency, TimeBelowTheBound) {
 
 // Inventory lines as the topo contract describes them.
 void add_inventory(RecordBuilder& b, const std::string& host, int rank, json inter_peak, json gpu = nullptr) {
-  if (gpu.is_null()) gpu = {{"name", "NVIDIA H100 80GB HBM3"}, {"memory_bytes", 85520809984}};
-  b.inventory(rank, host, json::array({gpu}), json::array({{{"name", "mlx5_0"}, {"rate_gbit", 400}, {"mtu", 4096}}}),
+  if (gpu.is_null()) gpu = {{"model", "NVIDIA H100 80GB HBM3"}, {"memory_bytes", 85520809984}};
+  b.inventory(rank, host, json::array({gpu}),
+              json::array({{{"name", "mlx5_0:1"}, {"kind", "IB"}, {"up", true}, {"rate_gbit", 400}, {"mtu_bytes", 4096}}}),
               json::array({{{"scope", "intra"}, {"class", "NVLink"}, {"peak_gbps", 450}, {"basis", "NVLink4 x18"}},
                            {{"scope", "inter"},
                             {"class", "IB"},
@@ -260,23 +261,23 @@ TEST(Uniformity, HeterogeneityAcrossInventoryLines) {
   RecordBuilder b(3, 3);
   add_inventory(b, "node1", 0, 50);
   add_inventory(b, "node2", 1, 50);
-  add_inventory(b, "node3", 2, 50, {{"name", "NVIDIA H100 PCIe"}, {"memory_bytes", 85520809984}});
+  add_inventory(b, "node3", 2, 50, {{"model", "NVIDIA H100 PCIe"}, {"memory_bytes", 85520809984}});
   const char* rule = "  - {kind: uniformity, across: inventory}\n";
   const Verdict v = judge_one(rule, b.results());
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_DOUBLE_EQ(*v.measured, 1);
-  EXPECT_TRUE(mentions(v, "gpu_name differs")) << v.reason;
-  EXPECT_TRUE(mentions(v, "'NVIDIA H100 PCIe' on node3")) << v.reason;
-  EXPECT_TRUE(mentions(v, "(unknown: driver)")) << v.reason;  // no line has a driver: unknown, not a difference
+  EXPECT_TRUE(mentions(v, "gpus differs")) << v.reason;
+  EXPECT_TRUE(mentions(v, "'1 x NVIDIA H100 PCIe' on node3")) << v.reason;
+  EXPECT_TRUE(mentions(v, "(unknown: driver, ")) << v.reason;  // no line has a driver: unknown, not a difference
   EXPECT_EQ(
-      judge_one("  - {kind: uniformity, across: inventory, fields: [gpu_memory, nic_rate, mtu]}\n", b.results()).status,
+      judge_one("  - {kind: uniformity, across: inventory, fields: [gpu_memory, nic_rates, mtus]}\n", b.results()).status,
       Status::pass);
 }
 
 TEST(Uniformity, MissingKeysAreUnknownNotDifferent) {
   RecordBuilder b(2, 2);
   add_inventory(b, "node1", 0, 50);
-  add_inventory(b, "node2", 1, 50, {{"name", "NVIDIA H100 80GB HBM3"}});  // memory not read on node2
+  add_inventory(b, "node2", 1, 50, {{"model", "NVIDIA H100 80GB HBM3"}});  // memory not read on node2
   const Verdict v = judge_one("  - {kind: uniformity, across: inventory}\n", b.results());
   EXPECT_EQ(v.status, Status::pass) << v.reason;
   EXPECT_EQ(judge_one("  - {kind: uniformity, across: inventory}\n", RecordBuilder(2, 2).results()).reason,

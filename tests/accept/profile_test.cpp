@@ -77,7 +77,7 @@ TEST(Profile, ParsesEveryRuleKind) {
   - {kind: stability, op: all_reduce, size: 1M, max: 5%, placement: out}
   - {kind: correctness}
   - {kind: uniformity, across: ranks, op: all_reduce, scope: intra, size: 1G, max: 1.5 of median}
-  - {kind: uniformity, across: inventory, fields: [gpu_name, driver]}
+  - {kind: uniformity, across: inventory, fields: [gpus, driver]}
   - {kind: pairs, metric: bidir, min: 0.9 of median}
 )");
   ASSERT_EQ(p.rules.size(), 9u);
@@ -101,7 +101,7 @@ TEST(Profile, ParsesEveryRuleKind) {
   EXPECT_TRUE(p.rules[5].rows.op.empty());
   EXPECT_EQ(p.rules[6].across, Across::ranks);
   EXPECT_EQ(p.rules[7].across, Across::inventory);
-  EXPECT_EQ(p.rules[7].fields, (std::vector<std::string>{"gpu_name", "driver"}));
+  EXPECT_EQ(p.rules[7].fields, (std::vector<std::string>{"gpus", "driver"}));
   EXPECT_EQ(p.rules[8].pair_metric, PairMetric::bidir);
   EXPECT_TRUE(needs_per_rank_times(p));
   EXPECT_TRUE(needs_baseline(p));

@@ -76,9 +76,9 @@ TEST(Recorded, ADegradedPortShowsInSpecInventoryAndPairs) {
   EXPECT_EQ(rail.status, Status::skip);  // no rail rows in this record
   const Verdict& same = find(verdicts, "same hardware");
   EXPECT_EQ(same.status, Status::fail);
-  EXPECT_NE(same.reason.find("nic_rate differs"), std::string::npos) << same.reason;
-  EXPECT_NE(same.reason.find("'200, 400' on gpu-a04"), std::string::npos) << same.reason;
-  EXPECT_EQ(same.reason.find("gpu_name differs"), std::string::npos) << same.reason;
+  EXPECT_NE(same.reason.find("nic_rates differs"), std::string::npos) << same.reason;
+  EXPECT_NE(same.reason.find("'1 x 200 Gb/s IB + 1 x 400 Gb/s IB' on gpu-a04"), std::string::npos) << same.reason;
+  EXPECT_EQ(same.reason.find("gpus differs"), std::string::npos) << same.reason;
   const Verdict& pairs = find(verdicts, "no weak link");
   EXPECT_EQ(pairs.status, Status::fail);
   EXPECT_NE(pairs.reason.find("3 links beyond the bound"), std::string::npos) << pairs.reason;

@@ -10,21 +10,14 @@
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
+#include "capture_sink.hpp"
 #include "hooked_backend.hpp"
 #include "mpi_host/mpi_host.hpp"
 
 namespace fb {
 namespace {
 
-class CaptureSink final : public RowSink {
- public:
-  void begin(const nlohmann::ordered_json&) override {}
-  void measurement(const Measurement& row) override { rows.push_back(row); }
-  void skip(const Skip& s) override { skips.push_back(s); }
-  void end(const nlohmann::ordered_json&) override {}
-  std::vector<Measurement> rows;
-  std::vector<Skip> skips;
-};
+using test::CaptureSink;
 
 struct EngineRun {
   RunTotals totals;

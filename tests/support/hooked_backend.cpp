@@ -35,6 +35,7 @@ class HookedGroup final : public BackendGroup {
  public:
   HookedGroup(std::unique_ptr<BackendGroup> inner, const Hooks& hooks) : inner_(std::move(inner)), hooks_(hooks) {}
   void reserve(std::uint64_t in, std::uint64_t out) override { inner_->reserve(in, out); }
+  Support allocate(const OpSpec& spec) override { return inner_->allocate(spec); }
   std::string path() const override { return inner_->path(); }
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     return std::make_unique<HookedOp>(inner_->prepare(spec), hooks_);

@@ -22,6 +22,7 @@ class HookedBackend final : public Backend {
   std::string version() const override { return inner_->version(); }
   Support supports(const OpSpec& s) const override { return inner_->supports(s); }
   Support fits(std::uint64_t bytes, int ranks) const override { return inner_->fits(bytes, ranks); }
+  Support setup(const Comm& world, const RunOptions& options) override { return inner_->setup(world, options); }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override;
 
  private:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "mpi_host/mpi_path.hpp"
 
@@ -89,6 +90,34 @@ TEST(RunOptions, BadInputNamesTheFlagAndWhatIsAllowed) {
     const std::string err = usage_error(c.args);
     EXPECT_NE(err.find(c.must_mention), std::string::npos) << c.args[0] << " -> '" << err << "'";
   }
+}
+
+TEST(RunOptions, GpuBackendOptions) {
+  const RunOptions o = parse({"--backend", "nccl", "--graph", "--device", "3"});
+  EXPECT_TRUE(o.graph);
+  EXPECT_EQ(o.device, 3);
+  EXPECT_EQ(o.ops.size(), 6u);
+  EXPECT_FALSE(parse({}).graph);
+  EXPECT_EQ(parse({}).device, -1);
+  EXPECT_NE(usage_error({"--device", "-2"}).find("--device"), std::string::npos);
+  // The cuda backend sweeps its copy paths unless --ops says otherwise.
+  const RunOptions copies = parse({"--backend", "cuda"});
+  EXPECT_EQ(copies.ops, (std::vector<Op>(copy_ops().begin(), copy_ops().end())));
+  EXPECT_EQ(parse({"--backend", "cuda", "--ops", "copy_d2d_ce"}).ops, std::vector<Op>{Op::copy_d2d_ce});
+}
+
+TEST(RunOptions, HostBackendRefusesTheGpuOptions) {
+  auto mpi = find_backend("mpi")->make();
+  RunOptions o;
+  EXPECT_TRUE(mpi->setup(Comm(), o).ok);
+  o.graph = true;
+  EXPECT_NE(mpi->setup(Comm(), o).why.find("--graph"), std::string::npos);
+  o.graph = false;
+  o.device = 0;
+  EXPECT_NE(mpi->setup(Comm(), o).why.find("--device"), std::string::npos);
+  OpSpec copy;
+  copy.op = Op::copy_h2d_pinned;
+  EXPECT_NE(mpi->supports(copy).why.find("--backend cuda"), std::string::npos);
 }
 
 TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {

@@ -43,9 +43,9 @@ struct Profile {
 inline constexpr std::size_t kMaxProfileBytes = 1 << 20;
 
 // Parses and validates a profile. Throws fb::UsageError naming the line, the
-// key and what is allowed; never anything else, whatever the input (this is
-// the fuzzing entry point).
-Profile parse_profile(std::string_view yaml_text);
+// key and what is allowed, prefixed with `origin` (the file, or "" for none);
+// never anything else, whatever the input (this is the fuzzing entry point).
+Profile parse_profile(std::string_view yaml_text, std::string_view origin = {});
 
 // Reads `path` and parses it; messages start with the path.
 Profile load_profile(const std::string& path);

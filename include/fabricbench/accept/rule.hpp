@@ -89,7 +89,9 @@ bool is_time(Metric metric);
 // The unit a metric's figures are shown in: "GB/s" or "us".
 std::string_view unit_of(Metric metric);
 
-// Inventory fields a uniformity rule can compare, and their record paths.
+// Inventory fields a uniformity rule can compare: the attributes of
+// topo::fingerprint (gpus, gpu_memory, nvlink, driver, nic_rates, mtus, ...).
+std::vector<std::string> inventory_fields();
 std::string allowed_inventory_fields();
 bool is_inventory_field(std::string_view field);
 

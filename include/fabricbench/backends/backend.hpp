@@ -12,8 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "fabricbench/core/check_values.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/layout.hpp"
+#include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/types.hpp"
 
 namespace fb {
@@ -39,6 +41,14 @@ struct Support {
   static Support yes() { return {}; }
   static Support no(std::string reason) { return {false, std::move(reason)}; }
 };
+
+// Rules every backend applies the same way.
+// The other rank of a point-to-point op, or -1 when `rank` is not one of the pair.
+int pair_peer(const OpSpec& spec, int rank);
+// A ping-pong iteration is a round trip (2 ops), a bandwidth iteration a window of messages.
+double ops_per_iteration(const OpSpec& spec);
+// What the check expects of `rank`'s output (unidir: only peer_b receives).
+CheckContext check_context(const OpSpec& spec, int rank, int nranks);
 
 // Clock shared by the engine and backends: monotonic microseconds.
 double now_us();
@@ -80,6 +90,11 @@ class BackendGroup {
   virtual ~BackendGroup() = default;
   // Allocate (and touch) buffers once for the largest op of the plan.
   virtual void reserve(std::uint64_t in_bytes, std::uint64_t out_bytes) = 0;
+  // Make room for `spec`'s buffers before prepare(). "No" skips this size
+  // with the reason (a device buffer that does not fit) and the sweep goes
+  // on; the engine agrees on it across ranks. Host backends allocate in
+  // reserve() and always have room.
+  virtual Support allocate(const OpSpec& spec);
   virtual std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) = 0;
   // The path the traffic takes, as best the backend knows ("shm", "tcp", "P2P/NVLink" ...).
   virtual std::string path() const = 0;
@@ -94,6 +109,11 @@ class Backend {
   // Memory for `bytes_per_rank` with `local_ranks` ranks on this node; an
   // error text when it will not fit.
   virtual Support fits(std::uint64_t bytes_per_rank, int local_ranks) const = 0;
+  // Collective over the world, once before anything is measured: take the
+  // run's backend options (--device, --graph) and check where this rank runs
+  // (one GPU per rank...). "No" stops the run as bad input, on every rank.
+  // The default refuses the GPU options, which host backends have no use for.
+  virtual Support setup(const Comm& world, const RunOptions& options);
   // Collective over `comm`: every member calls it.
   virtual std::unique_ptr<BackendGroup> open(const Comm& comm) = 0;
 };
@@ -105,6 +125,8 @@ struct BackendInfo {
   // Empty when usable here; otherwise why not (no CUDA at build time, no GPU...).
   std::function<std::string()> absent_reason;
   std::function<std::unique_ptr<Backend>()> make;
+  // The ops a sweep runs when --ops is not given; empty = the six collectives.
+  std::span<const Op> default_ops{};
 };
 
 const std::vector<BackendInfo>& backend_registry();

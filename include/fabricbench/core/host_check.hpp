@@ -1,25 +1,13 @@
 // Filling inputs and verifying outputs in host memory, for every op, against
 // the exact expected value of each output element (see pattern.hpp). Device
-// backends do the same on the GPU with the same pattern functions.
+// backends do the same on the GPU with the same expected values (check_values.hpp).
 #pragma once
 
 #include <cstdint>
 
-#include "fabricbench/core/layout.hpp"
-#include "fabricbench/core/types.hpp"
+#include "fabricbench/core/check_values.hpp"
 
 namespace fb {
-
-struct CheckContext {
-  Op op = Op::all_reduce;
-  Dtype dtype = Dtype::float32;
-  RedOp redop = RedOp::sum;
-  int rank = 0;    // this rank's index in the communicator of the op
-  int nranks = 1;
-  int root = 0;    // broadcast, reduce
-  int source = -1; // point-to-point ops: the rank this one receives from; -1 = receives nothing
-  Layout layout;
-};
 
 struct CheckResult {
   std::uint64_t wrong = 0;

@@ -34,6 +34,9 @@ class RowSink {
   virtual void begin(const nlohmann::ordered_json& header) = 0;
   virtual void progress(const Progress&) {}
   virtual void measurement(const Measurement& row) = 0;
+  // Any other record line (an `inventory` line): the record writes it as
+  // it is, the other sinks ignore it.
+  virtual void line(const nlohmann::ordered_json&) {}
   virtual void skip(const Skip& skip) = 0;
   // End of one size (all its placements): the record syncs to disk here.
   virtual void size_done() {}

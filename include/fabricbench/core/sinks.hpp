@@ -27,6 +27,7 @@ class SinkList final : public RowSink {
   void begin(const nlohmann::ordered_json& header) override;
   void progress(const Progress& p) override;
   void measurement(const Measurement& row) override;
+  void line(const nlohmann::ordered_json& line) override;
   void skip(const Skip& skip) override;
   void size_done() override;
   void record_line(const nlohmann::ordered_json& line) override;

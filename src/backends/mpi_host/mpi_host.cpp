@@ -2,190 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <climits>
-#include <vector>
+#include <algorithm>
 
-#include "fabricbench/core/errors.hpp"
-#include "fabricbench/core/host_check.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "host_memory.hpp"
+#include "mpi_op.hpp"
 #include "mpi_path.hpp"
-#include "mpi_types.hpp"
 
 namespace fb {
 namespace {
-
-constexpr int kTagData = 7001;
-constexpr int kTagAck = 7002;
-
-class MpiHostOp final : public PreparedOp {
- public:
-  MpiHostOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out)
-      : comm_(comm), spec_(spec), type_(mpi::datatype(spec.dtype)), redop_(mpi::reduction(spec.redop)) {
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &size_);
-    word_ = dtype_bytes(spec.dtype);
-    out_ = out;
-    // In-place variants read their input from the output buffer, at the
-    // position each MPI call defines for MPI_IN_PLACE.
-    if (!spec.in_place) {
-      in_ = in;
-    } else if (spec.op == Op::all_gather) {
-      in_ = static_cast<char*>(out) + static_cast<std::size_t>(rank_) * spec.layout.block * word_;
-    } else {
-      in_ = out;
-    }
-    count_ = static_cast<int>(spec.layout.block);
-    if (is_pair_op(spec.op)) {
-      peer_ = rank_ == spec.peer_a ? spec.peer_b : (rank_ == spec.peer_b ? spec.peer_a : -1);
-      requests_.resize(2 * static_cast<std::size_t>(spec.window));
-    }
-  }
-
-  void run() override {
-    const int rc = call();
-    if (rc != MPI_SUCCESS) throw RunError(mpi::error_text(call_name(), rc, comm_));
-  }
-
-  bool participates() const override { return !is_pair_op(spec_.op) || peer_ >= 0; }
-
-  double ops_per_iteration() const override {
-    if (spec_.op == Op::pingpong) return 2.0;
-    if (spec_.op == Op::unidir || spec_.op == Op::bidir) return spec_.window;
-    return 1.0;
-  }
-
-  void fill_check() override { fill_for_check(check_context(), in_, out_); }
-
-  std::uint64_t count_wrong() override { return verify_output(check_context(), out_).wrong; }
-
-  void corrupt_output_element(std::uint64_t index) override {
-    if (index >= spec_.layout.out_elems) return;
-    auto* bytes = static_cast<unsigned char*>(out_) + index * word_;
-    bytes[word_ - 1] ^= 0x40;  // flips a high bit of the element in every host datatype
-  }
-
- private:
-  CheckContext check_context() const {
-    CheckContext c;
-    c.op = spec_.op;
-    c.dtype = spec_.dtype;
-    c.redop = spec_.redop;
-    c.rank = rank_;
-    c.nranks = size_;
-    c.root = spec_.root;
-    c.layout = spec_.layout;
-    if (is_pair_op(spec_.op) && peer_ >= 0) {
-      // unidir moves a -> b only; pingpong and bidir deliver to both.
-      c.source = (spec_.op == Op::unidir && rank_ == spec_.peer_a) ? -1 : peer_;
-    }
-    return c;
-  }
-
-  const char* call_name() const {
-    switch (spec_.op) {
-      case Op::all_reduce:
-        return "MPI_Allreduce";
-      case Op::all_gather:
-        return "MPI_Allgather";
-      case Op::reduce_scatter:
-        return "MPI_Reduce_scatter_block";
-      case Op::broadcast:
-        return "MPI_Bcast";
-      case Op::reduce:
-        return "MPI_Reduce";
-      case Op::alltoall:
-        return "MPI_Alltoall";
-      case Op::sendrecv:
-        return spec_.in_place ? "MPI_Sendrecv_replace" : "MPI_Sendrecv";
-      default:
-        return "MPI point-to-point";
-    }
-  }
-
-  const void* send_buf() const { return spec_.in_place ? MPI_IN_PLACE : in_; }
-
-  int call() {
-    switch (spec_.op) {
-      case Op::all_reduce:
-        return MPI_Allreduce(send_buf(), out_, count_, type_, redop_, comm_);
-      case Op::all_gather:
-        return spec_.in_place ? MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_)
-                              : MPI_Allgather(in_, count_, type_, out_, count_, type_, comm_);
-      case Op::reduce_scatter:
-        return MPI_Reduce_scatter_block(send_buf(), out_, count_, type_, redop_, comm_);
-      case Op::broadcast:
-        return MPI_Bcast(out_, count_, type_, spec_.root, comm_);
-      case Op::reduce:
-        if (spec_.in_place && rank_ != spec_.root) return MPI_Reduce(out_, nullptr, count_, type_, redop_, spec_.root, comm_);
-        return MPI_Reduce(send_buf(), out_, count_, type_, redop_, spec_.root, comm_);
-      case Op::alltoall:
-        return spec_.in_place ? MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_)
-                              : MPI_Alltoall(in_, count_, type_, out_, count_, type_, comm_);
-      case Op::sendrecv:
-        return ring_sendrecv();
-      case Op::pingpong:
-        return pingpong();
-      case Op::unidir:
-        return window(rank_ == spec_.peer_a, rank_ == spec_.peer_b);
-      case Op::bidir:
-        return window(true, true);
-    }
-    return MPI_ERR_OTHER;
-  }
-
-  int ring_sendrecv() {
-    const int next = (rank_ + 1) % size_;
-    const int prev = (rank_ - 1 + size_) % size_;
-    if (spec_.in_place)
-      return MPI_Sendrecv_replace(out_, count_, type_, next, kTagData, prev, kTagData, comm_, MPI_STATUS_IGNORE);
-    return MPI_Sendrecv(in_, count_, type_, next, kTagData, out_, count_, type_, prev, kTagData, comm_,
-                        MPI_STATUS_IGNORE);
-  }
-
-  int pingpong() {
-    if (peer_ < 0) return MPI_SUCCESS;
-    if (rank_ == spec_.peer_a) {
-      int rc = MPI_Send(in_, count_, type_, peer_, kTagData, comm_);
-      return rc != MPI_SUCCESS ? rc : MPI_Recv(out_, count_, type_, peer_, kTagData, comm_, MPI_STATUS_IGNORE);
-    }
-    int rc = MPI_Recv(out_, count_, type_, peer_, kTagData, comm_, MPI_STATUS_IGNORE);
-    return rc != MPI_SUCCESS ? rc : MPI_Send(in_, count_, type_, peer_, kTagData, comm_);
-  }
-
-  // A window of messages in flight, then a zero-byte acknowledgement from the
-  // receiving side so the sender's time covers delivery, not just injection.
-  int window(bool sends, bool receives) {
-    if (peer_ < 0) return MPI_SUCCESS;
-    const bool is_a = rank_ == spec_.peer_a;
-    std::size_t n = 0;
-    for (int w = 0; w < spec_.window; ++w) {
-      int rc = MPI_SUCCESS;
-      if (receives && (spec_.op == Op::bidir || !is_a))
-        rc = MPI_Irecv(out_, count_, type_, peer_, kTagData, comm_, &requests_[n++]);
-      if (rc == MPI_SUCCESS && sends && (spec_.op == Op::bidir || is_a))
-        rc = MPI_Isend(in_, count_, type_, peer_, kTagData, comm_, &requests_[n++]);
-      if (rc != MPI_SUCCESS) return rc;
-    }
-    int rc = MPI_Waitall(static_cast<int>(n), requests_.data(), MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS || spec_.op == Op::bidir) return rc;
-    if (is_a) return MPI_Recv(nullptr, 0, MPI_BYTE, peer_, kTagAck, comm_, MPI_STATUS_IGNORE);
-    return MPI_Send(nullptr, 0, MPI_BYTE, peer_, kTagAck, comm_);
-  }
-
-  MPI_Comm comm_;
-  OpSpec spec_;
-  MPI_Datatype type_;
-  MPI_Op redop_;
-  int rank_ = 0;
-  int size_ = 1;
-  int peer_ = -1;
-  int count_ = 0;
-  std::size_t word_ = 1;
-  void* in_ = nullptr;
-  void* out_ = nullptr;
-  std::vector<MPI_Request> requests_;
-};
 
 class MpiHostGroup final : public BackendGroup {
  public:
@@ -201,7 +26,7 @@ class MpiHostGroup final : public BackendGroup {
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     const std::uint64_t word = dtype_bytes(spec.dtype);
     reserve(spec.layout.in_elems * word, spec.layout.out_elems * word);
-    return std::make_unique<MpiHostOp>(comm_.native(), spec, in_.data(), out_.data());
+    return std::make_unique<MpiOp>(comm_.native(), spec, in_.data(), out_.data());
   }
 
   std::string path() const override { return path_; }
@@ -218,23 +43,7 @@ class MpiHostBackend final : public Backend {
   std::string_view name() const override { return "mpi"; }
   std::string version() const override { return MpiSession::library_version(); }
 
-  Support supports(const OpSpec& spec) const override {
-    if (mpi::datatype(spec.dtype) == MPI_DATATYPE_NULL)
-      return Support::no(fmt::format("MPI has no {} datatype; the mpi backend takes int8, uint8, int32, uint32, "
-                                     "int64, uint64, float, double",
-                                     fb::name(spec.dtype)));
-    if (is_reduction(spec.op) && mpi::reduction(spec.redop) == MPI_OP_NULL)
-      return Support::no(fmt::format("MPI has no '{}' reduction; the mpi backend takes sum, prod, max, min",
-                                     fb::name(spec.redop)));
-    if (spec.op == Op::broadcast && !spec.in_place)
-      return Support::no("MPI_Bcast has a single buffer: broadcast runs in-place only on the mpi backend");
-    if (is_pair_op(spec.op) && spec.in_place) return Support::no("point-to-point ops have no in-place variant");
-    if (spec.layout.block > static_cast<std::uint64_t>(INT_MAX))
-      return Support::no(fmt::format("{} elements per call exceed MPI's int count; use a smaller -e or a wider "
-                                     "datatype",
-                                     spec.layout.block));
-    return Support::yes();
-  }
+  Support supports(const OpSpec& spec) const override { return mpi_supports(spec, name()); }
 
   Support fits(std::uint64_t bytes_per_rank, int local_ranks) const override {
     const auto available = available_host_memory();

@@ -14,6 +14,7 @@ class RecordSink final : public RowSink {
   }
   void begin(const nlohmann::ordered_json& header) override { writer_.write(header); }
   void measurement(const Measurement& row) override { writer_.write(to_json(row)); }
+  void line(const nlohmann::ordered_json& line) override { writer_.write(line); }
   void skip(const Skip& s) override {
     nlohmann::ordered_json j = {{"type", "skip"}, {"op", s.op},   {"scope", s.scope},
                         {"bytes", s.bytes}, {"in_place", s.in_place}, {"reason", s.reason}};

@@ -11,6 +11,9 @@ void SinkList::progress(const Progress& p) {
 void SinkList::measurement(const Measurement& row) {
   for (auto& s : sinks_) s->measurement(row);
 }
+void SinkList::line(const nlohmann::ordered_json& line) {
+  for (auto& s : sinks_) s->line(line);
+}
 void SinkList::skip(const Skip& skip) {
   for (auto& s : sinks_) s->skip(skip);
 }

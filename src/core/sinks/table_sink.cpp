@@ -41,6 +41,9 @@ class TableSink final : public RowSink {
       print("# scope {} skipped: {}\n", s.scope, s.reason);
     } else if (s.bytes == 0) {
       print("# {} {}{} skipped: {}\n", s.scope, s.op, s.in_place ? " in-place" : "", s.reason);
+    } else {
+      print("# {} {} {}{} skipped: {}\n", s.scope, s.op, format_bytes(s.bytes), s.in_place ? " in-place" : "",
+            s.reason);
     }
   }
 

@@ -1,0 +1,65 @@
+// The alpha-beta fit of a measured curve, T(S) = alpha + S / beta, per op and
+// scope (Hockney's model: R. Hockney, "The communication challenge for MPP",
+// Parallel Computing 20(3), 1994). The measured curve is kept: predictions
+// interpolate it where the size lies inside the sweep and use the fit outside.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>  // Results holds JSON lines
+
+#include "fabricbench/core/record.hpp"
+
+namespace fb::model {
+
+struct FitPoint {
+  double bytes = 0;    // row size, nccl-tests convention (docs/results-schema.md)
+  double time_us = 0;  // the row's median
+};
+
+struct Fit {
+  double alpha_us = 0;
+  double beta_gbps = 0;      // 0 when time does not grow with size: no bandwidth to fit
+  double n_half_bytes = 0;   // alpha * beta: the size that reaches half of beta
+  double rms_rel_error = 0;  // of the fit against the points, relative to each point
+  double max_rel_error = 0;
+  std::size_t points = 0;
+  bool valid() const { return beta_gbps > 0; }
+  double time_us(double bytes) const;
+};
+
+// Least squares on relative error (each point weighted by 1/T^2), so 8 B and
+// 64 MiB rows count alike; alpha is clamped at 0. Needs two or more points of
+// distinct sizes for a bandwidth.
+Fit fit_alpha_beta(std::span<const FitPoint> points);
+
+// One op at one scope and group shape, from a results file.
+struct Curve {
+  std::string op;
+  std::string scope;
+  std::string dtype;
+  int nranks = 0;
+  int groups = 1;
+  bool in_place = false;
+  std::vector<FitPoint> points;  // ascending bytes, one per size
+  Fit fit;
+
+  bool covers(double bytes) const;  // inside the measured sizes
+  // Log-log interpolation of the measured points inside. Outside, the fit's
+  // form anchored at the nearest measured point: the fit's alpha plus that
+  // point's bandwidth, so the prediction joins the curve without a jump even
+  // where the curve is not alpha-beta shaped (a loaded host, a protocol
+  // switch). Mostly used past the largest size.
+  double time_us(double bytes) const;
+  // Bandwidth of the largest measured size once alpha is taken off: the
+  // regime bucket-sized collectives live in.
+  double tail_gbps() const;
+};
+
+// Every (op, scope, nranks, groups, dtype) of a results file, out-of-place
+// rows where there are any (in-place otherwise: MPI's broadcast).
+std::vector<Curve> fit_curves(const Results& results);
+
+}  // namespace fb::model

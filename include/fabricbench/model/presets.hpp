@@ -1,0 +1,68 @@
+// Presets for the model: network NICs, node fabrics and GPUs, each with its
+// figures and the public source they come from. The YAML lives in
+// profiles/presets/ and is built into the binary, so `fabricbench model`
+// needs no files beside it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb::model {
+
+// A NIC type; a node has `nics_per_node` of them unless the spec says "8x...".
+struct NetworkPreset {
+  std::string name;         // "400g-ndr-ib"
+  std::string description;
+  double line_gbps = 0;     // line rate per NIC per direction, GB/s
+  double achievable = 1.0;  // fraction of line rate large collectives reach
+  double alpha_us = 0;      // latency per message hop
+  int nics_per_node = 1;
+  std::string source;
+};
+
+// The fabric inside a node: NVLink generation or PCIe.
+struct NodePreset {
+  std::string name;  // "nvlink4-8"
+  std::string description;
+  int gpus = 8;
+  double line_gbps = 0;  // per GPU per direction, GB/s
+  double achievable = 1.0;
+  double alpha_us = 0;
+  std::string source;
+};
+
+struct GpuPreset {
+  std::string name;  // "h100-sxm"
+  std::string description;
+  double memory_gib = 0;
+  double bf16_tflops = 0;  // peak dense (no sparsity)
+  double fp16_tflops = 0;
+  std::string interconnect;  // "NVLink 4, 900 GB/s total" or "PCIe Gen4 x16"
+  std::string node;          // default node preset
+  std::string source;
+};
+
+struct Presets {
+  std::vector<NetworkPreset> networks;
+  std::vector<NodePreset> nodes;
+  std::vector<GpuPreset> gpus;
+
+  // Look-ups throw fb::UsageError naming `what` and listing the names known.
+  const NetworkPreset& network(std::string_view name, std::string_view what) const;
+  const NodePreset& node(std::string_view name, std::string_view what) const;
+  const GpuPreset& gpu(std::string_view name, std::string_view what) const;
+};
+
+// Parsers over one file's text each (fuzzable); throw fb::UsageError.
+std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text);
+std::vector<NodePreset> parse_node_presets(std::string_view yaml_text);
+std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text);
+
+// The presets built from profiles/presets/*.yaml at compile time.
+const Presets& builtin_presets();
+
+// Reads networks.yaml, nodes.yaml and gpus.yaml from a folder (--presets).
+Presets load_presets(const std::string& folder);
+
+}  // namespace fb::model

@@ -1,0 +1,52 @@
+// The model's answers as tables (text, CSV) and JSON. JSON keeps full
+// precision and is what scripts/plot.py reads.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fabricbench/model/compare.hpp"
+#include "fabricbench/model/fit.hpp"
+#include "fabricbench/model/memory.hpp"
+#include "fabricbench/model/quotes.hpp"
+#include "fabricbench/model/step.hpp"
+#include "fabricbench/model/table.hpp"
+
+namespace fb::model {
+
+using json = nlohmann::ordered_json;
+
+Table fit_table(const std::vector<Curve>& curves);
+json fit_json(const std::vector<Curve>& curves, const std::string& results_path);
+
+// One workload on several fabrics: a row per network, a note per network on
+// the bandwidth that would hide its communication.
+Table steps_table(const std::vector<StepCost>& steps);
+// Every collective of one step.
+Table step_items_table(const StepCost& step);
+json step_json(const StepCost& step);
+json steps_json(const std::string& workload, const std::vector<StepCost>& steps);
+
+using Scaling = std::vector<std::pair<std::string, std::vector<ScalePoint>>>;  // network label -> points
+Table scale_table(const Scaling& scaling);
+json scale_json(const std::string& workload, const Scaling& scaling);
+
+Table memory_table(const std::vector<MemoryFit>& fits, int workload_zero);
+json memory_json(const std::string& workload, const std::string& gpu, const std::vector<MemoryFit>& fits);
+
+Table quotes_table(const std::vector<QuoteResult>& ranked, const std::string& currency);
+json quotes_json(const std::string& workload, const std::vector<QuoteResult>& ranked, const std::string& currency);
+
+Table compare_table(const Comparison& c, const std::string& a_path, const std::string& b_path);
+json compare_json(const Comparison& c, const std::string& a_path, const std::string& b_path);
+
+Table presets_table(const Presets& presets);
+json presets_json(const Presets& presets);
+
+// The answer in the asked format: aligned text, CSV, or indented JSON.
+std::string render(Format format, const Table& table, const json& j);
+
+}  // namespace fb::model

@@ -1,0 +1,30 @@
+// Units in the model's inputs. Each parser throws fb::UsageError naming `what`
+// (the input: "networks.yaml: 10gbe: rate") and the spellings it accepts.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace fb::model {
+
+// A link rate, returned in GB/s (1e9 bytes per second). Accepted: bits per
+// second as the network world writes them ("400G", "10GbE", "400 Gb/s",
+// "400Gbps", "400 Gbit/s", also M and T), and bytes per second ("50 GB/s",
+// "50 GBps", "25 GiB/s"). Rejected: a bare number, "gb/s" in lower case
+// (bits or bytes?), and a size without "/s" ("50GB").
+double parse_rate_gbps(std::string_view text, std::string_view what);
+
+// A count of parameters or tokens: "7B", "7e9", "175B", "1.5T", "300M",
+// "2M", "7000000000". K, M, B (billion), T are powers of 1000.
+double parse_count(std::string_view text, std::string_view what);
+
+// A fraction: 0.4 or "40%", within [0, 1].
+double parse_fraction(std::string_view text, std::string_view what);
+
+// A plain number with no unit (throws on trailing text).
+double parse_number(std::string_view text, std::string_view what);
+
+// "1.25 GB/s" style for tables: 3 significant digits.
+std::string format_gbps(double gbps);
+
+}  // namespace fb::model

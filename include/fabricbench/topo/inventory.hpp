@@ -1,0 +1,149 @@
+// A rank's inventory: its node's GPUs (NVML, sysfs), NVLink, PCIe links,
+// NICs (/sys/class/infiniband, /sys/class/net), the GPU and NIC distances, and
+// the path each scope takes with its spec peak. Written as one `inventory`
+// line of the results record (docs/results-schema.md).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabricbench/topo/fact.hpp"
+#include "fabricbench/topo/nvml.hpp"
+#include "fabricbench/topo/sysfs.hpp"
+
+namespace fb::topo {
+
+struct PcieLink {
+  std::string source;              // "nvml" or "sysfs"
+  Fact<int> gen, width;            // as trained now
+  Fact<int> max_gen, max_width;    // the most the device and its slot allow together
+  Fact<int> device_max_gen;        // the device alone (a Gen5 card in a Gen4 slot: 5)
+  Fact<double> peak_gbps() const;  // max_gen x max_width, per direction
+};
+
+struct NvLinkPeer {
+  std::string peer;  // "GPU3", "NVSwitch", or the far end's bus id
+  int links = 0;
+};
+
+struct NvLinks {
+  Fact<int> present;  // links NVML answers for; unknown without NVML
+  int active = 0;
+  std::vector<int> down;  // links that exist but are not active
+  Fact<int> generation;   // of the active links
+  std::vector<NvLinkPeer> peers;
+  Fact<double> per_link_gbps() const;
+  Fact<double> total_gbps() const;  // active links x per-link rate, per direction
+};
+
+struct Gpu {
+  int index = 0;  // NVML's index (PCI order), or sysfs order without NVML
+  Fact<std::string> model, uuid, bus_id, architecture;
+  Fact<std::uint64_t> memory_bytes;
+  Fact<unsigned> pstate;  // 0 = P0, full speed; GPUs lower the PCIe speed in idle states
+  PcieLink pcie;
+  NvLinks nvlink;
+  Fact<int> numa_node;
+  Fact<std::string> cpu_affinity;  // CPU list, "0-55,112-167"
+  Fact<PciPlace> place;
+  std::vector<std::string> flags;
+};
+
+// One RDMA port (IB or RoCE) or one Ethernet interface.
+struct Nic {
+  std::string name;         // "mlx5_0:1" (device:port) or "eth0"
+  std::string kind;         // "IB", "RoCE" or "Ethernet"
+  Fact<std::string> state;  // IB: ACTIVE, DOWN, ...; Ethernet: the operstate (up, down)
+  bool up = false;
+  Fact<std::string> phys_state;  // RDMA ports: LinkUp, Polling, Disabled
+  Fact<std::string> rate;        // RDMA ports: "400 Gb/sec (4X NDR)"
+  Fact<double> rate_gbit;        // Gb/s (bits)
+  Fact<std::string> link_layer;  // RDMA ports: InfiniBand or Ethernet
+  Fact<std::string> firmware, driver;
+  Fact<int> mtu_bytes;
+  std::vector<std::string> netdevs;  // RDMA ports: the interfaces on the same PCI function
+  Fact<PciPlace> place;
+  std::vector<std::pair<std::string, std::string>> gpu_distance;  // ("GPU0", "PIX")
+  std::vector<std::string> flags;
+};
+
+// The NICs nearest a GPU: its rail.
+struct Rail {
+  int gpu = 0;
+  std::vector<std::string> nics;
+  std::string distance;  // "PIX", ...
+};
+
+// The path a scope takes and what it promises per direction.
+struct Path {
+  std::string scope;  // intra, inter, rail
+  std::string cls;    // NVLink, PCIe, SHM, IB, RoCE, TCP
+  Fact<double> peak_gbps;
+  std::string basis;  // "NVLink4 x18", "8 x 400 Gb/s NDR"
+};
+
+struct Software {
+  Fact<std::string> driver, nvml, cuda_driver, cuda_runtime, nccl;
+};
+
+struct RankPlace {
+  int rank = 0;
+  int node = 0;
+  int local_rank = 0;
+  std::string host;
+};
+
+struct Inventory {
+  RankPlace place;
+  Software software;
+  std::string gpus_note;  // why the GPU list may lack details (NVML absent), "" when NVML answered
+  std::vector<Gpu> gpus;
+  Fact<int> rank_gpu;                                // index into gpus of the GPU this rank drives
+  std::vector<std::vector<std::string>> gpu_matrix;  // "X", "NV18", "PIX", ... like nvidia-smi topo -m
+  std::vector<Nic> nics;
+  std::vector<Rail> rails;
+  std::vector<Path> paths;
+  std::vector<std::string> flags;  // every GPU and NIC flag, prefixed with its name
+};
+
+// Versions of the libraries fabricbench is linked with (CUDA runtime, NCCL),
+// and the CUDA driver as the runtime sees it (a fallback for NVML's).
+struct LinkedVersions {
+  Fact<std::string> cuda_runtime, cuda_driver, nccl;
+};
+LinkedVersions linked_versions();
+
+// The readers. Each reads under the Sysfs root and asks `nvml`; none throws
+// on what the machine answers.
+std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml);
+PcieLink read_pcie_link(const Sysfs& sysfs, const std::string& bus_id);
+std::vector<Nic> read_nics(const Sysfs& sysfs);
+Software read_software(Nvml& nvml, const LinkedVersions& linked);
+
+// Derived facts.
+std::vector<std::vector<std::string>> gpu_matrix(const std::vector<Gpu>& gpus);
+void add_gpu_distances(std::vector<Nic>& nics, const std::vector<Gpu>& gpus);
+std::vector<Rail> name_rails(const std::vector<Gpu>& gpus, const std::vector<Nic>& nics);
+// The GPU of local rank `local_rank`: local rank modulo the GPUs CUDA makes
+// visible (CUDA_VISIBLE_DEVICES: indices or UUID prefixes).
+// Unset (nullopt) shows every GPU; set and empty shows none.
+Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank,
+                        const std::optional<std::string>& cuda_visible_devices);
+std::vector<Path> derive_paths(const Inventory& inv);
+
+// "0-3,8,10-11", the kernel's CPU list format.
+std::string cpu_list_text(std::vector<int> cpus);
+// The CPUs this process may run on (sched_getaffinity), as a CPU list.
+Fact<std::string> process_cpus();
+
+// Everything for one rank.
+Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& linked, const RankPlace& place,
+                         const std::optional<std::string>& cuda_visible_devices);
+
+// The record line {"type":"inventory", ...}.
+nlohmann::ordered_json to_json(const Inventory& inv);
+
+}  // namespace fb::topo

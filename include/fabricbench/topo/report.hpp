@@ -1,0 +1,49 @@
+// What rank 0 makes of every rank's inventory line: the heterogeneity across
+// nodes, the readable report, and the gathering itself. Works on the record's
+// JSON lines, so a record file can be reported on the same way.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/topo/nvml.hpp"
+#include "fabricbench/topo/sysfs.hpp"
+
+namespace fb::topo {
+
+using json = nlohmann::ordered_json;
+
+// One attribute (GPU model, driver, NIC rates, ...) that is not the same on
+// every rank: each value with the hosts (and ranks) that have it.
+struct Difference {
+  std::string attribute;
+  struct Holders {
+    std::string value;
+    std::vector<std::string> hosts;
+    std::vector<int> ranks;
+  };
+  std::vector<Holders> values;
+};
+
+// The per-rank values compared: gpus, gpu_memory, nvlink, driver,
+// cuda_driver, cuda_runtime, nccl, nic_rates, mtus, firmware.
+std::vector<std::pair<std::string, std::string>> fingerprint(const json& inventory);
+std::vector<Difference> find_differences(const std::vector<json>& inventories);
+json to_json(const std::vector<Difference>& differences);
+
+// The readable report: one block per node (its first rank's inventory, and
+// the GPU each rank drives), then the differences.
+std::string format_report(const std::vector<json>& inventories, const std::vector<Difference>& differences);
+
+// Collective over `world`: every rank reads its own inventory; rank 0 gets
+// all lines in rank order, other ranks an empty vector. A reader that throws
+// unexpectedly gives a line with "error" rather than stopping the job.
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const Sysfs& sysfs, Nvml& nvml);
+// The same on this machine: sysfs at "/", NVML loaded at run time.
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes);
+
+}  // namespace fb::topo

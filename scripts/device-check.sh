@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The GPU check, in one go on a GPU machine (made for the one-H200 reference
+# machine, ~6 minutes on 16 cores): build with what is installed there (no
+# setup.sh, no network), run the gpu and unit tests, time NCCL, the copy
+# paths and cuBLAS with fabricbench, and print LAST a table of our figures
+# beside the reference figures (shared/notes/reference-figures.md) with
+# ratios and pass/fail per target. Every step has a timeout; a failed step
+# is reported and the later steps still run. Without a usable GPU it runs to
+# the end and says which steps it skipped and why.
+#   scripts/device-check.sh
+# Environment: OUT (logs and results; default results/device-check-<UTC>),
+# FB_BUILD_DIR (default build-device), FB_JOBS (default: all cores),
+# FB_DEADLINE_S (default 390: no step runs past it; the table still prints).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=${OUT:-$here/results/device-check-$stamp}
+build=${FB_BUILD_DIR:-$here/build-device}
+jobs=${FB_JOBS:-$(nproc)}
+deadline=$((SECONDS + ${FB_DEADLINE_S:-390}))
+mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Keep NCCL's init log out of the way; fabricbench reads it for the path column.
+unset NCCL_DEBUG_FILE
+
+echo "# command: $0 $*  (cwd $(pwd))"
+echo "# date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)   host: $(hostname)   commit: $(git -C "$here" rev-parse --short HEAD 2>/dev/null)"
+echo "# output:  $out"
+
+failed=()
+# step NAME TIMEOUT_S CMD...: runs CMD under a timeout (cut to what is left
+# before the deadline), its output in $out/NAME.log.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((deadline - SECONDS))
+  if [ $left -lt 10 ]; then
+    failed+=("$name")
+    printf '# step %-14s skipped: the %ss deadline is reached\n' "$name" "${FB_DEADLINE_S:-390}"
+    return 1
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  local t0=$SECONDS
+  timeout -k 10 "$limit" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  local verdict=ok
+  [ $rc -eq 124 ] && verdict="TIMED OUT after ${limit}s"
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && verdict="FAILED (exit $rc)"
+  [ $rc -ne 0 ] && failed+=("$name")
+  printf '# step %-14s %4ds  %s  (log: %s)\n' "$name" $((SECONDS - t0)) "$verdict" "$out/$name.log"
+  return $rc
+}
+
+# --- the machine, read-only -----------------------------------------------
+{
+  nvidia-smi --query-gpu=name,pci.bus_id,driver_version,compute_cap,memory.total,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv 2>&1
+  nvidia-smi topo -m 2>&1
+  nvcc --version 2>&1 | tail -2
+  grep -h "define NCCL_M\|define NCCL_PATCH" /usr/include/nccl.h 2>/dev/null
+  mpirun --version 2>&1 | head -1
+  cmake --version | head -1
+} >"$out/machine.txt" 2>&1
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+arch_flag=()
+[ -n "$arch" ] && arch_flag=(-DCMAKE_CUDA_ARCHITECTURES="$arch")  # this GPU only: a shorter build
+gpu_name=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+echo "# GPU:     ${gpu_name:-none that nvidia-smi can see}"
+
+# --- build -----------------------------------------------------------------
+step configure 120 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFABRICBENCH_BENCH=OFF \
+  "${arch_flag[@]}"
+grep -h "fabricbench: CUDA" "$out/configure.log"
+step build 300 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests fb_topo_gpu_tests
+bin=$build/fabricbench
+one_rank=(mpirun -np 1 --bind-to none "$bin")
+
+# --- tests -----------------------------------------------------------------
+step ctest-gpu 150 ctest --test-dir "$build" -L gpu --output-on-failure
+grep -E "tests passed|Skipped|Failed" "$out/ctest-gpu.log" | sed 's/^/#   /'
+grep -m1 -h "no CUDA device:" "$out/ctest-gpu.log" | sed 's/^/#   skip reason: /'
+
+# --- is there a GPU fabricbench can use? -----------------------------------
+gpu_reason=""
+if [ ! -x "$bin" ]; then
+  gpu_reason="the build produced no fabricbench binary (see $out/build.log)"
+else
+  # The inventory first: what the record says this machine is.
+  step topo 30 "$bin" topo --out "$out/topo.jsonl"
+  timeout -k 10 60 "${one_rank[@]}" run --backend cuda --ops kernel_launch -b 8 -e 8 -n 3 -q \
+    >"$out/probe.log" 2>&1
+  gpu_reason=$(grep -m1 -o "is not usable: .*" "$out/probe.log" | sed 's/^is not usable: //')
+fi
+
+# --- benchmark ---------------------------------------------------------------
+if [ -n "$gpu_reason" ]; then
+  echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm): $gpu_reason"
+else
+  # nccl-tests' reference run: one process, one GPU, -w 5 -n 20 (mean); ours: the median of 40 after 10.
+  step nccl 90 "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,sendrecv -b 8 -e 8G -f 4 -n 40 -w 10 \
+    --progress off --out "$out/nccl.jsonl" --csv "$out/nccl.csv"
+  step nccl-graph 45 "${one_rank[@]}" run --backend nccl --graph --ops all_reduce --placement out -b 8 -e 128M -f 8 -n 40 -w 10 \
+    --progress off --out "$out/nccl-graph.jsonl" --csv "$out/nccl-graph.csv"
+  step cuda 120 "${one_rank[@]}" run --backend cuda --ops copy_d2d_ce,copy_d2d_sm,copy_h2d_pinned,copy_d2h_pinned,copy_bidir_pinned,copy_h2d_pageable,copy_d2h_pageable \
+    -b 64M -e 1G -f 4 -n 20 -w 5 -c --progress off --out "$out/cuda.jsonl" --csv "$out/cuda.csv"
+  step kernel-launch 30 "${one_rank[@]}" run --backend cuda --ops kernel_launch -b 8 -e 8 -n 200 -w 20 --progress off \
+    --csv "$out/kernel-launch.csv"
+  step kernel-graph 30 "${one_rank[@]}" run --backend cuda --graph --ops kernel_launch -b 8 -e 8 -n 200 -w 20 --progress off \
+    --csv "$out/kernel-graph.csv"
+  step gemm 60 "${one_rank[@]}" gemm --size 8192 -n 20 -w 5 --out "$out/gemm.jsonl" --csv "$out/gemm.csv"
+fi
+
+# --- the CPU-side unit tests, with what time is left: the compiler and GTest of this machine ---
+step build-unit 120 cmake --build "$build" -j "$jobs" --target fb_unit_tests &&
+  step ctest-unit 60 ctest --test-dir "$build" -L unit -j "$jobs"
+grep -hE "tests passed" "$out/ctest-unit.log" 2>/dev/null | sed 's/^/#   /'
+
+# --- the table, last ---------------------------------------------------------
+{
+  echo
+  echo "# fabricbench device check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(hostname), ${gpu_name:-no GPU}"
+  [ -n "$gpu_reason" ] && echo "# no GPU measurements: $gpu_reason"
+  [ ${#failed[@]} -gt 0 ] && echo "# steps that failed: ${failed[*]} (logs in $out)"
+  "$here/scripts/device-table.sh" "$out"
+} | tee "$out/summary.txt"

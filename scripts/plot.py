@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Plots of fabricbench's JSON outputs (Python 3 and matplotlib only).
+
+    scripts/plot.py <kind> INPUT.json -o OUT.png [--title TEXT]
+
+Kinds (each one function, registered with @kind; add a kind by writing one):
+  busbw    busbw vs size per op and scope, measured points with the fit over
+           them; input: fabricbench model fit RESULTS --format json
+  quotes   stacked bars of compute vs exposed communication per quote (job
+           hours); input: fabricbench model quotes ... --format json
+  scaling  effective efficiency vs nodes, one line per network;
+           input: fabricbench model scale ... --format json
+"""
+import argparse
+import json
+import os
+import sys
+
+try:
+    import matplotlib
+except ImportError:
+    # A python3 first on PATH (pyenv, a venv) may lack what Debian's has.
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    sys.exit("plot.py: matplotlib is missing; scripts/setup.sh installs python3-matplotlib")
+
+matplotlib.use("Agg")  # files only: no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+KINDS = {}
+
+
+def kind(name, expects, source, help_text):
+    """Registers a plot kind: fn(data, fig, args) draws `data` (the JSON whose
+    "type" is `expects`, made by the command `source`) on `fig`."""
+    def register(fn):
+        KINDS[name] = {"fn": fn, "expects": expects, "source": source, "help": help_text}
+        return fn
+    return register
+
+
+def human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:g} {unit}"
+        n /= 1024
+
+
+@kind("busbw", "fit", "fabricbench model fit RESULTS --format json", "busbw vs size per op and scope, measured with the fit over it")
+def plot_busbw(data, fig, args):
+    scopes = sorted({c["scope"] for c in data["curves"]})
+    axes = fig.subplots(1, len(scopes), squeeze=False)[0]
+    for ax, scope in zip(axes, scopes):
+        for i, c in enumerate(x for x in data["curves"] if x["scope"] == scope):
+            colour = f"C{i % 10}"
+            pts = [p for p in c["points"] if p["bytes"] > 0]
+            sizes = [p["bytes"] for p in pts]
+            label = f'{c["op"]} ({c["nranks"]} ranks)'
+            ax.plot(sizes, [p["busbw_gbps"] for p in pts], "o", ms=3, color=colour, label=label + " measured")
+            if c["beta_gbps"] is not None:
+                ax.plot(sizes, [p["fit_busbw_gbps"] for p in pts], "-", color=colour, alpha=0.7,
+                        label=f'fit: {c["alpha_us"]:.3g} us + S/{c["beta_gbps"]:.3g} GB/s '
+                              f'({100 * c["fit_rms_rel_error"]:.0f}% rms)')
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("size (bytes, nccl-tests convention)")
+        ax.set_ylabel("busbw (GB/s)")
+        ax.set_title(f"scope {scope}")
+        ticks = [s for s in sorted({p["bytes"] for c in data["curves"] for p in c["points"]}) if s > 0][::4]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([human_bytes(t) for t in ticks], rotation=45, ha="right", fontsize=7)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6)
+    fig.suptitle(args.title or f'busbw: {data["results"]}', fontsize=9)
+
+
+@kind("quotes", "quotes", "fabricbench model quotes -w W -q Q --format json", "stacked compute vs exposed communication per quote")
+def plot_quotes(data, fig, args):
+    ax = fig.subplots()
+    quotes = data["quotes"]
+    # Measured networks are file paths: the file name is enough on an axis.
+    names = [f'{q["rank"]}. {q["name"]}\n{os.path.basename(q["network"])}' for q in quotes]
+    parts = [("compute", "compute", "C0"), ("bubble", "pipeline bubble", "C1"),
+             ("exposed_comm", "exposed communication", "C3"), ("preemption", "spot preemption", "C7")]
+    bottom = [0.0] * len(quotes)
+    for key, label, colour in parts:
+        values = [q["hours_split"][key] for q in quotes]
+        if any(v > 0 for v in values):
+            ax.bar(names, values, bottom=bottom, label=label, color=colour)
+            bottom = [b + v for b, v in zip(bottom, values)]
+    for x, (q, top) in enumerate(zip(quotes, bottom)):
+        ax.annotate(f'{data["currency"]} {q["cost"]:,.0f}', (x, top), ha="center", va="bottom", fontsize=8)
+    ax.set_ylim(0, max(bottom) * 1.12)  # room for the cost labels
+    ax.set_ylabel("job wall time (hours)")
+    ax.tick_params(axis="x", labelsize=6)
+    ax.legend(fontsize=7)
+    ax.set_title(args.title or f'{data["workload"]}: time and cost per quote', fontsize=9)
+
+
+@kind("scaling", "scaling", "fabricbench model scale -w W --format json", "effective efficiency vs nodes, one line per network")
+def plot_scaling(data, fig, args):
+    ax = fig.subplots()
+    for net in data["networks"]:
+        pts = [p for p in net["points"] if "why" not in p]
+        ax.plot([p["nodes"] for p in pts], [100 * p["efficiency"] for p in pts], "o-", label=net["network"])
+    ax.set_xscale("log", base=2)
+    nodes = sorted({p["nodes"] for net in data["networks"] for p in net["points"] if "why" not in p})
+    ax.set_xticks(nodes)
+    ax.set_xticklabels([str(n) for n in nodes])
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("effective efficiency (% of ideal compute)")
+    ax.set_ylim(0, 105)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(args.title or f'{data["workload"]}: efficiency vs nodes', fontsize=9)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kind", choices=sorted(KINDS), help="what to plot")
+    parser.add_argument("input", help="JSON from fabricbench (- for stdin)")
+    parser.add_argument("-o", "--out", required=True, help="image file (.png, .svg, .pdf)")
+    parser.add_argument("--title", help="title instead of the default")
+    args = parser.parse_args(argv)
+    try:
+        with (sys.stdin if args.input == "-" else open(args.input)) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"plot.py: cannot read {args.input}: {e}", file=sys.stderr)
+        return 2
+    spec = KINDS[args.kind]
+    if data.get("type") != spec["expects"]:
+        print(f'plot.py: {args.input} is "{data.get("type")}" output; the {args.kind} plot needs '
+              f'"{spec["expects"]}" output: {spec["source"]}', file=sys.stderr)
+        return 2
+    fig = plt.figure(figsize=(10 if args.kind in ("busbw", "quotes") else 8, 5), layout="constrained")
+    spec["fn"](data, fig, args)
+    fig.savefig(args.out, dpi=120)
+    print(f"plot.py: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

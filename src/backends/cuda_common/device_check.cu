@@ -1,0 +1,148 @@
+#define FB_HD __host__ __device__
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include "device_check.hpp"
+#include "gpu_error.hpp"
+#include "launch.cuh"
+
+namespace fb::gpu {
+namespace {
+
+// The arithmetic type a datatype's expectation is computed in, and its
+// relative precision for the one inexact case (avg over a non-power-of-two).
+template <typename S>
+struct Arith {
+  using Compute = S;
+  static constexpr double eps = 0;
+};
+template <>
+struct Arith<float> {
+  using Compute = float;
+  static constexpr double eps = 1.1920928955078125e-07;  // 2^-23
+};
+template <>
+struct Arith<double> {
+  using Compute = double;
+  static constexpr double eps = 2.220446049250313e-16;  // 2^-52
+};
+template <>
+struct Arith<__half> {
+  using Compute = float;
+  static constexpr double eps = 9.765625e-04;  // 2^-10
+};
+template <>
+struct Arith<__nv_bfloat16> {
+  using Compute = float;
+  static constexpr double eps = 7.8125e-03;  // 2^-7
+};
+template <>
+struct Arith<__nv_fp8_e4m3> {
+  using Compute = float;
+  static constexpr double eps = 0.125;  // 2^-3
+};
+template <>
+struct Arith<__nv_fp8_e5m2> {
+  using Compute = float;
+  static constexpr double eps = 0.25;  // 2^-2
+};
+
+template <typename S>
+__device__ bool matches(S got, typename Arith<S>::Compute want, const CheckContext& ctx) {
+  using C = typename Arith<S>::Compute;
+  // Round the expectation to the datatype first: e5m2 holds 9 as 8, on both sides.
+  const C stored = static_cast<C>(static_cast<S>(want));
+  const C value = static_cast<C>(got);
+  if constexpr (Arith<S>::eps > 0) {
+    if (ctx.redop == RedOp::avg && check::reduces(ctx.op) && !check::avg_is_exact(ctx.nranks)) {
+      const double scale = fabs(static_cast<double>(stored)) > 1.0 ? fabs(static_cast<double>(stored)) : 1.0;
+      return fabs(static_cast<double>(value) - static_cast<double>(stored)) <= Arith<S>::eps * scale * ctx.nranks;
+    }
+  }
+  return value == stored;
+}
+
+template <typename S>
+__global__ void fill_kernel(CheckContext ctx, S* in) {
+  using C = typename Arith<S>::Compute;
+  for (std::uint64_t i = global_index(); i < ctx.layout.in_elems; i += global_stride())
+    in[i] = static_cast<S>(check::input_value<C>(ctx, ctx.rank, i));
+}
+
+template <typename S>
+__global__ void verify_kernel(CheckContext ctx, const S* out, unsigned long long* wrong) {
+  using C = typename Arith<S>::Compute;
+  unsigned long long mine = 0;
+  for (std::uint64_t j = global_index(); j < ctx.layout.out_elems; j += global_stride())
+    if (!matches<S>(out[j], check::expected_value<C>(ctx, j), ctx)) ++mine;
+  for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(0xffffffffu, mine, offset);
+  if ((threadIdx.x & 31) == 0 && mine > 0) atomicAdd(wrong, mine);
+}
+
+__global__ void poison_kernel(unsigned char* out, std::size_t bytes) {
+  const std::size_t words = bytes / 4;
+  auto* out4 = reinterpret_cast<std::uint32_t*>(out);
+  constexpr std::uint32_t kWord = 0x01010101u * pattern::kPoisonByte;
+  for (std::uint64_t i = global_index(); i < words; i += global_stride()) out4[i] = kWord;
+  for (std::uint64_t i = words * 4 + global_index(); i < bytes; i += global_stride()) out[i] = pattern::kPoisonByte;
+}
+
+struct DeviceNarrow {
+  using half = __half;
+  using bfloat16 = __nv_bfloat16;
+  using e4m3 = __nv_fp8_e4m3;
+  using e5m2 = __nv_fp8_e5m2;
+};
+
+}  // namespace
+
+void fill_input(const CheckContext& ctx, void* in, cudaStream_t stream, int device) {
+  if (ctx.layout.in_elems == 0) return;
+  visit_dtype<DeviceNarrow>(ctx.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    fill_kernel<S><<<grid_for(ctx.layout.in_elems), kBlock, 0, stream>>>(ctx, static_cast<S*>(in));
+  });
+  check_launch("the check's fill kernel", device);
+}
+
+void poison(void* out, std::size_t bytes, cudaStream_t stream, int device) {
+  if (bytes == 0) return;
+  poison_kernel<<<grid_for(bytes / 4 + 1), kBlock, 0, stream>>>(static_cast<unsigned char*>(out), bytes);
+  check_launch("the check's poison kernel", device);
+}
+
+std::uint64_t count_wrong(const CheckContext& ctx, const void* out, cudaStream_t stream, int device) {
+  if (ctx.layout.out_elems == 0) return 0;
+  unsigned long long* counter = nullptr;
+  check(cudaMalloc(&counter, sizeof(*counter)), "cudaMalloc", device);
+  unsigned long long wrong = 0;
+  try {
+    check(cudaMemsetAsync(counter, 0, sizeof(*counter), stream), "cudaMemsetAsync", device);
+    visit_dtype<DeviceNarrow>(ctx.dtype, [&](auto tag) {
+      using S = typename decltype(tag)::type;
+      verify_kernel<S><<<grid_for(ctx.layout.out_elems), kBlock, 0, stream>>>(ctx, static_cast<const S*>(out),
+                                                                             counter);
+    });
+    check_launch("the check's verify kernel", device);
+    check(cudaMemcpyAsync(&wrong, counter, sizeof(wrong), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync", device);
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", device);
+  } catch (...) {
+    cudaFree(counter);
+    throw;
+  }
+  cudaFree(counter);
+  return wrong;
+}
+
+void corrupt_element(Dtype dtype, void* out, std::uint64_t index, int device) {
+  const std::size_t word = dtype_bytes(dtype);
+  auto* high = static_cast<unsigned char*>(out) + index * word + (word - 1);
+  unsigned char byte = 0;
+  check(cudaMemcpy(&byte, high, 1, cudaMemcpyDefault), "cudaMemcpy", device);
+  byte ^= 0x40;  // a high exponent or magnitude bit in every datatype
+  check(cudaMemcpy(high, &byte, 1, cudaMemcpyDefault), "cudaMemcpy", device);
+}
+
+}  // namespace fb::gpu

@@ -1,0 +1,66 @@
+// One copy path of the cuda backend, timed on the rank's stream: device-local
+// (copy engine or SM kernel), host<->device (pinned, pageable, both ways at
+// once), peer copies to another GPU, or an empty kernel launch. Each leg
+// copies `bytes` from `src` to `dst`; the check fills the source with the
+// rank's pattern and compares the destination on the device.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "cuda_common/stream_timer.hpp"
+#include "fabricbench/backends/backend.hpp"
+
+namespace fb {
+
+struct CopyLeg {
+  void* src = nullptr;
+  void* dst = nullptr;
+  bool src_pageable = false;
+  bool dst_pageable = false;
+  int dst_device = 0;  // the GPU that owns (or reaches) dst, for the check kernel
+};
+
+struct CopyContext {
+  cudaStream_t stream = nullptr;
+  cudaStream_t side_stream = nullptr;  // the second direction of copy_bidir_pinned
+  cudaEvent_t fork = nullptr;
+  cudaEvent_t join = nullptr;
+  int device = 0;
+  int peer_device = -1;
+  int sm_count = 0;
+  int rank = 0;
+  int nranks = 1;
+  bool graph = false;
+  std::vector<CopyLeg> legs;  // copy_bidir_pinned has two, kernel_launch none
+};
+
+class CopyOp final : public PreparedOp {
+ public:
+  CopyOp(CopyContext context, const OpSpec& spec);
+
+  void run() override;
+  void run_timed(IterationTimes times) override;
+  void fill_check() override;
+  std::uint64_t count_wrong() override;
+  bool participates() const override { return !is_pair_op(spec_.op) || c_.rank == spec_.peer_a; }
+  void corrupt_output_element(std::uint64_t index) override;
+
+ private:
+  void enqueue();
+  void copy(const CopyLeg& leg, cudaMemcpyKind kind, cudaStream_t stream);
+  void fill_leg(const CheckContext& ctx, const CopyLeg& leg);
+  std::uint64_t verify_leg(const CheckContext& ctx, const CopyLeg& leg);
+
+  CopyContext c_;
+  OpSpec spec_;
+  std::size_t bytes_;
+  gpu::StreamTimer timer_;
+};
+
+// Copies from and to pageable memory return only when the driver has staged
+// them, so they are timed by the wall clock and cannot be graph-captured.
+bool is_pageable_copy(Op op);
+
+}  // namespace fb

@@ -1,0 +1,252 @@
+#include "cuda_copy_backend.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "copy_op.hpp"
+#include "cuda_common/gpu_backend.hpp"
+#include "cuda_common/gpu_error.hpp"
+#include "cuda_common/gpu_memory.hpp"
+#include "fabricbench/core/sizes.hpp"
+#include "gpu_backends.hpp"
+
+namespace fb {
+namespace {
+
+using gpu::Buffer;
+using gpu::MemoryKind;
+
+// Where each rank of the group runs, for copies to a peer's GPU.
+struct RankGpu {
+  std::string host;
+  int device = -1;
+};
+
+std::vector<RankGpu> gather_gpus(const Comm& comm, int device) {
+  std::vector<RankGpu> out;
+  for (const auto& text : comm.allgather_strings(fmt::format("{} {}", device, host_name()))) {
+    std::istringstream fields(text);
+    RankGpu r;
+    fields >> r.device >> r.host;
+    out.push_back(r);
+  }
+  return out;
+}
+
+class CopyGroup final : public BackendGroup {
+ public:
+  CopyGroup(const Comm& comm, const GpuPlacement& gpu, bool graph)
+      : comm_(comm.dup()), gpu_(gpu), graph_(graph), gpus_(gather_gpus(comm_, gpu.device)),
+        dev_a_(MemoryKind::device, gpu.device), dev_b_(MemoryKind::device, gpu.device),
+        pinned_a_(MemoryKind::pinned, gpu.device), pinned_b_(MemoryKind::pinned, gpu.device),
+        pageable_(MemoryKind::pageable, gpu.device) {
+    gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", gpu.device);
+    gpu::check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", gpu.device);
+    gpu::check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags", gpu.device);
+    gpu::check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreateWithFlags", gpu.device);
+  }
+
+  ~CopyGroup() override {
+    for (cudaEvent_t e : {fork_, join_})
+      if (e) cudaEventDestroy(e);
+    for (cudaStream_t s : {stream_, side_})
+      if (s) cudaStreamDestroy(s);
+  }
+
+  // Buffers depend on the op: allocate() sizes them per measurement.
+  void reserve(std::uint64_t, std::uint64_t) override {}
+
+  Support allocate(const OpSpec& spec) override {
+    if (is_pair_op(spec.op)) {
+      if (comm_.rank() != spec.peer_a) return Support::yes();  // only the copying rank needs memory
+      const Support peer = check_peer(spec);
+      if (!peer.ok) return peer;
+    }
+    std::string error;
+    for (Buffer* b : buffers_for(spec.op))
+      if (error.empty()) error = b->grow(spec.layout.bytes);
+    if (error.empty()) return Support::yes();
+    for (Buffer* b : buffers_for(spec.op)) b->release();
+    return Support::no(fmt::format("{} {} does not fit: {}", fb::name(spec.op), format_bytes(spec.layout.bytes),
+                                   error));
+  }
+
+  std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+    CopyContext c;
+    c.stream = stream_;
+    c.side_stream = side_;
+    c.fork = fork_;
+    c.join = join_;
+    c.device = gpu_.device;
+    c.sm_count = gpu_.sm_count;
+    c.rank = comm_.rank();
+    c.nranks = comm_.size();
+    c.graph = graph_;
+    if (is_pair_op(spec.op) && c.rank == spec.peer_a) {
+      c.peer_device = gpus_[static_cast<std::size_t>(spec.peer_b)].device;
+      set_peer_access(c.peer_device, spec.op == Op::copy_peer);
+    }
+    c.legs = legs_for(spec.op, c.peer_device);
+    path_ = path_of(spec.op, c.peer_device);
+    return std::make_unique<CopyOp>(std::move(c), spec);
+  }
+
+  std::string path() const override { return path_; }
+
+ private:
+  Support check_peer(const OpSpec& spec) {
+    const RankGpu& a = gpus_[static_cast<std::size_t>(spec.peer_a)];
+    const RankGpu& b = gpus_[static_cast<std::size_t>(spec.peer_b)];
+    if (a.host != b.host)
+      return Support::no(fmt::format("{} copies between GPUs of one node; ranks {} and {} are on hosts {} and {}",
+                                     fb::name(spec.op), spec.peer_a, spec.peer_b, a.host, b.host));
+    if (a.device == b.device)
+      return Support::no(fmt::format("ranks {} and {} share GPU {}: a peer copy needs two GPUs", spec.peer_a,
+                                     spec.peer_b, a.device));
+    int can = 0;
+    cudaDeviceCanAccessPeer(&can, a.device, b.device);
+    if (!can && spec.op == Op::copy_peer)
+      return Support::no(fmt::format("GPU {} cannot access GPU {} as a peer (no P2P path between them); "
+                                     "copy_peer_staged measures the copy without peer access",
+                                     a.device, b.device));
+    if (peer_.device() != b.device || !peer_.data()) peer_ = Buffer(MemoryKind::device, b.device);
+    return Support::yes();
+  }
+
+  // Peer access is a property of the device pair, on or off for both ops in turn.
+  void set_peer_access(int peer, bool on) {
+    const cudaError_t rc = on ? cudaDeviceEnablePeerAccess(peer, 0) : cudaDeviceDisablePeerAccess(peer);
+    if (rc == cudaErrorPeerAccessAlreadyEnabled || rc == cudaErrorPeerAccessNotEnabled) {
+      cudaGetLastError();  // already as wanted
+      return;
+    }
+    gpu::check(rc, on ? "cudaDeviceEnablePeerAccess" : "cudaDeviceDisablePeerAccess", gpu_.device);
+  }
+
+  std::vector<Buffer*> buffers_for(Op op) {
+    switch (op) {
+      case Op::copy_d2d_ce:
+      case Op::copy_d2d_sm:
+        return {&dev_a_, &dev_b_};
+      case Op::copy_h2d_pinned:
+      case Op::copy_d2h_pinned:
+        return {&pinned_a_, &dev_a_};
+      case Op::copy_h2d_pageable:
+      case Op::copy_d2h_pageable:
+        return {&pageable_, &dev_a_};
+      case Op::copy_bidir_pinned:
+        return {&pinned_a_, &pinned_b_, &dev_a_, &dev_b_};
+      case Op::copy_peer:
+      case Op::copy_peer_staged:
+        return {&dev_a_, &peer_};
+      default:
+        return {};
+    }
+  }
+
+  std::vector<CopyLeg> legs_for(Op op, int peer_device) {
+    const int d = gpu_.device;
+    switch (op) {
+      case Op::copy_d2d_ce:
+      case Op::copy_d2d_sm:
+        return {{dev_a_.data(), dev_b_.data(), false, false, d}};
+      case Op::copy_h2d_pinned:
+        return {{pinned_a_.data(), dev_a_.data(), false, false, d}};
+      case Op::copy_d2h_pinned:
+        return {{dev_a_.data(), pinned_a_.data(), false, false, d}};
+      case Op::copy_h2d_pageable:
+        return {{pageable_.data(), dev_a_.data(), true, false, d}};
+      case Op::copy_d2h_pageable:
+        return {{dev_a_.data(), pageable_.data(), false, true, d}};
+      case Op::copy_bidir_pinned:
+        return {{pinned_a_.data(), dev_a_.data(), false, false, d}, {dev_b_.data(), pinned_b_.data(), false, false, d}};
+      case Op::copy_peer:
+      case Op::copy_peer_staged:
+        if (peer_device < 0) return {};  // the receiving rank of the pair does nothing
+        return {{dev_a_.data(), peer_.data(), false, false, peer_device}};
+      default:
+        return {};
+    }
+  }
+
+  std::string path_of(Op op, int peer_device) const {
+    switch (op) {
+      case Op::copy_d2d_ce:
+      case Op::copy_d2d_sm:
+        return fmt::format("GPU{} memory", gpu_.device);
+      case Op::copy_h2d_pinned:
+      case Op::copy_d2h_pinned:
+      case Op::copy_bidir_pinned:
+        return fmt::format("host pinned<->GPU{}", gpu_.device);
+      case Op::copy_h2d_pageable:
+      case Op::copy_d2h_pageable:
+        return fmt::format("host pageable<->GPU{}", gpu_.device);
+      case Op::copy_peer:
+        return fmt::format("GPU{}->GPU{} peer access", gpu_.device, peer_device);
+      case Op::copy_peer_staged:
+        return fmt::format("GPU{}->GPU{} staged", gpu_.device, peer_device);
+      default:
+        return fmt::format("GPU{} launch", gpu_.device);
+    }
+  }
+
+  Comm comm_;
+  GpuPlacement gpu_;
+  bool graph_;
+  std::vector<RankGpu> gpus_;
+  cudaStream_t stream_ = nullptr;
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t fork_ = nullptr;
+  cudaEvent_t join_ = nullptr;
+  Buffer dev_a_, dev_b_, pinned_a_, pinned_b_, pageable_;
+  Buffer peer_;
+  std::string path_;
+};
+
+class CudaCopyBackend final : public gpu::GpuBackend {
+ public:
+  std::string_view name() const override { return "cuda"; }
+
+  std::string version() const override {
+    int runtime = 0;
+    int driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    return fmt::format("CUDA runtime {}.{}, driver {}.{}", runtime / 1000, runtime % 1000 / 10, driver / 1000,
+                       driver % 1000 / 10);
+  }
+
+  Support supports(const OpSpec& spec) const override {
+    if (!is_copy_op(spec.op))
+      return Support::no(fmt::format("{} is a communication op: the cuda backend measures copy paths and kernel "
+                                     "launches; use --backend nccl",
+                                     fb::name(spec.op)));
+    if (spec.in_place) return Support::no("copy paths have no in-place variant");
+    if (spec.op == Op::kernel_launch && spec.layout.bytes > 8)
+      return Support::no("kernel_launch has no message size: it runs at sizes up to 8 B only (include -b 8)");
+    if (graph_ && is_pageable_copy(spec.op))
+      return Support::no(fmt::format("{}: copies from or to pageable memory cannot be captured in a CUDA graph; "
+                                     "run them without --graph",
+                                     fb::name(spec.op)));
+    return Support::yes();
+  }
+
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<CopyGroup>(comm, gpu_, graph_);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_copy_backend() { return std::make_unique<CudaCopyBackend>(); }
+
+BackendInfo cuda_copy_backend_info() {
+  return {"cuda",
+          "copy paths inside a node: device-local (copy engine, SM kernel), host<->device pinned and pageable, "
+          "peer GPUs; kernel-launch latency",
+          [] { return gpu_absent_reason(); }, make_cuda_copy_backend, copy_ops()};
+}
+
+}  // namespace fb

@@ -1,0 +1,20 @@
+// mpi-cuda: the MPI library's collectives and point-to-point on device
+// buffers, usable only when the library is CUDA-aware (it says so through
+// MPIX_Query_cuda_support or MPIX_GPU_query_support); otherwise absent, with
+// that reason.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "fabricbench/backends/backend.hpp"
+
+namespace fb {
+
+std::unique_ptr<Backend> make_mpi_cuda_backend();
+
+// "" when the MPI library says it takes device buffers; else why it does not.
+// Needs MPI initialised.
+std::string mpi_cuda_awareness();
+
+}  // namespace fb

@@ -1,0 +1,127 @@
+#include "nccl_op.hpp"
+
+#include "cuda_common/device_check.hpp"
+#include "cuda_common/gpu_error.hpp"
+#include "fabricbench/core/host_check.hpp"
+#include "nccl_types.hpp"
+
+namespace fb {
+
+NcclOp::NcclOp(const NcclOpContext& context, const OpSpec& spec)
+    : c_(context), spec_(spec), type_(*nccl::datatype(spec.dtype)), word_(dtype_bytes(spec.dtype)),
+      count_(spec.layout.block), peer_(pair_peer(spec, context.rank)), timer_(context.stream, context.device) {
+  // NCCL's in-place conventions: all_gather reads its block from the output at
+  // the rank's offset, reduce_scatter writes its block there.
+  send_ = spec.in_place ? c_.out : c_.in;
+  result_ = c_.out;
+  if (spec.in_place && spec.op == Op::all_gather) send_ = at_block(c_.out, c_.rank);
+  if (spec.in_place && spec.op == Op::reduce_scatter) result_ = at_block(c_.out, c_.rank);
+}
+
+char* NcclOp::at_block(void* base, int block) const {
+  return static_cast<char*>(base) + static_cast<std::size_t>(block) * count_ * word_;
+}
+
+void NcclOp::check(ncclResult_t rc, const char* call) const { nccl::check(rc, call, c_.comm, c_.device); }
+
+void NcclOp::collective() {
+  const ncclRedOp_t red = nccl::reduction(spec_.redop);
+  switch (spec_.op) {
+    case Op::all_reduce:
+      return check(ncclAllReduce(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclAllReduce");
+    case Op::all_gather:
+      return check(ncclAllGather(send_, result_, count_, type_, c_.comm, c_.stream), "ncclAllGather");
+    case Op::reduce_scatter:
+      return check(ncclReduceScatter(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclReduceScatter");
+    case Op::broadcast:
+      return check(ncclBroadcast(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclBroadcast");
+    case Op::reduce:
+      return check(ncclReduce(send_, result_, count_, type_, red, spec_.root, c_.comm, c_.stream), "ncclReduce");
+    default:
+      return;
+  }
+}
+
+// alltoall, sendrecv (ring) and the bandwidth ops: sends and receives fused in one group.
+void NcclOp::grouped_p2p() {
+  check(ncclGroupStart(), "ncclGroupStart");
+  if (spec_.op == Op::alltoall) {
+    for (int p = 0; p < c_.nranks; ++p) {
+      check(ncclSend(at_block(send_, p), count_, type_, p, c_.comm, c_.stream), "ncclSend");
+      check(ncclRecv(at_block(result_, p), count_, type_, p, c_.comm, c_.stream), "ncclRecv");
+    }
+  } else if (spec_.op == Op::sendrecv) {
+    const int next = (c_.rank + 1) % c_.nranks;
+    const int prev = (c_.rank - 1 + c_.nranks) % c_.nranks;
+    check(ncclSend(send_, count_, type_, next, c_.comm, c_.stream), "ncclSend");
+    check(ncclRecv(result_, count_, type_, prev, c_.comm, c_.stream), "ncclRecv");
+  } else {
+    const bool is_a = c_.rank == spec_.peer_a;
+    const bool sends = spec_.op == Op::bidir || is_a;
+    const bool receives = spec_.op == Op::bidir || !is_a;
+    for (int w = 0; w < spec_.window; ++w) {
+      if (sends) check(ncclSend(send_, count_, type_, peer_, c_.comm, c_.stream), "ncclSend");
+      if (receives) check(ncclRecv(result_, count_, type_, peer_, c_.comm, c_.stream), "ncclRecv");
+    }
+  }
+  check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+// A round trip: peer a sends then receives, peer b receives then sends.
+void NcclOp::pingpong() {
+  const bool is_a = c_.rank == spec_.peer_a;
+  for (int leg = 0; leg < 2; ++leg) {
+    if ((leg == 0) == is_a) {
+      check(ncclSend(send_, count_, type_, peer_, c_.comm, c_.stream), "ncclSend");
+    } else {
+      check(ncclRecv(result_, count_, type_, peer_, c_.comm, c_.stream), "ncclRecv");
+    }
+  }
+}
+
+void NcclOp::enqueue() {
+  switch (spec_.op) {
+    case Op::alltoall:
+    case Op::sendrecv:
+    case Op::unidir:
+    case Op::bidir:
+      return grouped_p2p();
+    case Op::pingpong:
+      return pingpong();
+    default:
+      return collective();
+  }
+}
+
+void NcclOp::run() {
+  enqueue();
+  gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+}
+
+void NcclOp::run_timed(IterationTimes times) {
+  if (c_.graph) {
+    timer_.time_graph(times, [this] { enqueue(); });
+  } else {
+    timer_.time_queued(times, [this] { enqueue(); });
+  }
+}
+
+void NcclOp::fill_check() {
+  const CheckContext ctx = check_context(spec_, c_.rank, c_.nranks);
+  // Poison first: in-place inputs share the output buffer and must survive.
+  gpu::poison(result_, spec_.layout.out_elems * word_, c_.stream, c_.device);
+  gpu::fill_input(ctx, send_, c_.stream, c_.device);
+  gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+}
+
+std::uint64_t NcclOp::count_wrong() {
+  const CheckContext ctx = check_context(spec_, c_.rank, c_.nranks);
+  if (!has_checked_output(ctx)) return 0;
+  return gpu::count_wrong(ctx, result_, c_.stream, c_.device);
+}
+
+void NcclOp::corrupt_output_element(std::uint64_t index) {
+  if (index < spec_.layout.out_elems) gpu::corrupt_element(spec_.dtype, result_, index, c_.device);
+}
+
+}  // namespace fb

@@ -1,0 +1,57 @@
+// One NCCL operation on device buffers: every collective of the sweep,
+// sendrecv (ring), and the point-to-point ops through ncclSend/ncclRecv.
+// Timed on the communication stream with events (or a CUDA graph), checked
+// by device kernels.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "cuda_common/stream_timer.hpp"
+#include "fabricbench/backends/backend.hpp"
+
+namespace fb {
+
+struct NcclOpContext {
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  int device = 0;
+  int rank = 0;
+  int nranks = 1;
+  bool graph = false;
+  void* in = nullptr;   // input buffer (out-of-place)
+  void* out = nullptr;  // output buffer; holds the input too when in-place
+};
+
+class NcclOp final : public PreparedOp {
+ public:
+  NcclOp(const NcclOpContext& context, const OpSpec& spec);
+
+  void run() override;
+  void run_timed(IterationTimes times) override;
+  void fill_check() override;
+  std::uint64_t count_wrong() override;
+  bool participates() const override { return !is_pair_op(spec_.op) || peer_ >= 0; }
+  double ops_per_iteration() const override { return fb::ops_per_iteration(spec_); }
+  void corrupt_output_element(std::uint64_t index) override;
+
+ private:
+  void enqueue();
+  void collective();
+  void grouped_p2p();
+  void pingpong();
+  char* at_block(void* base, int block) const;
+  void check(ncclResult_t rc, const char* call) const;
+
+  NcclOpContext c_;
+  OpSpec spec_;
+  ncclDataType_t type_;
+  std::size_t word_;
+  std::size_t count_;  // elements per call (the per-rank block)
+  int peer_ = -1;
+  void* send_ = nullptr;    // where the op reads its input
+  void* result_ = nullptr;  // where its result lands
+  gpu::StreamTimer timer_;
+};
+
+}  // namespace fb

@@ -1,0 +1,16 @@
+// Commands that run alone, without MPI (model, report): run the body and turn
+// its errors into exit codes with one message on stderr naming the command.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace fb::cli {
+
+// `body` parses the arguments with `app` and does the work. --help prints
+// the help of the subcommand asked for (exit 0); a CLI11 parse error or an
+// fb::UsageError prints "fabricbench <command>: <message>" (exit 2).
+int run_alone(const char* command, const CLI::App& app, const std::function<int()>& body);
+
+}  // namespace fb::cli

@@ -1,0 +1,155 @@
+// `fabricbench model`: fit, step, scale, memory, quotes, presets. Runs alone
+// (no MPI_Init): it reads results files, presets and YAML, and prints.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "alone.hpp"
+#include "commands.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/report.hpp"
+
+namespace fb::cli {
+namespace {
+
+using namespace fb::model;
+
+struct ModelFlags {
+  std::string results, scope, workload, quotes, node, gpu, presets, format = "text";
+  std::vector<std::string> networks;
+  std::vector<int> nodes{1, 2, 4, 8, 16, 32, 64, 128};
+};
+
+void add_common(CLI::App* sub, ModelFlags& f) {
+  sub->add_option("--format", f.format, "text, json or csv")->capture_default_str();
+  sub->add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
+}
+
+void add_workload(CLI::App* sub, ModelFlags& f) {
+  sub->add_option("-w,--workload", f.workload, "workload YAML (profiles/workloads/)")->required();
+}
+
+void add_networks(CLI::App* sub, ModelFlags& f) {
+  sub->add_option("--network", f.networks,
+                  "network between nodes, repeatable: a preset (10gbe, 8x400g-ndr-ib), a results file measured across "
+                  "nodes, or FILE@SCOPE (default: the workload's cluster: network)");
+  sub->add_option("--node", f.node, "fabric inside the node: a node preset or a results file (default: the GPU's)");
+}
+
+Presets presets_of(const ModelFlags& f) { return f.presets.empty() ? builtin_presets() : load_presets(f.presets); }
+
+Workload workload_of(const ModelFlags& f) {
+  Workload w = load_workload(f.workload);
+  if (!f.node.empty()) w.cluster.node = f.node;
+  if (!f.gpu.empty()) w.cluster.gpu = f.gpu;
+  return w;
+}
+
+std::vector<std::string> networks_of(const ModelFlags& f, const Workload& w) {
+  if (!f.networks.empty()) return f.networks;
+  return {w.cluster.network};  // "" on one node; fabric_for says what to give otherwise
+}
+
+int print(const ModelFlags& f, const Table& t, const json& j) {
+  std::fputs(render(parse_format(f.format), t, j).c_str(), stdout);
+  return kExitOk;
+}
+
+int run_fit(const ModelFlags& f) {
+  Results results;
+  try {
+    results = read_results(f.results);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<Curve> curves;
+  for (auto& c : fit_curves(results))
+    if (f.scope.empty() || c.scope == f.scope) curves.push_back(std::move(c));
+  if (curves.empty()) throw UsageError(fmt::format("{}: no measurement rows{}", f.results,
+                                                   f.scope.empty() ? "" : " at scope '" + f.scope + "'"));
+  return print(f, fit_table(curves), fit_json(curves, f.results));
+}
+
+int run_step(const ModelFlags& f) {
+  const Presets presets = presets_of(f);
+  const Workload w = workload_of(f);
+  std::vector<StepCost> steps;
+  for (const auto& net : networks_of(f, w)) steps.push_back(predict_step(w, fabric_for(w, net, presets), presets));
+  const Table t = steps.size() == 1 ? step_items_table(steps.front()) : steps_table(steps);
+  return print(f, t, steps_json(w.name, steps));
+}
+
+int run_scale(const ModelFlags& f) {
+  const Presets presets = presets_of(f);
+  const Workload w = workload_of(f);
+  Scaling scaling;
+  for (const auto& net : networks_of(f, w)) {
+    const Fabric fabric = fabric_for(w, net, presets);
+    scaling.emplace_back(fabric.inter.label, predict_scaling(w, fabric, presets, f.nodes));
+  }
+  return print(f, scale_table(scaling), scale_json(w.name, scaling));
+}
+
+int run_memory(const ModelFlags& f) {
+  const Presets presets = presets_of(f);
+  const Workload w = workload_of(f);
+  const GpuPreset& gpu = presets.gpu(w.cluster.gpu, f.gpu.empty() ? "workload: cluster: gpu" : "--gpu");
+  const auto fits = memory_fit(w, gpu);
+  return print(f, memory_table(fits, w.zero), memory_json(w.name, gpu.name, fits));
+}
+
+int run_quotes(const ModelFlags& f) {
+  const Presets presets = presets_of(f);
+  const Workload w = workload_of(f);
+  const QuoteSet set = load_quotes(f.quotes);
+  const auto base = std::filesystem::path(f.quotes).parent_path().string();
+  const auto ranked = evaluate_quotes(set, w, presets, base);
+  return print(f, quotes_table(ranked, set.currency), quotes_json(w.name, ranked, set.currency));
+}
+
+}  // namespace
+
+int model_main(int argc, char** argv) {
+  CLI::App app{"Turn measured curves or presets into a training job's communication share, efficiency, time and "
+               "cost. Runs alone, without mpirun.",
+               "fabricbench model"};
+  app.require_subcommand(1);
+  ModelFlags f;
+  auto* fit = app.add_subcommand("fit", "alpha (us), beta (GB/s), n_half and fit error per op and scope");
+  fit->add_option("results", f.results, "results file (.jsonl) from `fabricbench run --out`")->required();
+  fit->add_option("--scope", f.scope, "only this scope");
+  auto* step = app.add_subcommand("step", "one training step: compute, each collective, exposed communication");
+  auto* scale = app.add_subcommand("scale", "the same job on other node counts: efficiency versus nodes");
+  scale->add_option("--nodes", f.nodes, "node counts, comma-separated")->delimiter(',')->capture_default_str();
+  auto* memory = app.add_subcommand("memory", "memory per GPU for ZeRO 0-3 and the smallest DP or TP that fits");
+  memory->add_option("--gpu", f.gpu, "GPU preset (default: the workload's)");
+  auto* quotes = app.add_subcommand("quotes", "rank price quotes by the job's total cost, with the winner and why");
+  quotes->add_option("-q,--quotes", f.quotes, "quotes YAML (profiles/quotes/)")->required();
+  auto* presets = app.add_subcommand("presets", "list the network, node and GPU presets with their sources");
+  const auto subs = {fit, step, scale, memory, quotes, presets};
+  for (auto* sub : subs) add_common(sub, f);
+  for (auto* sub : {step, scale, memory, quotes}) add_workload(sub, f);
+  for (auto* sub : {step, scale}) add_networks(sub, f);
+  const auto is_sub = [&](const char* word) {
+    return std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
+  };
+  return run_alone("model", app, [&] {
+    if (argc > 1 && argv[1][0] != '-' && !is_sub(argv[1]))
+      throw UsageError(fmt::format("unknown subcommand '{}'; choose one of: fit, step, scale, memory, quotes, presets",
+                                   argv[1]));
+    app.parse(argc, argv);
+    parse_format(f.format);
+    if (fit->parsed()) return run_fit(f);
+    if (step->parsed()) return run_step(f);
+    if (scale->parsed()) return run_scale(f);
+    if (memory->parsed()) return run_memory(f);
+    if (quotes->parsed()) return run_quotes(f);
+    const Presets p = presets_of(f);
+    return print(f, presets_table(p), presets_json(p));
+  });
+}
+
+}  // namespace fb::cli

@@ -1,0 +1,47 @@
+// `fabricbench report compare A B`: two results files side by side. Runs
+// alone (no MPI_Init).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "alone.hpp"
+#include "commands.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/report.hpp"
+
+namespace fb::cli {
+namespace {
+
+Results read_or_usage(const std::string& path) {
+  try {
+    return read_results(path);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+int report_main(int argc, char** argv) {
+  CLI::App app{"Reports over results files.", "fabricbench report"};
+  app.require_subcommand(1);
+  std::string a, b, format = "text";
+  bool fail_on_difference = false;
+  auto* compare = app.add_subcommand("compare", "two runs side by side per op, scope and size: ratios, and the rows "
+                                                "that differ beyond their run-to-run spread");
+  compare->add_option("a", a, "first results file (.jsonl), e.g. vendor A or before")->required();
+  compare->add_option("b", b, "second results file, e.g. vendor B or after")->required();
+  compare->add_option("--format", format, "text, json or csv")->capture_default_str();
+  compare->add_flag("--fail-on-difference", fail_on_difference,
+                    "exit 1 when a row is slower in b beyond the spread, or a row of a is missing from b");
+  return run_alone("report", app, [&] {
+    app.parse(argc, argv);
+    const model::Format fmt = model::parse_format(format);
+    const Results ra = read_or_usage(a), rb = read_or_usage(b);
+    const model::Comparison c = model::compare_results(ra, rb);
+    std::fputs(model::render(fmt, model::compare_table(c, a, b), model::compare_json(c, a, b)).c_str(), stdout);
+    return fail_on_difference && (c.slower > 0 || c.only_a > 0) ? kExitFailed : kExitOk;
+  });
+}
+
+}  // namespace fb::cli

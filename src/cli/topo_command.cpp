@@ -1,0 +1,128 @@
+// `fabricbench topo`: every rank reads its inventory, rank 0 prints the report
+// (per node: GPUs, NVLink, PCIe, NICs, rails, paths and their spec peaks, then
+// the differences between nodes) and writes the record with --out.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
+#include "fabricbench/core/record.hpp"
+#include "fabricbench/topo/report.hpp"
+#include "record_header.hpp"
+
+namespace fb::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct TopoFlags {
+  std::string out;
+  std::string sysfs_root;
+  bool strict = false;
+  bool quiet = false;
+};
+
+void add_topo_flags(CLI::App& app, TopoFlags& f) {
+  app.add_option("--out", f.out, "write the record (header, one inventory line per rank, summary), JSON Lines");
+  app.add_flag("--strict", f.strict, "exit 1 when GPUs, software or NICs differ between ranks");
+  app.add_option("--sysfs-root", f.sysfs_root,
+                 "read sysfs under this folder instead of / (a copied or fixture tree; NVML is then not asked)");
+  app.add_flag("-q,--quiet", f.quiet, "no report: only errors and the one-line summary");
+}
+
+// "" when the flags are usable on this rank, else the message.
+std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv, TopoFlags& f, bool& help) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    help = true;
+    return "";
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+  std::error_code ec;
+  if (!f.sysfs_root.empty() && !std::filesystem::is_directory(f.sysfs_root + "/sys", ec))
+    return "--sysfs-root '" + f.sysfs_root + "': no sys folder inside; give the folder that holds sys/";
+  if (world.rank() == 0 && !f.out.empty()) return check_writable(f.out, "--out");
+  return "";
+}
+
+void write_record(const std::string& path, const json& header, const std::vector<json>& lines, const json& summary) {
+  RecordWriter w;
+  const std::string err = w.open(path);
+  if (!err.empty()) throw RunError(err);
+  w.write(header);
+  for (const auto& l : lines) w.write(l);
+  w.write(summary);
+  w.sync();
+}
+
+int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const NodeMap& nodes,
+           const std::vector<json>& lines) {
+  const auto differences = topo::find_differences(lines);
+  const int exit_code = f.strict && !differences.empty() ? kExitFailed : kExitOk;
+  std::size_t flags = 0;
+  for (const auto& l : lines) flags += l.value("flags", json::array()).size();
+  if (!f.quiet) std::fputs(topo::format_report(lines, differences).c_str(), stdout);
+  if (!f.out.empty()) {
+    const json summary = {{"type", "summary"},
+                          {"status", "complete"},
+                          {"ranks", world.size()},
+                          {"nodes", nodes.nodes},
+                          {"flags", flags},
+                          {"heterogeneous", !differences.empty()},
+                          {"differences", topo::to_json(differences)},
+                          {"exit_code", exit_code}};
+    write_record(f.out, record_header("topo", argc, argv, world, nodes), lines, summary);
+  }
+  std::fprintf(stderr, "fabricbench topo: %d rank%s, %d node%s, %zu flag%s, %s%s%s\n", world.size(),
+               world.size() == 1 ? "" : "s", nodes.nodes, nodes.nodes == 1 ? "" : "s", flags, flags == 1 ? "" : "s",
+               differences.empty() ? "no differences between ranks" : "ranks differ (see heterogeneity)",
+               f.out.empty() ? "" : ", record ", f.out.c_str());
+  return exit_code;
+}
+
+}  // namespace
+
+int topo_main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  const Comm world = Comm::world();
+  CLI::App app{
+      "Inventory of GPUs, NVLink, PCIe and NICs per rank; the path each scope takes and its spec peak; "
+      "what differs between nodes. Alone or under mpirun/srun.",
+      "fabricbench topo"};
+  TopoFlags flags;
+  add_topo_flags(app, flags);
+  bool help = false;
+  const std::string error = agree_on_error(world, check_flags(world, app, argc, argv, flags, help));
+  if (help) {
+    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (!error.empty()) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench topo: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
+  const NodeMap nodes = map_nodes(world);
+  const bool tree = !flags.sysfs_root.empty();
+  const auto nvml = tree ? topo::absent_nvml("not asked: --sysfs-root reads a tree, NVML would describe this machine")
+                         : topo::load_nvml();
+  const auto lines = topo::gather_inventory(world, nodes, topo::Sysfs(tree ? flags.sysfs_root : "/"), *nvml);
+  std::int64_t exit_code = kExitOk;
+  if (world.rank() == 0) {
+    try {
+      exit_code = report(argc, argv, world, flags, nodes, lines);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fabricbench topo: %s\n", e.what());
+      exit_code = kExitRunError;
+    }
+  }
+  // One exit code on every rank, so the launcher reports rank 0's verdict.
+  world.bcast_quiet({&exit_code, 1}, 0);
+  return static_cast<int>(exit_code);
+}
+
+}  // namespace fb::cli

@@ -1,0 +1,82 @@
+#include "fabricbench/model/compare.hpp"
+
+#include <map>
+#include <tuple>
+
+namespace fb::model {
+namespace {
+
+using Key = std::tuple<std::string, std::string, int, int, std::string, bool, std::uint64_t>;
+
+Key key_of(const Measurement& m) { return {m.op, m.scope, m.nranks, m.groups, m.dtype, m.in_place, m.bytes}; }
+
+// A row's run-to-run spread is its own [min, p99] over iterations: two rows
+// differ only when these ranges do not overlap.
+Difference judge(const Measurement& a, const Measurement& b) {
+  if (b.time.min_us > a.time.p99_us) return Difference::slower;
+  if (b.time.p99_us < a.time.min_us) return Difference::faster;
+  return Difference::same;
+}
+
+CompareRow row_of(const Measurement& m) {
+  CompareRow r;
+  r.op = m.op;
+  r.scope = m.scope;
+  r.dtype = m.dtype;
+  r.nranks = m.nranks;
+  r.groups = m.groups;
+  r.in_place = m.in_place;
+  r.bytes = m.bytes;
+  return r;
+}
+
+}  // namespace
+
+std::string_view name(Difference d) {
+  switch (d) {
+    case Difference::slower: return "slower";
+    case Difference::faster: return "faster";
+    case Difference::only_a: return "only in a";
+    case Difference::only_b: return "only in b";
+    default: return "same";
+  }
+}
+
+Comparison compare_results(const Results& a, const Results& b) {
+  std::map<Key, const Measurement*> in_b;
+  for (const auto& m : b.measurements) in_b.emplace(key_of(m), &m);  // first row of a key wins
+  std::map<Key, bool> matched;
+  Comparison out;
+  for (const auto& ma : a.measurements) {
+    const Key key = key_of(ma);
+    if (matched.contains(key)) continue;
+    matched[key] = true;
+    CompareRow r = row_of(ma);
+    r.a = ma;
+    const auto it = in_b.find(key);
+    if (it == in_b.end()) {
+      r.diff = Difference::only_a;
+      ++out.only_a;
+    } else {
+      r.b = *it->second;
+      r.ratio = ma.time.median_us > 0 ? r.b.time.median_us / ma.time.median_us : 0.0;
+      r.diff = judge(ma, r.b);
+      out.slower += r.diff == Difference::slower;
+      out.faster += r.diff == Difference::faster;
+    }
+    out.rows.push_back(std::move(r));
+  }
+  for (const auto& mb : b.measurements) {
+    const Key key = key_of(mb);
+    if (matched.contains(key)) continue;
+    matched[key] = true;
+    CompareRow r = row_of(mb);
+    r.b = mb;
+    r.diff = Difference::only_b;
+    ++out.only_b;
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace fb::model

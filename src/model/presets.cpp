@@ -1,0 +1,136 @@
+// Preset parsing and look-up. The figures themselves live in
+// profiles/presets/*.yaml, each with its source.
+#include "fabricbench/model/presets.hpp"
+
+#include <fmt/format.h>
+
+
+#include "builtin_presets.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "yaml_fields.hpp"
+
+namespace fb::model {
+namespace {
+
+using detail::Fields;
+
+template <typename T, typename ParseOne>
+std::vector<T> parse_list(std::string_view yaml_text, const char* file, const char* key, ParseOne parse_one) {
+  const YAML::Node doc = detail::load_yaml(yaml_text, file);
+  const Fields top(doc, file, {key});
+  std::vector<T> out;
+  for (const YAML::Node& item : detail::list(top, key)) {
+    out.push_back(parse_one(item, fmt::format("{}: {}[{}]", file, key, out.size())));
+    for (std::size_t i = 0; i + 1 < out.size(); ++i)
+      if (out[i].name == out.back().name)
+        throw UsageError(fmt::format("{}: '{}' is defined twice", file, out.back().name));
+  }
+  return out;
+}
+
+std::string preset_name(const Fields& f) {
+  std::string name = f.text("name");
+  if (name.empty() || name.find_first_of(" \t@/") != std::string::npos)
+    throw UsageError(fmt::format("{} '{}': names are one word without '@', '/' or spaces", f.name("name"), name));
+  return name;
+}
+
+double achievable(const Fields& f) {
+  const double a = f.fraction_or("achievable", 1.0);
+  if (a <= 0) throw UsageError(fmt::format("{}: must be above 0", f.name("achievable")));
+  return a;
+}
+
+template <typename T>
+const T& find(const std::vector<T>& list, std::string_view name, std::string_view what, const char* kind) {
+  std::string names;
+  for (const auto& p : list) {
+    if (p.name == name) return p;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  throw UsageError(fmt::format("{}: no such {} preset '{}'; known: {}", what, kind, name, names));
+}
+
+}  // namespace
+
+std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text) {
+  return parse_list<NetworkPreset>(yaml_text, "networks.yaml", "networks", [](const YAML::Node& n, std::string where) {
+    const Fields f(n, std::move(where),
+                   {"name", "description", "rate", "achievable", "alpha_us", "nics_per_node", "source"});
+    NetworkPreset p;
+    p.name = preset_name(f);
+    p.description = f.optional_text("description").value_or("");
+    p.line_gbps = f.rate_gbps("rate");
+    p.achievable = achievable(f);
+    p.alpha_us = f.number("alpha_us");
+    p.nics_per_node = f.integer_or("nics_per_node", 1);
+    p.source = f.text("source");
+    return p;
+  });
+}
+
+std::vector<NodePreset> parse_node_presets(std::string_view yaml_text) {
+  return parse_list<NodePreset>(yaml_text, "nodes.yaml", "nodes", [](const YAML::Node& n, std::string where) {
+    const Fields f(n, std::move(where), {"name", "description", "gpus", "rate", "achievable", "alpha_us", "source"});
+    NodePreset p;
+    p.name = preset_name(f);
+    p.description = f.optional_text("description").value_or("");
+    p.gpus = f.integer("gpus");
+    p.line_gbps = f.rate_gbps("rate");
+    p.achievable = achievable(f);
+    p.alpha_us = f.number("alpha_us");
+    p.source = f.text("source");
+    return p;
+  });
+}
+
+std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text) {
+  return parse_list<GpuPreset>(yaml_text, "gpus.yaml", "gpus", [](const YAML::Node& n, std::string where) {
+    const Fields f(n, std::move(where), {"name", "description", "memory_gib", "bf16_tflops", "fp16_tflops",
+                                         "interconnect", "node", "source"});
+    GpuPreset p;
+    p.name = preset_name(f);
+    p.description = f.optional_text("description").value_or("");
+    p.memory_gib = f.number("memory_gib");
+    p.bf16_tflops = f.number("bf16_tflops");
+    p.fp16_tflops = f.number("fp16_tflops");
+    if (p.memory_gib <= 0 || p.bf16_tflops <= 0 || p.fp16_tflops <= 0)
+      throw UsageError(fmt::format("{}: memory_gib and TFLOP/s must be positive", f.where()));
+    p.interconnect = f.text("interconnect");
+    p.node = f.text("node");
+    p.source = f.text("source");
+    return p;
+  });
+}
+
+const NetworkPreset& Presets::network(std::string_view name, std::string_view what) const {
+  return find(networks, name, what, "network");
+}
+const NodePreset& Presets::node(std::string_view name, std::string_view what) const {
+  return find(nodes, name, what, "node");
+}
+const GpuPreset& Presets::gpu(std::string_view name, std::string_view what) const {
+  return find(gpus, name, what, "GPU");
+}
+
+const Presets& builtin_presets() {
+  static const Presets presets = [] {
+    Presets p;
+    p.networks = parse_network_presets(detail::kNetworksYaml);
+    p.nodes = parse_node_presets(detail::kNodesYaml);
+    p.gpus = parse_gpu_presets(detail::kGpusYaml);
+    return p;
+  }();
+  return presets;
+}
+
+Presets load_presets(const std::string& folder) {
+  Presets p;
+  p.networks = detail::parse_file(folder + "/networks.yaml", "presets file", parse_network_presets);
+  p.nodes = detail::parse_file(folder + "/nodes.yaml", "presets file", parse_node_presets);
+  p.gpus = detail::parse_file(folder + "/gpus.yaml", "presets file", parse_gpu_presets);
+  for (const auto& g : p.gpus) p.node(g.node, fmt::format("gpus.yaml: {}: node", g.name));
+  return p;
+}
+
+}  // namespace fb::model

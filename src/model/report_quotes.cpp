@@ -1,0 +1,147 @@
+// Tables and JSON for quotes, run comparisons and the preset list.
+#include <fmt/format.h>
+
+#include "fabricbench/core/sizes.hpp"
+#include "fabricbench/model/report.hpp"
+
+namespace fb::model {
+namespace {
+
+std::string billing_label(const Quote& q) {
+  switch (q.billing) {
+    case Billing::monthly: return fmt::format("monthly -{:.0f}%", 100 * q.monthly_discount);
+    case Billing::spot: return fmt::format("spot +{:.0f}%", 100 * q.preemption_overhead);
+    default: return "hourly";
+  }
+}
+
+// Wall hours of the job split into what the GPUs did.
+json hours_split(const QuoteResult& r) {
+  const double run_hours = r.hours / (r.quote.billing == Billing::spot ? 1.0 + r.quote.preemption_overhead : 1.0);
+  const double per_us = run_hours / r.step.step_us;
+  return {{"compute", r.step.compute_us * per_us},
+          {"bubble", r.step.bubble_us * per_us},
+          {"exposed_comm", r.step.exposed_us * per_us},
+          {"preemption", r.hours - run_hours}};
+}
+
+json measurement_json(const Measurement& m) {
+  return {{"time_median_us", m.time.median_us}, {"time_min_us", m.time.min_us}, {"time_p99_us", m.time.p99_us},
+          {"busbw_gbps", m.busbw_gbps}};
+}
+
+}  // namespace
+
+Table quotes_table(const std::vector<QuoteResult>& ranked, const std::string& currency) {
+  Table t;
+  t.header = {"rank", "quote", "gpus", "network", "billing", "price_gpu_h", "step_s", "exposed_pct",
+              "efficiency_pct", "fits", "hours", "cost", "per_effective_gpu_h"};
+  for (const auto& r : ranked) {
+    const auto& q = r.quote;
+    t.rows.push_back({std::to_string(r.rank), q.name, fmt::format("{}x{} {}", q.nodes, q.gpus_per_node, q.gpu),
+                      r.step.network, billing_label(q), cell(q.price_per_gpu_hour, 2), cell(r.step.step_us / 1e6, 3),
+                      percent(r.step.exposed_share), percent(r.step.efficiency), r.memory.fits ? "yes" : "no",
+                      cell(r.hours, 0), cell(r.cost, 0), cell(r.cost_per_effective_gpu_hour, 2)});
+  }
+  t.notes.push_back(fmt::format("costs in {}; {}", currency, verdict(ranked, currency)));
+  return t;
+}
+
+json quotes_json(const std::string& workload, const std::vector<QuoteResult>& ranked, const std::string& currency) {
+  json out = {{"type", "quotes"}, {"workload", workload}, {"currency", currency},
+              {"verdict", verdict(ranked, currency)}, {"quotes", json::array()}};
+  for (const auto& r : ranked) {
+    const auto& q = r.quote;
+    out["quotes"].push_back({{"rank", r.rank}, {"name", q.name}, {"gpu", q.gpu}, {"nodes", q.nodes},
+                             {"gpus_per_node", q.gpus_per_node}, {"network", r.step.network},
+                             {"billing", std::string(name(q.billing))}, {"monthly_discount", q.monthly_discount},
+                             {"preemption_overhead", q.preemption_overhead},
+                             {"price_per_gpu_hour", q.price_per_gpu_hour}, {"fits_memory", r.memory.fits},
+                             {"memory_bytes", r.memory.total_bytes}, {"hours", r.hours},
+                             {"hours_split", hours_split(r)}, {"cost", r.cost},
+                             {"cost_per_effective_gpu_hour", r.cost_per_effective_gpu_hour}, {"step", step_json(r.step)}});
+  }
+  return out;
+}
+
+Table compare_table(const Comparison& c, const std::string& a_path, const std::string& b_path) {
+  Table t;
+  t.header = {"op", "scope", "ranks", "bytes", "in_place", "a_median_us", "b_median_us", "b_over_a", "a_busbw_gbps",
+              "b_busbw_gbps", "a_min_p99_us", "b_min_p99_us", "verdict"};
+  const auto range = [](const Measurement& m) { return fmt::format("{:.1f}-{:.1f}", m.time.min_us, m.time.p99_us); };
+  for (const auto& r : c.rows) {
+    const bool has_a = r.diff != Difference::only_b, has_b = r.diff != Difference::only_a;
+    t.rows.push_back({r.op, r.scope, std::to_string(r.nranks), format_bytes(r.bytes), r.in_place ? "in" : "out",
+                      has_a ? cell(r.a.time.median_us, 2) : "-", has_b ? cell(r.b.time.median_us, 2) : "-",
+                      has_a && has_b ? cell(r.ratio, 3) : "-", has_a ? cell(r.a.busbw_gbps, 3) : "-",
+                      has_b ? cell(r.b.busbw_gbps, 3) : "-", has_a ? range(r.a) : "-", has_b ? range(r.b) : "-",
+                      std::string(name(r.diff))});
+  }
+  t.notes.push_back(fmt::format("a = {}, b = {}; b_over_a > 1: b is slower", a_path, b_path));
+  t.notes.push_back(fmt::format("{} rows slower and {} faster beyond their run-to-run spread (the [min, p99] ranges "
+                                "do not overlap); {} only in a, {} only in b",
+                                c.slower, c.faster, c.only_a, c.only_b));
+  return t;
+}
+
+json compare_json(const Comparison& c, const std::string& a_path, const std::string& b_path) {
+  json out = {{"type", "compare"}, {"a", a_path}, {"b", b_path}, {"slower", c.slower}, {"faster", c.faster},
+              {"only_a", c.only_a}, {"only_b", c.only_b}, {"rows", json::array()}};
+  for (const auto& r : c.rows) {
+    json row = {{"op", r.op}, {"scope", r.scope}, {"dtype", r.dtype}, {"nranks", r.nranks}, {"groups", r.groups},
+                {"bytes", r.bytes}, {"in_place", r.in_place}, {"verdict", std::string(name(r.diff))}};
+    if (r.diff != Difference::only_b) row["a"] = measurement_json(r.a);
+    if (r.diff != Difference::only_a) row["b"] = measurement_json(r.b);
+    if (r.diff != Difference::only_a && r.diff != Difference::only_b) row["b_over_a"] = r.ratio;
+    out["rows"].push_back(row);
+  }
+  return out;
+}
+
+Table presets_table(const Presets& p) {
+  Table t;
+  t.header = {"kind", "name", "figures"};
+  for (const auto& n : p.networks)
+    t.rows.push_back({"network", n.name,
+                      fmt::format("{:.4g} GB/s/NIC x {:.0f}%, alpha {:.3g} us, {} NICs/node", n.line_gbps,
+                                  100 * n.achievable, n.alpha_us, n.nics_per_node)});
+  for (const auto& n : p.nodes)
+    t.rows.push_back({"node", n.name,
+                      fmt::format("{} GPUs, {:.4g} GB/s/GPU x {:.0f}%, alpha {:.3g} us", n.gpus, n.line_gbps,
+                                  100 * n.achievable, n.alpha_us)});
+  for (const auto& g : p.gpus)
+    t.rows.push_back({"gpu", g.name,
+                      fmt::format("{:.0f} GiB, bf16 {:.0f} / fp16 {:.0f} TFLOP/s, {}, node {}", g.memory_gib,
+                                  g.bf16_tflops, g.fp16_tflops, g.interconnect, g.node)});
+  for (const auto& n : p.networks) t.notes.push_back(n.name + ": " + n.source);
+  for (const auto& n : p.nodes) t.notes.push_back(n.name + ": " + n.source);
+  for (const auto& g : p.gpus) t.notes.push_back(g.name + ": " + g.source);
+  return t;
+}
+
+json presets_json(const Presets& p) {
+  json out = {{"type", "presets"}, {"networks", json::array()}, {"nodes", json::array()}, {"gpus", json::array()}};
+  for (const auto& n : p.networks)
+    out["networks"].push_back({{"name", n.name}, {"description", n.description}, {"line_gbps", n.line_gbps},
+                               {"achievable", n.achievable}, {"alpha_us", n.alpha_us},
+                               {"nics_per_node", n.nics_per_node}, {"source", n.source}});
+  for (const auto& n : p.nodes)
+    out["nodes"].push_back({{"name", n.name}, {"description", n.description}, {"gpus", n.gpus},
+                            {"line_gbps", n.line_gbps}, {"achievable", n.achievable}, {"alpha_us", n.alpha_us},
+                            {"source", n.source}});
+  for (const auto& g : p.gpus)
+    out["gpus"].push_back({{"name", g.name}, {"description", g.description}, {"memory_gib", g.memory_gib},
+                           {"bf16_tflops", g.bf16_tflops}, {"fp16_tflops", g.fp16_tflops},
+                           {"interconnect", g.interconnect}, {"node", g.node}, {"source", g.source}});
+  return out;
+}
+
+std::string render(Format format, const Table& table, const json& j) {
+  switch (format) {
+    case Format::json: return j.dump(2) + "\n";
+    case Format::csv: return render_csv(table);
+    default: return render_text(table);
+  }
+}
+
+}  // namespace fb::model

@@ -1,0 +1,83 @@
+#include "fabricbench/model/table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "fabricbench/core/errors.hpp"
+
+namespace fb::model {
+
+Format parse_format(std::string_view text) {
+  if (text == "text") return Format::text;
+  if (text == "json") return Format::json;
+  if (text == "csv") return Format::csv;
+  throw UsageError(fmt::format("--format '{}': allowed: text, json, csv", text));
+}
+
+namespace {
+
+bool numeric(const std::string& s) {
+  if (s == "-" || s == "inf" || s == "none" || s == "measured") return true;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return !s.empty() && end != s.c_str();
+}
+
+}  // namespace
+
+std::string render_text(const Table& t) {
+  // Columns of figures right-aligned, names left-aligned.
+  std::vector<bool> right(t.header.size(), true);
+  for (const auto& r : t.rows)
+    for (std::size_t i = 0; i < r.size() && i < right.size(); ++i) right[i] = right[i] && numeric(r[i]);
+  std::vector<std::size_t> width(t.header.size(), 0);
+  const auto widen = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  };
+  widen(t.header);
+  for (const auto& r : t.rows) widen(r);
+  std::string out;
+  const auto line = [&](const std::vector<std::string>& row) {
+    std::string text;
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      const std::string sep = i == 0 ? "" : "  ";
+      text += right[i] ? fmt::format("{}{:>{}}", sep, row[i], width[i]) : fmt::format("{}{:<{}}", sep, row[i], width[i]);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line(t.header);
+  for (const auto& r : t.rows) line(r);
+  for (const auto& n : t.notes) out += "# " + n + "\n";
+  return out;
+}
+
+std::string render_csv(const Table& t) {
+  const auto quote = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out;
+  const auto line = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + quote(row[i]);
+    out += "\n";
+  };
+  line(t.header);
+  for (const auto& r : t.rows) line(r);
+  return out;
+}
+
+std::string cell(double value, int decimals) {
+  if (std::isinf(value)) return "inf";
+  if (std::isnan(value)) return "-";
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string percent(double fraction) { return cell(100.0 * fraction, 1); }
+
+}  // namespace fb::model

@@ -1,0 +1,144 @@
+// One rank's inventory: the readers put together, the rank's GPU, the rails.
+#include "fabricbench/topo/inventory.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "topo_internal.hpp"
+
+namespace fb::topo {
+namespace {
+
+constexpr std::array kDistances{PciDistance::pix, PciDistance::pxb, PciDistance::phb, PciDistance::node,
+                                PciDistance::sys};
+
+bool rdma_up(const Nic& n) { return n.up && (n.kind == "IB" || n.kind == "RoCE"); }
+
+// CUDA's numbering of the visible GPUs: indices or UUID prefixes, read up to
+// the first entry that names no GPU (CUDA ignores the rest).
+std::vector<int> visible_gpus(const std::vector<Gpu>& gpus, const std::string& list) {
+  std::vector<int> visible;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto comma = std::min(list.find(',', start), list.size());
+    const std::string entry = list.substr(start, comma - start);
+    start = comma + 1;
+    int index = -1;
+    const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
+    if (ec == std::errc() && end == entry.data() + entry.size()) {
+      if (index < 0 || index >= static_cast<int>(gpus.size())) break;
+      visible.push_back(index);
+      continue;
+    }
+    const auto match = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& g) {
+      return entry.starts_with("GPU-") && g.uuid && g.uuid->starts_with(entry);
+    });
+    if (match == gpus.end()) break;
+    visible.push_back(match->index);
+  }
+  return visible;
+}
+
+}  // namespace
+
+Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank, const std::optional<std::string>& cvd) {
+  if (gpus.empty()) return Fact<int>::unknown("no GPU on this node");
+  std::vector<int> visible;
+  if (cvd) {
+    visible = visible_gpus(gpus, *cvd);
+    if (visible.empty())
+      return Fact<int>::unknown(fmt::format("CUDA_VISIBLE_DEVICES='{}' leaves no GPU visible", *cvd));
+  } else {
+    for (const auto& g : gpus) visible.push_back(g.index);
+  }
+  return visible[static_cast<std::size_t>(local_rank) % visible.size()];
+}
+
+std::vector<Rail> name_rails(const std::vector<Gpu>& gpus, const std::vector<Nic>& nics) {
+  // Nearest first, one NIC per GPU while there are enough (GPU k and the k-th
+  // NIC behind the same switch); GPUs left over share their nearest NIC.
+  std::vector<Rail> rails;
+  std::vector<bool> taken(nics.size(), false);
+  std::vector<bool> placed(gpus.size(), false);
+  for (bool share : {false, true}) {
+    for (const auto level : kDistances) {
+      for (std::size_t g = 0; g < gpus.size(); ++g) {
+        if (placed[g] || !gpus[g].place) continue;
+        for (std::size_t k = 0; k < nics.size(); ++k) {
+          if ((taken[k] && !share) || !rdma_up(nics[k]) || !nics[k].place) continue;
+          if (pci_distance(*gpus[g].place, *nics[k].place) != level) continue;
+          rails.push_back({gpus[g].index, {nics[k].name}, std::string(name(level))});
+          taken[k] = placed[g] = true;
+          break;
+        }
+      }
+    }
+  }
+  std::sort(rails.begin(), rails.end(), [](const Rail& a, const Rail& b) { return a.gpu < b.gpu; });
+  return rails;
+}
+
+Software read_software(Nvml& nvml, const LinkedVersions& linked) {
+  Software s;
+  s.driver = nvml.driver_version();
+  s.nvml = nvml.nvml_version();
+  const auto cuda = nvml.cuda_driver_version();
+  s.cuda_driver = cuda ? Fact<std::string>(cuda_version_text(*cuda)) : linked.cuda_driver;
+  if (!cuda && !linked.cuda_driver)
+    s.cuda_driver = Fact<std::string>::unknown(fmt::format("{}; {}", cuda.why(), linked.cuda_driver.why()));
+  s.cuda_runtime = linked.cuda_runtime;
+  s.nccl = linked.nccl;
+  return s;
+}
+
+std::string cpu_list_text(std::vector<int> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) + (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+Fact<std::string> process_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return Fact<std::string>::unknown(fmt::format("sched_getaffinity: {}", std::strerror(errno)));
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpu_list_text(std::move(cpus));
+}
+
+Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& linked, const RankPlace& place,
+                         const std::optional<std::string>& cuda_visible_devices) {
+  Inventory inv;
+  inv.place = place;
+  inv.software = read_software(nvml, linked);
+  inv.gpus_note = nvml.unavailable_reason();
+  inv.gpus = read_gpus(sysfs, nvml);
+  inv.rank_gpu = pick_rank_gpu(inv.gpus, place.local_rank, cuda_visible_devices);
+  inv.gpu_matrix = gpu_matrix(inv.gpus);
+  inv.nics = read_nics(sysfs);
+  add_gpu_distances(inv.nics, inv.gpus);
+  inv.rails = name_rails(inv.gpus, inv.nics);
+  inv.paths = derive_paths(inv);
+  for (const auto& g : inv.gpus)
+    for (const auto& f : g.flags) inv.flags.push_back(fmt::format("GPU{}: {}", g.index, f));
+  for (const auto& n : inv.nics)
+    for (const auto& f : n.flags) inv.flags.push_back(fmt::format("{}: {}", n.name, f));
+  return inv;
+}
+
+}  // namespace fb::topo

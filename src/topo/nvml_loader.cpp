@@ -1,0 +1,280 @@
+// NVML loaded at run time: dlopen("libnvidia-ml.so.1"), never linked, so the
+// binary starts where the NVIDIA driver is absent and says so.
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+#include "fabricbench/topo/nvml.hpp"
+#include "nvml_abi.hpp"
+
+namespace fb::topo {
+namespace {
+
+namespace abi = nvml_abi;
+
+// The functions, looked up by name; a null one is absent from this driver.
+struct Api {
+  abi::Init init = nullptr;
+  abi::Shutdown shutdown = nullptr;
+  abi::ErrorString error_string = nullptr;
+  abi::SystemString driver_version = nullptr, nvml_version = nullptr;
+  abi::SystemInt cuda_driver_version = nullptr;
+  abi::Count count = nullptr;
+  abi::HandleByIndex handle = nullptr;
+  abi::DeviceString name = nullptr, uuid = nullptr;
+  abi::DevicePci pci = nullptr;
+  abi::DeviceMemory memory = nullptr;
+  abi::DeviceUint arch = nullptr, gen = nullptr, width = nullptr, max_gen = nullptr, max_width = nullptr,
+                  gpu_max_gen = nullptr;
+  abi::DeviceEnum pstate = nullptr;
+  abi::LinkEnum link_state = nullptr, link_remote_type = nullptr;
+  abi::LinkUint link_version = nullptr;
+  abi::LinkPci link_remote_pci = nullptr;
+};
+
+template <typename Fn>
+void find(void* lib, Fn& fn, const char* symbol, const char* older = nullptr) {
+  void* p = dlsym(lib, symbol);
+  if (!p && older) p = dlsym(lib, older);
+  fn = reinterpret_cast<Fn>(p);
+}
+
+void find_all(void* lib, Api& a) {
+  find(lib, a.init, "nvmlInit_v2", "nvmlInit");
+  find(lib, a.shutdown, "nvmlShutdown");
+  find(lib, a.error_string, "nvmlErrorString");
+  find(lib, a.driver_version, "nvmlSystemGetDriverVersion");
+  find(lib, a.nvml_version, "nvmlSystemGetNVMLVersion");
+  find(lib, a.cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion");
+  find(lib, a.count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
+  find(lib, a.handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
+  find(lib, a.name, "nvmlDeviceGetName");
+  find(lib, a.uuid, "nvmlDeviceGetUUID");
+  find(lib, a.pci, "nvmlDeviceGetPciInfo_v3");
+  find(lib, a.memory, "nvmlDeviceGetMemoryInfo");
+  find(lib, a.arch, "nvmlDeviceGetArchitecture");
+  find(lib, a.pstate, "nvmlDeviceGetPerformanceState");
+  find(lib, a.gen, "nvmlDeviceGetCurrPcieLinkGeneration");
+  find(lib, a.width, "nvmlDeviceGetCurrPcieLinkWidth");
+  find(lib, a.max_gen, "nvmlDeviceGetMaxPcieLinkGeneration");
+  find(lib, a.max_width, "nvmlDeviceGetMaxPcieLinkWidth");
+  find(lib, a.gpu_max_gen, "nvmlDeviceGetGpuMaxPcieLinkGeneration");
+  find(lib, a.link_state, "nvmlDeviceGetNvLinkState");
+  find(lib, a.link_version, "nvmlDeviceGetNvLinkVersion");
+  find(lib, a.link_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  find(lib, a.link_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+}
+
+std::string c_string(const char* buf, std::size_t size) { return std::string(buf, strnlen(buf, size)); }
+
+// The value `get` reads once the call succeeded, else the call's reason.
+template <typename T, typename Get>
+Fact<T> answer(const std::string& err, Get get) {
+  if (!err.empty()) return Fact<T>::unknown(err);
+  return get();
+}
+
+class LoadedNvml final : public Nvml {
+ public:
+  LoadedNvml() {
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib_) {
+      const char* e = dlerror();
+      reason_ = fmt::format("NVML not loaded: {} (no NVIDIA driver on this node?)", e ? e : "libnvidia-ml.so.1");
+      return;
+    }
+    find_all(lib_, api_);
+    if (!api_.init || !api_.count || !api_.handle) {
+      reason_ = "NVML: libnvidia-ml.so.1 lacks nvmlInit/nvmlDeviceGetCount (driver too old?)";
+      return;
+    }
+    const abi::Return r = api_.init();
+    if (r != abi::kSuccess) reason_ = fmt::format("nvmlInit: {}", error_text(r));
+    initialized_ = r == abi::kSuccess;
+  }
+  ~LoadedNvml() override {
+    // The library stays loaded: unloading a driver library at exit buys
+    // nothing and some versions do not survive it.
+    if (initialized_ && api_.shutdown) api_.shutdown();
+  }
+
+  std::string unavailable_reason() const override { return reason_; }
+
+  Fact<std::string> driver_version() override {
+    return system_string(api_.driver_version, "nvmlSystemGetDriverVersion");
+  }
+  Fact<std::string> nvml_version() override { return system_string(api_.nvml_version, "nvmlSystemGetNVMLVersion"); }
+  Fact<int> cuda_driver_version() override {
+    int v = 0;
+    return answer<int>(call(api_.cuda_driver_version, "nvmlSystemGetCudaDriverVersion", &v), [&] { return v; });
+  }
+  Fact<unsigned> device_count() override {
+    unsigned n = 0;
+    return answer<unsigned>(call(api_.count, "nvmlDeviceGetCount", &n), [&] { return n; });
+  }
+
+  Fact<std::string> name(unsigned gpu) override { return device_string(api_.name, "nvmlDeviceGetName", gpu); }
+  Fact<std::string> uuid(unsigned gpu) override { return device_string(api_.uuid, "nvmlDeviceGetUUID", gpu); }
+  Fact<std::string> pci_bus_id(unsigned gpu) override {
+    abi::PciInfo pci{};
+    return answer<std::string>(on_device(api_.pci, "nvmlDeviceGetPciInfo_v3", gpu, &pci),
+                               [&] { return c_string(pci.bus_id, sizeof(pci.bus_id)); });
+  }
+  Fact<std::uint64_t> memory_total_bytes(unsigned gpu) override {
+    abi::Memory m{};
+    return answer<std::uint64_t>(on_device(api_.memory, "nvmlDeviceGetMemoryInfo", gpu, &m), [&] { return m.total; });
+  }
+  Fact<unsigned> architecture(unsigned gpu) override {
+    return device_uint(api_.arch, "nvmlDeviceGetArchitecture", gpu);
+  }
+  Fact<unsigned> performance_state(unsigned gpu) override {
+    int p = abi::kPstateUnknown;
+    const auto err = on_device(api_.pstate, "nvmlDeviceGetPerformanceState", gpu, &p);
+    if (!err.empty()) return Fact<unsigned>::unknown(err);
+    if (p < 0 || p > 15) return Fact<unsigned>::unknown("nvmlDeviceGetPerformanceState: unknown state");
+    return static_cast<unsigned>(p);
+  }
+  Fact<unsigned> pcie_gen_current(unsigned gpu) override {
+    return device_uint(api_.gen, "nvmlDeviceGetCurrPcieLinkGeneration", gpu);
+  }
+  Fact<unsigned> pcie_width_current(unsigned gpu) override {
+    return device_uint(api_.width, "nvmlDeviceGetCurrPcieLinkWidth", gpu);
+  }
+  Fact<unsigned> pcie_gen_max(unsigned gpu) override {
+    return device_uint(api_.max_gen, "nvmlDeviceGetMaxPcieLinkGeneration", gpu);
+  }
+  Fact<unsigned> pcie_width_max(unsigned gpu) override {
+    return device_uint(api_.max_width, "nvmlDeviceGetMaxPcieLinkWidth", gpu);
+  }
+  Fact<unsigned> pcie_gen_device_max(unsigned gpu) override {
+    return device_uint(api_.gpu_max_gen, "nvmlDeviceGetGpuMaxPcieLinkGeneration", gpu);
+  }
+
+  Fact<bool> nvlink_active(unsigned gpu, unsigned link) override {
+    int state = 0;
+    return answer<bool>(on_device(api_.link_state, "nvmlDeviceGetNvLinkState", gpu, link, &state),
+                        [&] { return state == abi::kFeatureEnabled; });
+  }
+  Fact<unsigned> nvlink_version(unsigned gpu, unsigned link) override {
+    unsigned v = 0;
+    return answer<unsigned>(on_device(api_.link_version, "nvmlDeviceGetNvLinkVersion", gpu, link, &v),
+                            [&] { return v; });
+  }
+  Fact<std::string> nvlink_remote_bus_id(unsigned gpu, unsigned link) override {
+    abi::PciInfo pci{};
+    return answer<std::string>(on_device(api_.link_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", gpu, link, &pci),
+                               [&] { return c_string(pci.bus_id, sizeof(pci.bus_id)); });
+  }
+  Fact<NvLinkEnd> nvlink_remote_type(unsigned gpu, unsigned link) override {
+    int t = 0;
+    const auto err = on_device(api_.link_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType", gpu, link, &t);
+    if (!err.empty()) return Fact<NvLinkEnd>::unknown(err);
+    switch (t) {
+      case abi::kNvLinkDeviceGpu:
+        return NvLinkEnd::gpu;
+      case abi::kNvLinkDeviceIbmNpu:
+        return NvLinkEnd::ibm_npu;
+      case abi::kNvLinkDeviceSwitch:
+        return NvLinkEnd::nvswitch;
+      default:
+        return NvLinkEnd::unknown;
+    }
+  }
+
+ private:
+  std::string error_text(abi::Return r) const {
+    const char* text = api_.error_string ? api_.error_string(r) : nullptr;
+    return text ? fmt::format("{} (NVML error {})", text, r) : fmt::format("NVML error {}", r);
+  }
+
+  // Calls `fn` when NVML is up and has it; "" on success, else the reason.
+  template <typename Fn, typename... Args>
+  std::string call(Fn fn, const char* what, Args... args) const {
+    if (!reason_.empty()) return reason_;
+    if (!fn) return fmt::format("{} is not in this driver's NVML", what);
+    const abi::Return r = fn(args...);
+    return r == abi::kSuccess ? std::string() : fmt::format("{}: {}", what, error_text(r));
+  }
+
+  Fact<abi::Device> device(unsigned gpu) {
+    if (!reason_.empty()) return Fact<abi::Device>::unknown(reason_);
+    if (gpu < handles_.size() && handles_[gpu]) return handles_[gpu];
+    abi::Device d = nullptr;
+    const auto err = call(api_.handle, "nvmlDeviceGetHandleByIndex", gpu, &d);
+    if (!err.empty()) return Fact<abi::Device>::unknown(err);
+    if (handles_.size() <= gpu) handles_.resize(gpu + 1, nullptr);
+    handles_[gpu] = d;
+    return d;
+  }
+
+  template <typename Fn, typename... Args>
+  std::string on_device(Fn fn, const char* what, unsigned gpu, Args... args) {
+    const auto d = device(gpu);
+    if (!d) return d.why();
+    return call(fn, what, *d, args...);
+  }
+
+  Fact<std::string> system_string(abi::SystemString fn, const char* what) const {
+    char buf[abi::kStringSize] = {};
+    return answer<std::string>(call(fn, what, buf, static_cast<unsigned>(sizeof(buf))),
+                               [&] { return c_string(buf, sizeof(buf)); });
+  }
+  Fact<std::string> device_string(abi::DeviceString fn, const char* what, unsigned gpu) {
+    char buf[abi::kStringSize] = {};
+    return answer<std::string>(on_device(fn, what, gpu, buf, static_cast<unsigned>(sizeof(buf))),
+                               [&] { return c_string(buf, sizeof(buf)); });
+  }
+  Fact<unsigned> device_uint(abi::DeviceUint fn, const char* what, unsigned gpu) {
+    unsigned v = 0;
+    return answer<unsigned>(on_device(fn, what, gpu, &v), [&] { return v; });
+  }
+
+  void* lib_ = nullptr;
+  Api api_;
+  std::string reason_;
+  bool initialized_ = false;
+  std::vector<abi::Device> handles_;
+};
+
+// Answers nothing, always with the same reason.
+class AbsentNvml final : public Nvml {
+ public:
+  explicit AbsentNvml(std::string reason) : reason_(std::move(reason)) {}
+  std::string unavailable_reason() const override { return reason_; }
+  Fact<std::string> driver_version() override { return no<std::string>(); }
+  Fact<std::string> nvml_version() override { return no<std::string>(); }
+  Fact<int> cuda_driver_version() override { return no<int>(); }
+  Fact<unsigned> device_count() override { return no<unsigned>(); }
+  Fact<std::string> name(unsigned) override { return no<std::string>(); }
+  Fact<std::string> uuid(unsigned) override { return no<std::string>(); }
+  Fact<std::string> pci_bus_id(unsigned) override { return no<std::string>(); }
+  Fact<std::uint64_t> memory_total_bytes(unsigned) override { return no<std::uint64_t>(); }
+  Fact<unsigned> architecture(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> performance_state(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> pcie_gen_current(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> pcie_width_current(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> pcie_gen_max(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> pcie_width_max(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> pcie_gen_device_max(unsigned) override { return no<unsigned>(); }
+  Fact<bool> nvlink_active(unsigned, unsigned) override { return no<bool>(); }
+  Fact<unsigned> nvlink_version(unsigned, unsigned) override { return no<unsigned>(); }
+  Fact<std::string> nvlink_remote_bus_id(unsigned, unsigned) override { return no<std::string>(); }
+  Fact<NvLinkEnd> nvlink_remote_type(unsigned, unsigned) override { return no<NvLinkEnd>(); }
+
+ private:
+  template <typename T>
+  Fact<T> no() const {
+    return Fact<T>::unknown(reason_);
+  }
+  std::string reason_;
+};
+
+}  // namespace
+
+std::unique_ptr<Nvml> load_nvml() { return std::make_unique<LoadedNvml>(); }
+
+std::unique_ptr<Nvml> absent_nvml(std::string reason) { return std::make_unique<AbsentNvml>(std::move(reason)); }
+
+}  // namespace fb::topo

@@ -1,0 +1,49 @@
+// Helpers shared by the topo sources; not part of the public interface.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fabricbench/topo/inventory.hpp"
+
+namespace fb::topo {
+
+// "Gen5 x16" ("?" for an unknown part).
+std::string pcie_text(const Fact<int>& gen, const Fact<int>& width);
+// The stated maximum raised to the trained link where it is below it.
+PcieLink believable_max(PcieLink link);
+// Links trained below their maximum, slots that hold a device back.
+std::vector<std::string> pcie_flags(const PcieLink& link, const Fact<unsigned>& pstate);
+
+// The NVLink links of NVML GPU `gpu`; peers named "GPU<index>" by matching
+// their bus ids against `gpu_bus_ids` (sysfs form, by NVML index).
+NvLinks read_nvlinks(Nvml& nvml, unsigned gpu, const Fact<unsigned>& arch, const std::vector<std::string>& gpu_bus_ids);
+std::vector<std::string> nvlink_flags(const NvLinks& links);
+// "NVLink4 x18"
+std::string nvlink_text(const NvLinks& links);
+
+// CUDA's version encoding, 1000 * major + 10 * minor, as "13.0".
+std::string cuda_version_text(int version);
+
+// The record's convention for facts: the value, or null and the reason under
+// "unknown" in the same object.
+template <typename T>
+void put(nlohmann::ordered_json& obj, const char* key, const Fact<T>& fact) {
+  if (fact) {
+    obj[key] = *fact;
+  } else {
+    obj[key] = nullptr;
+    obj["unknown"][key] = fact.why();
+  }
+}
+
+// The "unknown" map last in the object, after the facts it explains.
+inline void unknown_last(nlohmann::ordered_json& obj) {
+  if (!obj.contains("unknown")) return;
+  auto unknown = std::move(obj["unknown"]);
+  obj.erase("unknown");
+  obj["unknown"] = std::move(unknown);
+}
+
+}  // namespace fb::topo

@@ -1,0 +1,82 @@
+// The GPU commands end to end under mpirun: bad placement refused before
+// NCCL sees it, NCCL rows that name their path, and the gemm record. Skips,
+// saying why, where there is no usable GPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "fabricbench/core/record.hpp"
+#include "gpu_backends.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::mpirun;
+using test::run_process;
+
+class GpuCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = gpu_absent_reason();
+    if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    dir_ = test::make_temp_dir("fb_gpu_cli_");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string fabricbench(const std::string& command) {
+    return std::string(FB_BINARY) + " " + command + (command == "run" ? " --progress off" : "");
+  }
+  std::string dir_;
+};
+
+TEST_F(GpuCli, TwoRanksOnOneGpuAreRefusedBeforeNcclIsCalled) {
+  const auto r = run_process("timeout 120 " + mpirun(2) + " " + fabricbench("run") +
+                             " --backend nccl --device 0 -b 8 -e 8 --ops all_reduce");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("both on CUDA device 0"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Duplicate GPU"), std::string::npos) << r.err;  // NCCL's own words: it never got that far
+  const auto first = r.err.find("fabricbench run:");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("fabricbench run:", first + 1), std::string::npos) << r.err;
+}
+
+TEST_F(GpuCli, NcclRowsNameTheirPathAndNcclVersion) {
+  const auto r = run_process("timeout 120 " + mpirun(1) + " " + fabricbench("run") +
+                             " --backend nccl -b 8 -e 1M -f 32 -n 5 -c --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_TRUE(res.complete);
+  ASSERT_FALSE(res.measurements.empty());
+  const std::string version = res.run()["backend_version"];
+  for (const auto& m : res.measurements) {
+    EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes;
+    EXPECT_NE(m.path.find(" NCCL " + version), std::string::npos) << m.path;
+    EXPECT_EQ(m.path.rfind("unknown", 0), std::string::npos) << m.path;  // one rank: "local", NCCL copies on the GPU
+  }
+}
+
+TEST_F(GpuCli, GemmWritesOneLinePerRankAndDatatype) {
+  const auto r = run_process("timeout 120 " + mpirun(1) + " " + fabricbench("gemm") +
+                             " --size 2048 -n 3 -w 1 --out " + path("g.jsonl") + " --csv " + path("g.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("slowest GPU"), std::string::npos) << r.err;
+  const Results res = read_results(path("g.jsonl"));
+  ASSERT_TRUE(res.complete);
+  EXPECT_EQ(res.run()["command"], "gemm");
+  int gemm_lines = 0;
+  for (const auto& line : res.lines) {
+    if (line["type"] != "gemm") continue;
+    ++gemm_lines;
+    EXPECT_GT(line["tflops"].get<double>(), 0.0);
+    EXPECT_EQ(line["m"], 2048);
+  }
+  EXPECT_EQ(gemm_lines, 2);  // bf16 and fp16 on one rank
+  EXPECT_EQ(res.lines.back()["slowest"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,196 @@
+// The GPU backends through the engine, in-process under `mpirun -np 1`: NCCL
+// results checked on the device for float, half and bfloat16, a planted
+// wrong element counted exactly once, every copy path measured and checked,
+// graph mode, a size that does not fit skipped, and the GEMM probe. Every
+// test skips, saying why, where there is no usable GPU.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "gemm/gemm_probe.hpp"
+#include "gpu_backends.hpp"
+#include "capture_sink.hpp"
+#include "hooked_backend.hpp"
+
+namespace fb {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                       \
+  do {                                                           \
+    const std::string why = gpu_absent_reason();                 \
+    if (!why.empty()) {                                          \
+      GTEST_SKIP() << "no CUDA device: " << why;                 \
+    }                                                            \
+  } while (0)
+
+using test::CaptureSink;
+
+std::unique_ptr<Backend> make(const char* name) { return find_backend(name)->make(); }
+
+CaptureSink run_engine(Backend& backend, const RunOptions& options) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, options, &sink);
+  runner.preflight();
+  runner.run();
+  return sink;
+}
+
+RunOptions small_sweep(std::vector<Op> ops, Dtype dtype) {
+  RunOptions o;
+  o.ops = std::move(ops);
+  o.dtype = dtype;
+  o.grid = {8, 4 << 20, 16.0, 0};  // 8 B, 128 B, 2 KiB, 32 KiB, 512 KiB
+  o.iters = 5;
+  o.warmup = 2;
+  o.check = true;
+  return o;
+}
+
+class NcclChecked : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(NcclChecked, OneRankAllReduceIsExactOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  auto backend = make("nccl");
+  const CaptureSink sink = run_engine(*backend, small_sweep({Op::all_reduce}, GetParam()));
+  ASSERT_EQ(sink.rows.size(), 10u);  // 5 sizes, out-of-place and in-place
+  for (const auto& m : sink.rows) {
+    EXPECT_EQ(m.wrong, 0) << m.bytes << (m.in_place ? " in-place" : "");
+    EXPECT_GT(m.time.median_us, 0.0);
+    EXPECT_NE(m.path.find("NCCL"), std::string::npos) << m.path;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, NcclChecked, ::testing::Values(Dtype::float32, Dtype::half, Dtype::bfloat16),
+                         [](const auto& info) { return std::string(name(info.param)); });
+
+TEST(Nccl, EveryCollectiveAndReductionIsExact) {
+  SKIP_WITHOUT_GPU();
+  auto backend = make("nccl");
+  for (RedOp redop : {RedOp::sum, RedOp::prod, RedOp::max, RedOp::min, RedOp::avg}) {
+    RunOptions o = small_sweep({Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast, Op::reduce,
+                                Op::alltoall, Op::sendrecv},
+                               Dtype::bfloat16);
+    o.redop = redop;
+    const CaptureSink sink = run_engine(*backend, o);
+    EXPECT_GE(sink.rows.size(), 5u * 12);  // alltoall and sendrecv are out-of-place only
+    for (const auto& m : sink.rows) EXPECT_EQ(m.wrong, 0) << m.op << " " << m.redop << " " << m.bytes;
+  }
+}
+
+TEST(Nccl, PlantedWrongElementIsCountedOnce) {
+  SKIP_WITHOUT_GPU();
+  test::HookedBackend corrupting(make("nccl"), {.after = [](PreparedOp& op) { op.corrupt_output_element(3); }});
+  for (Dtype dtype : {Dtype::float32, Dtype::half, Dtype::bfloat16}) {
+    RunOptions o = small_sweep({Op::all_reduce, Op::all_gather}, dtype);
+    o.grid = {4096, 4096, 2.0, 0};
+    const CaptureSink sink = run_engine(corrupting, o);
+    ASSERT_EQ(sink.rows.size(), 4u);
+    for (const auto& m : sink.rows) EXPECT_EQ(m.wrong, 1) << m.op << " " << m.dtype;
+  }
+}
+
+TEST(Nccl, GraphModeTimesAndChecks) {
+  SKIP_WITHOUT_GPU();
+  auto backend = make("nccl");
+  RunOptions o = small_sweep({Op::all_reduce}, Dtype::float32);
+  o.graph = true;
+  o.iters = 20;
+  const CaptureSink sink = run_engine(*backend, o);
+  ASSERT_EQ(sink.rows.size(), 10u);
+  for (const auto& m : sink.rows) {
+    EXPECT_EQ(m.wrong, 0);
+    EXPECT_GT(m.time.median_us, 0.0);
+    EXPECT_EQ(m.time.iterations, 20u);
+  }
+}
+
+TEST(Nccl, SizeThatDoesNotFitIsSkippedAndTheSweepGoesOn) {
+  SKIP_WITHOUT_GPU();
+  auto backend = make("nccl");
+  RunOptions o = small_sweep({Op::all_reduce}, Dtype::float32);
+  o.grid = {1 << 20, std::uint64_t{1} << 50, 1024.0, 0};  // 1 MiB, 1 GiB, 1 TiB, 1 PiB
+  o.in_place = false;
+  o.check = false;
+  const CaptureSink sink = run_engine(*backend, o);
+  std::set<std::uint64_t> measured;
+  for (const auto& m : sink.rows) measured.insert(m.bytes);
+  EXPECT_TRUE(measured.count(1u << 20));
+  EXPECT_FALSE(measured.count(std::uint64_t{1} << 50));
+  bool noted = false;
+  for (const auto& s : sink.skips) noted = noted || (s.bytes == (std::uint64_t{1} << 50) && !s.reason.empty());
+  EXPECT_TRUE(noted);
+}
+
+TEST(CudaCopy, EveryLocalPathIsMeasuredAndExact) {
+  SKIP_WITHOUT_GPU();
+  auto backend = make("cuda");
+  RunOptions o = small_sweep({copy_ops().begin(), copy_ops().end()}, Dtype::float32);
+  const CaptureSink sink = run_engine(*backend, o);
+  std::set<std::string> ops;
+  for (const auto& m : sink.rows) {
+    ops.insert(m.op);
+    EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes;
+    EXPECT_GT(m.algbw_gbps, 0.0) << m.op;
+    EXPECT_GT(m.time.median_us, 0.0) << m.op;
+    EXPECT_FALSE(m.in_place);
+  }
+  // One rank: the peer copies need a second one and are skipped with the reason.
+  for (Op op : copy_ops()) {
+    if (!is_pair_op(op)) {
+      EXPECT_TRUE(ops.count(std::string(name(op)))) << name(op);
+    }
+  }
+}
+
+TEST(CudaCopy, PlantedWrongElementIsCountedOnceOnEveryKindOfMemory) {
+  SKIP_WITHOUT_GPU();
+  test::HookedBackend corrupting(make("cuda"), {.after = [](PreparedOp& op) { op.corrupt_output_element(7); }});
+  RunOptions o = small_sweep({Op::copy_d2d_ce, Op::copy_d2d_sm, Op::copy_d2h_pinned, Op::copy_h2d_pageable,
+                              Op::copy_d2h_pageable},
+                             Dtype::half);
+  o.grid = {1 << 20, 1 << 20, 2.0, 0};
+  const CaptureSink sink = run_engine(corrupting, o);
+  ASSERT_EQ(sink.rows.size(), 5u);
+  for (const auto& m : sink.rows) EXPECT_EQ(m.wrong, 1) << m.op;
+}
+
+TEST(CudaCopy, GraphModeRunsTheCapturableCopies) {
+  SKIP_WITHOUT_GPU();
+  auto backend = make("cuda");
+  RunOptions o = small_sweep({Op::copy_d2d_ce, Op::copy_d2d_sm, Op::copy_h2d_pinned, Op::kernel_launch,
+                              Op::copy_h2d_pageable},
+                             Dtype::float32);
+  o.graph = true;
+  const CaptureSink sink = run_engine(*backend, o);
+  std::set<std::string> ops;
+  for (const auto& m : sink.rows) {
+    ops.insert(m.op);
+    EXPECT_EQ(m.wrong, 0) << m.op;
+  }
+  EXPECT_TRUE(ops.count("kernel_launch"));
+  EXPECT_FALSE(ops.count("copy_h2d_pageable"));  // refused under --graph, with the reason
+}
+
+TEST(Gemm, ProducesPositiveTflopsOnRandomData) {
+  SKIP_WITHOUT_GPU();
+  GpuPlacement gpu;
+  ASSERT_TRUE(place_on_gpu(Comm::world(), -1, gpu).ok);
+  for (Dtype dtype : {Dtype::bfloat16, Dtype::half}) {
+    GemmSpec spec;
+    spec.dtype = dtype;
+    spec.m = spec.n = spec.k = 2048;
+    spec.iters = 5;
+    spec.warmup = 2;
+    const GemmResult r = run_gemm(spec, gpu.device);
+    EXPECT_EQ(r.time.iterations, 5u);
+    EXPECT_GT(r.tflops, 0.0) << name(dtype);
+  }
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,124 @@
+// `fabricbench model` and `fabricbench report` end to end, run alone (no
+// mpirun): outputs in each format and exit code 2 with a message naming the
+// input for bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "model_rows.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::run_process;
+
+class ModelCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("fb_model_cli_"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string fb(const std::string& args) { return std::string(FB_BINARY) + " " + args; }
+  static std::string profile(const std::string& name) { return std::string(FB_SOURCE_DIR) + "/profiles/" + name; }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  }
+  std::string dir_;
+};
+
+TEST_F(ModelCli, FitPrintsAlphaBetaInEveryFormat) {
+  const std::string r = path("r.jsonl");
+  test::write_results(r, test::alpha_beta_rows("all_reduce", "global", 2, 12.0, 4.0, 0.0));
+  const auto text = run_process(fb("model fit " + r));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("alpha_us"), std::string::npos);
+  EXPECT_NE(text.out.find("12.00"), std::string::npos) << text.out;
+  const auto js = run_process(fb("model fit --format json " + r));
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const auto j = nlohmann::json::parse(js.out);
+  EXPECT_NEAR(j["curves"][0]["beta_gbps"].get<double>(), 4.0, 1e-6);
+  EXPECT_EQ(j["curves"][0]["points"].size(), 24u);
+  const auto csv = run_process(fb("model fit " + r + " --format csv"));
+  EXPECT_EQ(csv.out.rfind("op,scope,dtype,ranks", 0), 0u) << csv.out;
+}
+
+TEST_F(ModelCli, StepComparesNetworksAndSaysWhatWouldHideTheCommunication) {
+  const auto r = run_process(fb("model step -w " + profile("workloads/llama-7b-zero1-2x8-h100.yaml") +
+                                " --network 1x10gbe --network 8x400g-ndr-ib"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1x10gbe"), std::string::npos);
+  EXPECT_NE(r.out.find("8x400g-ndr-ib"), std::string::npos);
+  EXPECT_NE(r.out.find("GB/s per node to hide its communication under the compute; 1x10gbe gives 1.25"),
+            std::string::npos)
+      << r.out;
+  const auto one = run_process(fb("model step -w " + profile("workloads/llama-70b-3d-16x8-h100.yaml") +
+                                  " --format json"));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto j = nlohmann::json::parse(one.out);
+  EXPECT_EQ(j["networks"][0]["network"], "8x400g-ndr-ib");  // the workload's own
+  EXPECT_EQ(j["networks"][0]["items"].size(), 4u);          // TP, two ZeRO-1, PP
+}
+
+TEST_F(ModelCli, ScaleMemoryQuotesAndPresets) {
+  const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
+  const auto scale = run_process(fb("model scale -w " + w + " --network 8x400g-ndr-ib --nodes 1,2,4,3 --format csv"));
+  ASSERT_EQ(scale.exit_code, 0) << scale.err;
+  EXPECT_EQ(std::count(scale.out.begin(), scale.out.end(), '\n'), 4) << scale.out;  // header + 1, 2, 4 (3 cannot)
+  const auto memory = run_process(fb("model memory -w " + w + " --gpu rtx-4090"));
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  EXPECT_NE(memory.out.find("1 (workload)"), std::string::npos) << memory.out;
+  const auto quotes = run_process(fb("model quotes -w " + w + " -q " + profile("quotes/a100-10gbe-vs-hdr.yaml")));
+  ASSERT_EQ(quotes.exit_code, 0) << quotes.err;
+  EXPECT_NE(quotes.out.find(" wins: USD "), std::string::npos) << quotes.out;
+  const auto presets = run_process(fb("model presets --format json"));
+  ASSERT_EQ(presets.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 8u);
+}
+
+TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
+  const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
+  const std::string one_node = path("one_node.jsonl");
+  test::write_results(one_node, test::alpha_beta_rows("all_reduce", "global", 2, 1.0, 3.0, 0.0));
+  const std::string bad_workload = write("bad.yaml", "model: {params: 7B, layres: 32}\n");
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"model step -w " + w + " --network 4x800g", "network '4x800g': no such network preset"},
+      {"model step -w " + w + " --network " + one_node, "has no inter-node rows"},
+      {"model step -w " + path("absent.yaml"), "cannot read workload file"},
+      {"model step -w " + bad_workload + " --network 1x10gbe", "bad.yaml: workload: model: unknown key 'layres'"},
+      {"model step -w " + w, "2 nodes need a network"},
+      {"model step -w " + w + " --network 1x10gbe --format xml", "--format 'xml': allowed: text, json, csv"},
+      {"model fit " + path("absent.jsonl"), "absent.jsonl"},
+      {"model quotes -w " + w + " -q " + write("q.yaml", "quotes: []\n"), "the list is empty"},
+      {"model nonsense", "nonsense"},
+      {"report compare " + one_node, "b is required"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_process(fb(c.args));
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+  }
+}
+
+TEST_F(ModelCli, ReportCompareFlagsRowsBeyondTheirSpread) {
+  const std::string a = path("a.jsonl"), b = path("b.jsonl");
+  test::write_results(a, {test::model_row("all_reduce", "global", 2, 1024, 10.0, 0.1)});
+  test::write_results(b, {test::model_row("all_reduce", "global", 2, 1024, 20.0, 0.1)});
+  const auto r = run_process(fb("report compare " + a + " " + b));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2.000"), std::string::npos) << r.out;
+  EXPECT_EQ(run_process(fb("report compare --fail-on-difference " + a + " " + b)).exit_code, 1);
+  EXPECT_EQ(run_process(fb("report compare --fail-on-difference " + b + " " + a)).exit_code, 0);  // faster
+  const auto j = nlohmann::json::parse(run_process(fb("report compare --format json " + a + " " + b)).out);
+  EXPECT_EQ(j["slower"], 1);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["b_over_a"].get<double>(), 2.0);
+}
+
+}  // namespace
+}  // namespace fb

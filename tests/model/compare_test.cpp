@@ -1,0 +1,49 @@
+// `report compare`: rows matched per op, scope and size; flagged only beyond
+// their own [min, p99] spread.
+#include "fabricbench/model/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include "model_rows.hpp"
+
+namespace fb::model {
+namespace {
+
+TEST(Compare, RatiosAndRowsBeyondTheirSpread) {
+  using test::model_row;
+  const Results a = test::make_results({model_row("all_reduce", "global", 2, 1024, 10.0, 0.10),
+                                        model_row("all_reduce", "global", 2, 4096, 20.0, 0.10),
+                                        model_row("all_reduce", "global", 2, 16384, 40.0, 0.10),
+                                        model_row("all_gather", "global", 2, 1024, 5.0)});
+  const Results b = test::make_results({model_row("all_reduce", "global", 2, 1024, 10.5, 0.10),  // inside the spread
+                                        model_row("all_reduce", "global", 2, 4096, 30.0, 0.10),  // slower
+                                        model_row("all_reduce", "global", 2, 16384, 20.0, 0.10),  // faster
+                                        model_row("sendrecv", "global", 2, 1024, 3.0)});
+  const Comparison c = compare_results(a, b);
+  ASSERT_EQ(c.rows.size(), 5u);
+  EXPECT_EQ(c.rows[0].diff, Difference::same);
+  EXPECT_DOUBLE_EQ(c.rows[0].ratio, 1.05);
+  EXPECT_EQ(c.rows[1].diff, Difference::slower);
+  EXPECT_DOUBLE_EQ(c.rows[1].ratio, 1.5);
+  EXPECT_EQ(c.rows[2].diff, Difference::faster);
+  EXPECT_EQ(c.rows[3].diff, Difference::only_a);
+  EXPECT_EQ(c.rows[4].diff, Difference::only_b);
+  EXPECT_EQ(c.rows[4].op, "sendrecv");
+  EXPECT_EQ(c.slower, 1);
+  EXPECT_EQ(c.faster, 1);
+  EXPECT_EQ(c.only_a, 1);
+  EXPECT_EQ(c.only_b, 1);
+}
+
+TEST(Compare, WideSpreadHidesADifferentMedian) {
+  // 30% apart in median, but each row's iterations range over +-40%.
+  const Results a = test::make_results({test::model_row("alltoall", "intra", 8, 1 << 20, 100.0, 0.4)});
+  const Results b = test::make_results({test::model_row("alltoall", "intra", 8, 1 << 20, 130.0, 0.4)});
+  const Comparison c = compare_results(a, b);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].diff, Difference::same);
+  EXPECT_DOUBLE_EQ(c.rows[0].ratio, 1.3);
+}
+
+}  // namespace
+}  // namespace fb::model

@@ -1,0 +1,66 @@
+#include "model_rows.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <random>
+
+namespace fb::test {
+
+Measurement model_row(const std::string& op, const std::string& scope, int nranks, std::uint64_t bytes,
+                      double median_us, double spread, int groups) {
+  Measurement m;
+  m.op = op;
+  m.backend = "mpi";
+  m.scope = scope;
+  m.path = "shm";
+  m.dtype = "float";
+  m.nranks = nranks;
+  m.groups = groups;
+  m.bytes = bytes;
+  m.count = bytes / 4;
+  m.time = {20, median_us * (1 - spread), median_us, median_us, median_us * (1 + spread), median_us * (1 + spread),
+            median_us * spread / 2};
+  m.algbw_gbps = bytes / median_us / 1e3;
+  m.busbw_gbps = m.algbw_gbps;
+  return m;
+}
+
+std::vector<Measurement> alpha_beta_rows(const std::string& op, const std::string& scope, int nranks,
+                                         double alpha_us, double beta_gbps, double noise, std::uint64_t min_bytes,
+                                         std::uint64_t max_bytes, int groups) {
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<double> jitter(-noise, noise);
+  std::vector<Measurement> rows;
+  for (std::uint64_t b = min_bytes; b <= max_bytes; b *= 2) {
+    const double t = (alpha_us + static_cast<double>(b) / (beta_gbps * 1e3)) * (1 + jitter(rng));
+    rows.push_back(model_row(op, scope, nranks, b, t, 0.05, groups));
+  }
+  return rows;
+}
+
+void write_results(const std::string& path, const std::vector<Measurement>& rows, int nodes) {
+  RecordWriter w;
+  w.open(path);
+  w.write({{"type", "run"}, {"schema_version", schema_version()}, {"command", "run"}, {"nodes", nodes}});
+  for (const auto& m : rows) w.write(to_json(m));
+  w.write({{"type", "summary"}, {"status", "complete"}, {"rows", rows.size()}});
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Results make_results(const std::vector<Measurement>& rows, int nodes) {
+  Results r;
+  r.path = "memory.jsonl";
+  r.lines.push_back({{"type", "run"}, {"schema_version", schema_version()}, {"nodes", nodes}});
+  r.measurements = rows;
+  r.complete = true;
+  return r;
+}
+
+}  // namespace fb::test

@@ -1,0 +1,46 @@
+// Where no GPU is usable (CI, this development machine), the GPU backends and
+// the gemm command say so and why, and the GPU-only flags are refused by the
+// host backend. Skipped on GPU machines, where the gpu label covers them.
+#include <gtest/gtest.h>
+
+#include "gpu_backends.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::mpirun;
+using test::run_process;
+
+std::string fabricbench(const std::string& args) { return std::string(FB_BINARY) + " " + args; }
+
+TEST(GpuAbsent, GpuBackendsSayWhyTheyCannotRun) {
+  const std::string why = gpu_absent_reason();
+  if (why.empty()) GTEST_SKIP() << "a CUDA device is usable here: the gpu label tests the backends";
+  for (const std::string backend : {"nccl", "cuda", "mpi-cuda"}) {
+    const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("run --progress off --backend " + backend));
+    EXPECT_EQ(r.exit_code, 2) << backend << ": " << r.err;
+    EXPECT_NE(r.err.find("backend " + backend + " is not usable: " + why), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  const auto gemm = run_process("timeout 60 " + mpirun(1) + " " + fabricbench("gemm"));
+  EXPECT_EQ(gemm.exit_code, 2) << gemm.err;
+  EXPECT_NE(gemm.err.find(why), std::string::npos) << gemm.err;
+}
+
+TEST(GpuAbsent, HostBackendRefusesGpuFlags) {
+  for (const std::string flag : {"--graph", "--device 0"}) {
+    const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("run --progress off -e 1K " + flag));
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find(flag.substr(0, flag.find(' ')) + ": the mpi backend"), std::string::npos) << r.err;
+  }
+}
+
+TEST(GpuAbsent, HostBackendRefusesCopyPaths) {
+  const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("run --progress off --ops copy_d2d_ce"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--backend cuda"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace fb

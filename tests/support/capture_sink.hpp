@@ -1,0 +1,20 @@
+// A RowSink that keeps every row and skip, for tests of the engine.
+#pragma once
+
+#include <vector>
+
+#include "fabricbench/core/sink.hpp"
+
+namespace fb::test {
+
+class CaptureSink final : public RowSink {
+ public:
+  void begin(const nlohmann::ordered_json&) override {}
+  void measurement(const Measurement& row) override { rows.push_back(row); }
+  void skip(const Skip& s) override { skips.push_back(s); }
+  void end(const nlohmann::ordered_json&) override {}
+  std::vector<Measurement> rows;
+  std::vector<Skip> skips;
+};
+
+}  // namespace fb::test

@@ -1,0 +1,91 @@
+// NVML's answers from a table, behind the same interface the inventory asks:
+// GPUs, their PCIe links and NVLink links, and calls made to fail on purpose.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fabricbench/topo/nvml.hpp"
+
+namespace fb::test {
+
+struct FakeLink {
+  bool active = true;
+  unsigned version = 6;  // nvmlNvlinkVersion_t 4.0
+  std::string remote_bus_id = "00000000:05:00.0";
+  topo::NvLinkEnd end = topo::NvLinkEnd::nvswitch;
+};
+
+struct FakeGpu {
+  std::string name = "NVIDIA H100 80GB HBM3";
+  std::string uuid;
+  std::string bus_id;                           // NVML's form: "00000000:1A:00.0"
+  std::uint64_t memory_bytes = 85520809984ull;  // 81559 MiB
+  unsigned arch = 9;                            // Hopper
+  unsigned pstate = 0;
+  unsigned gen = 5, width = 16, max_gen = 5, max_width = 16, device_max_gen = 5;
+  std::vector<FakeLink> links;    // none: the GPU has no NVLink (NVML: not supported)
+  std::set<std::string> failing;  // methods that answer an NVML error
+};
+
+class FakeNvml final : public topo::Nvml {
+ public:
+  std::string reason;  // non-empty: NVML "did not load"
+  std::string driver = "580.159.04";
+  std::string nvml = "13.580.159.04";
+  int cuda_driver = 13000;
+  std::vector<FakeGpu> gpus;
+
+  std::string unavailable_reason() const override { return reason; }
+  topo::Fact<std::string> driver_version() override { return sys(driver); }
+  topo::Fact<std::string> nvml_version() override { return sys(nvml); }
+  topo::Fact<int> cuda_driver_version() override { return sys(cuda_driver); }
+  topo::Fact<unsigned> device_count() override { return sys(static_cast<unsigned>(gpus.size())); }
+  topo::Fact<std::string> name(unsigned i) override { return ask(i, "name", &FakeGpu::name); }
+  topo::Fact<std::string> uuid(unsigned i) override { return ask(i, "uuid", &FakeGpu::uuid); }
+  topo::Fact<std::string> pci_bus_id(unsigned i) override { return ask(i, "pci_bus_id", &FakeGpu::bus_id); }
+  topo::Fact<std::uint64_t> memory_total_bytes(unsigned i) override { return ask(i, "memory", &FakeGpu::memory_bytes); }
+  topo::Fact<unsigned> architecture(unsigned i) override { return ask(i, "architecture", &FakeGpu::arch); }
+  topo::Fact<unsigned> performance_state(unsigned i) override { return ask(i, "pstate", &FakeGpu::pstate); }
+  topo::Fact<unsigned> pcie_gen_current(unsigned i) override { return ask(i, "pcie", &FakeGpu::gen); }
+  topo::Fact<unsigned> pcie_width_current(unsigned i) override { return ask(i, "pcie", &FakeGpu::width); }
+  topo::Fact<unsigned> pcie_gen_max(unsigned i) override { return ask(i, "pcie", &FakeGpu::max_gen); }
+  topo::Fact<unsigned> pcie_width_max(unsigned i) override { return ask(i, "pcie", &FakeGpu::max_width); }
+  topo::Fact<unsigned> pcie_gen_device_max(unsigned i) override { return ask(i, "pcie", &FakeGpu::device_max_gen); }
+  topo::Fact<bool> nvlink_active(unsigned i, unsigned l) override { return link(i, l, &FakeLink::active); }
+  topo::Fact<unsigned> nvlink_version(unsigned i, unsigned l) override { return link(i, l, &FakeLink::version); }
+  topo::Fact<std::string> nvlink_remote_bus_id(unsigned i, unsigned l) override {
+    return link(i, l, &FakeLink::remote_bus_id);
+  }
+  topo::Fact<topo::NvLinkEnd> nvlink_remote_type(unsigned i, unsigned l) override { return link(i, l, &FakeLink::end); }
+
+ private:
+  template <typename T>
+  topo::Fact<T> sys(const T& v) const {
+    if (!reason.empty()) return topo::Fact<T>::unknown(reason);
+    return v;
+  }
+  template <typename T>
+  topo::Fact<T> ask(unsigned i, const char* what, T FakeGpu::*field) const {
+    if (!reason.empty()) return topo::Fact<T>::unknown(reason);
+    if (i >= gpus.size()) return topo::Fact<T>::unknown("Invalid Argument (NVML error 2)");
+    if (gpus[i].failing.count(what))
+      return topo::Fact<T>::unknown(std::string(what) + ": Unknown Error (NVML error 999)");
+    return gpus[i].*field;
+  }
+  template <typename T>
+  topo::Fact<T> link(unsigned i, unsigned l, T FakeLink::*field) const {
+    if (!reason.empty()) return topo::Fact<T>::unknown(reason);
+    if (i >= gpus.size() || l >= gpus[i].links.size()) return topo::Fact<T>::unknown("Not Supported (NVML error 3)");
+    return gpus[i].links[l].*field;
+  }
+};
+
+// Fakes matching the fixture trees in tests/topo/fixtures.
+FakeNvml fake_hgx_h100();   // hgx-h100-8gpu-8ndr: 8 H100, 18 NVLink4 links each to NVSwitches
+FakeNvml fake_roce_l40s();  // roce-2gpu: 2 L40S, Gen4 x16, no NVLink
+FakeNvml fake_degraded();  // degraded-4gpu: GPU2 at Gen4 x8 under load, GPU1 with links 4 and 9 down, GPU0 idle at Gen1
+FakeNvml fake_h200_vm();   // h200-vm: 1 H200, Gen5 x16, no NVLink
+
+}  // namespace fb::test
