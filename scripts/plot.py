@@ -2,6 +2,7 @@
 """Plots of fabricbench's JSON outputs (Python 3 and matplotlib only).
 
     scripts/plot.py <kind> INPUT.json -o OUT.png [--title TEXT]
+    scripts/plot.py heatmap RECORD.jsonl -o OUT.png [--rail N] [--metric unidir|bidir|latency]
 
 Kinds (each one function, registered with @kind; add a kind by writing one):
   busbw    busbw vs size per op and scope, measured points with the fit over
@@ -10,11 +11,15 @@ Kinds (each one function, registered with @kind; add a kind by writing one):
            hours); input: fabricbench model quotes ... --format json
   scaling  effective efficiency vs nodes, one line per network;
            input: fabricbench model scale ... --format json
+  heatmap  the node-to-node link matrix, a bad node drawn as a cross;
+           input: the record of fabricbench pairs --out (JSON Lines)
 """
 import argparse
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the plots/ package
 
 try:
     import matplotlib
@@ -30,11 +35,22 @@ import matplotlib.pyplot as plt  # noqa: E402
 KINDS = {}
 
 
-def kind(name, expects, source, help_text):
-    """Registers a plot kind: fn(data, fig, args) draws `data` (the JSON whose
-    "type" is `expects`, made by the command `source`) on `fig`."""
+def load_json(f):
+    return json.load(f)
+
+
+def load_record(f):
+    """A results record (JSON Lines) as {"type": the command that wrote it, "lines": [...]}."""
+    lines = [json.loads(text) for text in f if text.strip()]
+    head = lines[0] if lines and lines[0].get("type") == "run" else {}
+    return {"type": head.get("command", "not a fabricbench record"), "lines": lines}
+
+
+def kind(name, expects, source, help_text, load=load_json):
+    """Registers a plot kind: fn(data, fig, args) draws `data` (what `load`
+    reads, whose "type" is `expects`, made by the command `source`) on `fig`."""
     def register(fn):
-        KINDS[name] = {"fn": fn, "expects": expects, "source": source, "help": help_text}
+        KINDS[name] = {"fn": fn, "expects": expects, "source": source, "help": help_text, "load": load}
         return fn
     return register
 
@@ -114,26 +130,44 @@ def plot_scaling(data, fig, args):
     ax.set_title(args.title or f'{data["workload"]}: efficiency vs nodes', fontsize=9)
 
 
+@kind("heatmap", "pairs", "fabricbench pairs --out RECORD.jsonl", "the link matrix of a pairs record, bad nodes crossed",
+      load=load_record)
+def plot_heatmap(data, fig, args):
+    from plots.pairs_heatmap import draw_pairs_heatmap
+
+    drawn = draw_pairs_heatmap(data["lines"], fig, rail=args.rail, metric=args.metric)
+    if args.title:
+        fig.axes[0].set_title(args.title, fontsize=10)
+    if drawn["crossed"]:
+        print(f"plot.py: bad nodes: {', '.join(drawn['crossed'])}", file=sys.stderr)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kind", choices=sorted(KINDS), help="what to plot")
     parser.add_argument("input", help="JSON from fabricbench (- for stdin)")
     parser.add_argument("-o", "--out", required=True, help="image file (.png, .svg, .pdf)")
     parser.add_argument("--title", help="title instead of the default")
+    parser.add_argument("--rail", type=int, default=0, help="heatmap: the rail to draw (records made with --rails)")
+    parser.add_argument("--metric", default="unidir", choices=["unidir", "bidir", "latency"], help="heatmap: figure")
     args = parser.parse_args(argv)
+    spec = KINDS[args.kind]
     try:
         with (sys.stdin if args.input == "-" else open(args.input)) as f:
-            data = json.load(f)
+            data = spec["load"](f)
     except (OSError, ValueError) as e:
         print(f"plot.py: cannot read {args.input}: {e}", file=sys.stderr)
         return 2
-    spec = KINDS[args.kind]
     if data.get("type") != spec["expects"]:
         print(f'plot.py: {args.input} is "{data.get("type")}" output; the {args.kind} plot needs '
               f'"{spec["expects"]}" output: {spec["source"]}', file=sys.stderr)
         return 2
     fig = plt.figure(figsize=(10 if args.kind in ("busbw", "quotes") else 8, 5), layout="constrained")
-    spec["fn"](data, fig, args)
+    try:
+        spec["fn"](data, fig, args)
+    except ValueError as e:  # input of the right kind that holds nothing to draw
+        print(f"plot.py: {args.input}: {e}", file=sys.stderr)
+        return 2
     fig.savefig(args.out, dpi=120)
     print(f"plot.py: wrote {args.out}", file=sys.stderr)
     return 0

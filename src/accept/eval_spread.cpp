@@ -50,12 +50,25 @@ std::optional<double> number_of(const json& line, const std::string& key) {
   return it->get<double>();
 }
 
+// A pair line's figure (docs/results-schema.md, `pair`): a link's unidir is
+// its slower direction, since either way can be the degraded one.
+std::optional<double> pair_figure(const json& line, PairMetric metric) {
+  if (metric == PairMetric::latency) return number_of(line, "latency_us");
+  if (metric == PairMetric::bidir) return number_of(line, "bidir_gbps");
+  const auto ab = number_of(line, "unidir_ab_gbps");
+  const auto ba = number_of(line, "unidir_ba_gbps");
+  if (!ab || !ba) return std::nullopt;
+  return std::min(*ab, *ba);
+}
+
 std::string link_of(const json& line) {
   auto text = [&](const char* k) {
     const auto it = line.find(k);
     return it == line.end() ? std::string("?") : it->is_string() ? it->get<std::string>() : it->dump();
   };
-  return fmt::format("{}-{} ({} - {})", text("a"), text("b"), text("host_a"), text("host_b"));
+  const auto rail = number_of(line, "rail");
+  return fmt::format("{}-{} ({} - {}){}", text("node_a"), text("node_b"), text("host_a"), text("host_b"),
+                     rail && *rail > 0 ? fmt::format(" rail {}", *rail) : "");
 }
 
 }  // namespace
@@ -91,13 +104,16 @@ Verdict eval_rank_outliers(const Rule& rule, const Results& run) {
 Verdict eval_pairs(const Rule& rule, const Results& run) {
   const std::string key = rule.pair_metric == PairMetric::latency ? "latency_us"
                           : rule.pair_metric == PairMetric::bidir ? "bidir_gbps"
-                                                                  : "unidir_gbps";
+                                                                  : "unidir_ab_gbps and unidir_ba_gbps";
   std::vector<std::pair<const json*, double>> links;
   bool any = false;
   for (const auto& line : run.lines) {
     if (!line.contains("type") || line["type"] != "pair") continue;
+    // Retests measure a suspect again against one good node: the schedule's
+    // lines alone are the matrix whose median the rule compares against.
+    if (const auto r = line.find("retest"); r != line.end() && r->is_boolean() && r->get<bool>()) continue;
     any = true;
-    if (auto v = number_of(line, key)) links.emplace_back(&line, *v);
+    if (auto v = pair_figure(line, rule.pair_metric)) links.emplace_back(&line, *v);
   }
   if (!any) return skipped(rule, "no pair lines in this run");
   if (links.size() < 2) return skipped(rule, fmt::format("fewer than two pair lines carry {}", key));
@@ -110,7 +126,7 @@ Verdict eval_pairs(const Rule& rule, const Results& run) {
   const auto worst = std::min_element(links.begin(), links.end(), [&](const auto& x, const auto& y) {
     return low_is_bad ? x.second < y.second : x.second > y.second;
   });
-  const std::string unit = key == "latency_us" ? "us" : "GB/s";
+  const std::string unit = rule.pair_metric == PairMetric::latency ? "us" : "GB/s";
   std::string bad;
   int listed = 0;
   for (const auto& [line, value] : links) {

@@ -11,13 +11,13 @@
 
 #include "check_options.hpp"
 #include "check_verdict.hpp"
+#include "command_support.hpp"
 #include "commands.hpp"
 #include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "cli_common.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
 
@@ -160,15 +160,15 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
       return kExitUsage;
     }
   }
-  // The inventory (fabricbench topo) and the pair matrix (fabricbench pairs)
-  // are not run from check yet: their rules SKIP "no inventory lines" / "no
-  // pair lines". This is where they are to be called when those commands land.
-  if (world.rank() == 0 && (setup.profile.topo || setup.profile.pairs))
-    spdlog::warn("profile {} asks for {}: not run by this fabricbench check yet; rules on those lines will skip",
-                 setup.profile.name,
-                 setup.profile.topo && setup.profile.pairs ? "topo and pairs"
-                 : setup.profile.topo                      ? "topo"
-                                                           : "pairs");
+  // What the figures are measured on (fabricbench topo's inventory), right
+  // after the header as in every record: spec and uniformity rules read it.
+  const auto inventory = inventory_lines(world, nodes);
+  // The pair matrix (fabricbench pairs) is not run from check yet: pairs
+  // rules SKIP "no pair lines in this run" (an error under --strict).
+  if (world.rank() == 0 && setup.profile.pairs)
+    spdlog::warn("profile {} asks for the pair matrix: not run by fabricbench check yet (run fabricbench pairs); "
+                 "its rules will skip",
+                 setup.profile.name);
   if (world.rank() == 0) {
     write_placeholder(setup, flags, world.size());
     sinks = make_sinks(flags, setup.outputs);
@@ -176,6 +176,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     header["backend"] = backend->name();
     header["backend_version"] = backend->version();
     sinks.begin(check_header(setup, std::move(header)));
+    for (const auto& line : inventory) sinks.line(line);
   }
   const auto started = std::chrono::steady_clock::now();
   RunTotals totals;
@@ -248,7 +249,7 @@ int check_main(int argc, char** argv) {
   setup_logging(world.rank(), flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal);
   if (!flags.results.empty()) return judge_recorded(world, flags, setup);
   // check.json and junit.xml say "did not finish" until the verdict replaces them.
-  return abort_on_error([&] { return run_and_judge(world, argc, argv, flags, setup); });
+  return run_or_abort([&] { return run_and_judge(world, argc, argv, flags, setup); });
 }
 
 }  // namespace fb::cli

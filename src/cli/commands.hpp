@@ -22,6 +22,7 @@ int check_main(int argc, char** argv);
 int topo_main(int argc, char** argv);
 int model_main(int argc, char** argv);
 int report_main(int argc, char** argv);
+int pairs_main(int argc, char** argv);
 int gemm_main(int argc, char** argv);
 
 }  // namespace fb::cli

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "cli_common.hpp"
+#include "command_support.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -256,7 +256,7 @@ int gemm_main(int argc, char** argv) {
     return kExitUsage;
   }
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
-  return abort_on_error([&] { return execute(argc, argv, world, flags, plan); });
+  return run_or_abort([&] { return execute(argc, argv, world, flags, plan); });
 }
 
 }  // namespace fb::cli

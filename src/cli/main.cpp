@@ -12,6 +12,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "sweep collectives and point-to-point ops over sizes, backends and scopes (under mpirun/srun)",
        run_main},
+      {"pairs", "every node pair in N-1 concurrent rounds: link matrix, bad links and nodes (under mpirun/srun)",
+       pairs_main},
       {"topo", "inventory of GPUs, NVLink, PCIe and NICs; path spec peaks; differences between nodes", topo_main},
       {"model", "what the network costs a training job: fit, step, scale, memory, quotes (alone)", model_main},
       {"report", "compare two results files per op, scope and size (alone)", report_main},

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "cli_common.hpp"
+#include "command_support.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -13,7 +13,6 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
 
@@ -29,39 +28,14 @@ nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, cons
   return header;
 }
 
-// Parse on every rank; any rank's error stops every rank with one message.
-// Returns the exit code to stop with, or -1 to go on.
 int parse_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, RunFlags& flags, RunOptions& options) {
-  std::string error;
-  try {
-    app.parse(argc, argv);
-    options = resolve(flags);
-  } catch (const CLI::CallForHelp&) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    error = e.what();
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  error = agree_on_error(world, error);
-  if (error.empty()) {
-    // Same flags everywhere? A launcher that passes different arguments to
-    // different ranks would otherwise hang or compare unlike with unlike.
-    std::int64_t hash = static_cast<std::int64_t>(fnv1a(canonical(options)) >> 1);
-    std::int64_t root_hash = hash;
-    world.bcast_quiet({&root_hash, 1}, 0);
-    error = agree_on_error(world, root_hash == hash ? "" : "the options differ from rank 0's: launch every rank "
-                                                           "with the same arguments");
-  }
-  if (error.empty() && world.rank() == 0) {
-    if (!flags.out.empty()) error = check_writable(flags.out, "--out");
-    if (error.empty() && !flags.csv.empty()) error = check_writable(flags.csv, "--csv");
-  }
-  error = agree_on_error(world, error);
-  if (error.empty()) return -1;
-  if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", error.c_str());
-  return kExitUsage;
+  return parse_on_every_rank(
+      world, app, argc, argv, "run",
+      [&] {
+        options = resolve(flags);
+        return canonical(options);
+      },
+      [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
 }
 
 SinkList make_sinks(const RunFlags& flags) {
@@ -74,15 +48,9 @@ SinkList make_sinks(const RunFlags& flags) {
 }
 
 int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, const RunOptions& options) {
-  const BackendInfo* info = find_backend(options.backend);
-  const std::string absent = agree_on_error(world, info->absent_reason());
-  if (!absent.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: backend %s is not usable: %s\n", info->name.c_str(),
-                                        absent.c_str());
-    return kExitUsage;
-  }
+  auto backend = usable_backend(world, options.backend, "run");
+  if (!backend) return kExitUsage;
   const NodeMap nodes = map_nodes(world);
-  auto backend = info->make();
   SinkList sinks;
   Runner runner(world, nodes, *backend, options, &sinks);
   try {
@@ -94,14 +62,12 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
   }
   // What the figures are measured on, from every rank: recorded right after
   // the header (docs/results-schema.md, "inventory").
-  const auto inventory = topo::gather_inventory(world, nodes);
+  const auto inventory = inventory_lines(world, nodes);
   if (world.rank() == 0) sinks = make_sinks(flags);
   const auto started = std::chrono::steady_clock::now();
   if (world.rank() == 0) {
     sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
     for (const auto& line : inventory) sinks.line(line);
-    for (const auto& d : topo::find_differences(inventory))
-      spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
   }
   const RunTotals totals = runner.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -135,7 +101,7 @@ int run_main(int argc, char** argv) {
   const int stop = parse_everywhere(world, app, argc, argv, flags, options);
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
-  return abort_on_error([&] { return execute(world, argc, argv, flags, options); });
+  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
 }
 
 }  // namespace fb::cli

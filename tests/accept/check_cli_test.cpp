@@ -70,8 +70,19 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   EXPECT_EQ(rec.run()["command"], "check");
   EXPECT_EQ(rec.run()["sweeps"].size(), 2u);
   int checks = 0;
-  for (const auto& line : rec.lines) checks += line["type"] == "check";
+  int inventory = 0;
+  for (const auto& line : rec.lines) {
+    checks += line["type"] == "check";
+    inventory += line["type"] == "inventory";
+  }
   EXPECT_EQ(checks, 7);
+  EXPECT_EQ(inventory, 3);  // one per rank, right after the header, as in a `run` record
+  ASSERT_GE(rec.lines.size(), 2u);
+  EXPECT_EQ(rec.lines[1]["type"], "inventory");
+  // Three ranks of one machine: the inventory rule is judged (not skipped) and passes.
+  for (const auto& v : report["verdicts"]) {
+    if (v["rule"] == "same hardware on every node") EXPECT_EQ(v["status"], "pass") << v.dump();
+  }
   ASSERT_FALSE(rec.measurements.empty());
   for (const auto& m : rec.measurements) {
     ASSERT_EQ(m.rank_mean_us.size(), 3u) << m.op;  // the profile has a uniformity rule across ranks

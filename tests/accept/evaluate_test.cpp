@@ -268,7 +268,8 @@ TEST(Uniformity, HeterogeneityAcrossInventoryLines) {
   EXPECT_DOUBLE_EQ(*v.measured, 1);
   EXPECT_TRUE(mentions(v, "gpus differs")) << v.reason;
   EXPECT_TRUE(mentions(v, "'1 x NVIDIA H100 PCIe' on node3")) << v.reason;
-  EXPECT_TRUE(mentions(v, "(unknown: driver, ")) << v.reason;  // no line has a driver: unknown, not a difference
+  // No line has a driver or a PCIe link: unknown, not a difference.
+  EXPECT_TRUE(mentions(v, "(unknown: gpu_pcie, driver, cuda_driver, cuda_runtime, nccl, firmware)")) << v.reason;
   EXPECT_EQ(
       judge_one("  - {kind: uniformity, across: inventory, fields: [gpu_memory, nic_rates, mtus]}\n", b.results()).status,
       Status::pass);
@@ -303,10 +304,30 @@ TEST(Pairs, AWeakLinkIsNamed) {
             "no pair lines in this run");
 }
 
+TEST(Pairs, TheSlowerDirectionCountsAndRetestsAreNotPartOfTheMatrix) {
+  RecordBuilder b(3, 3);
+  b.pair(0, 1, 10, 20, 5);
+  b.pair(0, 2, 10, 20, 5);
+  json one_way_slow = {{"type", "pair"},         {"rail", 0},           {"retest", false},    {"node_a", 1},
+                       {"node_b", 2},            {"host_a", "node2"},   {"host_b", "node3"},  {"unidir_ab_gbps", 10.0},
+                       {"unidir_ba_gbps", 4.0},  {"bidir_gbps", 20.0},  {"latency_us", 5.0}};
+  b.line(one_way_slow);
+  // A retest of that link against a good node is not one more link of the
+  // matrix: counted, it would pull the median to 7 GB/s.
+  one_way_slow["retest"] = true;
+  one_way_slow["unidir_ba_gbps"] = 1.0;
+  b.line(one_way_slow);
+  const Verdict v = judge_one("  - {kind: pairs, metric: unidir, min: 0.9 of median}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_NEAR(*v.measured, 0.4, 1e-9);  // b->a at 4 GB/s against a median of 10
+  EXPECT_TRUE(mentions(v, "1-2 (node2 - node3)")) << v.reason;
+  EXPECT_TRUE(mentions(v, "over 3 links")) << v.reason;
+}
+
 TEST(Evaluate, LinesOfTheWrongShapeAreUnknownNotACrash) {
   RecordBuilder b(2, 2);
   b.line({{"type", "inventory"}, {"rank", 0}, {"host", 7}, {"paths", "not a list"}, {"gpus", "none"}});
-  b.line({{"type", "pair"}, {"a", 0}, {"b", 1}, {"unidir_gbps", "fast"}});
+  b.line({{"type", "pair"}, {"node_a", 0}, {"node_b", 1}, {"unidir_ab_gbps", "fast"}, {"unidir_ba_gbps", 1}});
   b.row("all_reduce", "global", 1ull << 30, 10);
   const Profile p = profile_with_rules(
       "  - {kind: uniformity, across: inventory}\n  - {kind: pairs, min: 0.9 of median}\n"

@@ -281,6 +281,23 @@ TEST(Profile, EveryShippedProfileParses) {
   EXPECT_GE(found, 5);
 }
 
+TEST(Profile, MessagesStartWithTheOriginGiven) {
+  const std::string text = test::profile_text_with_rules("  - {kind: latency, op: sendrecv, size: 8, max: 10 parsecs}\n");
+  try {
+    parse_profile(text, "site/acceptance.yaml");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("site/acceptance.yaml: ", 0), 0u) << what;
+    EXPECT_NE(what.find("unknown unit 'parsecs'"), std::string::npos) << what;
+  }
+  // No origin: the message is the parser's own, with its line number.
+  const std::string bare = rule_error("  - {kind: latency, op: sendrecv, size: 8, max: 10 parsecs}\n");
+  EXPECT_EQ(bare.find("site/acceptance.yaml"), std::string::npos) << bare;
+  EXPECT_NE(bare.find("line "), std::string::npos) << bare;
+  EXPECT_NO_THROW(parse_profile(test::profile_text_with_rules("  - {kind: correctness}\n"), "ok.yaml"));
+}
+
 TEST(Profile, LoadNamesTheFile) {
   try {
     load_profile("/nonexistent/p.yaml");

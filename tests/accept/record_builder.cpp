@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "rows.hpp"
+
 namespace fb::test {
 
 RecordBuilder::RecordBuilder(int ranks, int nodes) : ranks_(ranks) {
@@ -21,18 +23,8 @@ RecordBuilder::RecordBuilder(int ranks, int nodes) : ranks_(ranks) {
 
 Measurement& RecordBuilder::row(const std::string& op, const std::string& scope, std::uint64_t bytes, double busbw_gbps,
                                 double time_us, bool in_place) {
-  Measurement m;
-  m.op = op;
-  m.backend = "mpi";
-  m.scope = scope;
-  m.path = "shm";
-  m.dtype = "float";
-  m.nranks = ranks_;
-  m.bytes = bytes;
-  m.count = bytes / 4;
+  Measurement m = measurement_row(op, scope, ranks_, bytes, time_us);
   m.in_place = in_place;
-  m.time.iterations = 20;
-  m.time.min_us = m.time.median_us = m.time.mean_us = m.time.p99_us = m.time.max_us = time_us;
   m.busbw_gbps = busbw_gbps;
   m.algbw_gbps = busbw_gbps;
   results_.measurements.push_back(m);
@@ -53,11 +45,14 @@ void RecordBuilder::inventory(int rank, const std::string& host, nlohmann::order
 
 void RecordBuilder::pair(int a, int b, double unidir_gbps, double bidir_gbps, double latency_us) {
   line({{"type", "pair"},
-        {"a", a},
-        {"b", b},
+        {"rail", 0},
+        {"retest", false},
+        {"node_a", a},
+        {"node_b", b},
         {"host_a", fmt::format("node{}", a + 1)},
         {"host_b", fmt::format("node{}", b + 1)},
-        {"unidir_gbps", unidir_gbps},
+        {"unidir_ab_gbps", unidir_gbps},
+        {"unidir_ba_gbps", unidir_gbps},
         {"bidir_gbps", bidir_gbps},
         {"latency_us", latency_us}});
 }

@@ -14,12 +14,13 @@ class RecordBuilder {
  public:
   RecordBuilder(int ranks, int nodes);
 
-  // A row with time_median_us = time_us, busbw and algbw as given, and a
-  // spread of iteration times with `cv` as its coefficient of variation.
+  // A row whose time statistics all equal time_us (no spread: set
+  // time.stddev_us on the returned row for stability rules), busbw and
+  // algbw as given.
   Measurement& row(const std::string& op, const std::string& scope, std::uint64_t bytes, double busbw_gbps,
                    double time_us = 100, bool in_place = false);
   void line(nlohmann::ordered_json j) { results_.lines.push_back(std::move(j)); }
-  // An inventory line per the topo contract (docs/acceptance.md).
+  // An inventory line in the shape topo writes (docs/results-schema.md, `inventory`).
   void inventory(int rank, const std::string& host, nlohmann::ordered_json gpus, nlohmann::ordered_json nics,
                  nlohmann::ordered_json paths);
   void pair(int a, int b, double unidir_gbps, double bidir_gbps, double latency_us);

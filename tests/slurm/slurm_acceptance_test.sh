@@ -4,8 +4,9 @@
 # a fresh temporary folder, free ports picked at start (other people may run
 # this test at the same time). Submits scripts/slurm/acceptance.sbatch with
 # sbatch (one job that must pass, one that must fail on an impossible
-# threshold), checks each job's exit code and its JUnit and JSON files, and
-# stops exactly the daemons it started, by PID, whatever happens.
+# threshold, one whose profile does not parse), checks each job's exit code
+# and its JUnit and JSON files, and stops exactly the daemons it started, by
+# PID, whatever happens.
 #
 #   tests/slurm/slurm_acceptance_test.sh FABRICBENCH_BINARY SOURCE_DIR
 set -uo pipefail
@@ -21,10 +22,17 @@ done
 
 tmp=$(mktemp -d /tmp/fb-slurm.XXXXXX)
 pids=()
+waiter=
 failures=0
 
 stop_daemons() {
   local pid
+  # A signal while sbatch --wait ran: stop it (timeout passes the signal on),
+  # or it would poll the stopped slurmctld until its own timeout.
+  if [ -n "$waiter" ]; then
+    kill -TERM "$waiter" 2>/dev/null
+    wait "$waiter" 2>/dev/null
+  fi
   # Jobs first, so no step outlives its slurmd; then the daemons, newest first.
   [ -f "$tmp/slurm.conf" ] && SLURM_CONF=$tmp/slurm.conf timeout 10 scancel --quiet --user=root >/dev/null 2>&1
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
@@ -133,8 +141,10 @@ submit() {
   # clean-up at once instead of after sbatch returns.
   FABRICBENCH=$binary timeout 240 sbatch --parsable --wait --nodes=1 --ntasks=2 --time=4 \
     --output="$tmp/job-$name.out" scripts/slurm/acceptance.sbatch "$profile" "$out" -- -q >"$tmp/job-$name.id" &
-  wait $!
+  waiter=$!
+  wait $waiter
   rc=$?
+  waiter=
   job=$(cat "$tmp/job-$name.id")
   echo "job $job ($name): sbatch --wait exit $rc"
   [ "$rc" -eq 124 ] && { fail "$name: the job did not end within 240 s"; return; }
@@ -142,6 +152,12 @@ submit() {
   state=$(scontrol show job "$job" 2>/dev/null | grep -o 'ExitCode=[0-9]*:[0-9]*' | head -1)
   [ "$state" = "ExitCode=$expected:0" ] || fail "$name: slurmctld reports $state, expected ExitCode=$expected:0"
   grep -q "verdict: " "$tmp/job-$name.out" || fail "$name: the job's output has no verdict line"
+  if [ "$expected" -eq 2 ]; then
+    # A profile that does not parse: one message naming it, nothing judged or written.
+    grep -q "fabricbench check: .*unknown key 'colour'" "$tmp/job-$name.out" || fail "$name: no message naming the bad key"
+    [ ! -e "$out/junit.xml" ] || fail "$name: a bad profile left a junit.xml"
+    return
+  fi
   check_outputs "$name" "$out" "$expected"
 }
 
@@ -190,8 +206,18 @@ rules:
   - {name: element check, kind: correctness}
 YAML
 
+cat >"$tmp/bad.yaml" <<'YAML'
+name: bad
+backend: mpi
+sweeps:
+  - {ops: [all_reduce], minbytes: 64K, maxbytes: 64K, iters: 5, check: true}
+rules:
+  - {kind: correctness, colour: red}
+YAML
+
 submit pass local-smoke 0
 submit fail "$tmp/impossible.yaml" 1
+submit bad "$tmp/bad.yaml" 2
 
 if [ "$failures" -ne 0 ]; then
   echo "slurm acceptance test: $failures failures"

@@ -48,14 +48,18 @@ TEST_F(GpuTopo, EveryGpuHasSaneFacts) {
     EXPECT_LE(*g.pcie.gen, *g.pcie.max_gen);
     EXPECT_GT(*g.pcie.peak_gbps(), 0.0);
     ASSERT_TRUE(g.nvlink.present) << g.nvlink.present.why();
-    if (g.nvlink.active > 0) EXPECT_GT(*g.nvlink.total_gbps(), 0.0) << g.nvlink.total_gbps().why();
+    if (g.nvlink.active > 0) {
+      EXPECT_GT(*g.nvlink.total_gbps(), 0.0) << g.nvlink.total_gbps().why();
+    }
   }
 }
 
 TEST_F(GpuTopo, SoftwareVersionsAreKnown) {
   EXPECT_TRUE(inv_.software.driver) << inv_.software.driver.why();
   EXPECT_TRUE(inv_.software.cuda_driver) << inv_.software.cuda_driver.why();
-  if (kBuiltWithCuda) EXPECT_TRUE(inv_.software.cuda_runtime) << inv_.software.cuda_runtime.why();
+  if (kBuiltWithCuda) {
+    EXPECT_TRUE(inv_.software.cuda_runtime) << inv_.software.cuda_runtime.why();
+  }
 }
 
 TEST_F(GpuTopo, TheRanksGpuPathHasAPeakAndNoPathInventsOne) {

@@ -41,7 +41,7 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
   const Results res = read_results(path("t.jsonl"));
   EXPECT_TRUE(res.complete);
   EXPECT_EQ(res.run()["command"], "topo");
-  EXPECT_EQ(res.run()["schema_version"], "1.1");
+  EXPECT_EQ(res.run()["schema_version"], schema_version());
   const auto inv = lines_of_type(res, "inventory");
   ASSERT_EQ(inv.size(), 1u);
   EXPECT_EQ(inv[0]["rank"], 0);
@@ -54,7 +54,9 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
       EXPECT_GT(p["peak_gbps"].get<double>(), 0.0);
   }
   for (const auto& n : inv[0]["nics"])
-    if (!n["rate_gbit"].is_null()) EXPECT_GT(n["rate_gbit"].get<double>(), 0.0) << n.dump();
+    if (!n["rate_gbit"].is_null()) {
+      EXPECT_GT(n["rate_gbit"].get<double>(), 0.0) << n.dump();
+    }
   EXPECT_EQ(res.lines.back()["heterogeneous"], false);
 }
 
@@ -106,7 +108,7 @@ TEST_F(TopoCli, RunRecordsOneInventoryLinePerRankAfterTheHeader) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(path("r.jsonl"));
   ASSERT_GE(res.lines.size(), 4u);
-  EXPECT_EQ(res.run()["schema_version"], "1.1");
+  EXPECT_EQ(res.run()["schema_version"], schema_version());
   for (int rank = 0; rank < 2; ++rank) {
     const auto& line = res.lines[static_cast<std::size_t>(rank + 1)];
     EXPECT_EQ(line["type"], "inventory");

@@ -16,7 +16,7 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 1;  // 1.1: inventory lines, copy ops, options device/graph, gemm records
+inline constexpr int kSchemaMinor = 2;  // 1.1: inventory lines, copy ops, options device/graph, gemm records; 1.2: pair, node and finding lines
 std::string schema_version();
 
 // One measured row: an op at one size, scope and placement.

@@ -10,22 +10,22 @@ namespace {
 constexpr int kCopyBlock = 512;
 constexpr int kCopyBlocksPerSm = 4;  // 2048 resident threads per SM on Ampere and Hopper
 
-// 16-byte loads and stores, four in flight per thread before the first store,
-// so each SM keeps enough bytes moving to cover the latency of device memory.
+constexpr int kInFlight = 8;  // 16-byte loads per thread before the first store
+
+// 16-byte loads and stores, kInFlight in flight per thread before the first
+// store, so each SM keeps enough bytes moving to cover device-memory latency
+// (four in flight measured 0.91x the copy engine on an H200).
 __global__ void copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, std::uint64_t n16,
                             unsigned char* __restrict__ dst_tail, const unsigned char* __restrict__ src_tail,
                             std::uint64_t tail) {
   const std::uint64_t stride = global_stride();
   std::uint64_t i = global_index();
-  for (; i + 3 * stride < n16; i += 4 * stride) {
-    const uint4 a = src[i];
-    const uint4 b = src[i + stride];
-    const uint4 c = src[i + 2 * stride];
-    const uint4 d = src[i + 3 * stride];
-    dst[i] = a;
-    dst[i + stride] = b;
-    dst[i + 2 * stride] = c;
-    dst[i + 3 * stride] = d;
+  for (; i + (kInFlight - 1) * stride < n16; i += kInFlight * stride) {
+    uint4 v[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) v[k] = src[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) dst[i + k * stride] = v[k];
   }
   for (; i < n16; i += stride) dst[i] = src[i];
   const std::uint64_t t = global_index();

@@ -1,7 +1,7 @@
 // Timing device work the way nccl-tests queues it: a batch of iterations
-// launched back to back on one stream with an event after each, then a
-// single synchronisation; each iteration's time is the span between its
-// event and the previous one. With graphs, the batch is captured once and
+// launched back to back on one stream with an event after each (after each
+// group, for iterations under 50 us), then a single synchronisation; each
+// iteration's time is the span between its event and the previous one. With graphs, the batch is captured once and
 // replayed between two events, and every iteration gets the batch mean.
 #pragma once
 
@@ -29,12 +29,14 @@ class StreamTimer {
   void ensure_events(std::size_t n);
   void capture(std::size_t n, const std::function<void()>& enqueue);
   void drop_graph();
+  std::size_t group_size() const;
 
   cudaStream_t stream_;
   int device_;
   std::vector<cudaEvent_t> events_;
   cudaGraphExec_t graph_ = nullptr;
   std::size_t graph_iterations_ = 0;
+  double last_mean_us_ = 0;  // of this op's previous batch; sizes the groups
 };
 
 }  // namespace fb::gpu

@@ -1,0 +1,1 @@
+"""Plots of fabricbench results records, one module per kind (see scripts/plot.py)."""

@@ -1,0 +1,51 @@
+// What every MPI subcommand does the same way before it measures: parse the
+// flags on every rank and stop all ranks together with one message on bad
+// input, and find a usable backend.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/scope.hpp"
+
+namespace fb::cli {
+
+struct OutputFile {
+  std::string path;  // "" = not asked for
+  std::string flag;
+};
+
+// Parses on every rank; any rank's error stops every rank with one message
+// from rank 0 ("fabricbench <command>: ..."). `resolve` validates the parsed
+// flags (throwing UsageError) and returns them in one canonical text, which
+// must be equal on every rank: a launcher that passes different arguments to
+// different ranks would otherwise hang or compare unlike with unlike.
+// `outputs` lists the files rank 0 will write. Returns the exit code to stop
+// with, or -1 to go on.
+int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
+                        const std::function<std::string()>& resolve,
+                        const std::function<std::vector<OutputFile>()>& outputs);
+
+// Runs the command's measuring part. A failure on this rank (a backend call
+// that threw) may leave the other ranks blocked in the same operation, so it
+// stops the whole job: logged, then MPI_Abort with kExitRunError.
+int run_or_abort(const std::function<int()>& body);
+
+// Collective: every rank's inventory, for the lines right after a record's
+// header (docs/results-schema.md, `inventory`). Rank 0 warns when ranks differ.
+std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes);
+
+// The backend called `name` when every rank can use it; otherwise rank 0
+// says why and the result is null (exit with kExitUsage).
+std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command);
+
+}  // namespace fb::cli

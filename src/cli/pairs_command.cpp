@@ -1,0 +1,145 @@
+// `fabricbench pairs`: parse and agree on the options, pick the nodes, hand
+// them to the pairs engine; on rank 0 stream `pair` lines into the record as
+// rounds finish, then print the matrices and findings and close the record.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+#include "command_support.hpp"
+#include "commands.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/pairs_report.hpp"
+#include "fabricbench/core/record.hpp"
+#include "fabricbench/core/sizes.hpp"
+#include "pairs_options.hpp"
+#include "record_header.hpp"
+#include "run_options.hpp"
+
+namespace fb::cli {
+namespace {
+
+// Rank 0: every finished pair goes into the record at once, synced per round,
+// so a crash keeps every finished round.
+class RecordObserver final : public PairsObserver {
+ public:
+  RecordObserver(RecordWriter& record, const PairsLabels& labels, bool progress)
+      : record_(record), labels_(labels), progress_(progress) {}
+  void pair(const PairMeasurement& m) override { record_.write(pair_line(m, labels_)); }
+  void round_done(int done, int total, bool retest) override {
+    record_.sync();
+    if (progress_) std::fprintf(stderr, "fabricbench pairs: %s %d/%d done\n", retest ? "retest round" : "round", done, total);
+  }
+
+ private:
+  RecordWriter& record_;
+  const PairsLabels& labels_;
+  bool progress_;
+};
+
+void print_intro(const PairsRunner& runner, const PairsLabels& labels, const std::string& backend) {
+  const int n = static_cast<int>(labels.hosts.size());
+  const int rounds = n - 1 + n % 2;
+  std::printf("# fabricbench pairs: %d nodes, %d pairs in %d rounds of %d at once%s; %s x %d in flight for bandwidth, "
+              "%s for latency; backend %s\n# nodes: %s\n\n",
+              n, n * (n - 1) / 2, rounds, n / 2,
+              runner.rails() > 1 ? fmt::format(", on each of {} rails", runner.rails()).c_str() : "",
+              format_bytes(labels.options.bytes).c_str(), labels.options.window,
+              format_bytes(labels.options.latency_bytes).c_str(), backend.c_str(),
+              fmt::format("{}", fmt::join(labels.hosts, " ")).c_str());
+  std::fflush(stdout);
+}
+
+nlohmann::ordered_json summary_line(const PairsResult& r, const PairsLabels& labels, double seconds, int exit_code) {
+  std::size_t retests = 0;
+  for (const auto& m : r.measured) retests += m.retest;
+  return {{"type", "summary"},
+          {"status", "complete"},
+          {"pairs", r.measured.size() - retests},
+          {"retests", retests},
+          {"rounds", r.rounds},
+          {"retest_rounds", r.retest_rounds},
+          {"findings", r.finding_count()},
+          {"failing_findings", r.failing_count()},
+          {"bad_nodes", bad_hosts(r, labels)},
+          {"reference_unidir_gbps", r.analyses.front().refs.unidir_gbps},
+          {"reference_bidir_gbps", r.analyses.front().refs.bidir_gbps},
+          {"threshold", labels.options.analysis.threshold},
+          {"elapsed_s", seconds},
+          {"exit_code", exit_code}};
+}
+
+int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, PairsOptions options) {
+  auto backend = usable_backend(world, flags.backend, "pairs");
+  if (!backend) return kExitUsage;
+  const NodeMap nodes = map_nodes(world);
+  std::optional<PairsRunner> runner;
+  try {
+    // Every rank holds the same host list, so every rank reaches the same verdict.
+    if (!flags.nodes.empty()) options.nodes = select_nodes(flags.nodes, nodes.node_hosts);
+    runner.emplace(world, nodes, *backend, options);
+    runner->preflight();
+  } catch (const UsageError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench pairs: %s\n", e.what());
+    return kExitUsage;
+  }
+  const PairsLabels labels = make_labels(runner->selection(), nodes, options);
+  const auto inventory = inventory_lines(world, nodes);
+  RecordWriter record;
+  if (world.rank() == 0) {
+    if (!flags.out.empty()) {
+      if (const std::string error = record.open(flags.out); !error.empty()) throw RunError(error);
+      auto header = record_header("pairs", argc, argv, world, nodes);
+      header["backend"] = backend->name();
+      header["backend_version"] = backend->version();
+      header["options"] = to_json(flags, options);
+      record.write(header);
+      for (const auto& line : inventory) record.write(line);
+    }
+    if (!flags.quiet) print_intro(*runner, labels, flags.backend);
+  }
+  RecordObserver observer(record, labels, show_progress(flags.progress) && !flags.quiet);
+  const auto started = std::chrono::steady_clock::now();
+  const PairsResult result = runner->run(&observer);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
+  const int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;
+  if (world.rank() != 0) return exit_code;
+  for (const auto& line : node_lines(result, labels)) record.write(line);
+  for (const auto& line : finding_lines(result, labels)) record.write(line);
+  record.write(summary_line(result, labels, seconds, exit_code));
+  const std::string report = format_report(result, labels);
+  std::fputs(report.c_str(), flags.quiet ? stderr : stdout);
+  std::fprintf(stderr, "fabricbench pairs: %zu pairs in %d rounds, %d retest rounds, %zu findings, %.1f s%s%s\n",
+               result.measured.size(), result.rounds, result.retest_rounds, result.finding_count(), seconds,
+               flags.out.empty() ? "" : ", record ", flags.out.c_str());
+  return exit_code;
+}
+
+}  // namespace
+
+int pairs_main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  const Comm world = Comm::world();
+  CLI::App app{"Measure every pair of nodes in concurrent rounds, print the link matrix, find bad links and nodes. "
+               "Under mpirun or srun, one rank per node (or one per GPU with --rails).",
+               "fabricbench pairs"};
+  PairsFlags flags;
+  add_pairs_flags(app, flags);
+  PairsOptions options;
+  const int stop = parse_on_every_rank(
+      world, app, argc, argv, "pairs",
+      [&] {
+        options = resolve(flags);
+        return to_json(flags, options).dump();
+      },
+      [&] { return std::vector<OutputFile>{{flags.out, "--out"}}; });
+  if (stop >= 0) return stop;
+  setup_logging(world.rank(), verbosity(flags));
+  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
+}
+
+}  // namespace fb::cli

@@ -1,0 +1,124 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "fabricbench/core/pairs_report.hpp"
+
+namespace fb {
+namespace {
+
+std::string host(const PairsLabels& l, int position) { return l.hosts[static_cast<std::size_t>(position)]; }
+
+// Three significant figures from 400G NICs (≈ 48 GB/s) down to 1GbE (0.119).
+std::string gbps(double v) {
+  if (v >= 100) return fmt::format("{:.0f}", v);
+  if (v >= 10) return fmt::format("{:.1f}", v);
+  if (v >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3f}", v);
+}
+
+std::string worst_named(const std::string& worst, const std::string& a, const std::string& b) {
+  if (worst == "unidir a->b") return fmt::format("unidir {}->{}", a, b);
+  if (worst == "unidir b->a") return fmt::format("unidir {}->{}", b, a);
+  return worst;
+}
+
+std::string retest_clause(const Finding& f, const PairsLabels& l, const char* low_means, const char* normal_means) {
+  if (f.retested_against < 0)
+    return "; not retested: no node has all its links good, so node and link cannot be told apart";
+  return fmt::format("; retested against {}: {:.2f} of the reference, {}", host(l, f.retested_against), f.retest_ratio,
+                     f.confirmed ? low_means : normal_means);
+}
+
+using Cell = std::function<std::optional<std::string>(int row, int column)>;
+
+void matrix(std::string& out, const std::string& title, const PairsLabels& l, const Cell& cell) {
+  std::size_t width = 7;
+  for (const auto& h : l.hosts) width = std::max(width, h.size());
+  out += title + "\n" + std::string(width, ' ');
+  for (const auto& h : l.hosts) out += fmt::format("  {:>{}}", h, width);
+  out += "\n";
+  const int n = static_cast<int>(l.hosts.size());
+  for (int r = 0; r < n; ++r) {
+    out += fmt::format("{:<{}}", host(l, r), width);
+    for (int c = 0; c < n; ++c) out += fmt::format("  {:>{}}", r == c ? "-" : cell(r, c).value_or("?"), width);
+    out += "\n";
+  }
+  out += "\n";
+}
+
+void rail_report(std::string& out, const PairsResult& r, const PairsLabels& l, int rail) {
+  const auto& m = r.matrices[static_cast<std::size_t>(rail)];
+  const Analysis& a = r.analyses[static_cast<std::size_t>(rail)];
+  auto low = [&](int x, int y) {
+    const NodePair p{std::min(x, y), std::max(x, y)};
+    return std::any_of(a.links.begin(), a.links.end(), [&](const LinkVerdict& v) { return v.pair == p && v.low; });
+  };
+  auto mark = [&](int x, int y, const std::string& text) { return text + (low(x, y) ? "*" : ""); };
+  if (r.rails > 1) out += fmt::format("## rail {} (local rank {} on every node)\n\n", rail, rail);
+  matrix(out, "unidir GB/s, row sends to column (* = low link)", l, [&](int x, int y) -> std::optional<std::string> {
+    if (const auto f = m.get(x, y)) return mark(x, y, gbps(f->unidir_ab_gbps));
+    return std::nullopt;
+  });
+  matrix(out, "bidir GB/s, both directions counted", l, [&](int x, int y) -> std::optional<std::string> {
+    if (const auto f = m.get(x, y)) return mark(x, y, gbps(f->bidir_gbps));
+    return std::nullopt;
+  });
+  matrix(out, fmt::format("latency us, half round trip of {} B", l.options.latency_bytes), l,
+         [&](int x, int y) -> std::optional<std::string> {
+           if (const auto f = m.get(x, y)) return fmt::format("{:.1f}", f->latency_us);
+           return std::nullopt;
+         });
+  out += fmt::format("{:<20} {:>5} {:>4} {:>11} {:>11} {:>11} {:>11}  {}\n", "node", "links", "low", "unidir med",
+                     "unidir min", "bidir med", "latency us", "");
+  for (const NodeSummary& s : a.nodes)
+    out += fmt::format("{:<20} {:>5} {:>4} {:>11} {:>11} {:>11} {:>11.1f}  {}\n", host(l, s.node), s.links,
+                       s.low_links, gbps(s.unidir_median_gbps), gbps(s.unidir_min_gbps), gbps(s.bidir_median_gbps),
+                       s.latency_median_us,
+                       s.suspect ? "suspect" : (s.node == a.reference_node ? "reference for retests" : ""));
+  out += fmt::format("reference{}: unidir {} GB/s, bidir {} GB/s, latency {:.1f} us; a link is low below {:.2f} x "
+                     "the reference\n\n",
+                     a.refs.expected ? " (--expect-gbps)" : " (median over nodes of each node's median)",
+                     gbps(a.refs.unidir_gbps), gbps(a.refs.bidir_gbps), a.refs.latency_us, a.options.threshold);
+}
+
+}  // namespace
+
+std::string describe(const Finding& f, const Analysis&, const PairsLabels& l) {
+  if (f.kind == Finding::Kind::node) {
+    std::string s = f.link.a >= 0
+                        ? fmt::format("node {}: its link to {} measured {:.2f} of the reference", host(l, f.node),
+                                      host(l, f.link.a == f.node ? f.link.b : f.link.a), f.ratio)
+                        : fmt::format("node {}: {} of {} links low, the worst at {:.2f} of the reference",
+                                      host(l, f.node), f.low_links, f.links, f.ratio);
+    return s + retest_clause(f, l, "low again: the node is at fault", "normal: intermittent");
+  }
+  const std::string a = host(l, f.link.a);
+  const std::string b = host(l, f.link.b);
+  std::string s = fmt::format("link {} - {}: {:.2f} of the reference ({})", a, b, f.ratio, worst_named(f.worst, a, b));
+  if (f.retested_against < 0) return s + retest_clause(f, l, "", "");
+  return s + fmt::format("; both ends are normal against {}, so the link itself is at fault; measured again it was "
+                         "{:.2f} of the reference ({})",
+                         host(l, f.retested_against), f.retest_ratio, f.confirmed ? "low again" : "normal: intermittent");
+}
+
+std::string format_report(const PairsResult& r, const PairsLabels& l) {
+  std::string out;
+  for (int rail = 0; rail < r.rails; ++rail) rail_report(out, r, l, rail);
+  const std::size_t count = r.finding_count();
+  const std::size_t failing = r.failing_count();
+  out += count == 0 ? "findings: none\n"
+                    : fmt::format("findings: {} ({} intermittent: normal when retested)\n", count, count - failing);
+  for (int rail = 0; rail < r.rails; ++rail)
+    for (const Finding& f : r.findings[static_cast<std::size_t>(rail)])
+      out += fmt::format("  {}{}\n", r.rails > 1 ? fmt::format("rail {}: ", rail) : "",
+                         describe(f, r.analyses[static_cast<std::size_t>(rail)], l));
+  const auto bad = bad_hosts(r, l);
+  if (!bad.empty()) out += fmt::format("bad nodes: {}\n", fmt::join(bad, ","));
+  return out;
+}
+
+}  // namespace fb
