@@ -81,7 +81,9 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   EXPECT_EQ(rec.lines[1]["type"], "inventory");
   // Three ranks of one machine: the inventory rule is judged (not skipped) and passes.
   for (const auto& v : report["verdicts"]) {
-    if (v["rule"] == "same hardware on every node") EXPECT_EQ(v["status"], "pass") << v.dump();
+    if (v["rule"] == "same hardware on every node") {
+      EXPECT_EQ(v["status"], "pass") << v.dump();
+    }
   }
   ASSERT_FALSE(rec.measurements.empty());
   for (const auto& m : rec.measurements) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "fabricbench/core/errors.hpp"
 #include "record_builder.hpp"
@@ -296,6 +298,32 @@ TEST(Profile, MessagesStartWithTheOriginGiven) {
   EXPECT_EQ(bare.find("site/acceptance.yaml"), std::string::npos) << bare;
   EXPECT_NE(bare.find("line "), std::string::npos) << bare;
   EXPECT_NO_THROW(parse_profile(test::profile_text_with_rules("  - {kind: correctness}\n"), "ok.yaml"));
+}
+
+// Cut and corrupted shipped profiles: every outcome is a profile or a
+// UsageError (the contract a fuzz harness relies on), never another
+// exception or a crash. Deterministic: every 11th cut, fixed bytes.
+TEST(Profile, DamagedProfilesGiveUsageErrorsOnly) {
+  int refused = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(FB_SOURCE_DIR) + "/profiles")) {
+    if (e.path().extension() != ".yaml") continue;
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::size_t at = 0; at < text.size(); at += 11) {
+      for (const std::string& damaged : {text.substr(0, at), text.substr(0, at) + "\x01\xff[" + text.substr(at),
+                                         text.substr(0, at) + ": {" + text.substr(at + 1)}) {
+        try {
+          parse_profile(damaged, e.path().filename().string());
+        } catch (const UsageError& u) {
+          ++refused;
+          ASSERT_EQ(std::string(u.what()).rfind(e.path().filename().string() + ": ", 0), 0u) << u.what();
+        } catch (const std::exception& other) {
+          FAIL() << e.path() << " cut at " << at << ": " << other.what();
+        }
+      }
+    }
+  }
+  EXPECT_GT(refused, 1000);  // most damage is refused; some cuts land between rules
 }
 
 TEST(Profile, LoadNamesTheFile) {
