@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "check_options.hpp"
+#include "check_pairs.hpp"
 #include "check_verdict.hpp"
 #include "command_support.hpp"
 #include "commands.hpp"
@@ -143,6 +145,9 @@ nlohmann::ordered_json check_header(const CheckSetup& setup, nlohmann::ordered_j
   auto sweeps = nlohmann::ordered_json::array();
   for (const auto& s : setup.profile.sweeps) sweeps.push_back({{"name", s.name}, {"options", to_json(s.options)}});
   header["sweeps"] = sweeps;
+  if (const auto& p = setup.profile.pairs)
+    header["pairs"] = {{"size_bytes", p->size_bytes}, {"iters", p->iters}, {"time_budget_s", p->time_budget_s},
+                       {"rails", p->rails}};
   return header;
 }
 
@@ -160,15 +165,20 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
       return kExitUsage;
     }
   }
+  std::optional<CheckPairs> pairs;
+  try {
+    if (setup.profile.pairs) pairs.emplace(world, nodes, *backend, *setup.profile.pairs);
+  } catch (const UsageError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: pairs: %s\n", e.what());
+    return kExitUsage;
+  }
+  // A one-node job has no pairs: its pairs rules SKIP "no pair lines in this
+  // run" (an error under --strict).
+  if (world.rank() == 0 && pairs && !pairs->not_run().empty())
+    spdlog::warn("profile {} asks for the pair matrix: {}", setup.profile.name, pairs->not_run());
   // What the figures are measured on (fabricbench topo's inventory), right
   // after the header as in every record: spec and uniformity rules read it.
   const auto inventory = inventory_lines(world, nodes);
-  // The pair matrix (fabricbench pairs) is not run from check yet: pairs
-  // rules SKIP "no pair lines in this run" (an error under --strict).
-  if (world.rank() == 0 && setup.profile.pairs)
-    spdlog::warn("profile {} asks for the pair matrix: not run by fabricbench check yet (run fabricbench pairs); "
-                 "its rules will skip",
-                 setup.profile.name);
   if (world.rank() == 0) {
     write_placeholder(setup, flags, world.size());
     sinks = make_sinks(flags, setup.outputs);
@@ -187,6 +197,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     totals.wrong += t.wrong;
     totals.busbw_sum_gbps += t.busbw_sum_gbps;
   }
+  if (pairs) pairs->run(sinks);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::int64_t code = kExitOk;
   if (world.rank() == 0) {
