@@ -111,6 +111,21 @@ TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
   EXPECT_EQ(json_file("out/check.json")["status"], "fail");
 }
 
+TEST_F(CheckCli, PairsOnOneNodeAreSkippedWithTheReasonNotMeasured) {
+  std::ofstream(path("links.yaml")) << "name: links\n" << kSweep << "pairs: {size: 64K, iters: 3}\n"
+                                    << "rules:\n  - {name: no weak link, kind: pairs, min: 0.8 of median}\n";
+  const auto r = run_process(check(2) + " --profile " + path("links.yaml") + " -q --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("there are no node pairs to measure"), std::string::npos) << r.err;
+  const auto verdict = json_file("out/check.json")["verdicts"][0];
+  EXPECT_EQ(verdict["status"], "skip");
+  EXPECT_EQ(verdict["reason"], "no pair lines in this run");
+  EXPECT_EQ(read_results(path("out/results.jsonl")).run()["pairs"]["size_bytes"], 65536);
+  const auto strict =
+      run_process(check(2) + " --profile " + path("links.yaml") + " -q --strict --out-dir " + path("strict"));
+  EXPECT_EQ(strict.exit_code, 2) << strict.out << strict.err;
+}
+
 TEST_F(CheckCli, AGpuProfileWithoutItsBackendIsAUsageError) {
   const auto r = run_process(check(2) + " --profile h100-8x-ndr400 --out-dir " + path("out"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
