@@ -23,6 +23,7 @@ int topo_main(int argc, char** argv);
 int model_main(int argc, char** argv);
 int report_main(int argc, char** argv);
 int pairs_main(int argc, char** argv);
+int step_main(int argc, char** argv);
 int gemm_main(int argc, char** argv);
 
 }  // namespace fb::cli

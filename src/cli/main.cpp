@@ -19,6 +19,8 @@ const std::vector<Command>& commands() {
       {"report", "compare two results files per op, scope and size (alone)", report_main},
       {"gemm", "cuBLAS bf16/fp16 matrix products per GPU: achieved TFLOP/s, the slowest GPU named (under mpirun)",
        gemm_main},
+      {"step", "run a workload's training step on the ranks: measured communication share, beside the model",
+       step_main},
       {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
   };
   return table;

@@ -68,9 +68,12 @@ CommItem make_item(std::string name, const char* group, Op op, int ranks) {
   return item;
 }
 
-void expose(CommItem& item, double window_us, double floor_us = 0) {
+// `hiding_us`: how much of the window the calls can actually hide under
+// (default: all of it).
+void expose(CommItem& item, double window_us, double floor_us = 0, double hiding_us = -1) {
   item.window_us = window_us;
-  item.exposed_us = window_us > 0 ? std::max(floor_us, item.total_us - window_us) : item.total_us;
+  if (hiding_us < 0) hiding_us = window_us;
+  item.exposed_us = window_us > 0 ? std::max(floor_us, item.total_us - hiding_us) : item.total_us;
   item.exposed_us = std::min(item.exposed_us, item.total_us);
 }
 
@@ -104,8 +107,19 @@ void add_dp(const Context& c, std::vector<CommItem>& items) {
     const double window = (d.per_micro_batch > 0 ? pass_us : pass_us / m) *
                           (d.gradients ? c.w.overlap.grad_reduce : c.w.overlap.param_gather);
     // The first layer's gather of each pass has nothing before it to hide under.
-    const double floor = c.w.zero == 3 && !d.gradients ? item.time_per_call_us * passes : 0.0;
-    expose(item, window, floor);
+    double floor = c.w.zero == 3 && !d.gradients ? item.time_per_call_us * passes : 0.0;
+    double hiding = window;
+    if (d.gradients && window > 0) {
+      // Gradient buckets become ready evenly through the backward pass, the
+      // last one as it ends (as DDP issues them): that one has nothing left
+      // to hide under, and the others share only the window before it. With
+      // n calls of d us in a window W, one stream drains max(d, n d - W (n-1)/n)
+      // after the compute (`fabricbench step` runs exactly this).
+      const double calls = per_pass * passes;
+      floor = item.time_per_call_us;
+      hiding = window * (calls - 1) / calls;
+    }
+    expose(item, window, floor, hiding);
     items.push_back(item);
   }
 }

@@ -183,5 +183,69 @@ TEST_F(Cluster, CheckMeasuresThePairsItsProfileAsksForAndNamesTheSlowNode) {
   for (std::string item; std::getline(items, item, ';');) EXPECT_NE(item.find(host(3)), std::string::npos) << reason;
 }
 
+// The model's first check against the world: the same data-parallel step on
+// two nodes joined by 1 Gbit/s and by 250 Mbit/s links. The measured
+// communication share must rise as the link slows, and the model, given a
+// sweep on the same link and the step's measured compute, must predict the
+// measured step time within 15%.
+class ClusterStep : public Cluster {
+ protected:
+  struct Measured {
+    double exposed_share = 0;
+    double comm_share = 0;
+    double step_us = 0;
+    double predicted_step_us = 0;
+    double hidden_us = 0;
+  };
+  // The hostfile's address of node `n` (1-based): mpirun's --host takes it.
+  std::string address(int n) const {
+    std::ifstream in(FB_CLUSTER_DIR "/hostfile");
+    std::string line;
+    for (int i = 1; std::getline(in, line); ++i)
+      if (i == n) return line.substr(0, line.find(' '));
+    return "";
+  }
+  Measured step_between(int a, int b) {
+    const std::string hosts = "--host " + address(a) + "," + address(b);
+    const std::string sweep = tmp_ + "/sweep.jsonl", steps = tmp_ + "/step.jsonl";
+    auto r = test::run_process(mpirun_ + " -np 2 " + hosts + " " + FB_BINARY +
+                               " run --backend mpi --ops all_reduce -b 256K -e 16M -f 4 -n 5 -w 1 --progress off"
+                               " --out " + sweep);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    r = test::run_process(mpirun_ + " -np 2 " + hosts + " " + FB_BINARY + " step -w " FB_SOURCE_DIR
+                          "/profiles/workloads/host-dp-2ranks.yaml --steps 4 --warmup 1 --compare-model --network " +
+                          sweep + "@global --out " + steps);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::printf("%s\n", r.out.c_str());
+    Measured m;
+    for (const auto& l : read_results(steps).lines) {
+      if (l["type"] == "step") {
+        m.exposed_share = l["exposed_share"];
+        m.comm_share = l["comm_share"];
+        m.step_us = l["modes"]["overlapped"]["time_median_us"];
+        m.hidden_us = l["hidden_us"];
+      }
+      if (l["type"] == "step_model" && l["basis"] == "measured compute") m.predicted_step_us = l["step_us"];
+    }
+    return m;
+  }
+};
+
+TEST_F(ClusterStep, ShareRisesAsTheLinkSlowsAndTheModelHoldsWithin15Percent) {
+  const Measured fast = step_between(1, 2);
+  const Measured slow = step_between(1, 3);
+  ASSERT_GT(fast.step_us, 0);
+  ASSERT_GT(slow.step_us, 0);
+  std::printf("1 Gbit: step %.0f us (model %.0f), exposed %.1f%%; 250 Mbit: step %.0f us (model %.0f), exposed %.1f%%\n",
+              fast.step_us, fast.predicted_step_us, 100 * fast.exposed_share, slow.step_us, slow.predicted_step_us,
+              100 * slow.exposed_share);
+  EXPECT_GT(slow.comm_share, fast.comm_share);
+  EXPECT_GT(slow.exposed_share, fast.exposed_share);
+  // Over TCP the kernel moves the bytes: the overlap hides some of them.
+  EXPECT_GT(slow.hidden_us, 0);
+  EXPECT_NEAR(fast.predicted_step_us, fast.step_us, 0.15 * fast.step_us);
+  EXPECT_NEAR(slow.predicted_step_us, slow.step_us, 0.15 * slow.step_us);
+}
+
 }  // namespace
 }  // namespace fb

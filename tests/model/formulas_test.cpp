@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "model_workloads.hpp"
 
 namespace fb::model {
@@ -146,8 +148,26 @@ TEST(Formulas, OverlapWindowsHideOnlyWhatTheyCover) {
   const auto hidden = test::step_on(w, "1x10gbe");
   const auto& item = hidden.items.front();
   EXPECT_DOUBLE_EQ(item.window_us, hidden.compute_us * 2 / 3 / 4);
-  EXPECT_DOUBLE_EQ(item.exposed_us, item.total_us - item.window_us);
-  EXPECT_NEAR(bare.step_us - hidden.step_us, item.window_us, 1e-9 * bare.step_us);
+  // The buckets are issued evenly through the window, the last as it ends:
+  // the others hide under the (n-1)/n of the window before it, and the last
+  // call is exposed whatever the window.
+  const double n = item.calls;
+  ASSERT_GT(n, 1);
+  const double hidden_us = item.window_us * (n - 1) / n;
+  EXPECT_DOUBLE_EQ(item.exposed_us, std::max(item.time_per_call_us, item.total_us - hidden_us));
+  EXPECT_NEAR(bare.step_us - hidden.step_us, item.total_us - item.exposed_us, 1e-9 * bare.step_us);
+}
+
+TEST(Formulas, TheLastGradientBucketIsAlwaysExposed) {
+  auto w = test::small_workload();
+  w.overlap.grad_reduce = 1.0;
+  w.tflops = 10;  // a long backward pass
+  const auto fast = test::step_on(w, "8x400g-ndr-ib");
+  const auto& item = fast.items.front();
+  // Each call is shorter than the gap between two buckets: every call but
+  // the last ends before the next is ready.
+  ASSERT_LE(item.time_per_call_us, item.window_us / item.calls);
+  EXPECT_DOUBLE_EQ(item.exposed_us, item.time_per_call_us);
 }
 
 }  // namespace

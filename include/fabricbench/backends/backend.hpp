@@ -70,6 +70,11 @@ class PreparedOp {
   // and reads the wall clock around each; device backends override it to
   // queue the iterations and time them with events.
   virtual void run_timed(IterationTimes times);
+  // Start one iteration without waiting for it, so a training step can run it
+  // under compute; finished() polls (and drives) it. The defaults run the
+  // iteration to completion inside start().
+  virtual void start() { run(); }
+  virtual bool finished() { return true; }
   // Write the check pattern into the inputs and poison the outputs.
   virtual void fill_check() = 0;
   // Wrong output elements of this rank after one iteration on filled inputs.

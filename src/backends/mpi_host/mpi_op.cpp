@@ -42,6 +42,20 @@ void MpiOp::run() {
   if (rc != MPI_SUCCESS) throw RunError(mpi::error_text(call_name(), rc, comm_));
 }
 
+void MpiOp::start() {
+  const int rc = start_call();
+  if (rc != MPI_SUCCESS) throw RunError(mpi::error_text(call_name(), rc, comm_));
+}
+
+bool MpiOp::finished() {
+  if (pending_ == 0) return true;
+  int done = 0;
+  const int rc = MPI_Testall(pending_, requests_.data(), &done, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) throw RunError(mpi::error_text("MPI_Testall", rc, comm_));
+  if (done) pending_ = 0;
+  return done != 0;
+}
+
 double MpiOp::ops_per_iteration() const { return fb::ops_per_iteration(spec_); }
 
 void MpiOp::fill_check() { fill_for_check(check_context(), in_, out_); }
@@ -106,6 +120,42 @@ int MpiOp::call() {
       break;  // copy ops: refused by mpi_supports
   }
   return MPI_ERR_OTHER;
+}
+
+int MpiOp::start_call() {
+  if (requests_.size() < 2) requests_.resize(2);
+  MPI_Request* r = requests_.data();
+  pending_ = 1;
+  switch (spec_.op) {
+    case Op::all_reduce:
+      return MPI_Iallreduce(send_buf(), out_, count_, type_, redop_, comm_, r);
+    case Op::all_gather:
+      return spec_.in_place ? MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_, r)
+                            : MPI_Iallgather(in_, count_, type_, out_, count_, type_, comm_, r);
+    case Op::reduce_scatter:
+      return MPI_Ireduce_scatter_block(send_buf(), out_, count_, type_, redop_, comm_, r);
+    case Op::broadcast:
+      return MPI_Ibcast(out_, count_, type_, spec_.root, comm_, r);
+    case Op::reduce:
+      if (spec_.in_place && rank_ != spec_.root) return MPI_Ireduce(out_, nullptr, count_, type_, redop_, spec_.root, comm_, r);
+      return MPI_Ireduce(send_buf(), out_, count_, type_, redop_, spec_.root, comm_, r);
+    case Op::alltoall:
+      return spec_.in_place ? MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_, r)
+                            : MPI_Ialltoall(in_, count_, type_, out_, count_, type_, comm_, r);
+    case Op::sendrecv:
+      if (!spec_.in_place) {
+        pending_ = 2;
+        const int next = (rank_ + 1) % size_;
+        const int prev = (rank_ - 1 + size_) % size_;
+        const int rc = MPI_Irecv(out_, count_, type_, prev, kTagData, comm_, &r[0]);
+        return rc != MPI_SUCCESS ? rc : MPI_Isend(in_, count_, type_, next, kTagData, comm_, &r[1]);
+      }
+      break;
+    default:
+      break;
+  }
+  pending_ = 0;
+  return call();  // no non-blocking form: complete it now
 }
 
 int MpiOp::ring_sendrecv() {

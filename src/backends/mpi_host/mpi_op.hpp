@@ -19,6 +19,10 @@ class MpiOp : public PreparedOp {
   MpiOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out);
 
   void run() override;
+  // Non-blocking forms of the collectives and the ring sendrecv, so a
+  // training step can run them under compute; the others complete in start().
+  void start() override;
+  bool finished() override;
   bool participates() const override { return !is_pair_op(spec_.op) || peer_ >= 0; }
   double ops_per_iteration() const override;
   void fill_check() override;
@@ -35,6 +39,7 @@ class MpiOp : public PreparedOp {
   const char* call_name() const;
   const void* send_buf() const { return spec_.in_place ? MPI_IN_PLACE : in_; }
   int call();
+  int start_call();
   int ring_sendrecv();
   int pingpong();
   int window(bool sends, bool receives);
@@ -51,6 +56,7 @@ class MpiOp : public PreparedOp {
   void* in_ = nullptr;
   void* out_ = nullptr;
   std::vector<MPI_Request> requests_;
+  int pending_ = 0;  // requests of a started iteration not yet complete
 };
 
 // What MPI can run: its datatypes, its reductions, an int count. `backend`

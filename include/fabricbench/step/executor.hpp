@@ -1,0 +1,83 @@
+// Runs a synthetic training step on every rank and measures it four ways:
+//   compute_only  the compute alone (communication switched off)
+//   comm_only     every call of the step back to back, no compute
+//   serial        compute with every call blocking where it is issued
+//   overlapped    calls inside their window run under the compute, one at a
+//                 time in issue order (one communication stream, as NCCL and
+//                 PyTorch's DDP use), blocking calls stop the compute
+// Each measured over repeated steps, per step the slowest rank; the modes
+// take turns step by step.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/stats.hpp"
+#include "fabricbench/step/compute.hpp"
+#include "fabricbench/step/schedule.hpp"
+
+namespace fb::step {
+
+enum class Mode { compute_only, comm_only, serial, overlapped };
+std::string_view name(Mode m);
+
+struct ModeTimes {
+  Mode mode = Mode::overlapped;
+  TimeStats step;  // per step, slowest rank
+  int slowest_rank = -1;  // world rank with the largest mean step time
+  double slowest_rank_mean_us = 0;
+};
+
+struct CommTimes {
+  std::string name;
+  double per_call_us = 0;  // median over steps of the slowest rank, from comm_only
+  double per_step_us = 0;
+};
+
+struct StepReport {
+  std::vector<ModeTimes> modes;  // in the order of Mode
+  std::vector<CommTimes> comms;  // per StepComm, in schedule order
+  const ModeTimes& times(Mode m) const { return modes[static_cast<std::size_t>(m)]; }
+  // Medians: compute C, communication K, overlapped step S, serial step Z.
+  double compute_us() const { return times(Mode::compute_only).step.median_us; }
+  double comm_us() const { return times(Mode::comm_only).step.median_us; }
+  double step_us() const { return times(Mode::overlapped).step.median_us; }
+  double serial_us() const { return times(Mode::serial).step.median_us; }
+  double comm_share() const { return comm_us() / (compute_us() + comm_us()); }  // nothing overlapped
+  double exposed_us() const { return std::max(0.0, step_us() - compute_us()); }
+  double exposed_share() const { return exposed_us() / step_us(); }
+  double efficiency() const { return compute_us() / step_us(); }
+  double hidden_us() const { return std::max(0.0, serial_us() - step_us()); }
+};
+
+class Executor {
+ public:
+  // Collective over `world`: builds the tp/pp/dp communicators and prepares
+  // every call on `backend`. Throws UsageError on a schedule the ranks or the
+  // backend cannot run.
+  Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype);
+  ~Executor();
+  StepReport run(int steps, int warmup);
+
+ private:
+  struct Call;
+  double one_step(Mode mode);
+  void pump();
+  void wait_for(PreparedOp& op);
+  double timed_step(Mode mode);
+  ModeTimes summarize_mode(Mode mode, std::vector<double> times) const;
+  double call_alone_us(std::size_t comm, int repeats);
+
+  const Comm& world_;
+  ComputeKernel& kernel_;
+  StepSchedule schedule_;
+  std::vector<std::unique_ptr<BackendGroup>> groups_;  // one per comm: own buffers, own communicator
+  std::vector<std::unique_ptr<PreparedOp>> ops_;       // null where this rank's group has one rank
+  std::vector<Comm> comms_;
+  std::vector<std::size_t> queue_;  // calls waiting for the stream, by comm index
+  PreparedOp* in_flight_ = nullptr;
+};
+
+}  // namespace fb::step

@@ -1,0 +1,47 @@
+// A synthetic training step as the executor runs it: compute work per rank
+// and the collectives the step issues, each in its parallel group, with how
+// much of the compute it may hide under. The model builds one from a
+// workload (model/step.hpp); tests build them by hand.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabricbench/core/types.hpp"
+
+namespace fb::step {
+
+// Which ranks a collective spans. Ranks are laid out tensor-parallel
+// fastest, then data-parallel, then pipeline (the model's order,
+// model/step.cpp): TP stays inside a node, DP and PP cross nodes.
+enum class Group { world, tp, pp, dp };
+std::string_view name(Group g);
+
+struct StepComm {
+  std::string name;            // "DP gradient all-reduce"
+  Op op = Op::all_reduce;
+  Group group = Group::dp;
+  std::uint64_t bytes = 0;     // per call, nccl-tests convention (layout.hpp)
+  int calls = 1;               // per step
+  // Fraction of the step's compute, at its end, under which the calls are
+  // issued and may run (0: each call blocks compute, fully exposed).
+  double window = 0;
+};
+
+struct StepSchedule {
+  double compute_us = 0;  // per rank per step, at the kernel's calibrated rate
+  std::vector<StepComm> comms;
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;  // tp * pp * dp = ranks
+};
+
+// The group of `g` that `rank` belongs to, as a colour for MPI_Comm_split.
+int group_colour(Group g, int rank, const StepSchedule& s);
+
+// Throws fb::UsageError when the degrees do not multiply to `ranks` or a
+// comm's fields are out of range.
+void validate(const StepSchedule& s, int ranks);
+
+}  // namespace fb::step

@@ -1,0 +1,212 @@
+// `fabricbench step`: run the training step a workload describes on the ranks
+// of this job, measure its communication share, and (--compare-model) set
+// the model's prediction for the same step beside the measurement.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
+#include "fabricbench/core/record.hpp"
+#include "fabricbench/model/presets.hpp"
+#include "fabricbench/model/step.hpp"
+#include "fabricbench/step/executor.hpp"
+#include "fabricbench/step/from_model.hpp"
+#include "command_support.hpp"
+#include "record_header.hpp"
+#include "step_report.hpp"
+
+namespace fb::cli {
+namespace {
+
+struct StepFlags {
+  std::string workload;
+  std::string backend = "mpi";
+  int steps = 10;
+  int warmup = 2;
+  bool compare_model = false;
+  std::string network;
+  std::string node;
+  std::string presets;
+  std::string out;
+  std::string calibrated;
+};
+
+void add_step_flags(CLI::App& app, StepFlags& f) {
+  app.add_option("-w,--workload", f.workload, "workload YAML (profiles/workloads/); its cluster is this job's ranks")
+      ->required();
+  app.add_option("--backend", f.backend, "data plane: " + backend_names())->capture_default_str();
+  app.add_option("--steps", f.steps, "measured steps per mode")->capture_default_str();
+  app.add_option("--warmup", f.warmup, "warm-up steps per mode")->capture_default_str();
+  app.add_flag("--compare-model", f.compare_model, "print the model's prediction for the same step beside it");
+  app.add_option("--network", f.network,
+                 "for --compare-model: the network between nodes (preset, results file, FILE@SCOPE)");
+  app.add_option("--node", f.node, "for --compare-model: the fabric inside a node (preset, results file, FILE@SCOPE)");
+  app.add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
+  app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')");
+  app.add_option("--calibrated-workload", f.calibrated,
+                 "write the workload with its compute rate replaced by the measured one (for `fabricbench model`)");
+}
+
+// The workload as this job runs it: its cluster is the job's layout.
+model::Workload job_workload(const std::string& yaml, const NodeMap& nodes) {
+  model::Workload w = model::parse_workload(yaml);
+  if (!nodes.uniform)
+    throw UsageError("the nodes of this job have different rank counts; a step needs the same ranks on every node");
+  w.cluster.nodes = nodes.nodes;
+  w.cluster.gpus_per_node = nodes.local_size;
+  w.dp = 0;  // the ranks left over by tp x pp
+  return w;
+}
+
+// The step's structure (sizes, calls, windows) does not depend on the
+// network's speed: any fabric prices it; a preset keeps it off the files.
+model::StepCost structure_of(const model::Workload& w, const model::Presets& presets) {
+  return model::predict_step(w, model::fabric_for(w, w.cluster.nodes > 1 ? "1x10gbe" : "", presets), presets);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("--workload '{}': cannot read it", path));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Rank 0 reads the workload and everyone gets the same text: the file need
+// not exist on every node.
+std::string shared_workload_text(const Comm& world, const std::string& path, std::string& error) {
+  std::string text;
+  if (world.rank() == 0) {
+    try {
+      text = read_text(path);
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  return world.bcast_string_quiet(text, 0);
+}
+
+void write_calibrated(const std::string& path, const std::string& yaml, double factor) {
+  YAML::Node root = YAML::Load(yaml);
+  YAML::Node compute = root["compute"];
+  if (compute["tflops"]) {
+    compute["tflops"] = compute["tflops"].as<double>() * factor;
+  } else if (compute["mfu"]) {
+    compute["mfu"] = compute["mfu"].as<double>() * factor;
+  }
+  std::ofstream out(path);
+  out << "# Calibrated by `fabricbench step`: compute rate scaled by " << factor << " to the measured step.\n"
+      << root << "\n";
+}
+
+int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const std::string& yaml) {
+  const NodeMap nodes = map_nodes(world);
+  std::string error;
+  model::Workload w;
+  step::StepSchedule schedule;
+  model::Presets presets;
+  try {
+    presets = f.presets.empty() ? model::builtin_presets() : model::load_presets(f.presets);
+    w = job_workload(yaml, nodes);
+    schedule = step::schedule_from(structure_of(w, presets));
+    step::validate(schedule, world.size());
+    // The model's fabric is checked before the measurement, not after it:
+    // a missing file or scope must not cost a whole run. Rank 0 reads it.
+    if (f.compare_model && world.rank() == 0) {
+      model::Workload stated = w;
+      if (!f.node.empty()) stated.cluster.node = f.node;
+      (void)model::fabric_for(stated, f.network, presets);
+    }
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  // The compute kernel runs on the host; beside a GPU data plane it would
+  // not compete with the communication the way a GPU kernel does.
+  if (error.empty() && f.backend != "mpi")
+    error = fmt::format("--backend {}: the step's compute kernel runs on the host only (a GPU kernel is not written "
+                        "yet): use --backend mpi", f.backend);
+  error = agree_on_error(world, error);
+  if (!error.empty()) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  auto backend = usable_backend(world, f.backend, "step");
+  if (!backend) return kExitUsage;
+  auto kernel = step::make_host_kernel();
+  std::unique_ptr<step::Executor> executor;
+  try {
+    executor = std::make_unique<step::Executor>(world, *backend, *kernel, schedule, Dtype::float32);
+  } catch (const UsageError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", e.what());
+    return kExitUsage;
+  }
+  const auto inventory = inventory_lines(world, nodes);
+  const step::StepReport report = executor->run(f.steps, f.warmup);
+  if (world.rank() != 0) return kExitOk;
+
+  StepView view{w, schedule, report, kernel->describe(), f.backend};
+  if (f.compare_model) {
+    try {
+      view.predictions = predictions_for(w, report, presets, f.network, f.node);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
+  std::fputs(step_text(view).c_str(), stdout);
+  if (!f.out.empty()) {
+    RecordWriter writer;
+    const std::string err = writer.open(f.out);
+    if (!err.empty()) throw RunError(err);
+    auto header = record_header("step", argc, argv, world, nodes);
+    header["backend"] = backend->name();
+    header["backend_version"] = backend->version();
+    writer.write(header);
+    for (const auto& line : inventory) writer.write(line);
+    for (const auto& line : step_lines(view)) writer.write(line);
+    writer.write({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
+  }
+  if (!f.calibrated.empty()) write_calibrated(f.calibrated, yaml, calibration_factor(view));
+  return kExitOk;
+}
+
+}  // namespace
+
+int step_main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  const Comm world = Comm::world();
+  CLI::App app{"Run the training step a workload describes on this job's ranks and measure its communication share.",
+               "fabricbench step"};
+  StepFlags flags;
+  add_step_flags(app, flags);
+  const int stop = parse_on_every_rank(
+      world, app, argc, argv, "step",
+      [&] {
+        if (flags.steps < 1 || flags.warmup < 0) throw UsageError("--steps must be 1 or more and --warmup 0 or more");
+        if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
+          throw UsageError("--network and --node describe the model's fabric: add --compare-model");
+        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps, flags.warmup,
+                           flags.compare_model, flags.network, flags.node, flags.presets, flags.out);
+      },
+      [&] {
+        return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};
+      });
+  if (stop >= 0) return stop;
+  std::string read_error;
+  const std::string yaml = shared_workload_text(world, flags.workload, read_error);
+  if (const std::string error = agree_on_error(world, read_error); !error.empty()) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  setup_logging(world.rank(), Verbosity::normal);
+  return run_or_abort([&] { return execute(world, argc, argv, flags, yaml); });
+}
+
+}  // namespace fb::cli

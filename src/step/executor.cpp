@@ -1,0 +1,232 @@
+#include "fabricbench/step/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <numeric>
+
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/layout.hpp"
+
+namespace fb::step {
+namespace {
+
+constexpr std::array kModes{std::pair{Mode::compute_only, "compute_only"}, std::pair{Mode::comm_only, "comm_only"},
+                            std::pair{Mode::serial, "serial"}, std::pair{Mode::overlapped, "overlapped"}};
+
+// Where in the compute each call is issued, in microseconds from the start.
+struct Issue {
+  double at_us;
+  std::size_t comm;
+  bool in_window;
+};
+
+std::vector<Issue> timeline(const StepSchedule& s) {
+  std::vector<Issue> out;
+  const double t = s.compute_us;
+  for (std::size_t c = 0; c < s.comms.size(); ++c) {
+    const StepComm& sc = s.comms[c];
+    for (int j = 0; j < sc.calls; ++j) {
+      if (sc.window > 0) {
+        // Evenly over the last `window` of the compute, the last call at its
+        // end: a gradient bucket is ready once its layers' backward is done.
+        out.push_back({t * (1 - sc.window) + (j + 1) * t * sc.window / sc.calls, c, true});
+      } else {
+        // Evenly inside the compute, never at its ends: a blocking call sits
+        // between two pieces of work (a tensor-parallel all-reduce per layer).
+        out.push_back({(j + 1) * t / (sc.calls + 1), c, false});
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Issue& a, const Issue& b) { return a.at_us < b.at_us; });
+  return out;
+}
+
+}  // namespace
+
+std::string_view name(Mode m) {
+  for (const auto& [mode, text] : kModes)
+    if (mode == m) return text;
+  return "?";
+}
+
+std::string_view name(Group g) {
+  switch (g) {
+    case Group::world:
+      return "world";
+    case Group::tp:
+      return "tp";
+    case Group::pp:
+      return "pp";
+    case Group::dp:
+      return "dp";
+  }
+  return "?";
+}
+
+int group_colour(Group g, int rank, const StepSchedule& s) {
+  // Coordinates: tp fastest, then dp, then pp. A group's colour is the
+  // rank's coordinates in the other two dimensions.
+  const int tp = rank % s.tp;
+  const int dp = (rank / s.tp) % s.dp;
+  const int pp = rank / (s.tp * s.dp);
+  switch (g) {
+    case Group::world:
+      return 0;
+    case Group::tp:
+      return pp * s.dp + dp;
+    case Group::dp:
+      return pp * s.tp + tp;
+    case Group::pp:
+      return dp * s.tp + tp;
+  }
+  return 0;
+}
+
+void validate(const StepSchedule& s, int ranks) {
+  if (s.tp < 1 || s.pp < 1 || s.dp < 1 || s.tp * s.pp * s.dp != ranks)
+    throw UsageError(fmt::format("step: tp {} x pp {} x dp {} must equal the {} ranks of the job", s.tp, s.pp, s.dp,
+                                 ranks));
+  if (!(s.compute_us >= 0)) throw UsageError("step: compute time must be 0 or more");
+  for (const auto& c : s.comms) {
+    if (c.calls < 0 || c.window < 0 || c.window > 1)
+      throw UsageError(fmt::format("step: '{}': calls must be >= 0 and window in 0..1", c.name));
+    if (is_pair_op(c.op))
+      throw UsageError(fmt::format("step: '{}': {} is not a collective the step can issue", c.name, fb::name(c.op)));
+  }
+}
+
+Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype)
+    : world_(world), kernel_(kernel), schedule_(std::move(schedule)) {
+  validate(schedule_, world.size());
+  for (const StepComm& sc : schedule_.comms) {
+    Comm group = world.split(group_colour(sc.group, world.rank(), schedule_), world.rank());
+    OpSpec spec;
+    spec.op = sc.op;
+    spec.dtype = dtype;
+    spec.root = has_root(sc.op) ? 0 : -1;
+    spec.layout = layout_for(sc.op, dtype, sc.bytes, group.size());
+    const Support support = backend.supports(spec);
+    const std::string refusal = agree_on_error(world, support.ok ? "" : fmt::format("'{}': {}", sc.name, support.why));
+    if (!refusal.empty()) throw UsageError("step: " + refusal);
+    std::unique_ptr<BackendGroup> bg;
+    std::unique_ptr<PreparedOp> op;
+    if (group.size() > 1 && spec.layout.block > 0) {
+      bg = backend.open(group);
+      op = bg->prepare(spec);
+    }
+    groups_.push_back(std::move(bg));
+    ops_.push_back(std::move(op));
+    comms_.push_back(std::move(group));
+  }
+}
+
+Executor::~Executor() = default;
+
+void Executor::pump() {
+  if (in_flight_ && in_flight_->finished()) in_flight_ = nullptr;
+  while (!in_flight_ && !queue_.empty()) {
+    PreparedOp* next = ops_[queue_.front()].get();
+    queue_.erase(queue_.begin());
+    if (!next) continue;
+    next->start();
+    in_flight_ = next;
+  }
+}
+
+void Executor::wait_for(PreparedOp& op) {
+  while (!op.finished()) pump();
+}
+
+double Executor::one_step(Mode mode) {
+  static const std::function<void()> idle = [] {};
+  const std::function<void()> progress = [this] { pump(); };
+  const double t0 = now_us();
+  if (mode == Mode::compute_only) {
+    kernel_.compute(schedule_.compute_us, idle);
+  } else if (mode == Mode::comm_only) {
+    for (const Issue& issue : timeline(schedule_)) {
+      if (PreparedOp* op = ops_[issue.comm].get()) {
+        op->start();
+        wait_for(*op);
+      }
+    }
+  } else {
+    double at = 0;
+    for (const Issue& issue : timeline(schedule_)) {
+      kernel_.compute(issue.at_us - at, progress);
+      at = issue.at_us;
+      PreparedOp* op = ops_[issue.comm].get();
+      if (!op) continue;
+      if (mode == Mode::overlapped && issue.in_window) {
+        queue_.push_back(issue.comm);
+        pump();
+      } else {
+        op->start();
+        wait_for(*op);
+      }
+    }
+    kernel_.compute(schedule_.compute_us - at, progress);
+    while (in_flight_ || !queue_.empty()) pump();
+  }
+  kernel_.sync();
+  return now_us() - t0;
+}
+
+double Executor::timed_step(Mode mode) {
+  world_.barrier_quiet();
+  MPI_Barrier(world_.native());  // every rank starts the step together
+  return one_step(mode);
+}
+
+ModeTimes Executor::summarize_mode(Mode mode, std::vector<double> times) const {
+  const double mine = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(std::max<std::size_t>(times.size(), 1));
+  world_.allreduce_max_quiet(times);
+  ModeTimes m;
+  m.mode = mode;
+  m.step = summarize(times);
+  const auto [mean, rank] = world_.maxloc_quiet(mine);
+  m.slowest_rank = rank;
+  m.slowest_rank_mean_us = mean;
+  return m;
+}
+
+double Executor::call_alone_us(std::size_t c, int repeats) {
+  // Each call alone, slowest rank, median over `repeats`.
+  std::vector<double> t(static_cast<std::size_t>(repeats), 0.0);
+  for (auto& x : t) {
+    world_.barrier_quiet();
+    MPI_Barrier(world_.native());
+    if (PreparedOp* op = ops_[c].get()) {
+      const double s = now_us();
+      op->start();
+      wait_for(*op);
+      x = now_us() - s;
+    }
+  }
+  world_.allreduce_max_quiet(t);
+  return median_of(t);
+}
+
+StepReport Executor::run(int steps, int warmup) {
+  // The modes take turns, one step each per round, so that a change in the
+  // machine's load while they run (another job, a noisy neighbour) reaches
+  // every mode alike rather than one mode's whole series.
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& [mode, text] : kModes) one_step(mode);
+  std::vector<std::vector<double>> times(kModes.size());
+  for (int i = 0; i < steps; ++i)
+    for (std::size_t m = 0; m < kModes.size(); ++m) times[m].push_back(timed_step(kModes[m].first));
+  StepReport r;
+  for (std::size_t m = 0; m < kModes.size(); ++m) r.modes.push_back(summarize_mode(kModes[m].first, times[m]));
+  for (std::size_t c = 0; c < schedule_.comms.size(); ++c) {
+    const StepComm& sc = schedule_.comms[c];
+    const double per_call = call_alone_us(c, steps);
+    r.comms.push_back({sc.name, per_call, per_call * sc.calls});
+  }
+  return r;
+}
+
+}  // namespace fb::step

@@ -1,0 +1,101 @@
+// `fabricbench step` end to end under mpirun: the record, the comparison with
+// the model, and the messages users see for bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fabricbench/core/record.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::mpirun;
+using test::run_process;
+
+class StepCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("fb_step_cli_"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string workload() { return std::string(FB_SOURCE_DIR) + "/profiles/workloads/host-dp-2ranks.yaml"; }
+  static std::string step() { return std::string(FB_BINARY) + " step"; }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  }
+  std::string dir_;
+};
+
+TEST_F(StepCli, RecordsEveryModeAndTheModelBesideIt) {
+  // A sweep of this job's link for the model, then the step compared with it.
+  auto r = run_process(mpirun(2) + " " + FB_BINARY + " run --progress off --ops all_reduce -b 1M -e 4M -f 4 -n 3 -w 1"
+                       " --out " + path("sweep.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_process(mpirun(2) + " " + step() + " -w " + workload() + " --steps 2 --warmup 0 --compare-model --node " +
+                  path("sweep.jsonl") + "@global --out " + path("step.jsonl") + " --calibrated-workload " +
+                  path("calibrated.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("communication share"), std::string::npos) << r.out;
+  const Results res = read_results(path("step.jsonl"));
+  EXPECT_TRUE(res.complete);
+  EXPECT_EQ(res.run()["command"], "step");
+  int steps = 0, models = 0, inventories = 0;
+  for (const auto& l : res.lines) {
+    if (l["type"] == "inventory") ++inventories;
+    if (l["type"] == "step_model") {
+      ++models;
+      EXPECT_GT(l["step_us"].get<double>(), 0);
+    }
+    if (l["type"] != "step") continue;
+    ++steps;
+    EXPECT_EQ(l["dp"], 2);
+    for (const char* mode : {"compute_only", "comm_only", "serial", "overlapped"}) {
+      EXPECT_EQ(l["modes"][mode]["iterations"], 2) << mode;
+      EXPECT_GT(l["modes"][mode]["time_median_us"].get<double>(), 0) << mode;
+    }
+    EXPECT_EQ(l["comms"].size(), 1u);
+    EXPECT_EQ(l["comms"][0]["op"], "all_reduce");
+    EXPECT_GT(l["comms"][0]["per_call_us"].get<double>(), 0);
+  }
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(models, 2);  // at the workload's rate and at the measured one
+  EXPECT_EQ(inventories, 2);
+  std::ifstream calibrated(path("calibrated.yaml"));
+  std::stringstream text;
+  text << calibrated.rdbuf();
+  EXPECT_NE(text.str().find("tflops"), std::string::npos);
+}
+
+TEST_F(StepCli, DegreesThatDoNotDivideTheRanksExitTwo) {
+  std::ifstream in(workload());
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  yaml.replace(yaml.find("parallel:\n"), 10, "parallel:\n  tp: 3\n");
+  const auto r = run_process(mpirun(2) + " " + step() + " -w " + write("tp3.yaml", yaml));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("tp"), std::string::npos) << r.err;
+}
+
+TEST_F(StepCli, AMissingScopeOrFileOfTheModelsNetworkExitsTwoBeforeMeasuring) {
+  auto r = run_process(mpirun(2) + " " + step() + " -w " + workload() + " --compare-model --node " +
+                       path("absent.jsonl"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("absent.jsonl"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("communication share"), std::string::npos) << "measured before refusing: " << r.out;
+}
+
+TEST_F(StepCli, BadFlagsAndFilesExitTwoWithOneMessage) {
+  for (const std::string args : {" -w " + path("none.yaml"), " -w " + workload() + " --steps 0",
+                                 " -w " + workload() + " --network 10gbe", " -w " + write("bad.yaml", "model: [")}) {
+    const auto r = run_process(mpirun(2) + " " + step() + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("fabricbench step: "), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace fb
