@@ -52,6 +52,7 @@ json to_json(const Measurement& m) {
     j["peer_b"] = m.peer_b;
   }
   if (!m.wrong_ranks.empty()) j["wrong_ranks"] = m.wrong_ranks;
+  if (!m.rank_mean_us.empty()) j["rank_mean_us"] = m.rank_mean_us;
   return j;
 }
 
@@ -102,6 +103,7 @@ Measurement measurement_from_json(const json& j) {
     m.peer_b = get<int>(j, "peer_b");
   }
   if (j.contains("wrong_ranks")) m.wrong_ranks = get<std::vector<int>>(j, "wrong_ranks");
+  if (j.contains("rank_mean_us")) m.rank_mean_us = get<std::vector<double>>(j, "rank_mean_us");
   return m;
 }
 

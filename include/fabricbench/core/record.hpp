@@ -45,6 +45,9 @@ struct Measurement {
   double slowest_rank_mean_us = 0;
   std::int64_t wrong = -1;  // wrong elements over all ranks; -1 = not checked
   std::vector<int> wrong_ranks;  // world ranks that had wrong elements
+  // Each world rank's mean time per op (-1: sat out), when the run asked for
+  // it (RunOptions::per_rank_times): finds the node or rail that lags.
+  std::vector<double> rank_mean_us;
 };
 
 nlohmann::ordered_json to_json(const Measurement& m);

@@ -21,6 +21,7 @@ class RecordSink final : public RowSink {
     writer_.write(j);
   }
   void size_done() override { writer_.sync(); }
+  void record_line(const nlohmann::ordered_json& line) override { writer_.write(line); }
   void end(const nlohmann::ordered_json& summary) override {
     writer_.write(summary);
     writer_.sync();
