@@ -21,6 +21,7 @@ const std::vector<Command>& commands() {
        gemm_main},
       {"step", "run a workload's training step on the ranks: measured communication share, beside the model",
        step_main},
+      {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
   };
   return table;
 }

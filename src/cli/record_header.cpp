@@ -8,7 +8,6 @@
 #include "fabricbench/version.hpp"
 
 namespace fb::cli {
-namespace {
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -16,8 +15,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
-
-}  // namespace
 
 nlohmann::ordered_json record_header(std::string_view command, int argc, char** argv, const Comm& world,
                                      const NodeMap& nodes) {

@@ -60,6 +60,7 @@ json to_json(const Measurement& m) {
     j["wrong_at"] = std::move(at);
   }
   if (m.pass > 0) j["pass"] = m.pass;
+  if (!m.rank_mean_us.empty()) j["rank_mean_us"] = m.rank_mean_us;
   return j;
 }
 
@@ -159,6 +160,8 @@ Measurement measurement_from_json(const json& j) {
     }
   }
   if (j.contains("pass")) m.pass = get<int>(j, "pass");
+  if (j.contains("rank_mean_us"))
+    for (const auto& v : array(j, "rank_mean_us")) m.rank_mean_us.push_back(as<double>(v, "rank_mean_us"));
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "fabricbench/core/errors.hpp"
@@ -240,6 +241,11 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   m.wrong_ranks = std::move(verdict.ranks);
   m.wrong_at = std::move(verdict.at);
   m.pass = options_.duration_s > 0 ? totals_.passes : 0;
+  if (options_.per_rank_times) {
+    // Rounded to the nanosecond: the figure is a mean over iterations, and
+    // short numbers keep a line per row small with many ranks.
+    for (double us : timing.rank_mean_us) m.rank_mean_us.push_back(us < 0 ? -1.0 : std::round(us * 1e3) / 1e3);
+  }
   sink_->measurement(m);
   ++totals_.rows;
   totals_.busbw_sum_gbps += m.busbw_gbps;

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -144,6 +145,42 @@ TEST_F(Cluster, PairsOnTheFastNodesAloneFindsNothingToFail) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(lines("summary").at(0)["failing_findings"], 0);
   for (const auto& p : lines("pair")) EXPECT_NE(p["host_a"], host(3));
+}
+
+// `fabricbench check` measures the pair matrix its profile asks for into its
+// own record, and a pairs rule names the slow node's links. The bound is 0.8
+// of the median link: with three fast and three slow links the median sits
+// between them, so a slow link (a quarter of a fast one) is at about 0.4 and
+// a fast one above 1, whatever share of this machine's cores the links get.
+TEST_F(Cluster, CheckMeasuresThePairsItsProfileAsksForAndNamesTheSlowNode) {
+  const std::string profile = tmp_ + "/links.yaml";
+  std::ofstream(profile) << "name: links\nbackend: mpi\n"
+                            "sweeps:\n  - {ops: [all_reduce], scopes: [inter], minbytes: 64K, maxbytes: 64K, iters: 5, "
+                            "check: true}\n"
+                            "pairs: {size: 1M, iters: 5}\n"
+                            "rules:\n  - {name: no weak link, kind: pairs, metric: unidir, min: 0.8 of median}\n"
+                            "  - {name: right elements, kind: correctness}\n";
+  const auto r = test::run_process(mpirun_ + " -np 4 " + FB_BINARY + " check --profile " + profile + " -q --progress off" +
+                                   " --out-dir " + tmp_ + "/check");
+  std::printf("%s\n", r.out.c_str());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const Results rec = read_results(tmp_ + "/check/results.jsonl");
+  EXPECT_TRUE(rec.complete);
+  int pairs = 0;
+  for (const auto& l : rec.lines) pairs += l["type"] == "pair" && !l["retest"].get<bool>();
+  EXPECT_EQ(pairs, 6);
+  std::ifstream in(tmp_ + "/check/check.json");
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["verdicts"].size(), 2u);
+  const auto& links = report["verdicts"][0];
+  EXPECT_EQ(links["status"], "fail") << links.dump();
+  EXPECT_EQ(report["verdicts"][1]["status"], "pass");
+  // Every link beyond the bound has the slow node at one end.
+  const std::string reason = links["reason"];
+  const auto listed = reason.find("beyond the bound: ");
+  ASSERT_NE(listed, std::string::npos) << reason;
+  std::stringstream items(reason.substr(listed + 18));
+  for (std::string item; std::getline(items, item, ';');) EXPECT_NE(item.find(host(3)), std::string::npos) << reason;
 }
 
 // The model's first check against the world: the same data-parallel step on

@@ -5,24 +5,14 @@
 #include <sstream>
 #include <random>
 
+#include "rows.hpp"
+
 namespace fb::test {
 
 Measurement model_row(const std::string& op, const std::string& scope, int nranks, std::uint64_t bytes,
                       double median_us, double spread, int groups) {
-  Measurement m;
-  m.op = op;
-  m.backend = "mpi";
-  m.scope = scope;
-  m.path = "shm";
-  m.dtype = "float";
-  m.nranks = nranks;
+  Measurement m = measurement_row(op, scope, nranks, bytes, median_us, spread);
   m.groups = groups;
-  m.bytes = bytes;
-  m.count = bytes / 4;
-  m.time = {20, median_us * (1 - spread), median_us, median_us, median_us * (1 + spread), median_us * (1 + spread),
-            median_us * spread / 2};
-  m.algbw_gbps = bytes / median_us / 1e3;
-  m.busbw_gbps = m.algbw_gbps;
   return m;
 }
 

@@ -163,17 +163,19 @@ TEST(Scopes, EveryScopeRunsAndLabelsItsRows) {
 }
 
 TEST(Straggler, LateRankIsNamed) {
-  // Rank 1 enters every iteration 2 ms late: the others wait for it.
+  // Rank 1 enters every iteration 5 ms late: the others wait for it. (Late
+  // enough that a loaded machine descheduling another rank for a few ms in
+  // some iterations does not make that rank the later one on average.)
   test::HookedBackend late(make_mpi_host_backend(), {.before = [] {
                              if (Comm::world().rank() != 1) return;
-                             const double until = now_us() + 2000;
+                             const double until = now_us() + 5000;
                              while (now_us() < until) {
                              }
                            }});
   RunOptions o;
   o.ops = {Op::all_reduce};
   o.grid = {1024, 1024, 2.0, 0};
-  o.iters = 10;
+  o.iters = 20;
   o.warmup = 1;
   o.in_place = false;
   const Comm world = Comm::world();
@@ -184,7 +186,7 @@ TEST(Straggler, LateRankIsNamed) {
   if (!root_rank()) return;
   ASSERT_EQ(sink.rows.size(), 1u);
   EXPECT_EQ(sink.rows[0].slowest_rank, 1);
-  EXPECT_GT(sink.rows[0].slowest_rank_lag_us, 1000.0);
+  EXPECT_GT(sink.rows[0].slowest_rank_lag_us, 2500.0);
 }
 
 }  // namespace

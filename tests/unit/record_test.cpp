@@ -69,6 +69,17 @@ TEST_F(RecordTest, WriteThenReadRoundTrips) {
   EXPECT_EQ(m.peer_a, -1);
 }
 
+TEST_F(RecordTest, PerRankTimesOnlyWhenRecorded) {
+  Measurement m = sample();
+  EXPECT_FALSE(to_json(m).contains("rank_mean_us"));
+  m.rank_mean_us = {12.5, -1, 13.25, 40.0};
+  const Measurement back = measurement_from_json(to_json(m));
+  EXPECT_EQ(back.rank_mean_us, m.rank_mean_us);
+  auto j = to_json(m);
+  j["rank_mean_us"] = "fast";
+  EXPECT_THROW(measurement_from_json(j), std::runtime_error);
+}
+
 TEST_F(RecordTest, KeysCarryUnitsAndTypeComesFirst) {
   const std::string line = to_json(sample()).dump();
   EXPECT_EQ(line.rfind("{\"type\":\"measurement\"", 0), 0u);

@@ -34,6 +34,7 @@ struct RunOptions {
   int peer_a = 0;                  // point-to-point ops: the pair, as ranks of the scope
   int peer_b = 1;
   int window = 64;                 // messages in flight per bandwidth iteration
+  bool per_rank_times = false;     // record each rank's mean time per row (rank_mean_us)
   // GPU backends only (others refuse them in Backend::setup):
   int device = -1;                 // CUDA device of every rank; -1 = the rank's local index on its node
   bool graph = false;              // capture each batch of timed iterations in a CUDA graph and replay it

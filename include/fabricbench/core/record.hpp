@@ -61,6 +61,9 @@ struct Measurement {
   std::vector<int> wrong_ranks;  // world ranks that had wrong elements
   std::vector<WrongAt> wrong_at;  // --check all: where, by rank and iteration (capped at kMaxWrongAt)
   int pass = 0;  // --duration: the sweep's pass, from 1; 0 = a single-pass run
+  // Each world rank's mean time per op (-1: sat out), when the run asked for
+  // it (RunOptions::per_rank_times): finds the node or rail that lags.
+  std::vector<double> rank_mean_us;
 };
 
 nlohmann::ordered_json to_json(const Measurement& m);

@@ -40,6 +40,9 @@ class RowSink {
   virtual void skip(const Skip& skip) = 0;
   // End of one size (all its placements): the record syncs to disk here.
   virtual void size_done() {}
+  // A line only the record keeps (inventory, pair, check lines); it must
+  // have a "type". Other sinks ignore it.
+  virtual void record_line(const nlohmann::ordered_json&) {}
   virtual void end(const nlohmann::ordered_json& summary) = 0;
   // The run is being aborted (hang, lost rank, error, signal): write the
   // closing line now if this sink has one. Called from the watchdog's thread

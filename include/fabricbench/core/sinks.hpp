@@ -30,6 +30,7 @@ class SinkList final : public RowSink {
   void line(const nlohmann::ordered_json& line) override;
   void skip(const Skip& skip) override;
   void size_done() override;
+  void record_line(const nlohmann::ordered_json& line) override;
   void end(const nlohmann::ordered_json& summary) override;
   void abort(const nlohmann::ordered_json& summary) override;
 

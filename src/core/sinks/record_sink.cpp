@@ -29,6 +29,7 @@ class RecordSink final : public RowSink {
     ++skipped_;
   }
   void size_done() override { writer_.sync(); }
+  void record_line(const nlohmann::ordered_json& line) override { writer_.write(line); }
   void end(const nlohmann::ordered_json& summary) override { writer_.seal(summary); }
   void abort(const nlohmann::ordered_json& summary) override {
     // Counted here, not by the engine (whose thread may be blocked): exactly

@@ -20,6 +20,9 @@ void SinkList::skip(const Skip& skip) {
 void SinkList::size_done() {
   for (auto& s : sinks_) s->size_done();
 }
+void SinkList::record_line(const nlohmann::ordered_json& line) {
+  for (auto& s : sinks_) s->record_line(line);
+}
 void SinkList::end(const nlohmann::ordered_json& summary) {
   for (auto& s : sinks_) s->end(summary);
 }

@@ -1,0 +1,44 @@
+// What `fabricbench check` hands to people and CI: the verdict table, a JSON
+// document and JUnit XML (one testcase per rule).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fabricbench/accept/evaluate.hpp"
+
+namespace fb::accept {
+
+struct Report {
+  std::string profile;        // profile name
+  std::string profile_path;   // file it came from
+  std::string results_path;   // the results record the rules were evaluated on
+  std::string baseline_path;  // "" when none
+  std::string hostname;       // where the verdict was computed
+  std::string timestamp;      // UTC, ISO 8601
+  double elapsed_s = 0;       // the run, or 0 when only evaluated
+  int ranks = 0;
+  bool strict = false;
+  std::string run_error;  // set on the placeholder written before a run: why no verdict exists
+  std::vector<Verdict> verdicts;
+};
+
+// The table rank 0 prints: rule, measured, expected, margin, status, reason.
+std::string format_table(const std::vector<Verdict>& verdicts);
+// One line: "check local-smoke: 5 passed, 1 failed, 2 skipped".
+std::string format_summary(const Report& report);
+
+nlohmann::ordered_json to_json(const Verdict& verdict);
+// The check.json document: the report's fields, counts, exit code, verdicts.
+nlohmann::ordered_json to_json(const Report& report);
+
+// JUnit XML: one <testsuite> per profile, one <testcase> per rule; FAIL is a
+// <failure> carrying the figures, SKIP <skipped>, an unjudged rule <error>.
+std::string to_junit_xml(const Report& report);
+
+// Escapes text for XML attributes and character data; drops characters XML
+// 1.0 cannot carry (control characters other than tab, newline, return).
+std::string xml_escape(std::string_view text);
+
+}  // namespace fb::accept

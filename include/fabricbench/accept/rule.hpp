@@ -1,0 +1,103 @@
+// Acceptance rules: what a profile demands of a run's results record. The
+// YAML form of each kind is documented in docs/acceptance.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb::accept {
+
+enum class RuleKind {
+  absolute,     // a measured figure against a fixed bound: "min: 40 GB/s", "max: 10 us"
+  spec,         // against the path's spec peak from the inventory: "min: 0.80 of spec"
+  baseline,     // against the same row of an earlier run: "min: 0.95 of baseline"
+  latency,      // a time figure at a small size: "max: 10 us"
+  stability,    // coefficient of variation of iteration times: "max: 5%"
+  correctness,  // zero wrong elements in checked rows
+  uniformity,   // across inventory lines (heterogeneity) or across ranks (outliers)
+  pairs,        // no node-pair link below a fraction of the median link
+};
+
+// The figure a row-based rule reads from a measurement line.
+enum class Metric { busbw, algbw, time_us, time_min_us, time_mean_us, time_p99_us, time_max_us };
+
+// What a uniformity rule compares.
+enum class Across { inventory, ranks };
+
+// The figure a pairs rule reads from pair lines.
+enum class PairMetric { unidir, bidir, latency };
+
+enum class Bound { min, max };
+
+// What a threshold's number is measured against.
+enum class Reference {
+  none,      // an absolute quantity in the metric's unit
+  spec,      // a fraction of the spec peak
+  baseline,  // a fraction of the baseline's figure
+  median,    // a multiple of the median (ranks, pairs)
+};
+
+// What a threshold's number measures.
+enum class Dimension { bandwidth, time, percent, relative };
+
+// A parsed threshold. `value` is in base units: GB/s for bandwidth, us for
+// time, a plain fraction for relative thresholds and percentages.
+struct Limit {
+  Bound bound = Bound::min;
+  double value = 0;
+  Dimension dimension = Dimension::bandwidth;
+  Reference reference = Reference::none;  // set when dimension is relative
+  std::string text;                       // as written in the profile, for messages
+};
+
+// Which measurement lines a rule looks at. Empty / absent fields match all.
+struct RowFilter {
+  std::string op;                      // "" = any op (correctness only)
+  std::string scope;                   // "" = any scope (correctness only)
+  std::optional<std::uint64_t> bytes;  // requested size; rows report it after rounding
+  std::optional<bool> in_place;        // placement: out -> false, in -> true, any -> nullopt
+  std::string dtype;                   // "" = any
+};
+
+struct Rule {
+  std::string name;
+  RuleKind kind = RuleKind::absolute;
+  int line = 0;  // where the rule starts in the profile (1-based), for messages
+  RowFilter rows;
+  Metric metric = Metric::busbw;
+  std::vector<Limit> limits;  // min and/or max, as the kind allows
+  // uniformity
+  Across across = Across::ranks;
+  std::vector<std::string> fields;  // inventory fields compared (empty = all)
+  // pairs
+  PairMetric pair_metric = PairMetric::unidir;
+};
+
+std::string_view name(RuleKind kind);
+std::string_view name(Metric metric);
+std::string_view name(PairMetric metric);
+std::optional<RuleKind> parse_rule_kind(std::string_view text);
+std::optional<Metric> parse_metric(std::string_view text);
+std::optional<PairMetric> parse_pair_metric(std::string_view text);
+std::string allowed_rule_kinds();
+std::string allowed_metrics();
+
+bool is_time(Metric metric);
+// The unit a metric's figures are shown in: "GB/s" or "us".
+std::string_view unit_of(Metric metric);
+
+// Inventory fields a uniformity rule can compare: the attributes of
+// topo::fingerprint (gpus, gpu_memory, nvlink, driver, nic_rates, mtus, ...).
+std::vector<std::string> inventory_fields();
+std::string allowed_inventory_fields();
+bool is_inventory_field(std::string_view field);
+
+// Parses a threshold such as "40 GB/s", "320 Gbit/s", "10 us", "5%",
+// "0.80 of spec", "0.95 of baseline", "1.5 of median". Throws fb::UsageError
+// naming `what` (e.g. "rule 'x': min") with the spellings that are allowed.
+Limit parse_limit(std::string_view text, Bound bound, std::string_view what);
+
+}  // namespace fb::accept

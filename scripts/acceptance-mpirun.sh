@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Acceptance run on a cluster without Slurm: `fabricbench check` under mpirun
+# over a hostfile, with the same outputs as scripts/slurm/acceptance.sbatch
+# (results.jsonl, check.json, junit.xml in OUTDIR) and the verdict as the
+# exit code: 0 pass, 1 a rule failed, 2 bad input, 3 the run did not finish
+# (including the time limit).
+#
+#   scripts/acceptance-mpirun.sh --hostfile FILE [--np N] [--ppn N] [--time MINUTES] \
+#       PROFILE [OUTDIR] [-- fabricbench check flags]
+#
+# --np: ranks in all (default: every slot of the hostfile); --ppn: ranks per
+# node (one per GPU); --time: limit for the whole run (default 60 minutes).
+# FABRICBENCH: the binary (default build/fabricbench of this checkout);
+# FB_MPIRUN_ARGS: extra mpirun flags (e.g. "--mca btl_tcp_if_include eth1").
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+# The comment block above, as the usage text.
+about() { awk 'NR == 1 {next} /^#/ {sub(/^# ?/, ""); print; next} {exit}' "$0"; }
+usage() {
+  about >&2
+  exit 2
+}
+
+hostfile='' np='' ppn='' minutes=60
+while [ $# -gt 0 ]; do
+  case $1 in
+    --hostfile) hostfile=${2:-}; shift 2 || usage ;;
+    --np) np=${2:-}; shift 2 || usage ;;
+    --ppn) ppn=${2:-}; shift 2 || usage ;;
+    --time) minutes=${2:-}; shift 2 || usage ;;
+    -h|--help) about; exit 0 ;;
+    --) shift; break ;;
+    -*) echo "acceptance-mpirun.sh: unknown option $1" >&2; usage ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || usage
+profile=$1
+shift
+outdir=
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+  outdir=$1
+  shift
+fi
+[ "${1:-}" = "--" ] && shift
+
+[ -n "$hostfile" ] || { echo "acceptance-mpirun.sh: --hostfile FILE is required (one 'host slots=N' per line)" >&2; exit 2; }
+[ -r "$hostfile" ] || { echo "acceptance-mpirun.sh: cannot read hostfile '$hostfile'" >&2; exit 2; }
+for v in "$np" "$ppn" "$minutes"; do
+  [[ -z $v || $v =~ ^[1-9][0-9]*$ ]] || { echo "acceptance-mpirun.sh: '$v' is not a positive whole number" >&2; exit 2; }
+done
+fabricbench=${FABRICBENCH:-$here/build/fabricbench}
+[ -x "$fabricbench" ] || { echo "acceptance-mpirun.sh: no fabricbench binary at $fabricbench: build it, or set FABRICBENCH" >&2; exit 2; }
+outdir=${outdir:-$PWD/fabricbench-check-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$outdir" || exit 2
+
+args=(--hostfile "$hostfile" --bind-to none)
+[ -n "$np" ] && args+=(-np "$np")
+[ -n "$ppn" ] && args+=(--map-by "ppr:$ppn:node")
+[ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
+
+echo "fabricbench acceptance: profile $profile, hostfile $hostfile${np:+, $np ranks}${ppn:+, $ppn per node}"
+echo "outputs: $outdir/{results.jsonl,check.json,junit.xml}"
+# shellcheck disable=SC2086  # FB_MPIRUN_ARGS is a list of flags
+timeout --kill-after=30 "$((minutes * 60))" mpirun "${args[@]}" ${FB_MPIRUN_ARGS:-} \
+  "$fabricbench" check --profile "$profile" --out-dir "$outdir" --progress off "$@"
+rc=$?
+
+case $rc in
+  0) echo "verdict: PASS (every rule passed or was skipped with its reason)" ;;
+  1) echo "verdict: FAIL (see the table above and $outdir/junit.xml)" ;;
+  2) echo "verdict: bad input (profile, flags or baseline; nothing judged)" ;;
+  124|137) echo "verdict: the run did not finish within $minutes minutes"; rc=3 ;;
+  *) echo "verdict: the run did not finish (mpirun exit $rc)"; rc=3 ;;
+esac
+exit $rc

@@ -1,0 +1,52 @@
+// Whether a saved baseline can be compared with this run at all. Comparing a
+// 16-rank baseline with an 8-rank run, or one with other ops, would give
+// ratios that mean nothing: refuse and say what differs.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "eval_parts.hpp"
+
+namespace fb::accept {
+namespace {
+
+std::string header_int(const Results& r, const char* key) {
+  const auto it = r.run().find(key);
+  return it != r.run().end() && it->is_number_integer() ? it->dump() : std::string("?");
+}
+
+std::set<std::string> measured(const Results& r, bool scopes) {
+  std::set<std::string> out;
+  for (const auto& m : r.measurements) out.insert(scopes ? m.scope : m.op);
+  return out;
+}
+
+std::string join(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string baseline_mismatch(const Results& run, const Results& baseline) {
+  std::vector<std::string> differ;
+  for (const char* key : {"ranks", "nodes"}) {
+    const std::string a = header_int(run, key);
+    const std::string b = header_int(baseline, key);
+    if (a != b) differ.push_back(fmt::format("{} {} in the baseline, {} in this run", key, b, a));
+  }
+  for (bool scopes : {false, true}) {
+    const auto a = measured(run, scopes);
+    const auto b = measured(baseline, scopes);
+    if (a != b)
+      differ.push_back(
+          fmt::format("{} measured: {} in the baseline, {} in this run", scopes ? "scopes" : "ops", join(b), join(a)));
+  }
+  if (differ.empty()) return {};
+  std::string text = fmt::format("the baseline '{}' does not match this run: ", baseline.path);
+  for (std::size_t i = 0; i < differ.size(); ++i) text += (i ? "; " : "") + differ[i];
+  return text + ". Save a baseline from a run of this profile on this layout (--save-baseline FILE)";
+}
+
+}  // namespace fb::accept

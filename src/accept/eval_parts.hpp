@@ -1,0 +1,67 @@
+// Pieces of rule evaluation (internal): finding rows, judging a figure
+// against a limit, and one evaluator per family of kinds.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fabricbench/accept/evaluate.hpp"
+#include "fabricbench/accept/rule.hpp"
+#include "fabricbench/core/record.hpp"
+
+namespace fb::accept {
+
+// Measurement lines that match the filter (sizes compared after the
+// engine's rounding, which layout_for reproduces).
+std::vector<const Measurement*> select_rows(const Results& results, const RowFilter& filter);
+// Why select_rows found nothing: the run's own skip line when there is one,
+// else which of op, scope, placement, datatype or size is missing and what was measured.
+std::string why_no_rows(const Results& results, const RowFilter& filter);
+
+double metric_value(const Measurement& m, Metric metric);
+// "all_reduce/inter 1 GiB out-of-place"
+std::string row_label(const Measurement& m);
+nlohmann::ordered_json row_json(const Measurement& m);
+// "node3" for a world rank, from the run header; "" when unknown.
+std::string host_of(const Results& results, int rank);
+
+// A verdict for `rule` that has not been judged yet.
+Verdict start_verdict(const Rule& rule);
+Verdict skipped(const Rule& rule, std::string reason);
+Verdict unjudged(const Rule& rule, std::string reason);  // an error: bad input, not a failed rule
+// Sets status, expected, margin and the expected text from `measured` and
+// `bound` (both in the verdict's unit). `bound_text` is shown as the expectation.
+void judge(Verdict& v, Bound bound, double measured, double bound_value, const std::string& bound_text);
+
+// Family evaluators.
+Verdict eval_row_limits(const Rule& rule, const Results& run,
+                        const Results* baseline);  // absolute, latency, spec, baseline
+Verdict eval_stability(const Rule& rule, const Results& run);
+Verdict eval_correctness(const Rule& rule, const Results& run);
+Verdict eval_rank_outliers(const Rule& rule, const Results& run);
+Verdict eval_heterogeneity(const Rule& rule, const Results& run);
+Verdict eval_pairs(const Rule& rule, const Results& run);
+
+// Spec peak of a scope from inventory lines: the minimum known peak_gbps of
+// paths with that scope. `reason` says why none is known.
+struct SpecPeak {
+  double gbps = 0;
+  bool known = false;
+  std::string basis;   // of the deciding path
+  std::string reason;  // when unknown
+};
+SpecPeak spec_peak(const Results& run, const std::string& scope);
+
+// Median of `values` (which it reorders); 0 for none.
+double median(std::vector<double> values);
+
+// Units of verdicts that count things rather than measure them.
+inline constexpr const char* kUnitWrong = "wrong elements";
+inline constexpr const char* kUnitFields = "fields differ";
+bool is_count(const std::string& unit);
+
+// "1.23 GB/s" style numbers for messages; counts as whole numbers.
+std::string figure(double value, const std::string& unit);
+
+}  // namespace fb::accept

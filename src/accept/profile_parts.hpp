@@ -1,0 +1,18 @@
+// The pieces of a profile, parsed one YAML entry at a time (internal).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "fabricbench/accept/profile.hpp"
+#include "yaml_reader.hpp"
+
+namespace fb::accept {
+
+Sweep parse_sweep(const Field& f, bool p2p, std::size_t index);
+PairsPlan parse_pairs(const Field& f);
+Rule parse_rule(const Field& f);
+// A row rule whose op or scope no sweep runs can never be judged: say so now.
+void check_rule_against_sweeps(const Rule& rule, const Field& f, const std::vector<Sweep>& sweeps);
+
+}  // namespace fb::accept

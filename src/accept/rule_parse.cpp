@@ -1,0 +1,243 @@
+// One `rules:` entry -> Rule. Each kind has its own keys and the threshold
+// forms it allows; anything else is refused with what is allowed.
+#include <fmt/format.h>
+
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/types.hpp"
+#include "profile_parts.hpp"
+
+namespace fb::accept {
+namespace {
+
+const std::vector<std::string_view> kRowKeys = {"name", "kind", "op", "scope", "size", "placement", "datatype"};
+
+std::vector<std::string_view> row_keys(std::vector<std::string_view> extra) {
+  std::vector<std::string_view> keys = kRowKeys;
+  keys.insert(keys.end(), extra.begin(), extra.end());
+  return keys;
+}
+
+template <typename T, typename Parse>
+std::string checked_name(const Field& f, Parse parse, const std::string& allowed) {
+  const std::string text = f.text();
+  const std::optional<T> v = parse(text);
+  if (!v) f.fail(fmt::format("'{}' is unknown; allowed: {}", text, allowed));
+  return std::string(name(*v));
+}
+
+// op, scope, size: required for rules that judge one row; filters for correctness.
+void parse_rows(const Field& f, RowFilter& rows, bool required) {
+  if (required || f.has("op")) rows.op = checked_name<Op>(f["op"], parse_op, allowed_ops());
+  if (auto v = f.find("scope")) {
+    rows.scope = checked_name<Scope>(*v, parse_scope, "global, intra, inter, rail");
+  } else if (required) {
+    rows.scope = "global";
+  }
+  if (required || f.has("size")) rows.bytes = f["size"].bytes();
+  if (auto v = f.find("placement")) {
+    const std::string p = v->text();
+    if (p == "out" || p == "in") {
+      rows.in_place = p == "in";
+    } else if (p != "any") {
+      v->fail(fmt::format("'{}': use out, in or any", p));
+    }
+  }
+  if (auto v = f.find("datatype")) rows.dtype = checked_name<Dtype>(*v, parse_dtype, allowed_dtypes());
+}
+
+Metric parse_metric_field(const Field& f, std::optional<Metric> fallback) {
+  if (!f.has("metric") && fallback) return *fallback;
+  const Field m = f["metric"];  // fails when required and absent
+  const std::string text = m.text();
+  const auto metric = parse_metric(text);
+  if (!metric) m.fail(fmt::format("'{}' is unknown; allowed: {}", text, allowed_metrics()));
+  return *metric;
+}
+
+std::string wanted_form(Dimension dimension, Reference reference) {
+  switch (reference) {
+    case Reference::spec:
+      return "a fraction of the spec peak such as '0.80 of spec'";
+    case Reference::baseline:
+      return "a fraction of the baseline such as '0.95 of baseline'";
+    case Reference::median:
+      return "a multiple of the median such as '0.9 of median'";
+    case Reference::none:
+      break;
+  }
+  switch (dimension) {
+    case Dimension::bandwidth:
+      return "a bandwidth such as '40 GB/s'";
+    case Dimension::time:
+      return "a time such as '10 us'";
+    case Dimension::percent:
+      return "a percentage such as '5%'";
+    case Dimension::relative:
+      break;
+  }
+  return "a number with a unit";
+}
+
+struct LimitForm {
+  Dimension dimension;
+  Reference reference;
+  bool min;
+  bool max;
+};
+
+// Reads min and/or max and checks each against the form the rule allows.
+void parse_limits(const Field& f, Rule& r, LimitForm form) {
+  for (Bound b : {Bound::min, Bound::max}) {
+    const char* key = b == Bound::min ? "min" : "max";
+    const auto v = f.find(key);
+    if (!v) continue;
+    if (!(b == Bound::min ? form.min : form.max))
+      v->fail(fmt::format("this {} rule takes {} only", name(r.kind), form.min ? "min" : "max"));
+    Limit l;
+    try {
+      l = parse_limit(v->text(), b, "");
+    } catch (const UsageError& e) {
+      v->fail(e.what());
+    }
+    if (l.dimension != form.dimension || l.reference != form.reference)
+      v->fail(fmt::format("'{}' does not fit this {} rule: write {}", l.text, name(r.kind),
+                          wanted_form(form.dimension, form.reference)));
+    r.limits.push_back(l);
+  }
+  if (r.limits.empty())
+    f.fail(fmt::format("a {} rule needs {}", name(r.kind),
+                       form.min && form.max ? "min or max"
+                       : form.min           ? "min"
+                                            : "max"));
+}
+
+Dimension dimension_of(Metric m) { return is_time(m) ? Dimension::time : Dimension::bandwidth; }
+
+void parse_uniformity(const Field& f, Rule& r) {
+  const std::string across = f["across"].text();
+  if (across == "inventory") {
+    f.expect_map({"name", "kind", "across", "fields"});
+    r.across = Across::inventory;
+    if (auto v = f.find("fields")) {
+      for (const auto& field : v->list()) {
+        if (!is_inventory_field(field))
+          v->fail(fmt::format("'{}' is unknown; allowed: {}", field, allowed_inventory_fields()));
+        r.fields.push_back(field);
+      }
+    }
+  } else if (across == "ranks") {
+    f.expect_map(row_keys({"across", "max"}));
+    r.across = Across::ranks;
+    parse_rows(f, r.rows, true);
+    parse_limits(f, r, {Dimension::relative, Reference::median, false, true});
+  } else {
+    f["across"].fail(fmt::format("'{}': use inventory (heterogeneity) or ranks (per-rank outliers)", across));
+  }
+}
+
+void parse_pairs_rule(const Field& f, Rule& r) {
+  f.expect_map({"name", "kind", "metric", "min", "max"});
+  if (auto m = f.find("metric")) {
+    const auto pm = parse_pair_metric(m->text());
+    if (!pm) m->fail(fmt::format("'{}' is unknown; allowed: unidir, bidir, latency", m->text()));
+    r.pair_metric = *pm;
+  }
+  const bool latency = r.pair_metric == PairMetric::latency;
+  parse_limits(f, r, {Dimension::relative, Reference::median, !latency, latency});
+}
+
+void parse_kind_fields(const Field& f, Rule& r) {
+  switch (r.kind) {
+    case RuleKind::absolute:
+      f.expect_map(row_keys({"metric", "min", "max"}));
+      parse_rows(f, r.rows, true);
+      r.metric = parse_metric_field(f, std::nullopt);
+      parse_limits(f, r, {dimension_of(r.metric), Reference::none, true, true});
+      break;
+    case RuleKind::latency:
+      f.expect_map(row_keys({"metric", "max"}));
+      parse_rows(f, r.rows, true);
+      r.metric = parse_metric_field(f, Metric::time_us);
+      if (!is_time(r.metric)) f["metric"].fail("a latency rule reads a time: time_us, time_min_us, time_p99_us ...");
+      parse_limits(f, r, {Dimension::time, Reference::none, false, true});
+      break;
+    case RuleKind::spec:
+      f.expect_map(row_keys({"metric", "min", "max"}));
+      parse_rows(f, r.rows, true);
+      r.metric = parse_metric_field(f, Metric::busbw);
+      if (is_time(r.metric)) f["metric"].fail("a spec rule compares a bandwidth with the path's peak: busbw or algbw");
+      parse_limits(f, r, {Dimension::relative, Reference::spec, true, true});
+      break;
+    case RuleKind::baseline:
+      f.expect_map(row_keys({"metric", "min", "max"}));
+      parse_rows(f, r.rows, true);
+      r.metric = parse_metric_field(f, std::nullopt);
+      parse_limits(f, r, {Dimension::relative, Reference::baseline, true, true});
+      break;
+    case RuleKind::stability:
+      f.expect_map(row_keys({"max"}));
+      parse_rows(f, r.rows, true);
+      parse_limits(f, r, {Dimension::percent, Reference::none, false, true});
+      break;
+    case RuleKind::correctness:
+      f.expect_map(kRowKeys);
+      parse_rows(f, r.rows, false);
+      break;
+    case RuleKind::uniformity:
+      parse_uniformity(f, r);
+      break;
+    case RuleKind::pairs:
+      parse_pairs_rule(f, r);
+      break;
+  }
+}
+
+// "absolute all_reduce/inter 1 GiB busbw" when the profile gives no name.
+std::string default_name(const Rule& r) {
+  std::string n(name(r.kind));
+  if (!r.rows.op.empty()) n += " " + r.rows.op;
+  if (!r.rows.scope.empty()) n += "/" + r.rows.scope;
+  if (r.rows.bytes) n += " " + format_bytes(*r.rows.bytes);
+  if (r.kind == RuleKind::absolute || r.kind == RuleKind::baseline || r.kind == RuleKind::latency)
+    n += " " + std::string(name(r.metric));
+  if (r.kind == RuleKind::uniformity) n += r.across == Across::inventory ? " inventory" : " ranks";
+  if (r.kind == RuleKind::pairs) n += " " + std::string(name(r.pair_metric));
+  return n;
+}
+
+}  // namespace
+
+Rule parse_rule(const Field& f) {
+  if (!f.node().IsMap()) f.fail("expected a mapping of keys (kind: ..., op: ...)");
+  Rule r;
+  r.line = f.line();
+  const Field kind = f["kind"];
+  const auto k = parse_rule_kind(kind.text());
+  if (!k) kind.fail(fmt::format("'{}' is unknown; allowed: {}", kind.text(), allowed_rule_kinds()));
+  r.kind = *k;
+  // Name the rule in messages from here on, when it has a name.
+  const Field named = f.has("name") ? Field(f.node(), fmt::format("{} '{}'", f.where(), f["name"].text())) : f;
+  parse_kind_fields(named, r);
+  r.name = f.has("name") ? f["name"].text() : default_name(r);
+  return r;
+}
+
+void check_rule_against_sweeps(const Rule& rule, const Field& f, const std::vector<Sweep>& sweeps) {
+  if (rule.rows.op.empty()) return;
+  bool op_runs = false;
+  for (const auto& s : sweeps) {
+    for (Op op : s.options.ops) {
+      if (name(op) != rule.rows.op) continue;
+      op_runs = true;
+      for (Scope scope : s.options.scopes)
+        if (rule.rows.scope.empty() || name(scope) == rule.rows.scope) return;
+    }
+  }
+  if (!op_runs) f.fail(fmt::format("op {}: no sweep of this profile runs it; add it to a sweep's ops", rule.rows.op));
+  f.fail(fmt::format("scope {}: no sweep of this profile runs {} at that scope; add it to the sweep's scopes",
+                     rule.rows.scope, rule.rows.op));
+}
+
+}  // namespace fb::accept

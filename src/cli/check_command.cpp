@@ -1,0 +1,266 @@
+// `fabricbench check`: read and agree on the profile across ranks, run its
+// sweeps through the engine into one results record, then on rank 0 read the
+// record back, evaluate the rules, print the verdict table and write
+// check.json and junit.xml. Every rank exits with the verdict's code.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "check_options.hpp"
+#include "check_pairs.hpp"
+#include "check_verdict.hpp"
+#include "command_support.hpp"
+#include "commands.hpp"
+#include "fabricbench/accept/profile.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
+#include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/sinks.hpp"
+#include "record_header.hpp"
+#include "run_options.hpp"
+
+namespace fb::cli {
+namespace {
+
+using accept::Profile;
+
+std::string read_text(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fmt::format("--profile '{}': cannot read it: {}{}", path, std::strerror(errno),
+                       path.find('/') == std::string::npos ? " (see --list-profiles)" : "");
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return {};
+}
+
+// Rank 0 reads the profile and hands its text to every rank, so ranks on
+// nodes without the file (no shared folder) parse the same profile.
+std::string load_profile_everywhere(const Comm& world, const CheckFlags& flags, CheckSetup& setup) {
+  std::string text;
+  std::string error;
+  setup.profile_path = profile_path(flags.profile);
+  if (world.rank() == 0) error = read_text(setup.profile_path, text);
+  if (!(error = agree_on_error(world, error)).empty()) return error;
+  text = world.bcast_string_quiet(text, 0);
+  try {
+    setup.profile = accept::parse_profile(text, setup.profile_path);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  if (!flags.backend.empty()) accept::set_backend(setup.profile, flags.backend);
+  return {};
+}
+
+// Rank 0: the baseline is readable and fits this job; the outputs can be written.
+std::string prepare_rank0(const Comm& world, const CheckFlags& flags, CheckSetup& setup) {
+  if (accept::needs_baseline(setup.profile) && flags.baseline.empty())
+    return fmt::format(
+        "profile {} has baseline rules: give --baseline FILE (a record saved earlier with "
+        "--save-baseline)",
+        setup.profile.name);
+  if (!flags.baseline.empty()) {
+    try {
+      setup.baseline = read_results(flags.baseline);
+    } catch (const std::exception& e) {
+      return fmt::format("--baseline: {}", e.what());
+    }
+    const int ranks = header_ranks(*setup.baseline);
+    if (flags.results.empty() && ranks != world.size())
+      return fmt::format(
+          "--baseline '{}' was recorded with {} ranks and this job has {}: compare like with like, "
+          "or save a new baseline with --save-baseline",
+          flags.baseline, ranks, world.size());
+  }
+  setup.outputs = check_outputs(flags, setup.profile.name);
+  return prepare_outputs(setup.outputs, flags);
+}
+
+// The backend the profile names must be in this build and usable here.
+std::string backend_problem(const Comm& world, const CheckSetup& setup) {
+  const BackendInfo* info = find_backend(setup.profile.backend);
+  if (!info)
+    return fmt::format(
+        "profile {} runs on backend {}, which this build does not have (it has: {}); build with "
+        "it, or try --backend",
+        setup.profile.name, setup.profile.backend, backend_names());
+  const std::string absent = agree_on_error(world, info->absent_reason());
+  return absent.empty() ? absent
+                        : fmt::format("profile {} runs on backend {}, which is not usable here: {}", setup.profile.name,
+                                      info->name, absent);
+}
+
+// Parses flags and the profile on every rank; any rank's error stops all with
+// one message. Returns the exit code to stop with, or -1 to go on.
+int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, CheckFlags& flags, CheckSetup& setup) {
+  std::string error;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    error = e.what();
+  }
+  if (error.empty() && flags.list_profiles) {
+    if (world.rank() == 0) std::fputs(list_profiles().c_str(), stdout);
+    return kExitOk;
+  }
+  if (error.empty() && flags.profile.empty()) error = "--profile is required (a YAML file, or see --list-profiles)";
+  if (error.empty() && flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")
+    error = fmt::format("--progress '{}': use auto, on or off", flags.progress);
+  error = agree_on_error(world, error);
+  if (error.empty()) error = load_profile_everywhere(world, flags, setup);
+  // A recorded run is judged without running anything: no backend needed.
+  if (error.empty() && flags.results.empty()) error = backend_problem(world, setup);
+  if (error.empty() && world.rank() == 0) error = prepare_rank0(world, flags, setup);
+  error = agree_on_error(world, error);
+  if (error.empty()) return -1;
+  if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", error.c_str());
+  return kExitUsage;
+}
+
+// The sweep table, the progress line and the record, on rank 0.
+SinkList make_sinks(const CheckFlags& flags, const CheckOutputs& out) {
+  SinkList sinks;
+  if (show_progress(flags.progress) && !flags.quiet) sinks.add(make_progress_sink(stderr));
+  if (!flags.quiet) sinks.add(make_table_sink(stdout));
+  sinks.add(make_record_sink(out.record));
+  return sinks;
+}
+
+bool any_checked(const Profile& p) {
+  for (const auto& s : p.sweeps)
+    if (s.options.check) return true;
+  return false;
+}
+
+nlohmann::ordered_json check_header(const CheckSetup& setup, nlohmann::ordered_json header) {
+  header["profile"] = {{"name", setup.profile.name}, {"path", setup.profile_path}, {"source", setup.profile.source}};
+  auto sweeps = nlohmann::ordered_json::array();
+  for (const auto& s : setup.profile.sweeps) sweeps.push_back({{"name", s.name}, {"options", to_json(s.options)}});
+  header["sweeps"] = sweeps;
+  if (const auto& p = setup.profile.pairs)
+    header["pairs"] = {{"size_bytes", p->size_bytes}, {"iters", p->iters}, {"time_budget_s", p->time_budget_s},
+                       {"rails", p->rails}};
+  return header;
+}
+
+int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& flags, const CheckSetup& setup) {
+  const NodeMap nodes = map_nodes(world);
+  auto backend = find_backend(setup.profile.backend)->make();
+  SinkList sinks;
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (const auto& sweep : setup.profile.sweeps) {
+    runners.push_back(std::make_unique<Runner>(world, nodes, *backend, sweep.options, &sinks));
+    try {
+      runners.back()->preflight();
+    } catch (const UsageError& e) {
+      if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: sweep %s: %s\n", sweep.name.c_str(), e.what());
+      return kExitUsage;
+    }
+  }
+  std::optional<CheckPairs> pairs;
+  try {
+    if (setup.profile.pairs) pairs.emplace(world, nodes, *backend, *setup.profile.pairs);
+  } catch (const UsageError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: pairs: %s\n", e.what());
+    return kExitUsage;
+  }
+  // A one-node job has no pairs: its pairs rules SKIP "no pair lines in this
+  // run" (an error under --strict).
+  if (world.rank() == 0 && pairs && !pairs->not_run().empty())
+    spdlog::warn("profile {} asks for the pair matrix: {}", setup.profile.name, pairs->not_run());
+  // What the figures are measured on (fabricbench topo's inventory), right
+  // after the header as in every record: spec and uniformity rules read it.
+  const auto inventory = inventory_lines(world, nodes);
+  if (world.rank() == 0) {
+    write_placeholder(setup, flags, world.size());
+    sinks = make_sinks(flags, setup.outputs);
+    auto header = record_header("check", argc, argv, world, nodes);
+    header["backend"] = backend->name();
+    header["backend_version"] = backend->version();
+    sinks.begin(check_header(setup, std::move(header)));
+    for (const auto& line : inventory) sinks.line(line);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  RunTotals totals;
+  for (auto& runner : runners) {
+    const RunTotals t = runner->run();
+    totals.rows += t.rows;
+    totals.skipped += t.skipped;
+    totals.wrong += t.wrong;
+    totals.busbw_sum_gbps += t.busbw_sum_gbps;
+  }
+  if (pairs) pairs->run(sinks);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::int64_t code = kExitOk;
+  if (world.rank() == 0) {
+    const Judgement j = judge(setup, flags, setup.outputs.record, seconds, &sinks);
+    code = j.code;
+    sinks.end({{"type", "summary"},
+               {"status", "complete"},
+               {"rows", totals.rows},
+               {"skipped", totals.skipped},
+               {"wrong", any_checked(setup.profile) ? totals.wrong : -1},
+               {"avg_busbw_gbps", totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0},
+               {"elapsed_s", seconds},
+               {"exit_code", code}});
+    std::fputs(j.text.c_str(), stdout);
+    std::fflush(stdout);
+    if (!flags.save_baseline.empty()) {
+      if (auto err = copy_record(setup.outputs.record, flags.save_baseline); !err.empty()) {
+        std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+        code = kExitRunError;
+      }
+    }
+  }
+  world.bcast_quiet({&code, 1}, 0);
+  return static_cast<int>(code);
+}
+
+// --results FILE: judge a recorded run; no sweep runs.
+int judge_recorded(const Comm& world, const CheckFlags& flags, const CheckSetup& setup) {
+  std::int64_t code = kExitOk;
+  if (world.rank() == 0) {
+    const Judgement j = judge(setup, flags, flags.results, 0, nullptr);
+    std::fputs(j.text.c_str(), stdout);
+    std::fflush(stdout);
+    code = j.code;
+    if (code != kExitUsage && !flags.save_baseline.empty()) {
+      if (auto err = copy_record(flags.results, flags.save_baseline); !err.empty()) {
+        std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+        code = kExitUsage;
+      }
+    }
+  }
+  world.bcast_quiet({&code, 1}, 0);
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
+int check_main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  const Comm world = Comm::world();
+  CLI::App app{
+      "Run an acceptance profile (YAML) and judge its rules: verdict table, check.json, junit.xml, exit "
+      "code 0 pass / 1 a rule failed / 2 bad input / 3 the run did not finish.",
+      "fabricbench check"};
+  CheckFlags flags;
+  add_check_flags(app, flags);
+  CheckSetup setup;
+  const int stop = prepare_everywhere(world, app, argc, argv, flags, setup);
+  if (stop >= 0) return stop;
+  setup_logging(world.rank(), flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal);
+  if (!flags.results.empty()) return judge_recorded(world, flags, setup);
+  // check.json and junit.xml say "did not finish" until the verdict replaces them.
+  return run_or_abort([&] { return run_and_judge(world, argc, argv, flags, setup); });
+}
+
+}  // namespace fb::cli

@@ -1,0 +1,48 @@
+// `fabricbench check` flags, where profiles are found, and where outputs go.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace fb::cli {
+
+struct CheckFlags {
+  std::string profile;  // a path, or a name from --list-profiles
+  bool list_profiles = false;
+  std::string results;  // evaluate this record instead of running
+  std::string baseline;
+  std::string save_baseline;
+  std::string out_dir;  // default: check-<profile name>
+  std::string backend;  // overrides the profile's backend
+  bool strict = false;
+  bool quiet = false;
+  bool verbose = false;
+  std::string progress = "auto";
+};
+
+void add_check_flags(CLI::App& app, CheckFlags& flags);
+
+// The shipped profiles: $FABRICBENCH_PROFILES, else the source tree's profiles/.
+std::string profile_dir();
+// A path as given when it names a file or ends in .yaml; else <profile_dir>/<name>.yaml.
+std::string profile_path(const std::string& name_or_path);
+// "name  description" per profile directly in profile_dir() (subfolders hold
+// presets, workloads and quotes, not acceptance profiles).
+std::string list_profiles();
+
+// The files a check writes in its output folder.
+struct CheckOutputs {
+  std::string dir;
+  std::string record;  // results.jsonl (not written with --results)
+  std::string json;    // check.json
+  std::string junit;   // junit.xml
+};
+CheckOutputs check_outputs(const CheckFlags& flags, const std::string& profile_name);
+// Creates the folder and checks every output can be written: "" or the problem.
+std::string prepare_outputs(const CheckOutputs& out, const CheckFlags& flags);
+
+// Writes `text` to `path` through a temporary file and a rename, so a reader
+// never sees half a file. Returns "" or the problem.
+std::string write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace fb::cli

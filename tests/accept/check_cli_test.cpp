@@ -1,0 +1,283 @@
+// `fabricbench check` end to end under mpirun: a profile that passes, one that
+// fails on purpose, usage errors, --strict, baselines, judging a recorded
+// run, and the mpirun wrapper script.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fabricbench/core/record.hpp"
+#include "junit_check.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::mpirun;
+using test::run_process;
+
+// Small and quick: two sizes, few iterations, checked.
+const char* kSweep = R"(backend: mpi
+sweeps:
+  - ops: [all_reduce, all_gather]
+    minbytes: 4K
+    maxbytes: 64K
+    stepfactor: 16
+    iters: 5
+    warmup: 1
+    check: true
+)";
+
+class CheckCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("fb_check_"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string profile(const std::string& name, const std::string& rules) const {
+    std::ofstream(path(name + ".yaml")) << "name: " << name << "\n" << kSweep << "rules:\n" << rules;
+    return path(name + ".yaml");
+  }
+  static std::string check(int ranks) {
+    return "timeout 240 " + mpirun(ranks) + " " + FB_BINARY + " check --progress off";
+  }
+  nlohmann::json json_file(const std::string& name) const {
+    std::ifstream in(path(name));
+    return nlohmann::json::parse(in, nullptr, false);
+  }
+  std::string dir_;
+};
+
+TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
+  const auto r = run_process(check(3) + " --profile local-smoke -q --out-dir " + path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("check local-smoke: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
+  const auto junit = test::junit_counts(path("out/junit.xml"));
+  ASSERT_FALSE(junit.contains("problem")) << junit.dump();
+  EXPECT_EQ(junit["testsuite"]["tests"], "7");
+  EXPECT_EQ(junit["testsuite"]["failures"], "0");
+  EXPECT_EQ(junit["testsuite"]["errors"], "0");
+  EXPECT_EQ(junit["cases"], 7);
+  const auto report = json_file("out/check.json");
+  EXPECT_EQ(report["status"], "pass");
+  EXPECT_EQ(report["exit_code"], 0);
+  EXPECT_EQ(report["ranks"], 3);
+  EXPECT_EQ(report["counts"]["pass"].get<int>() + report["counts"]["skip"].get<int>(), 7);
+  const Results rec = read_results(path("out/results.jsonl"));
+  EXPECT_TRUE(rec.complete);
+  EXPECT_EQ(rec.run()["command"], "check");
+  EXPECT_EQ(rec.run()["sweeps"].size(), 2u);
+  int checks = 0;
+  int inventory = 0;
+  for (const auto& line : rec.lines) {
+    checks += line["type"] == "check";
+    inventory += line["type"] == "inventory";
+  }
+  EXPECT_EQ(checks, 7);
+  EXPECT_EQ(inventory, 3);  // one per rank, right after the header, as in a `run` record
+  ASSERT_GE(rec.lines.size(), 2u);
+  EXPECT_EQ(rec.lines[1]["type"], "inventory");
+  // Three ranks of one machine: the inventory rule is judged (not skipped) and passes.
+  for (const auto& v : report["verdicts"]) {
+    if (v["rule"] == "same hardware on every node") {
+      EXPECT_EQ(v["status"], "pass") << v.dump();
+    }
+  }
+  ASSERT_FALSE(rec.measurements.empty());
+  for (const auto& m : rec.measurements) {
+    ASSERT_EQ(m.rank_mean_us.size(), 3u) << m.op;  // the profile has a uniformity rule across ranks
+    EXPECT_EQ(m.wrong, m.op == "pingpong" ? -1 : 0);
+  }
+}
+
+TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
+  const std::string p = profile("impossible", R"(
+  - {name: busbw beyond any machine, kind: absolute, op: all_reduce, size: 64K, metric: busbw, min: 1000 TB/s}
+  - {name: element check, kind: correctness}
+)");
+  const auto r = run_process(check(2) + " --profile " + p + " -q --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("busbw beyond any machine"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  const auto junit = test::junit_counts(path("out/junit.xml"));
+  ASSERT_FALSE(junit.contains("problem")) << junit.dump();
+  EXPECT_EQ(junit["testsuite"]["tests"], "2");
+  EXPECT_EQ(junit["testsuite"]["failures"], "1");
+  const std::string failure = junit["failure_text"][0];
+  EXPECT_NE(failure.find("expected: >= 1000 TB/s"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("measured: "), std::string::npos) << failure;
+  EXPECT_EQ(json_file("out/check.json")["status"], "fail");
+}
+
+TEST_F(CheckCli, PairsOnOneNodeAreSkippedWithTheReasonNotMeasured) {
+  std::ofstream(path("links.yaml")) << "name: links\n" << kSweep << "pairs: {size: 64K, iters: 3}\n"
+                                    << "rules:\n  - {name: no weak link, kind: pairs, min: 0.8 of median}\n";
+  const auto r = run_process(check(2) + " --profile " + path("links.yaml") + " -q --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("there are no node pairs to measure"), std::string::npos) << r.err;
+  const auto verdict = json_file("out/check.json")["verdicts"][0];
+  EXPECT_EQ(verdict["status"], "skip");
+  EXPECT_EQ(verdict["reason"], "no pair lines in this run");
+  EXPECT_EQ(read_results(path("out/results.jsonl")).run()["pairs"]["size_bytes"], 65536);
+  const auto strict =
+      run_process(check(2) + " --profile " + path("links.yaml") + " -q --strict --out-dir " + path("strict"));
+  EXPECT_EQ(strict.exit_code, 2) << strict.out << strict.err;
+}
+
+TEST_F(CheckCli, AGpuProfileWithoutItsBackendIsAUsageError) {
+  const auto r = run_process(check(2) + " --profile h100-8x-ndr400 --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("backend nccl"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("out"))) << "nothing is written for a profile that cannot run";
+}
+
+TEST_F(CheckCli, StrictTurnsAnUnmeasuredSizeIntoAnError) {
+  const std::string p = profile("strict", R"(
+  - {name: size the sweep skipped, kind: absolute, op: all_reduce, size: 64M, metric: busbw, min: 1 MB/s}
+)");
+  const auto lenient = run_process(check(2) + " --profile " + p + " -q --out-dir " + path("a"));
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.out << lenient.err;
+  EXPECT_NE(lenient.out.find("size 64 MiB was not measured"), std::string::npos) << lenient.out;
+  const auto strict = run_process(check(2) + " --profile " + p + " -q --strict --out-dir " + path("b"));
+  EXPECT_EQ(strict.exit_code, 2) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("--strict: size 64 MiB was not measured"), std::string::npos) << strict.out;
+  const auto junit = test::junit_counts(path("b/junit.xml"));
+  EXPECT_EQ(junit["testsuite"]["errors"], "1") << junit.dump();
+}
+
+TEST_F(CheckCli, BaselinesAreSavedComparedAndRefusedWhenTheyDoNotMatch) {
+  const std::string plain = profile("plain", "  - {kind: correctness}\n");
+  ASSERT_EQ(run_process(check(2) + " --profile " + plain + " -q --out-dir " + path("a") + " --save-baseline " +
+                        path("base.jsonl"))
+                .exit_code,
+            0);
+  const Results base = read_results(path("base.jsonl"));
+  ASSERT_TRUE(base.complete);
+  const std::string relative = profile("relative", R"(
+  - {name: against the baseline, kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 0.001 of baseline}
+)");
+  // A live run against it: the bound is 0.001 x the baseline's figure for the
+  // deciding row (whether this loaded machine passes it is not the point).
+  const auto live = run_process(check(2) + " --profile " + relative + " -q --out-dir " + path("b") + " --baseline " +
+                                path("base.jsonl"));
+  ASSERT_TRUE(live.exit_code == 0 || live.exit_code == 1) << live.out << live.err;
+  const auto verdict = json_file("b/check.json")["verdicts"][0];
+  bool paired = false;
+  for (const auto& m : base.measurements)
+    if (m.op == "all_reduce" && m.bytes == verdict["row"]["bytes"] && m.in_place == verdict["row"]["in_place"])
+      paired = std::abs(verdict["expected"].get<double>() - 0.001 * m.busbw_gbps) < 1e-12;
+  EXPECT_TRUE(paired) << verdict.dump();
+
+  // The same record as run and baseline: the ratio is exactly 1.
+  const std::string one =
+      profile("one", "  - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 1 of baseline}\n");
+  const std::string more =
+      profile("more", "  - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 1.01 of baseline}\n");
+  const std::string judge = std::string(FB_BINARY) + " check --results " + path("base.jsonl") + " --baseline " +
+                            path("base.jsonl") + " --out-dir " + path("c") + " --profile ";
+  EXPECT_EQ(run_process(judge + one).exit_code, 0);
+  EXPECT_EQ(run_process(judge + more).exit_code, 1);
+
+  const auto missing = run_process(check(2) + " --profile " + relative + " --out-dir " + path("d"));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("give --baseline FILE"), std::string::npos) << missing.err;
+  const auto ranks = run_process(check(3) + " --profile " + relative + " --out-dir " + path("e") + " --baseline " +
+                                 path("base.jsonl"));
+  EXPECT_EQ(ranks.exit_code, 2);
+  EXPECT_NE(ranks.err.find("recorded with 2 ranks and this job has 3"), std::string::npos) << ranks.err;
+  const auto unreadable = run_process(check(2) + " --profile " + relative + " --out-dir " + path("f") + " --baseline " +
+                                      path("nope.jsonl"));
+  EXPECT_EQ(unreadable.exit_code, 2);
+  EXPECT_NE(unreadable.err.find("nope.jsonl"), std::string::npos) << unreadable.err;
+}
+
+TEST_F(CheckCli, ABaselineWithOtherOpsIsReportedNotCompared) {
+  std::ofstream(path("other.yaml")) << "name: other\nbackend: mpi\nsweeps:\n  - {ops: [sendrecv], minbytes: 64K, "
+                                       "maxbytes: 64K, iters: 3, check: true}\nrules:\n  - {kind: correctness}\n";
+  ASSERT_EQ(run_process(check(2) + " --profile " + path("other.yaml") + " -q --out-dir " + path("a") +
+                        " --save-baseline " + path("base.jsonl"))
+                .exit_code,
+            0);
+  const std::string relative = profile("relative", R"(
+  - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 0.5 of baseline}
+)");
+  const auto r = run_process(check(2) + " --profile " + relative + " -q --out-dir " + path("b") + " --baseline " +
+                             path("base.jsonl"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("ops measured: sendrecv in the baseline, all_gather, all_reduce in this run"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(CheckCli, JudgesARecordedRunWithoutRunningIt) {
+  const std::string fixtures = std::string(FB_SOURCE_DIR) + "/tests/accept/fixtures/";
+  const auto r = run_process(std::string(FB_BINARY) + " check --profile local-smoke --results " + fixtures +
+                             "local-smoke-np4.jsonl --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("out/junit.xml")));
+  EXPECT_FALSE(std::filesystem::exists(path("out/results.jsonl")));
+  EXPECT_EQ(json_file("out/check.json")["results"], fixtures + "local-smoke-np4.jsonl");
+  const auto bad = run_process(std::string(FB_BINARY) + " check --profile local-smoke --results " + path("nope.jsonl") +
+                               " --out-dir " + path("out"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("nope.jsonl"), std::string::npos) << bad.err;
+}
+
+struct BadProfile {
+  const char* name;
+  const char* rules;
+  const char* message;
+};
+void PrintTo(const BadProfile& b, std::ostream* os) { *os << b.rules; }
+
+class CheckCliBadProfile : public CheckCli, public ::testing::WithParamInterface<BadProfile> {};
+
+TEST_P(CheckCliBadProfile, ExitsTwoWithOneMessageNamingTheLine) {
+  const std::string p = profile("bad", GetParam().rules);
+  const auto r = run_process(check(2) + " --profile " + p + " --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 12"), std::string::npos) << r.err;
+  const auto first = r.err.find("fabricbench check:");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("fabricbench check:", first + 1), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("out")));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CheckCliBadProfile,
+    ::testing::Values(
+        BadProfile{"UnknownKey", "  - {kind: correctness, colour: red}\n", "unknown key 'colour'"},
+        BadProfile{"UnknownOp", "  - {kind: latency, op: all_reduse, size: 8, max: 1 ms}\n", "'all_reduse' is unknown"},
+        BadProfile{"UnknownMetric", "  - {kind: absolute, op: all_reduce, size: 4K, metric: speed, min: 1 GB/s}\n",
+                   "'speed' is unknown"},
+        BadProfile{"UnknownUnit", "  - {kind: latency, op: all_reduce, size: 4K, max: 3 fortnights}\n",
+                   "unknown unit 'fortnights'"},
+        BadProfile{"NoUnit", "  - {kind: absolute, op: all_reduce, size: 4K, metric: busbw, min: 3}\n", "has no unit"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST_F(CheckCli, ListsTheShippedProfiles) {
+  const auto r = run_process(std::string(FB_BINARY) + " check --list-profiles");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* name : {"h100-8x-ndr400", "a100-8x-hdr200", "pcie-gpus-25gbe", "generic-spec", "local-smoke"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
+  EXPECT_EQ(r.out.find("does not parse"), std::string::npos) << r.out;
+}
+
+TEST_F(CheckCli, TheMpirunWrapperWritesTheSameOutputs) {
+  std::ofstream(path("hosts")) << "localhost slots=2\n";
+  const auto r = run_process("FABRICBENCH=" + std::string(FB_BINARY) + " " + FB_SOURCE_DIR +
+                             "/scripts/acceptance-mpirun.sh --hostfile " + path("hosts") +
+                             " --np 2 --time 4 local-smoke " + path("out") + " -- -q");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+  for (const char* f : {"results.jsonl", "check.json", "junit.xml"})
+    EXPECT_TRUE(std::filesystem::exists(path("out/") + f)) << f;
+  const auto usage = run_process(std::string(FB_SOURCE_DIR) + "/scripts/acceptance-mpirun.sh local-smoke");
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_NE(usage.err.find("--hostfile"), std::string::npos) << usage.err;
+}
+
+}  // namespace
+}  // namespace fb

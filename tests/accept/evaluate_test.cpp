@@ -1,0 +1,366 @@
+// Rule evaluation on records built in memory: every kind passes, fails and
+// skips for the right reason, and the figures in the verdict are the ones
+// in the record.
+#include "fabricbench/accept/evaluate.hpp"
+
+#include <gtest/gtest.h>
+
+#include "record_builder.hpp"
+
+namespace fb::accept {
+namespace {
+
+using json = nlohmann::ordered_json;
+using test::profile_with_rules;
+using test::RecordBuilder;
+
+Verdict judge_one(const std::string& rule_yaml, const Results& run, const Results* baseline = nullptr,
+                  bool strict = false) {
+  const Profile p = profile_with_rules(rule_yaml);
+  return evaluate_rule(p.rules.at(0), run, baseline, {strict});
+}
+
+bool mentions(const Verdict& v, const std::string& text) { return v.reason.find(text) != std::string::npos; }
+
+const char* kBusbw40 = "  - {kind: absolute, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 40 GB/s}\n";
+
+TEST(Absolute, PassesAndFailsWithTheFigures) {
+  RecordBuilder ok(4, 4);
+  ok.row("all_reduce", "inter", 1ull << 30, 44);
+  const Verdict pass = judge_one(kBusbw40, ok.results());
+  EXPECT_EQ(pass.status, Status::pass);
+  EXPECT_DOUBLE_EQ(*pass.measured, 44);
+  EXPECT_DOUBLE_EQ(*pass.expected, 40);
+  EXPECT_NEAR(*pass.margin, 0.10, 1e-12);
+  EXPECT_EQ(pass.unit, "GB/s");
+  EXPECT_EQ(pass.row["bytes"], 1ull << 30);
+
+  RecordBuilder low(4, 4);
+  low.row("all_reduce", "inter", 1ull << 30, 30);
+  const Verdict fail = judge_one(kBusbw40, low.results());
+  EXPECT_EQ(fail.status, Status::fail);
+  EXPECT_NEAR(*fail.margin, -0.25, 1e-12);
+  EXPECT_TRUE(mentions(fail, "all_reduce/inter 1 GiB")) << fail.reason;
+}
+
+TEST(Absolute, TheWorstMatchingRowDecides) {
+  RecordBuilder b(4, 4);
+  b.row("all_reduce", "inter", 1ull << 30, 45, 100, false);
+  b.row("all_reduce", "inter", 1ull << 30, 38, 100, true);  // in-place is slower
+  b.row("all_reduce", "inter", 1ull << 20, 1);              // another size: not looked at
+  const Verdict any = judge_one(kBusbw40, b.results());
+  EXPECT_EQ(any.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*any.measured, 38);
+  EXPECT_TRUE(mentions(any, "worst of 2 rows"));
+  const Verdict out = judge_one(
+      "  - {kind: absolute, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 40 GB/s, placement: out}\n",
+      b.results());
+  EXPECT_EQ(out.status, Status::pass);
+}
+
+TEST(Absolute, MinAndMaxTogether) {
+  RecordBuilder b(2, 1);
+  b.row("all_reduce", "global", 1 << 20, 5000);  // a figure above the physical limit: a broken timer
+  const Verdict v = judge_one(
+      "  - {kind: absolute, op: all_reduce, size: 1M, metric: busbw, min: 1 GB/s, max: 1000 GB/s}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_EQ(v.expected_text, "<= 1000 GB/s");
+}
+
+TEST(Absolute, SizesMatchAfterTheEnginesRounding) {
+  RecordBuilder b(3, 1);
+  b.row("all_gather", "global", 1048572, 2);  // 1 MiB rounded down to 3 ranks x whole floats
+  const Verdict v =
+      judge_one("  - {kind: absolute, op: all_gather, size: 1M, metric: busbw, min: 1 GB/s}\n", b.results());
+  EXPECT_EQ(v.status, Status::pass) << v.reason;
+}
+
+TEST(Absolute, UnmeasuredSizeSkipsOrIsAnErrorWhenStrict) {
+  RecordBuilder b(4, 4);
+  b.row("all_reduce", "inter", 1 << 20, 44);
+  b.row("all_reduce", "inter", 64 << 20, 44);
+  const Verdict skip = judge_one(kBusbw40, b.results());
+  EXPECT_EQ(skip.status, Status::skip);
+  EXPECT_TRUE(mentions(skip, "size 1 GiB was not measured")) << skip.reason;
+  EXPECT_TRUE(mentions(skip, "2 sizes from 1 MiB to 64 MiB")) << skip.reason;
+  const Verdict strict = judge_one(kBusbw40, b.results(), nullptr, true);
+  EXPECT_EQ(strict.status, Status::error);
+  EXPECT_TRUE(mentions(strict, "--strict")) << strict.reason;
+  EXPECT_EQ(exit_code({skip}), 0);
+  EXPECT_EQ(exit_code({strict}), 2);
+}
+
+TEST(Absolute, AScopeTheRunSkippedSaysWhy) {
+  RecordBuilder b(2, 1);
+  b.row("all_reduce", "global", 1ull << 30, 10);
+  b.skip("", "inter", "one node: the inter scope needs two");
+  const Verdict v = judge_one(kBusbw40, b.results());
+  EXPECT_EQ(v.status, Status::skip);
+  EXPECT_TRUE(mentions(v, "one node")) << v.reason;
+  RecordBuilder none(2, 1);
+  none.row("all_gather", "global", 1ull << 30, 10);
+  EXPECT_TRUE(mentions(judge_one(kBusbw40, none.results()), "measured no all_reduce rows"));
+}
+
+TEST(Latency, TimeBelowTheBound) {
+  RecordBuilder b(2, 2);
+  b.row("sendrecv", "global", 8, 0, 12.5);
+  const Verdict v = judge_one("  - {kind: latency, op: sendrecv, size: 8, max: 10 us}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*v.measured, 12.5);
+  EXPECT_EQ(v.unit, "us");
+  EXPECT_NEAR(*v.margin, -0.25, 1e-12);
+  EXPECT_EQ(judge_one("  - {kind: latency, op: sendrecv, size: 8, max: 0.02 ms}\n", b.results()).status, Status::pass);
+}
+
+// Inventory lines as the topo contract describes them.
+void add_inventory(RecordBuilder& b, const std::string& host, int rank, json inter_peak, json gpu = nullptr) {
+  if (gpu.is_null()) gpu = {{"model", "NVIDIA H100 80GB HBM3"}, {"memory_bytes", 85520809984}};
+  b.inventory(rank, host, json::array({gpu}),
+              json::array({{{"name", "mlx5_0:1"}, {"kind", "IB"}, {"up", true}, {"rate_gbit", 400}, {"mtu_bytes", 4096}}}),
+              json::array({{{"scope", "intra"}, {"class", "NVLink"}, {"peak_gbps", 450}, {"basis", "NVLink4 x18"}},
+                           {{"scope", "inter"},
+                            {"class", "IB"},
+                            {"peak_gbps", inter_peak},
+                            {"basis", "NDR 400G"},
+                            {"unknown_reason", "link rate unreadable"}}}));
+}
+
+TEST(Spec, AgainstTheLowestKnownPeakOfTheScope) {
+  RecordBuilder b(2, 2);
+  b.row("all_reduce", "inter", 1ull << 30, 38);
+  add_inventory(b, "node1", 0, 50);
+  add_inventory(b, "node2", 1, 45);  // a slower NIC on one node sets the spec
+  const char* rule = "  - {kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.80 of spec}\n";
+  const Verdict v = judge_one(rule, b.results());
+  EXPECT_EQ(v.status, Status::pass) << v.reason;
+  EXPECT_DOUBLE_EQ(*v.expected, 36);
+  EXPECT_NE(v.expected_text.find("45.0 GB/s"), std::string::npos) << v.expected_text;
+  EXPECT_NE(v.expected_text.find("IB: NDR 400G"), std::string::npos) << v.expected_text;
+}
+
+TEST(Spec, GlobalOnSeveralNodesIsBoundByTheNetwork) {
+  RecordBuilder b(2, 2);
+  b.row("all_reduce", "global", 1ull << 30, 30);
+  add_inventory(b, "node1", 0, 50);
+  add_inventory(b, "node2", 1, 50);
+  const Verdict v = judge_one("  - {kind: spec, op: all_reduce, size: 1G, min: 0.80 of spec}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*v.expected, 40);  // 0.8 x min(intra 450, inter 50)
+}
+
+TEST(Spec, SkipsWithTheReasonWhenNoPeakIsKnown) {
+  RecordBuilder bare(2, 2);
+  bare.row("all_reduce", "inter", 1ull << 30, 38);
+  bare.row("all_reduce", "rail", 1ull << 30, 38);
+  const char* rule = "  - {kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.80 of spec}\n";
+  const Verdict none = judge_one(rule, bare.results());
+  EXPECT_EQ(none.status, Status::skip);
+  EXPECT_EQ(none.reason, "no inventory lines in this run");
+  RecordBuilder unknown = bare;
+  add_inventory(unknown, "node1", 0, nullptr);
+  const Verdict v = judge_one(rule, unknown.results());
+  EXPECT_EQ(v.status, Status::skip);
+  EXPECT_TRUE(mentions(v, "link rate unreadable")) << v.reason;
+  const Verdict rail =
+      judge_one("  - {kind: spec, op: all_reduce, scope: rail, size: 1G, min: 0.8 of spec}\n", unknown.results());
+  EXPECT_TRUE(mentions(rail, "no path with scope rail")) << rail.reason;
+}
+
+TEST(Baseline, ComparesRowByRow) {
+  RecordBuilder before(4, 4);
+  before.row("all_reduce", "inter", 1ull << 30, 40);
+  before.row("all_reduce", "inter", 1ull << 20, 10);
+  RecordBuilder now(4, 4);
+  now.row("all_reduce", "inter", 1ull << 30, 37);
+  now.row("all_reduce", "inter", 1ull << 20, 20);
+  const Results base = before.results();
+  const char* rule =
+      "  - {kind: baseline, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 0.95 of baseline}\n";
+  const Verdict v = judge_one(rule, now.results(), &base);
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*v.measured, 37);
+  EXPECT_DOUBLE_EQ(*v.expected, 38);
+  EXPECT_NE(v.expected_text.find("0.95 of baseline 40.0 GB/s = 38.0 GB/s"), std::string::npos) << v.expected_text;
+  const Verdict time =
+      judge_one("  - {kind: baseline, op: all_reduce, scope: inter, size: 1M, metric: time_us, max: 1.1 of baseline}\n",
+                now.results(), &base);
+  EXPECT_EQ(time.status, Status::pass);
+}
+
+TEST(Baseline, MissingOrMismatchedIsAnErrorNotAComparison) {
+  RecordBuilder now(4, 4);
+  now.row("all_reduce", "inter", 1ull << 30, 40);
+  const char* rule =
+      "  - {kind: baseline, op: all_reduce, scope: inter, size: 1G, metric: busbw, min: 0.95 of baseline}\n";
+  const Verdict missing = judge_one(rule, now.results());
+  EXPECT_EQ(missing.status, Status::error);
+  EXPECT_TRUE(mentions(missing, "--baseline")) << missing.reason;
+
+  RecordBuilder other(8, 8);
+  other.row("all_reduce", "inter", 1ull << 30, 40);
+  other.row("all_gather", "inter", 1ull << 30, 40);
+  const Results base = other.results();
+  const std::string why = baseline_mismatch(now.results(), base);
+  EXPECT_NE(why.find("ranks 8 in the baseline, 4 in this run"), std::string::npos) << why;
+  EXPECT_NE(why.find("ops measured: all_gather, all_reduce in the baseline, all_reduce in this run"), std::string::npos)
+      << why;
+  const Verdict v = judge_one(rule, now.results(), &base);
+  EXPECT_EQ(v.status, Status::error);
+  EXPECT_TRUE(mentions(v, "does not match")) << v.reason;
+  EXPECT_EQ(exit_code({v}), 2);
+  EXPECT_EQ(baseline_mismatch(now.results(), now.results()), "");
+}
+
+TEST(Stability, CoefficientOfVariation) {
+  RecordBuilder b(2, 1);
+  auto& m = b.row("all_reduce", "global", 1 << 20, 5, 100);
+  m.time.stddev_us = 8;  // cv 8%
+  const Verdict v = judge_one("  - {kind: stability, op: all_reduce, size: 1M, max: 5%}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*v.measured, 8);
+  EXPECT_EQ(v.unit, "%");
+  EXPECT_EQ(judge_one("  - {kind: stability, op: all_reduce, size: 1M, max: 10%}\n", b.results()).status, Status::pass);
+}
+
+TEST(Correctness, WrongElementsNameRankAndHost) {
+  RecordBuilder b(4, 2);
+  b.row("all_reduce", "global", 1 << 20, 5).wrong = 0;
+  auto& bad = b.row("all_gather", "global", 1 << 20, 5);
+  bad.wrong = 3;
+  bad.wrong_ranks = {3};
+  const Verdict v = judge_one("  - {kind: correctness}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*v.measured, 3);
+  EXPECT_TRUE(mentions(v, "rank")) << v.reason;
+  EXPECT_TRUE(mentions(v, "3 (node2)")) << v.reason;
+  EXPECT_EQ(judge_one("  - {kind: correctness, op: all_reduce}\n", b.results()).status, Status::pass);
+  RecordBuilder unchecked(2, 1);
+  unchecked.row("all_reduce", "global", 1 << 20, 5);  // wrong = -1: not checked
+  EXPECT_TRUE(mentions(judge_one("  - {kind: correctness}\n", unchecked.results()), "check: true"));
+}
+
+TEST(Uniformity, ARankFarAboveTheMedianIsNamed) {
+  RecordBuilder b(4, 2);
+  b.row("all_reduce", "intra", 1ull << 30, 5).rank_mean_us = {100, 104, 98, 260};
+  const char* rule =
+      "  - {kind: uniformity, across: ranks, op: all_reduce, scope: intra, size: 1G, max: 1.5 of median}\n";
+  const Verdict v = judge_one(rule, b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_NEAR(*v.measured, 260.0 / 102.0, 1e-9);  // median of 98, 100, 104, 260 is 102
+  EXPECT_TRUE(mentions(v, "rank 3 (node2)")) << v.reason;
+  RecordBuilder even(4, 2);
+  even.row("all_reduce", "intra", 1ull << 30, 5).rank_mean_us = {100, 104, 98, -1};  // rank 3 sat out
+  EXPECT_EQ(judge_one(rule, even.results()).status, Status::pass);
+  RecordBuilder old(4, 2);
+  old.row("all_reduce", "intra", 1ull << 30, 5);
+  EXPECT_TRUE(mentions(judge_one(rule, old.results()), "no per-rank times"));
+}
+
+TEST(Uniformity, HeterogeneityAcrossInventoryLines) {
+  RecordBuilder b(3, 3);
+  add_inventory(b, "node1", 0, 50);
+  add_inventory(b, "node2", 1, 50);
+  add_inventory(b, "node3", 2, 50, {{"model", "NVIDIA H100 PCIe"}, {"memory_bytes", 85520809984}});
+  const char* rule = "  - {kind: uniformity, across: inventory}\n";
+  const Verdict v = judge_one(rule, b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*v.measured, 1);
+  EXPECT_TRUE(mentions(v, "gpus differs")) << v.reason;
+  EXPECT_TRUE(mentions(v, "'1 x NVIDIA H100 PCIe' on node3")) << v.reason;
+  // No line has a driver or a PCIe link: unknown, not a difference.
+  EXPECT_TRUE(mentions(v, "(unknown: gpu_pcie, driver, cuda_driver, cuda_runtime, nccl, firmware)")) << v.reason;
+  EXPECT_EQ(
+      judge_one("  - {kind: uniformity, across: inventory, fields: [gpu_memory, nic_rates, mtus]}\n", b.results()).status,
+      Status::pass);
+}
+
+TEST(Uniformity, MissingKeysAreUnknownNotDifferent) {
+  RecordBuilder b(2, 2);
+  add_inventory(b, "node1", 0, 50);
+  add_inventory(b, "node2", 1, 50, {{"model", "NVIDIA H100 80GB HBM3"}});  // memory not read on node2
+  const Verdict v = judge_one("  - {kind: uniformity, across: inventory}\n", b.results());
+  EXPECT_EQ(v.status, Status::pass) << v.reason;
+  EXPECT_EQ(judge_one("  - {kind: uniformity, across: inventory}\n", RecordBuilder(2, 2).results()).reason,
+            "no inventory lines in this run");
+}
+
+TEST(Pairs, AWeakLinkIsNamed) {
+  RecordBuilder b(4, 4);
+  b.pair(0, 1, 11.8, 23.0, 20);
+  b.pair(2, 3, 11.9, 23.2, 21);
+  b.pair(0, 2, 11.7, 22.9, 20);
+  b.pair(1, 3, 2.9, 5.8, 60);  // shaped link
+  b.pair(0, 3, 11.8, 23.1, 20);
+  b.pair(1, 2, 11.8, 23.0, 20);
+  const Verdict v = judge_one("  - {kind: pairs, metric: unidir, min: 0.9 of median}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_NEAR(*v.measured, 2.9 / 11.8, 1e-9);
+  EXPECT_TRUE(mentions(v, "1-3 (node2 - node4)")) << v.reason;
+  EXPECT_TRUE(mentions(v, "1 links beyond")) << v.reason;
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 2 of median}\n", b.results()).status, Status::fail);
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 5 of median}\n", b.results()).status, Status::pass);
+  EXPECT_EQ(judge_one("  - {kind: pairs, min: 0.9 of median}\n", RecordBuilder(4, 4).results()).reason,
+            "no pair lines in this run");
+}
+
+TEST(Pairs, TheSlowerDirectionCountsAndRetestsAreNotPartOfTheMatrix) {
+  RecordBuilder b(3, 3);
+  b.pair(0, 1, 10, 20, 5);
+  b.pair(0, 2, 10, 20, 5);
+  json one_way_slow = {{"type", "pair"},         {"rail", 0},           {"retest", false},    {"node_a", 1},
+                       {"node_b", 2},            {"host_a", "node2"},   {"host_b", "node3"},  {"unidir_ab_gbps", 10.0},
+                       {"unidir_ba_gbps", 4.0},  {"bidir_gbps", 20.0},  {"latency_us", 5.0}};
+  b.line(one_way_slow);
+  // A retest of that link against a good node is not one more link of the
+  // matrix: counted, it would pull the median to 7 GB/s.
+  one_way_slow["retest"] = true;
+  one_way_slow["unidir_ba_gbps"] = 1.0;
+  b.line(one_way_slow);
+  const Verdict v = judge_one("  - {kind: pairs, metric: unidir, min: 0.9 of median}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_NEAR(*v.measured, 0.4, 1e-9);  // b->a at 4 GB/s against a median of 10
+  EXPECT_TRUE(mentions(v, "1-2 (node2 - node3)")) << v.reason;
+  EXPECT_TRUE(mentions(v, "over 3 links")) << v.reason;
+}
+
+TEST(Evaluate, LinesOfTheWrongShapeAreUnknownNotACrash) {
+  RecordBuilder b(2, 2);
+  b.line({{"type", "inventory"}, {"rank", 0}, {"host", 7}, {"paths", "not a list"}, {"gpus", "none"}});
+  b.line({{"type", "pair"}, {"node_a", 0}, {"node_b", 1}, {"unidir_ab_gbps", "fast"}, {"unidir_ba_gbps", 1}});
+  b.row("all_reduce", "global", 1ull << 30, 10);
+  const Profile p = profile_with_rules(
+      "  - {kind: uniformity, across: inventory}\n  - {kind: pairs, min: 0.9 of median}\n"
+      "  - {kind: spec, op: all_reduce, size: 1G, min: 0.8 of spec}\n");
+  const auto verdicts = evaluate(p.rules, b.results(), nullptr, {});
+  for (const auto& v : verdicts) EXPECT_EQ(v.status, Status::skip) << v.rule << ": " << v.reason;
+}
+
+TEST(Evaluate, ALineThatCannotBeReadMakesTheRuleUnjudged) {
+  RecordBuilder b(2, 1);
+  b.line({{"type", "skip"}, {"op", "all_reduce"}, {"scope", "inter"}, {"bytes", "many"}});
+  const Verdict v = judge_one(kBusbw40, b.results());
+  EXPECT_EQ(v.status, Status::error);
+  EXPECT_TRUE(mentions(v, "cannot be read")) << v.reason;
+}
+
+TEST(ExitCode, ErrorsOverFailuresOverPasses) {
+  Verdict pass, fail, skip, error;
+  pass.status = Status::pass;
+  fail.status = Status::fail;
+  skip.status = Status::skip;
+  error.status = Status::error;
+  EXPECT_EQ(exit_code({}), 0);
+  EXPECT_EQ(exit_code({pass, skip}), 0);
+  EXPECT_EQ(exit_code({pass, fail, skip}), 1);
+  EXPECT_EQ(exit_code({fail, error}), 2);
+  const Counts c = count({pass, fail, skip, skip, error});
+  EXPECT_EQ(c.pass, 1);
+  EXPECT_EQ(c.fail, 1);
+  EXPECT_EQ(c.skip, 2);
+  EXPECT_EQ(c.error, 1);
+  EXPECT_EQ(c.total(), 5);
+}
+
+}  // namespace
+}  // namespace fb::accept
