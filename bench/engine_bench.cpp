@@ -8,6 +8,7 @@
 
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
@@ -31,6 +32,17 @@ void BM_TimedIteration(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 1024);
 }
 BENCHMARK(BM_TimedIteration);
+
+// The same with the watchdog's progress counter stored every iteration.
+void BM_TimedIterationWatched(benchmark::State& state) {
+  NoOp op;
+  fb::ProgressBoard board;
+  std::vector<double> start(1024);
+  std::vector<double> duration(1024);
+  for (auto _ : state) op.run_timed({start, duration, board.issued()});
+  state.SetItemsProcessed(state.iterations() * 1024);
+}
+BENCHMARK(BM_TimedIterationWatched);
 
 // One whole measurement of a no-op: warm-up, batches, reductions, lateness.
 void BM_MeasurementOfNoOp(benchmark::State& state) {

@@ -6,7 +6,9 @@
 // of buffers and times, on exactly those buffers and alternating order:
 //   bare    MPI_Allreduce between two MPI_Wtime calls;
 //   engine  the same call driven by fabricbench's Runner (timed loop, stats,
-//           stop rule) through a backend that issues only that call;
+//           stop rule) through a backend that issues only that call, with the
+//           hang watchdog running as `fabricbench run` has it by default
+//           (progress counter per iteration, its thread, its side channel);
 // and, on buffers of its own, the shipped mpi backend ("mpi"), for reference:
 // its column moves with where its buffers land (running it first in each
 // round instead of last turned 1.5x slower at 4 MiB into 1.5x faster here).
@@ -25,6 +27,7 @@
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/stats.hpp"
+#include "fabricbench/core/watchdog.hpp"
 #include "mpi_host/host_memory.hpp"
 #include "mpi_host/mpi_host.hpp"
 
@@ -103,7 +106,7 @@ class LastRow final : public fb::RowSink {
   double median_us = 0;
 };
 
-double engine_median_us(fb::Backend& backend, const fb::NodeMap& nodes, std::uint64_t bytes) {
+double engine_median_us(fb::Backend& backend, const fb::NodeMap& nodes, std::uint64_t bytes, fb::ProgressBoard& board) {
   fb::RunOptions o;
   o.ops = {fb::Op::all_reduce};
   o.grid = {bytes, bytes, 2.0, 0};
@@ -112,6 +115,7 @@ double engine_median_us(fb::Backend& backend, const fb::NodeMap& nodes, std::uin
   o.in_place = false;
   LastRow row;
   fb::Runner runner(fb::Comm::world(), nodes, backend, o, &row);
+  runner.watch(&board);
   runner.run();
   double median = row.median_us;
   MPI_Bcast(&median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -126,6 +130,8 @@ int main(int argc, char** argv) {
   const fb::Comm world = fb::Comm::world();
   const fb::NodeMap nodes = fb::map_nodes(world);
   auto mpi_backend = fb::make_mpi_host_backend();
+  fb::ProgressBoard board;
+  fb::Watchdog watchdog(world, nodes, fb::watch::TimeoutPolicy{}, board, nullptr);
   const bool root = world.rank() == 0;
   if (root)
     std::printf("# all_reduce float sum, %d ranks, medians over %d rounds\n# %10s %10s %10s %10s %13s %10s\n",
@@ -140,12 +146,12 @@ int main(int argc, char** argv) {
       SameCallBackend same(b);
       if (r % 2 == 0) {
         bare.push_back(bare_median_us(b, iterations_for(bytes)));
-        engine.push_back(engine_median_us(same, nodes, bytes));
+        engine.push_back(engine_median_us(same, nodes, bytes, board));
       } else {
-        engine.push_back(engine_median_us(same, nodes, bytes));
+        engine.push_back(engine_median_us(same, nodes, bytes, board));
         bare.push_back(bare_median_us(b, iterations_for(bytes)));
       }
-      shipped.push_back(engine_median_us(*mpi_backend, nodes, bytes));
+      shipped.push_back(engine_median_us(*mpi_backend, nodes, bytes, board));
     }
     if (root && std::getenv("FB_OVERHEAD_ROUNDS"))
       for (int r = 0; r < rounds; ++r) std::printf("    round %d: bare %.3f engine %.3f mpi %.3f\n", r, bare[r], engine[r], shipped[r]);
@@ -159,5 +165,6 @@ int main(int argc, char** argv) {
                   fb::median_of(engine), fb::median_of(shipped), ratio, fb::median_of(shipped) / bm);
   }
   if (root) std::printf("# largest engine/bare difference (median of paired rounds): %.2f%% (goal: within 3%%)\n", worst * 100);
+  watchdog.finish();
   return 0;
 }

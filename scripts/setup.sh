@@ -12,7 +12,7 @@ packages=(
   libbenchmark-dev libgtest-dev libgmock-dev libhwloc-dev
   clang libclang-rt-14-dev
   slurm-wlm munge
-  iproute2 iperf3
+  iproute2 iperf3 jq bc
   python3 python3-matplotlib
 )
 

@@ -8,8 +8,8 @@
 namespace fb {
 namespace {
 
-BackendInfo absent(const char* name, const char* summary) {
-  return {name, summary, [] { return std::string(kGpuAbsentReason); }, nullptr};
+BackendInfo absent(const char* name, const char* summary, std::span<const Op> default_ops = {}) {
+  return {name, summary, [] { return std::string(kGpuAbsentReason); }, nullptr, default_ops};
 }
 
 }  // namespace
@@ -19,7 +19,8 @@ std::string gpu_absent_reason() { return kGpuAbsentReason; }
 Support place_on_gpu(const Comm&, int, GpuPlacement&) { return Support::no(kGpuAbsentReason); }
 
 BackendInfo nccl_backend_info() { return absent("nccl", "NCCL collectives on device buffers (needs CUDA and NCCL)"); }
-BackendInfo cuda_copy_backend_info() { return absent("cuda", "copy paths inside a GPU node (needs CUDA)"); }
+// The same default ops as with CUDA: options resolve alike in every build.
+BackendInfo cuda_copy_backend_info() { return absent("cuda", "copy paths inside a GPU node (needs CUDA)", copy_ops()); }
 BackendInfo mpi_cuda_backend_info() { return absent("mpi-cuda", "MPI on device buffers (needs CUDA)"); }
 
 GemmResult run_gemm(const GemmSpec&, int) { throw UsageError(kGpuAbsentReason); }

@@ -3,11 +3,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/watch_report.hpp"
+#include "fault/fault.hpp"
 
 namespace fb::cli {
 
@@ -19,7 +23,9 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("-n,--iters", f.iters, "timed iterations per size (the minimum with --time-budget)")
       ->capture_default_str();
   app.add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per size")->capture_default_str();
-  app.add_option("-c,--check", f.check, "verify every output element: 0 or 1 (-c alone means 1)")
+  app.add_option("-c,--check", f.check,
+                 "verify every output element: 0, 1 (-c alone: one verified iteration after the timed ones) or all "
+                 "(every timed iteration, for burn-in)")
       ->expected(0, 1);
   app.add_option("-o,--op", f.redop, "reduction: sum, prod, max, min, avg")->capture_default_str();
   app.add_option("-d,--datatype", f.datatype, "datatype: " + allowed_dtypes())->capture_default_str();
@@ -47,6 +53,15 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
+  app.add_option("--duration", f.duration,
+                 "burn-in: repeat the sweep until this much time is spent (90s, 30m, 2h); with --check all every "
+                 "timed iteration is verified");
+  app.add_option("--timeout", f.timeout,
+                 fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
+                             "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog",
+                             watch::kTimeoutFloorS))
+      ->capture_default_str();
+  app.add_option("--inject", f.inject, "TEST ONLY: inject a fault: " + fault::fault_syntax());
 }
 
 namespace {
@@ -87,10 +102,11 @@ RunOptions resolve(const RunFlags& f) {
   if (f.warmup < 0) throw UsageError(fmt::format("--warmup_iters {}: must be 0 or more", f.warmup));
   o.iters = f.iters;
   o.warmup = f.warmup;
-  if (f.check == "" || f.check == "1") {
+  if (f.check == "" || f.check == "1" || f.check == "all") {
     o.check = true;
+    o.check_every = f.check == "all";
   } else if (f.check != "0") {
-    throw UsageError(fmt::format("--check '{}': use 0 or 1", f.check));
+    throw UsageError(fmt::format("--check '{}': use 0, 1 or all", f.check));
   }
   o.redop = parse_named<RedOp>(f.redop, parse_redop, "--op", allowed_redops());
   o.dtype = parse_named<Dtype>(f.datatype, parse_dtype, "--datatype", allowed_dtypes());
@@ -127,7 +143,29 @@ RunOptions resolve(const RunFlags& f) {
   o.window = f.window;
   if (f.progress != "auto" && f.progress != "on" && f.progress != "off")
     throw UsageError(fmt::format("--progress '{}': use auto, on or off", f.progress));
+  if (!f.duration.empty()) o.duration_s = parse_duration(f.duration, "--duration");
+  if (f.timeout == "0" || f.timeout == "off")
+    o.timeout_s = 0;
+  else if (f.timeout != "auto")
+    o.timeout_s = parse_duration(f.timeout, "--timeout");
+  for (const auto& spec : f.inject) fault::parse_fault(spec);  // validates; the CLI builds them per rank
+  o.inject = f.inject;
   return o;
+}
+
+double parse_duration(const std::string& text, const char* flag) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [unit, ec] = std::from_chars(text.data(), end, value);
+  const std::string_view suffix(unit, static_cast<std::size_t>(end - unit));
+  double scale = 0;
+  if (suffix.empty() || suffix == "s") scale = 1;
+  else if (suffix == "m") scale = 60;
+  else if (suffix == "h") scale = 3600;
+  const double seconds = value * scale;
+  if (ec != std::errc() || scale == 0 || !std::isfinite(seconds) || !(seconds > 0) || seconds > 1e8)
+    throw UsageError(fmt::format("{} '{}': a time above 0 such as 90, 90s, 30m or 2h", flag, text));
+  return seconds;
 }
 
 Verbosity verbosity(const RunFlags& f) {

@@ -37,6 +37,9 @@ struct RunFlags {
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
+  std::string duration;            // burn-in: "30m"
+  std::string timeout = "auto";    // watchdog
+  std::vector<std::string> inject; // test-only faults
 };
 
 void add_run_flags(CLI::App& app, RunFlags& flags);
@@ -48,5 +51,8 @@ Verbosity verbosity(const RunFlags& flags);
 
 // Progress on stderr: "on", "off", or "auto" = only when a person is watching.
 bool show_progress(const std::string& mode);
+
+// "90", "90s", "1.5m", "30m", "2h" -> seconds (> 0). Throws UsageError naming `flag`.
+double parse_duration(const std::string& text, const char* flag);
 
 }  // namespace fb::cli

@@ -17,6 +17,7 @@ void PreparedOp::run_timed(IterationTimes times) {
   double t = now_us();
   for (std::size_t i = 0; i < times.start_us.size(); ++i) {
     times.start_us[i] = t;
+    count_issued(times.issued);
     run();
     const double end = now_us();
     times.duration_us[i] = end - t;

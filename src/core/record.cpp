@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <type_traits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -52,21 +54,68 @@ json to_json(const Measurement& m) {
     j["peer_b"] = m.peer_b;
   }
   if (!m.wrong_ranks.empty()) j["wrong_ranks"] = m.wrong_ranks;
+  if (!m.wrong_at.empty()) {
+    json at = json::array();
+    for (const auto& w : m.wrong_at) at.push_back({{"rank", w.rank}, {"iteration", w.iteration}, {"elements", w.elements}});
+    j["wrong_at"] = std::move(at);
+  }
+  if (m.pass > 0) j["pass"] = m.pass;
   if (!m.rank_mean_us.empty()) j["rank_mean_us"] = m.rank_mean_us;
   return j;
 }
 
 namespace {
 
+// A value of exactly the type and range the schema says. The JSON library's
+// own get<int>() casts 1e300 to int (undefined behaviour) and -5 to a huge
+// uint64 (silently): found by tests/fuzz/record_fuzz.cpp.
+template <typename T>
+T as(const json& v, const char* key) {
+  const auto wrong = [&] {
+    return std::runtime_error(fmt::format("measurement line: '{}' has the wrong type or range ({})", key, v.dump()));
+  };
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) throw wrong();
+    return v.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    using limits = std::numeric_limits<T>;
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(limits::max())) throw wrong();
+      return static_cast<T>(u);
+    }
+    if (!v.is_number_integer()) throw wrong();
+    const auto i = v.get<std::int64_t>();  // negative here: unsigned values were taken above
+    if (i < static_cast<std::int64_t>(limits::min())) throw wrong();
+    return static_cast<T>(i);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!v.is_number()) throw wrong();
+    return v.get<T>();
+  } else {
+    if (!v.is_string()) throw wrong();
+    return v.get<std::string>();
+  }
+}
+
 template <typename T>
 T get(const json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end()) throw std::runtime_error(fmt::format("measurement line has no '{}'", key));
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw std::runtime_error(fmt::format("measurement line: '{}' has the wrong type ({})", key, it->dump()));
-  }
+  return as<T>(*it, key);
+}
+
+const json& array(const json& j, const char* key) {
+  const json& a = j.at(key);
+  if (!a.is_array()) throw std::runtime_error(fmt::format("measurement line: '{}' is not an array", key));
+  return a;
+}
+
+// A text field of a line, "" when absent; another type is an error naming the line.
+std::string text_field(const json& j, const char* key, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end()) return {};
+  if (!it->is_string()) throw std::runtime_error(fmt::format("{}: \"{}\" is not a string ({})", where, key, it->dump()));
+  return it->get<std::string>();
 }
 
 }  // namespace
@@ -102,8 +151,17 @@ Measurement measurement_from_json(const json& j) {
     m.peer_a = get<int>(j, "peer_a");
     m.peer_b = get<int>(j, "peer_b");
   }
-  if (j.contains("wrong_ranks")) m.wrong_ranks = get<std::vector<int>>(j, "wrong_ranks");
-  if (j.contains("rank_mean_us")) m.rank_mean_us = get<std::vector<double>>(j, "rank_mean_us");
+  if (j.contains("wrong_ranks"))
+    for (const auto& r : array(j, "wrong_ranks")) m.wrong_ranks.push_back(as<int>(r, "wrong_ranks"));
+  if (j.contains("wrong_at")) {
+    for (const auto& w : array(j, "wrong_at")) {
+      if (!w.is_object()) throw std::runtime_error("measurement line: 'wrong_at' holds something other than objects");
+      m.wrong_at.push_back({get<int>(w, "rank"), get<std::int64_t>(w, "iteration"), get<std::int64_t>(w, "elements")});
+    }
+  }
+  if (j.contains("pass")) m.pass = get<int>(j, "pass");
+  if (j.contains("rank_mean_us"))
+    for (const auto& v : array(j, "rank_mean_us")) m.rank_mean_us.push_back(as<double>(v, "rank_mean_us"));
   return m;
 }
 
@@ -122,6 +180,20 @@ std::string RecordWriter::open(const std::string& path) {
 }
 
 void RecordWriter::write(const json& line) {
+  std::lock_guard lock(mutex_);
+  if (!sealed_) write_locked(line);
+}
+
+bool RecordWriter::seal(const json& line) {
+  std::lock_guard lock(mutex_);
+  if (sealed_) return false;
+  write_locked(line);
+  if (fd_ >= 0) ::fsync(fd_);
+  sealed_ = true;
+  return true;
+}
+
+void RecordWriter::write_locked(const json& line) {
   if (fd_ < 0) return;
   std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace);
   text += '\n';
@@ -139,6 +211,7 @@ void RecordWriter::write(const json& line) {
 }
 
 void RecordWriter::sync() {
+  std::lock_guard lock(mutex_);
   if (fd_ >= 0) ::fsync(fd_);
 }
 
@@ -163,6 +236,10 @@ std::string check_writable(const std::string& path, const std::string& flag) {
 Results read_results(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("cannot read results file '{}': {}", path, std::strerror(errno)));
+  return parse_results(in, path);
+}
+
+Results parse_results(std::istream& in, const std::string& path) {
   Results r;
   r.path = path;
   std::string text;
@@ -174,13 +251,14 @@ Results read_results(const std::string& path) {
     if (j.is_discarded() || !j.is_object())
       throw std::runtime_error(fmt::format("{}:{}: not a JSON object{}", path, line_no,
                                            in.eof() ? " (the last line is incomplete: the run was cut off)" : ""));
-    const auto type = j.value("type", std::string());
-    if (type.empty()) throw std::runtime_error(fmt::format("{}:{}: line has no \"type\"", path, line_no));
+    const std::string where = fmt::format("{}:{}", path, line_no);
+    const std::string type = text_field(j, "type", where);
+    if (type.empty()) throw std::runtime_error(fmt::format("{}: line has no \"type\"", where));
     if (r.lines.empty()) {
       if (type != "run")
         throw std::runtime_error(fmt::format("{}:{}: the first line must be the run header, found \"{}\"", path,
                                              line_no, type));
-      const auto version = j.value("schema_version", std::string());
+      const std::string version = text_field(j, "schema_version", where);
       int major = -1;
       if (std::sscanf(version.c_str(), "%d.", &major) != 1 || major != kSchemaMajor)
         throw std::runtime_error(fmt::format("{}: schema version '{}' is not supported (this fabricbench reads "
@@ -193,7 +271,9 @@ Results read_results(const std::string& path) {
         throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
       }
     } else if (type == "summary") {
-      r.complete = true;
+      r.status = text_field(j, "status", where);
+      if (r.status.empty()) r.status = "complete";  // 1.0 summaries had no status
+      r.complete = r.status == "complete";
     }
     r.lines.push_back(std::move(j));
   }

@@ -9,6 +9,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
+#include "wrong_counts.hpp"
 
 namespace fb {
 Runner::Runner(const Comm& world, const NodeMap& nodes, Backend& backend, const RunOptions& options, RowSink* sink)
@@ -58,8 +59,26 @@ void Runner::preflight() const {
 }
 
 RunTotals Runner::run() {
-  for (Scope scope : options_.scopes) run_scope(scope);
+  started_us_ = now_us();
+  totals_.wrong_by_rank.assign(static_cast<std::size_t>(world_.size()), 0);
+  do {
+    ++totals_.passes;
+    for (Scope scope : options_.scopes)
+      if (!stopped_) run_scope(scope);
+  } while (options_.duration_s > 0 && !stopped_ && !out_of_time());
   return totals_;
+}
+
+void Runner::enter(Phase phase) {
+  if (board_) board_->enter(phase);
+}
+
+bool Runner::out_of_time() {
+  enter(Phase::sync);
+  std::int64_t up = world_.rank() == 0 && now_us() - started_us_ >= options_.duration_s * 1e6;
+  world_.bcast_quiet({&up, 1}, 0);
+  stopped_ = up != 0;
+  return stopped_;
 }
 
 std::uint64_t Runner::largest_buffer_bytes(int group_size) const {
@@ -72,10 +91,12 @@ std::uint64_t Runner::largest_buffer_bytes(int group_size) const {
 }
 
 void Runner::run_scope(Scope scope) {
+  if (board_) board_->label_scope(static_cast<int>(scope));
+  enter(Phase::setup);
   ScopeGroup group = make_scope(world_, nodes_, scope);
   if (!group.skip.empty()) {
-    if (sink_) sink_->skip({"", std::string(name(scope)), 0, false, group.skip});
-    ++totals_.skipped;
+    if (sink_ && totals_.passes == 1) sink_->skip({"", std::string(name(scope)), 0, false, group.skip});
+    if (totals_.passes == 1) ++totals_.skipped;
     return;
   }
   std::unique_ptr<BackendGroup> bgroup;
@@ -84,7 +105,9 @@ void Runner::run_scope(Scope scope) {
     const std::uint64_t largest = largest_buffer_bytes(group.group_size);
     bgroup->reserve(largest, largest);
   }
-  for (Op op : options_.ops) run_op(group, bgroup.get(), op);
+  const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
+  for (Op op : options_.ops)
+    if (!stopped_) run_op(group, bgroup.get(), op);
 }
 
 void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
@@ -105,6 +128,7 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
 
   std::vector<bool> unsupported(2, false);  // report an unsupported placement once, not per size
   for (std::size_t k = 0; k < sizes_.size(); ++k) {
+    if (options_.duration_s > 0 && out_of_time()) return;
     if (sink_) sink_->progress({std::string(name(op)), std::string(name(group.scope)), k + 1, sizes_.size(), sizes_[k]});
     for (bool in_place : placements) {
       const OpSpec spec = spec_for(op, in_place, sizes_[k], group.group_size);
@@ -127,11 +151,43 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
 }
 
 void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason) {
+  if (totals_.passes > 1) return;  // a burn-in's later passes skip the same, for the same reasons
   if (sink_) sink_->skip({std::string(name(spec.op)), std::string(name(group.scope)), bytes, spec.in_place, reason});
   ++totals_.skipped;
 }
 
+CheckVerdict Runner::check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration) {
+  std::int64_t mine = 0;
+  if (options_.check_every) {
+    mine = std::accumulate(per_iteration.begin(), per_iteration.end(), std::int64_t{0});
+  } else {
+    enter(Phase::check);
+    if (op) op->fill_check();
+    enter(Phase::sync);
+    world_.barrier_quiet();  // every input written before any rank reads a peer's
+    enter(Phase::check);
+    if (op) {
+      run_untimed(*op, 1, board_);
+      mine = static_cast<std::int64_t>(op->count_wrong());
+    }
+  }
+  enter(Phase::sync);
+  CheckVerdict v;
+  const std::vector<std::int64_t> per_rank = wrong_by_rank(world_, mine);
+  for (std::size_t r = 0; r < per_rank.size(); ++r) {
+    if (per_rank[r] > 0) v.ranks.push_back(static_cast<int>(r));
+    v.wrong += per_rank[r];
+    totals_.wrong_by_rank[r] += per_rank[r];
+  }
+  if (options_.check_every) v.at = gather_wrong_at(world_, per_iteration);
+  totals_.wrong += v.wrong;
+  return v;
+}
+
 void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec) {
+  const int scope = static_cast<int>(group.scope);
+  if (board_) board_->label(spec.op, scope, spec.layout.bytes, spec.in_place, spec.layout.bytes);
+  enter(Phase::setup);
   // Room for this size on every member (device memory runs out per size, not per sweep).
   const Support room = bgroup ? bgroup->allocate(spec) : Support::yes();
   const std::string no_room = agree_on_error(world_, room.ok ? "" : room.why);
@@ -142,27 +198,16 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   std::unique_ptr<PreparedOp> prepared;
   if (group.member()) prepared = bgroup->prepare(spec);
   PreparedOp* op = prepared && prepared->participates() ? prepared.get() : nullptr;
-
-  const Timing timing = time_op(world_, op, {options_.iters, options_.warmup, options_.time_budget_s});
-
-  std::int64_t wrong = -1;
-  std::vector<int> wrong_ranks;
-  if (options_.check) {
-    std::int64_t mine = 0;
-    if (op) op->fill_check();
-    world_.barrier_quiet();  // every input written before any rank reads a peer's
-    if (op) {
-      op->run();
-      mine = static_cast<std::int64_t>(op->count_wrong());
-    }
-    std::vector<std::int64_t> per_rank(static_cast<std::size_t>(world_.size()), 0);
-    per_rank[static_cast<std::size_t>(world_.rank())] = mine;
-    world_.allreduce_sum_quiet(per_rank);
-    wrong = std::accumulate(per_rank.begin(), per_rank.end(), std::int64_t{0});
-    for (std::size_t r = 0; r < per_rank.size(); ++r)
-      if (per_rank[r] > 0) wrong_ranks.push_back(static_cast<int>(r));
-    totals_.wrong += wrong;
+  if (board_ && op) {
+    // The watchdog's automatic timeout scales with what one iteration moves.
+    const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(spec.layout.bytes) * op->ops_per_iteration());
+    board_->label(spec.op, scope, spec.layout.bytes, spec.in_place, per_iteration);
   }
+
+  const TimingPlan plan{options_.iters, options_.warmup, options_.time_budget_s, options_.check_every, board_};
+  const Timing timing = time_op(world_, op, plan);
+  CheckVerdict verdict;
+  if (options_.check) verdict = check(op, timing.wrong_per_iteration);
   if (!sink_) return;
 
   Measurement m;
@@ -192,8 +237,10 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
     m.slowest_rank_lag_us = *slowest;
     m.slowest_rank_mean_us = timing.rank_mean_us[r];
   }
-  m.wrong = wrong;
-  m.wrong_ranks = std::move(wrong_ranks);
+  m.wrong = options_.check ? verdict.wrong : -1;
+  m.wrong_ranks = std::move(verdict.ranks);
+  m.wrong_at = std::move(verdict.at);
+  m.pass = options_.duration_s > 0 ? totals_.passes : 0;
   if (options_.per_rank_times) {
     // Rounded to the nanosecond: the figure is a mean over iterations, and
     // short numbers keep a line per row small with many ranks.

@@ -100,17 +100,24 @@ std::vector<std::uint64_t> expand(const SizeGrid& grid) {
       throw UsageError(fmt::format("the size grid from {} to {} has more than {} sizes; use a larger --stepfactor "
                                    "or --stepbytes",
                                    grid.min_bytes, grid.max_bytes, kMaxGridSizes));
+    // The next size, or the end of the grid once it would pass -e. Every
+    // comparison is made before the arithmetic can wrap or leave the range
+    // a uint64 can hold.
     std::uint64_t next = 0;
     if (grid.step_bytes > 0) {
+      if (grid.step_bytes > grid.max_bytes - size) break;
       next = size + grid.step_bytes;
     } else {
       const double scaled = std::floor(static_cast<double>(size) * grid.step_factor);
-      if (scaled > static_cast<double>(grid.max_bytes)) break;
+      if (!(scaled < 18446744073709551616.0) || scaled > static_cast<double>(grid.max_bytes)) break;
       next = static_cast<std::uint64_t>(scaled);
+      // A factor such as 1.01 cannot advance a small size: take the next byte.
+      if (next <= size) {
+        if (size == grid.max_bytes) break;
+        next = size + 1;
+      }
+      if (next > grid.max_bytes) break;
     }
-    // A factor such as 1.01 cannot advance a small size: take the next byte.
-    if (next <= size) next = size + 1;
-    if (next < size || size == std::numeric_limits<std::uint64_t>::max()) break;
     size = next;
   }
   return sizes;

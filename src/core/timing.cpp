@@ -13,25 +13,77 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+void enter(const TimingPlan& plan, Phase phase, std::int64_t first_iteration = 0) {
+  if (plan.board) plan.board->enter(phase, first_iteration);
+}
+
+std::atomic<std::int64_t>* issued(const TimingPlan& plan) { return plan.board ? plan.board->issued() : nullptr; }
+
 // Warm-up: one iteration, agreed across ranks, then as many more as `warmup`
 // asks for while they fit in a quarter of the budget. Returns the agreed
 // slowest-rank time of the first warm-up iteration.
 double warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   double first = 0;
-  if (plan.warmup > 0 && op) {
-    const double t = now_us();
-    op->run();
-    first = now_us() - t;
-  }
+  enter(plan, Phase::warmup);
+  if (plan.warmup > 0 && op) first = run_untimed(*op, 1, plan.board);
+  enter(plan, Phase::sync);
   world.allreduce_max_quiet({&first, 1});
   int more = std::max(plan.warmup - 1, 0);
   if (plan.budget_s > 0 && first > 0)
     more = std::min<double>(more, std::floor(plan.budget_s * 1e6 / 4 / first));
-  for (int i = 0; i < more && op; ++i) op->run();
+  enter(plan, Phase::warmup, 1);
+  if (more > 0 && op) run_untimed(*op, more, plan.board);
   return first;
 }
 
+// One batch of timed iterations. With check_every, each iteration gets fresh
+// inputs and poisoned outputs first and is verified after, both untimed.
+void run_batch(PreparedOp& op, IterationTimes t, const TimingPlan& plan, std::vector<std::int64_t>& wrong) {
+  if (!plan.check_every) {
+    op.run_timed(t);
+    return;
+  }
+  for (std::size_t i = 0; i < t.start_us.size(); ++i) {
+    op.fill_check();
+    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued});
+    wrong.push_back(static_cast<std::int64_t>(op.count_wrong()));
+  }
+}
+
+// Per world rank (on rank 0): mean lateness entering an iteration against the
+// earliest rank, and mean own time per op; -1 for ranks that sat out.
+void gather_lateness(const Comm& world, const std::vector<double>& my_start, const std::vector<double>& my_duration,
+                     bool participant, Timing& t) {
+  std::vector<double> earliest = my_start;
+  world.allreduce_min_quiet(earliest);
+  double lag = -1;
+  double mean = -1;
+  if (participant) {
+    double sum = 0;
+    for (std::size_t i = 0; i < my_start.size(); ++i) sum += my_start[i] - earliest[i];
+    lag = sum / static_cast<double>(my_start.size());
+    mean = std::accumulate(my_duration.begin(), my_duration.end(), 0.0) / static_cast<double>(my_duration.size());
+  }
+  const double mine[2] = {lag, mean};
+  std::vector<double> all(2 * static_cast<std::size_t>(world.size()));
+  MPI_Request req;
+  MPI_Igather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, world.native(), &req);
+  wait_quiet(req);
+  if (world.rank() != 0) return;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(world.size()); ++r) {
+    t.rank_lag_us.push_back(all[2 * r]);
+    t.rank_mean_us.push_back(all[2 * r + 1]);
+  }
+}
+
 }  // namespace
+
+double run_untimed(PreparedOp& op, int n, ProgressBoard* board) {
+  std::vector<double> start(static_cast<std::size_t>(n));
+  std::vector<double> duration(static_cast<std::size_t>(n));
+  op.run_timed({start, duration, board ? board->issued() : nullptr});
+  return n > 0 ? duration[0] : 0.0;
+}
 
 int batch_size(const TimingPlan& plan, double warmup_iteration_us) {
   if (plan.budget_s <= 0) return std::max(plan.iters, 1);
@@ -66,6 +118,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   // A common start, so lateness compares like with like: a quiet barrier
   // while participants finish warming up, then a spinning one so that no rank
   // begins the timed loop still waking from a sleep.
+  enter(plan, Phase::sync);
   world.barrier_quiet();
   MPI_Barrier(world.native());
   const double t0 = now_us();
@@ -73,42 +126,23 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
+    enter(plan, Phase::timed, static_cast<std::int64_t>(begin));
     if (op) {
-      op->run_timed({std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin)});
+      run_batch(*op, {std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin), issued(plan)}, plan,
+                t.wrong_per_iteration);
       for (std::size_t i = begin; i < my_start.size(); ++i) {
         my_start[i] -= t0;
         my_duration[i] /= ops;
       }
     }
+    enter(plan, Phase::sync);
     std::vector<double> slowest(my_duration.begin() + static_cast<std::ptrdiff_t>(begin), my_duration.end());
     world.allreduce_max_quiet(slowest);
     t.iteration_us.insert(t.iteration_us.end(), slowest.begin(), slowest.end());
     if (should_stop(plan, t.iteration_us, previous_median)) break;
     previous_median = median_of(t.iteration_us);
   }
-
-  // Lateness: how long after the earliest rank this rank entered each iteration.
-  std::vector<double> earliest = my_start;
-  world.allreduce_min_quiet(earliest);
-  double lag = -1;
-  double mean = -1;
-  if (op) {
-    double sum = 0;
-    for (std::size_t i = 0; i < my_start.size(); ++i) sum += my_start[i] - earliest[i];
-    lag = sum / static_cast<double>(my_start.size());
-    mean = std::accumulate(my_duration.begin(), my_duration.end(), 0.0) / static_cast<double>(my_duration.size());
-  }
-  const double mine[2] = {lag, mean};
-  std::vector<double> all(2 * static_cast<std::size_t>(world.size()));
-  MPI_Request req;
-  MPI_Igather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, world.native(), &req);
-  wait_quiet(req);
-  if (world.rank() == 0) {
-    for (std::size_t r = 0; r < static_cast<std::size_t>(world.size()); ++r) {
-      t.rank_lag_us.push_back(all[2 * r]);
-      t.rank_mean_us.push_back(all[2 * r + 1]);
-    }
-  }
+  gather_lateness(world, my_start, my_duration, op != nullptr, t);
   return t;
 }
 

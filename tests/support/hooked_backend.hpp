@@ -6,7 +6,7 @@
 #include <functional>
 #include <memory>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/decorator.hpp"
 
 namespace fb::test {
 
@@ -15,18 +15,12 @@ struct Hooks {
   std::function<void(PreparedOp&)> after = [](PreparedOp&) {};
 };
 
-class HookedBackend final : public Backend {
+class HookedBackend final : public ForwardingBackend {
  public:
-  HookedBackend(std::unique_ptr<Backend> inner, Hooks hooks) : inner_(std::move(inner)), hooks_(std::move(hooks)) {}
-  std::string_view name() const override { return inner_->name(); }
-  std::string version() const override { return inner_->version(); }
-  Support supports(const OpSpec& s) const override { return inner_->supports(s); }
-  Support fits(std::uint64_t bytes, int ranks) const override { return inner_->fits(bytes, ranks); }
-  Support setup(const Comm& world, const RunOptions& options) override { return inner_->setup(world, options); }
+  HookedBackend(std::unique_ptr<Backend> inner, Hooks hooks) : ForwardingBackend(std::move(inner)), hooks_(std::move(hooks)) {}
   std::unique_ptr<BackendGroup> open(const Comm& comm) override;
 
  private:
-  std::unique_ptr<Backend> inner_;
   Hooks hooks_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 namespace fb {
@@ -117,6 +118,40 @@ TEST_F(RecordTest, CutOffLastLineIsReportedNotIgnored) {
   }
 }
 
+// Found by tests/fuzz/record_fuzz.cpp: a "type" (or "schema_version",
+// "status") that is not a string escaped as a JSON library exception with
+// neither file nor line.
+TEST_F(RecordTest, FieldsOfTheWrongTypeNameTheLine) {
+  for (const char* bad : {R"({"type":5})", R"({"type":"run","schema_version":1.0})"}) {
+    std::istringstream in(std::string(bad) + "\n");
+    try {
+      parse_results(in, "t.jsonl");
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("t.jsonl:1"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Found by tests/fuzz/record_fuzz.cpp (with a hand-made seed): numbers out
+// of a field's range were cast (1e300 to int: undefined behaviour; -5 bytes
+// to 2^64-5: silently wrong). They are now errors naming the line.
+TEST_F(RecordTest, NumbersOutOfRangeNameTheLine) {
+  for (const char* bad : {R"("root":1e300)", R"("bytes":-5)", R"("nranks":4294967296)", R"("in_place":1)",
+                          R"("wrong_ranks":[1.5])", R"("wrong_at":[3])"}) {
+    nlohmann::ordered_json line = to_json(sample());
+    const auto patch = nlohmann::ordered_json::parse("{" + std::string(bad) + "}");
+    line.update(patch);
+    std::istringstream in(header().dump() + "\n" + line.dump() + "\n");
+    try {
+      parse_results(in, "t.jsonl");
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("t.jsonl:2"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(RecordTest, IncompleteRecordHasNoSummary) {
   RecordWriter w;
   ASSERT_EQ(w.open(path("p.jsonl")), "");
@@ -133,6 +168,39 @@ TEST_F(RecordTest, WritabilityChecks) {
   RecordWriter w;
   EXPECT_NE(w.open(path("nope/r.jsonl")), "");
   EXPECT_THROW(read_results(path("absent.jsonl")), std::runtime_error);
+}
+
+TEST_F(RecordTest, SealedRecordEndsWithItsClosingLine) {
+  RecordWriter w;
+  ASSERT_EQ(w.open(path("s.jsonl")), "");
+  w.write(header());
+  w.write(to_json(sample()));
+  EXPECT_TRUE(w.seal({{"type", "summary"}, {"status", "hang"}}));
+  EXPECT_FALSE(w.seal({{"type", "summary"}, {"status", "complete"}}));  // the first closing line stands
+  w.write(to_json(sample()));                                            // too late: ignored
+  const Results r = read_results(path("s.jsonl"));
+  EXPECT_EQ(r.lines.size(), 3u);
+  EXPECT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.status, "hang");
+  EXPECT_FALSE(r.complete);
+}
+
+TEST_F(RecordTest, BurnInFieldsRoundTripAndStatusesAreRead) {
+  Measurement m = sample();
+  m.wrong_at = {{1, 4, 2}, {3, 17, 1}};
+  m.pass = 12;
+  std::istringstream in(header().dump() + "\n" + to_json(m).dump() + "\n" +
+                        R"({"type":"summary","status":"rank_lost"})" + "\n");
+  const Results r = parse_results(in, "memory");
+  ASSERT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.measurements[0].wrong_at, m.wrong_at);
+  EXPECT_EQ(r.measurements[0].pass, 12);
+  EXPECT_EQ(r.status, "rank_lost");
+  std::istringstream plain(header().dump() + "\n" + to_json(sample()).dump() + "\n");
+  const Results p = parse_results(plain, "memory");
+  EXPECT_EQ(p.status, "incomplete");
+  EXPECT_EQ(p.measurements[0].pass, 0);
+  EXPECT_FALSE(to_json(sample()).contains("pass"));
 }
 
 }  // namespace

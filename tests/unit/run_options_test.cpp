@@ -133,5 +133,35 @@ TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {
   EXPECT_EQ(classify_mpi_path(false, "", ""), "net");
 }
 
+TEST(RunOptions, BurnInWatchdogAndFaults) {
+  const RunOptions o = parse({"--check", "all", "--duration", "30m", "--timeout", "90s", "--inject",
+                              "hang:rank=1,op=all_reduce", "--inject", "slow:rank=0,factor=3"});
+  EXPECT_TRUE(o.check);
+  EXPECT_TRUE(o.check_every);
+  EXPECT_DOUBLE_EQ(o.duration_s, 1800);
+  EXPECT_DOUBLE_EQ(o.timeout_s, 90);
+  EXPECT_EQ(o.inject.size(), 2u);
+  const RunOptions d = parse({});
+  EXPECT_FALSE(d.check_every);
+  EXPECT_DOUBLE_EQ(d.duration_s, 0);
+  EXPECT_LT(d.timeout_s, 0);  // automatic
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "0"}).timeout_s, 0);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "off"}).timeout_s, 0);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "2.5"}).timeout_s, 2.5);
+  EXPECT_FALSE(parse({"-c", "1"}).check_every);
+  EXPECT_DOUBLE_EQ(parse_duration("2h", "--duration"), 7200);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5m", "--duration"), 90);
+}
+
+TEST(RunOptions, BurnInWatchdogAndFaultRefusals) {
+  EXPECT_NE(usage_error({"--check", "some"}).find("0, 1 or all"), std::string::npos);
+  EXPECT_NE(usage_error({"--duration", "30x"}).find("--duration '30x'"), std::string::npos);
+  EXPECT_NE(usage_error({"--duration", "0"}).find("--duration"), std::string::npos);
+  EXPECT_NE(usage_error({"--duration", "-5m"}).find("--duration"), std::string::npos);
+  EXPECT_NE(usage_error({"--timeout", "soon"}).find("--timeout 'soon'"), std::string::npos);
+  EXPECT_NE(usage_error({"--timeout", "nan"}).find("--timeout"), std::string::npos);
+  EXPECT_NE(usage_error({"--inject", "hang:op=all_reduce"}).find("--inject"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fb::cli

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "fabricbench/core/errors.hpp"
 
 namespace fb {
@@ -59,6 +61,16 @@ TEST(Expand, RejectsBadGrids) {
   EXPECT_THROW(expand({8, 64, 1.0, 0}), UsageError);
   EXPECT_THROW(expand({8, 64, 0.5, 0}), UsageError);
   EXPECT_THROW(expand({1, 1ull << 40, 2.0, 1}), UsageError);  // far too many sizes
+}
+
+// Found by tests/fuzz/sizes_fuzz.cpp: steps that would pass 2^64 wrapped
+// around (additive) or converted 2^64 to uint64 (factor, undefined).
+TEST(SizeGrid, StepsNearTheTopOfTheRangeEndTheGrid) {
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ(expand({top - 10, top, 2.0, 8}), (std::vector<std::uint64_t>{top - 10, top - 2}));
+  EXPECT_EQ(expand({10, top, 2.0, top - 5}), (std::vector<std::uint64_t>{10}));
+  EXPECT_EQ(expand({1ull << 63, top, 2.0, 0}), (std::vector<std::uint64_t>{1ull << 63}));
+  EXPECT_EQ(expand({top, top, 1.5, 0}), (std::vector<std::uint64_t>{top}));
 }
 
 TEST(FormatBytes, Readable) {

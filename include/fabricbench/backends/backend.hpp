@@ -4,6 +4,7 @@
 // what they know (support, path, errors) and the engine reports it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,12 +60,24 @@ double now_us();
 struct IterationTimes {
   std::span<double> start_us;
   std::span<double> duration_us;
+  // Progress for the watchdog (progress.hpp), null when nobody watches: add
+  // one per iteration as it is issued, with count_issued() (a plain store, no
+  // syscall). A rank that never issues iteration k while its peers did is the
+  // one they wait on. Backends that queue a batch asynchronously should count
+  // iterations as they complete instead, so a long queue is not taken for a hang.
+  std::atomic<std::int64_t>* issued = nullptr;
 };
+
+inline void count_issued(std::atomic<std::int64_t>* issued) {
+  // One writer (the engine's thread): load + store, no locked read-modify-write.
+  if (issued) issued->store(issued->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 class PreparedOp {
  public:
   virtual ~PreparedOp() = default;
-  // One iteration; returns when this rank's part is complete.
+  // One iteration; returns when this rank's part is complete. Its buffers
+  // are then final and free: --check all refills them for the next one.
   virtual void run() = 0;
   // `times.start_us.size()` back-to-back iterations. The default calls run()
   // and reads the wall clock around each; device backends override it to
@@ -103,6 +116,12 @@ class BackendGroup {
   virtual std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) = 0;
   // The path the traffic takes, as best the backend knows ("shm", "tcp", "P2P/NVLink" ...).
   virtual std::string path() const = 0;
+  // Called by the watchdog from its own thread when the run is being aborted
+  // (a hang, a lost rank), while the engine's thread may be blocked inside an
+  // op of this group: make blocked calls return or at least release the
+  // device (NCCL: ncclCommAbort). Must not wait for the engine's thread.
+  // Default: nothing (MPI has no per-communicator abort; MPI_Abort follows).
+  virtual void abort() {}
 };
 
 class Backend {

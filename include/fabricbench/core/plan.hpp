@@ -25,6 +25,10 @@ struct RunOptions {
   int warmup = 5;                  // -w
   double time_budget_s = 0;        // seconds per measurement; 0 = exactly `iters`
   bool check = false;              // -c: one verified iteration after the timed ones
+  bool check_every = false;        // --check all: verify every timed iteration instead (implies check)
+  double duration_s = 0;           // --duration: repeat the sweep until this is spent (burn-in); 0 = once
+  double timeout_s = -1;           // --timeout: watchdog limit per op; < 0 automatic, 0 = no watchdog
+  std::vector<std::string> inject; // --inject: test-only faults (src/backends/fault), as given
   bool out_of_place = true;
   bool in_place = true;
   int peer_a = 0;                  // point-to-point ops: the pair, as ranks of the scope

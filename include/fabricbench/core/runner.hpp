@@ -9,16 +9,21 @@
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/plan.hpp"
+#include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sink.hpp"
 
 namespace fb {
 
+struct CheckVerdict;  // wrong elements of one row (src/core/wrong_counts.hpp)
+
 struct RunTotals {
   std::size_t rows = 0;
   std::size_t skipped = 0;
   std::int64_t wrong = 0;  // wrong elements over every checked row
+  std::vector<std::int64_t> wrong_by_rank;  // the same per world rank (checked runs)
   double busbw_sum_gbps = 0;  // for nccl-tests' "Avg bus bandwidth" line
+  int passes = 0;             // sweeps begun (more than one with --duration)
 };
 
 class Runner {
@@ -29,12 +34,20 @@ class Runner {
   // every rank alike, when the backend supports none of the plan or its
   // buffers will not fit in some node's memory.
   void preflight() const;
+  // Publish progress for the watchdog (optional; before run()).
+  void watch(ProgressBoard* board) { board_ = board; }
+  // One sweep, or with options.duration_s sweeps until that much time is spent.
   RunTotals run();
 
  private:
   void run_scope(Scope scope);
   void run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op);
   void measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec);
+  // The check's verdict for this row (collective); `per_iteration` from --check all.
+  CheckVerdict check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration);
+  void enter(Phase phase);
+  // Collective: has the --duration been spent? (rank 0's clock decides)
+  bool out_of_time();
   void skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason);
   std::uint64_t largest_buffer_bytes(int group_size) const;
   OpSpec spec_for(Op op, bool in_place, std::uint64_t bytes, int group_size) const;
@@ -46,6 +59,9 @@ class Runner {
   RowSink* sink_;
   std::vector<std::uint64_t> sizes_;
   RunTotals totals_;
+  ProgressBoard* board_ = nullptr;
+  double started_us_ = 0;
+  bool stopped_ = false;  // the duration is spent: no more measurements
 };
 
 }  // namespace fb

@@ -44,6 +44,12 @@ class RowSink {
   // have a "type". Other sinks ignore it.
   virtual void record_line(const nlohmann::ordered_json&) {}
   virtual void end(const nlohmann::ordered_json& summary) = 0;
+  // The run is being aborted (hang, lost rank, error, signal): write the
+  // closing line now if this sink has one. Called from the watchdog's thread
+  // while the engine's thread may be anywhere, at most once, never after
+  // end(); must not block for long. The record sink adds the rows and skips
+  // it wrote to `summary`.
+  virtual void abort(const nlohmann::ordered_json& /*summary*/) {}
 };
 
 }  // namespace fb

@@ -32,6 +32,7 @@ class SinkList final : public RowSink {
   void size_done() override;
   void record_line(const nlohmann::ordered_json& line) override;
   void end(const nlohmann::ordered_json& summary) override;
+  void abort(const nlohmann::ordered_json& summary) override;
 
  private:
   std::vector<std::unique_ptr<RowSink>> sinks_;

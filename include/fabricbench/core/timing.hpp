@@ -5,10 +5,12 @@
 // (quiet) control collectives.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/progress.hpp"
 
 namespace fb {
 
@@ -16,6 +18,11 @@ struct TimingPlan {
   int iters = 20;
   int warmup = 5;
   double budget_s = 0;  // 0 = exactly `iters`
+  // --check all: refill the inputs before and verify the outputs after every
+  // timed iteration (outside its timed span).
+  bool check_every = false;
+  // Where the steps and iterations are published for the watchdog; may be null.
+  ProgressBoard* board = nullptr;
 };
 
 struct Timing {
@@ -26,10 +33,16 @@ struct Timing {
   // rank, and mean own time per op. Only on rank 0. Ranks that sat out: -1.
   std::vector<double> rank_lag_us;
   std::vector<double> rank_mean_us;
+  // check_every: this rank's wrong elements in each timed iteration.
+  std::vector<std::int64_t> wrong_per_iteration;
 };
 
 // `op` is null on ranks that do not participate.
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);
+
+// `n` iterations outside the timed loop (warm-up, the check's), through
+// run_timed so that the watchdog sees each one issued. Returns the first one's time.
+double run_untimed(PreparedOp& op, int n, ProgressBoard* board);
 
 // How many iterations go in each batch between stop decisions.
 int batch_size(const TimingPlan& plan, double warmup_iteration_us);

@@ -5,6 +5,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 #include "cuda_common/gpu_backend.hpp"
@@ -30,11 +31,13 @@ class NcclGroup final : public BackendGroup {
     if (comm_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, device_);
     MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm_.native());
     gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device_);
-    nccl::check(ncclCommInitRank(&nccl_, comm_.size(), id, comm_.rank()), "ncclCommInitRank", nullptr, device_);
+    ncclComm_t c = nullptr;
+    nccl::check(ncclCommInitRank(&c, comm_.size(), id, comm_.rank()), "ncclCommInitRank", nullptr, device_);
+    nccl_.store(c);
   }
 
   ~NcclGroup() override {
-    if (nccl_) ncclCommDestroy(nccl_);
+    if (ncclComm_t c = nccl_.exchange(nullptr)) ncclCommDestroy(c);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -51,7 +54,7 @@ class NcclGroup final : public BackendGroup {
 
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     NcclOpContext c;
-    c.comm = nccl_;
+    c.comm = nccl_.load();
     c.stream = stream_;
     c.device = device_;
     c.rank = comm_.rank();
@@ -60,6 +63,13 @@ class NcclGroup final : public BackendGroup {
     c.in = in_.data();
     c.out = out_.data();
     return std::make_unique<NcclOp>(c, spec);
+  }
+
+  // The hang watchdog's thread, while the engine's may be blocked in an NCCL
+  // call or a stream wait: ncclCommAbort stops the communicator's kernels and
+  // frees it, so the device is released; the process exits right after.
+  void abort() override {
+    if (ncclComm_t c = nccl_.exchange(nullptr)) ncclCommAbort(c);
   }
 
   // Read again for every row: NCCL connects peers lazily, at the first op that needs them.
@@ -75,7 +85,7 @@ class NcclGroup final : public BackendGroup {
   bool graph_;
   std::uint64_t log_offset_ = 0;
   cudaStream_t stream_ = nullptr;
-  ncclComm_t nccl_ = nullptr;
+  std::atomic<ncclComm_t> nccl_{nullptr};  // abort() swaps it out from the watchdog's thread
   gpu::Buffer in_;
   gpu::Buffer out_;
 };

@@ -26,5 +26,8 @@ void SinkList::record_line(const nlohmann::ordered_json& line) {
 void SinkList::end(const nlohmann::ordered_json& summary) {
   for (auto& s : sinks_) s->end(summary);
 }
+void SinkList::abort(const nlohmann::ordered_json& summary) {
+  for (auto& s : sinks_) s->abort(summary);
+}
 
 }  // namespace fb

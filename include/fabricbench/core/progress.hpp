@@ -1,0 +1,106 @@
+// What this rank is doing right now, published by the engine for the
+// watchdog thread (watchdog.hpp) without locks or system calls.
+//
+// The engine labels each measurement and enters a new step at fixed points
+// (set-up, warm-up, timed batch, check, control collective); backends bump
+// one counter per iteration they issue. Every rank passes through the same
+// steps in the same order (the engine is SPMD), so (step, iteration) compares
+// across ranks: the rank furthest behind is the one the others wait on.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string_view>
+
+#include "fabricbench/core/types.hpp"
+
+namespace fb {
+
+class BackendGroup;
+
+enum class Phase : std::uint8_t {
+  idle,    // outside the engine's sweep (start-up, end of the run)
+  setup,   // opening a scope's backend group or preparing an op
+  warmup,  // warm-up iterations of an op
+  timed,   // timed iterations of an op
+  check,   // the verified iteration of -c (and its fill)
+  sync,    // the engine's control collectives: waiting for the other ranks
+};
+inline constexpr int kPhaseCount = 6;
+std::string_view name(Phase phase);
+// Phases inside an op: a rank that makes no progress in one for the timeout is hung.
+bool in_op(Phase phase);
+
+// A consistent copy of a rank's progress.
+struct ProgressSnapshot {
+  std::int64_t step = 0;             // steps entered since the start (aligned across ranks)
+  std::int64_t iteration = 0;        // iterations issued in this step so far
+  std::int64_t first_iteration = 0;  // iterations of this op's phase done in earlier steps (timed batches)
+  Phase phase = Phase::idle;
+  int op = -1;                       // fb::Op, -1 = none
+  int scope = -1;                    // fb::Scope, -1 = none
+  std::uint64_t bytes = 0;           // the row's bytes
+  bool in_place = false;
+  std::uint64_t bytes_per_iteration = 0;  // what one iteration moves: scales the timeout
+};
+// Lexicographic (step, iteration): which of two ranks got further.
+bool behind(const ProgressSnapshot& a, const ProgressSnapshot& b);
+
+class ProgressBoard {
+ public:
+  // ---- the engine's thread ----
+  // Label of the measurement the next steps belong to (scope: fb::Scope or -1).
+  void label(Op op, int scope, std::uint64_t bytes, bool in_place, std::uint64_t bytes_per_iteration);
+  void label_scope(int scope);  // between measurements: opening a scope
+  // A new step; every rank calls this at the same points. `first_iteration`
+  // continues an op's iteration count across steps (timed batches).
+  void enter(Phase phase, std::int64_t first_iteration = 0);
+  // The counter handed to PreparedOp::run_timed (IterationTimes::issued).
+  std::atomic<std::int64_t>* issued() { return &issued_; }
+
+  // ---- any thread ----
+  ProgressSnapshot read() const;
+  // The backend group the engine drives now, so that the watchdog can abort
+  // it while the engine's thread is blocked inside it (NCCL: ncclCommAbort).
+  void set_active_group(BackendGroup* group);
+  void abort_active_group();
+
+ private:
+  void begin_write();
+  void end_write();
+
+  // Seqlock: odd while the engine rewrites the label; readers retry.
+  std::atomic<std::uint64_t> version_{0};
+  std::atomic<std::int64_t> step_{0};
+  std::atomic<std::int64_t> first_{0};
+  std::atomic<int> phase_{0};
+  std::atomic<int> op_{-1};
+  std::atomic<int> scope_{-1};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> per_iteration_{0};
+  std::atomic<bool> in_place_{false};
+  // Written once per iteration by the timed loop: its own cache line, so the
+  // watchdog's reads of the label do not pull it away from the engine.
+  alignas(64) std::atomic<std::int64_t> issued_{0};
+  alignas(64) std::mutex group_mutex_;
+  BackendGroup* group_ = nullptr;
+};
+
+// Sets the active group for a scope and clears it on the way out (also on exceptions).
+class ActiveGroup {
+ public:
+  ActiveGroup(ProgressBoard* board, BackendGroup* group) : board_(board) {
+    if (board_) board_->set_active_group(group);
+  }
+  ~ActiveGroup() {
+    if (board_) board_->set_active_group(nullptr);
+  }
+  ActiveGroup(const ActiveGroup&) = delete;
+  ActiveGroup& operator=(const ActiveGroup&) = delete;
+
+ private:
+  ProgressBoard* board_;
+};
+
+}  // namespace fb

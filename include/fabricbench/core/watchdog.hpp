@@ -1,0 +1,62 @@
+// The hang watchdog. One thread on every rank watches this rank's progress
+// (progress.hpp) and talks to rank 0 over a side channel of its own: a TCP
+// connection opened at the start of the run (MPI is used only to broadcast
+// rank 0's address and a random token), so it still works when the MPI or
+// NCCL communicator is wedged. Every rank reports where it is four times a
+// second; rank 0 judges (watch_report.hpp):
+//   hang       a rank inside an op has made no progress for the timeout;
+//              the report names the ranks furthest behind (stuck) and the
+//              ranks ahead of them (waiting on them), with op, scope, size,
+//              phase and iteration;
+//   rank_lost  a rank's connection closed without a goodbye (killed,
+//              crashed) or it went silent for the timeout (host gone);
+//   error      a rank hit an error it cannot recover from (fail());
+//   killed     SIGTERM/SIGINT/SIGHUP reached rank 0 (launcher, scheduler).
+// Then rank 0 closes the record with a summary saying so (the OnEnd
+// callback), tells the other ranks to stop, asks the active backend group to
+// abort (BackendGroup::abort), and ends the job with MPI_Abort (exit 3), or
+// for a signal dies of that signal.
+//
+// Cost to the timed loop: nothing but the store of one counter per
+// iteration; the thread wakes ten times a second and reads it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/progress.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/watch_report.hpp"
+
+namespace fb {
+
+class Watchdog {
+ public:
+  // Rank 0 only, from the watchdog's thread: record how the run ended
+  // (close the record, print the message). Must not use MPI.
+  using OnEnd = std::function<void(const watch::RunEnd&)>;
+
+  // Collective over `world`. Throws UsageError on every rank alike when some
+  // rank cannot reach rank 0's side channel (the message says what to set).
+  Watchdog(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy policy, ProgressBoard& board, OnEnd on_end);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // This rank's sweep is over. Every rank calls it at the same point; rank 0
+  // returns once every rank has said so (a rank stuck before that is still
+  // caught), so no rank mistakes the end of the run for a lost rank 0.
+  void finish();
+  // An error this rank cannot recover from: rank 0 closes the record with it
+  // and ends the job. Does not return.
+  [[noreturn]] void fail(const std::string& what);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fb

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzzing step of CI (.ci/run runs it after scripts/test.sh):
+# a second build, with clang, AddressSanitizer + UndefinedBehaviorSanitizer
+# (LeakSanitizer included) and libFuzzer coverage, of what the unit tests run
+# and the fuzz harnesses only (no GPU code, no benchmarks), then
+#   ctest -L unit   every unit test under the sanitizers: a finding fails it;
+#   ctest -L fuzz   each harness fuzzed for FABRICBENCH_FUZZ_SECONDS (default
+#                   60) from its seeds in tests/fuzz/corpus/.
+# Open MPI's own allocations kept until exit are suppressed by library name
+# (tests/sanitizers/lsan.supp); fabricbench's code is checked in full.
+# FABRICBENCH_SANITIZE_LABELS='unit|mpi|fuzz' adds the MPI tests (slow: every
+# rank runs sanitized; build the whole tree for them).
+#   scripts/sanitize.sh [extra ctest arguments]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${FABRICBENCH_SANITIZED_BUILD:-$here/build-sanitized}
+labels=${FABRICBENCH_SANITIZE_LABELS:-unit|fuzz}
+jobs=$(nproc)
+
+"$here/scripts/setup.sh"
+rm -rf "$build"
+start=$(date +%s)
+CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFABRICBENCH_SANITIZE=address,undefined -DFABRICBENCH_FUZZ=ON -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
+# Every executable a `unit` test runs (model.plots runs fabricbench), and the harnesses.
+targets=(fabricbench fb_unit_tests fb_topo_tests fb_model_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
+[[ $labels == *mpi* ]] && targets=(all)
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+echo "sanitize.sh: sanitized build took $(($(date +%s) - start)) s" >&2
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "^($labels)\$" "$@"

@@ -1,0 +1,89 @@
+#include "fabricbench/core/progress.hpp"
+
+#include <array>
+
+#include "fabricbench/backends/backend.hpp"
+
+namespace fb {
+
+std::string_view name(Phase phase) {
+  static constexpr std::array<std::string_view, kPhaseCount> names{"idle",  "setup", "warm-up",
+                                                                   "timed", "check", "sync"};
+  const auto i = static_cast<std::size_t>(phase);
+  return i < names.size() ? names[i] : "unknown";
+}
+
+bool in_op(Phase phase) { return phase == Phase::warmup || phase == Phase::timed || phase == Phase::check; }
+
+bool behind(const ProgressSnapshot& a, const ProgressSnapshot& b) {
+  if (a.step != b.step) return a.step < b.step;
+  return a.iteration < b.iteration;
+}
+
+// Seqlock writer side (one writer: the engine's thread). The fences order the
+// relaxed field stores between the two version bumps for readers.
+void ProgressBoard::begin_write() {
+  version_.store(version_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
+void ProgressBoard::end_write() { version_.store(version_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+
+void ProgressBoard::label(Op op, int scope, std::uint64_t bytes, bool in_place, std::uint64_t bytes_per_iteration) {
+  begin_write();
+  op_.store(static_cast<int>(op), std::memory_order_relaxed);
+  scope_.store(scope, std::memory_order_relaxed);
+  bytes_.store(bytes, std::memory_order_relaxed);
+  in_place_.store(in_place, std::memory_order_relaxed);
+  per_iteration_.store(bytes_per_iteration, std::memory_order_relaxed);
+  end_write();
+}
+
+void ProgressBoard::label_scope(int scope) {
+  begin_write();
+  op_.store(-1, std::memory_order_relaxed);
+  scope_.store(scope, std::memory_order_relaxed);
+  bytes_.store(0, std::memory_order_relaxed);
+  in_place_.store(false, std::memory_order_relaxed);
+  per_iteration_.store(0, std::memory_order_relaxed);
+  end_write();
+}
+
+void ProgressBoard::enter(Phase phase, std::int64_t first_iteration) {
+  begin_write();
+  step_.store(step_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
+  first_.store(first_iteration, std::memory_order_relaxed);
+  issued_.store(0, std::memory_order_relaxed);
+  end_write();
+}
+
+ProgressSnapshot ProgressBoard::read() const {
+  while (true) {
+    const std::uint64_t v1 = version_.load(std::memory_order_acquire);
+    ProgressSnapshot s;
+    s.step = step_.load(std::memory_order_relaxed);
+    s.iteration = issued_.load(std::memory_order_relaxed);
+    s.first_iteration = first_.load(std::memory_order_relaxed);
+    s.phase = static_cast<Phase>(phase_.load(std::memory_order_relaxed));
+    s.op = op_.load(std::memory_order_relaxed);
+    s.scope = scope_.load(std::memory_order_relaxed);
+    s.bytes = bytes_.load(std::memory_order_relaxed);
+    s.in_place = in_place_.load(std::memory_order_relaxed);
+    s.bytes_per_iteration = per_iteration_.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((v1 & 1) == 0 && version_.load(std::memory_order_relaxed) == v1) return s;
+  }
+}
+
+void ProgressBoard::set_active_group(BackendGroup* group) {
+  std::lock_guard lock(group_mutex_);
+  group_ = group;
+}
+
+void ProgressBoard::abort_active_group() {
+  std::lock_guard lock(group_mutex_);
+  if (group_) group_->abort();
+}
+
+}  // namespace fb

@@ -1,0 +1,240 @@
+#include <fmt/format.h>
+#include <signal.h>
+#include <string.h>
+
+#include <algorithm>
+#include <map>
+
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/watch_report.hpp"
+
+namespace fb::watch {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+bool live(const RankView& v) { return v.reported && !v.lost && !v.finished; }
+
+// Judged on what the rank reported (conservative); shown with the report's age added.
+bool overdue(const RankView& v) { return live(v) && v.state.limit_s > 0 && v.state.stalled_s >= v.state.limit_s; }
+double stalled_now(const RankView& v) { return v.state.stalled_s + v.age_s; }
+
+json to_json(const RankView& v) {
+  const ProgressSnapshot& a = v.state.at;
+  json j = {{"rank", v.rank},
+            {"host", v.host},
+            {"phase", std::string(name(a.phase))},
+            {"op", a.op >= 0 ? std::string(name(static_cast<Op>(a.op))) : ""},
+            {"scope", a.scope >= 0 ? std::string(name(static_cast<Scope>(a.scope))) : ""},
+            {"bytes", a.bytes},
+            {"in_place", a.in_place},
+            {"iteration", a.first_iteration + a.iteration},
+            {"step", a.step},
+            {"stalled_s", stalled_now(v)}};
+  if (v.lost) j["lost"] = v.lost_why;
+  return j;
+}
+
+// Ranks grouped by where they are, one line per place: "ranks 0,1,3 (vm): <where>".
+std::string grouped(const std::vector<const RankView*>& ranks) {
+  std::map<std::string, std::pair<std::vector<int>, std::vector<std::string>>> places;
+  for (const RankView* v : ranks) {
+    auto& [list, hosts] = places[describe(v->state.at)];
+    list.push_back(v->rank);
+    if (std::find(hosts.begin(), hosts.end(), v->host) == hosts.end()) hosts.push_back(v->host);
+  }
+  std::string out;
+  for (const auto& [where, who] : places) {
+    std::string hosts;
+    for (const auto& h : who.second) hosts += (hosts.empty() ? "" : ", ") + h;
+    out += fmt::format("\n    rank{} {} ({}): {}", who.first.size() > 1 ? "s" : "", rank_list(who.first), hosts, where);
+  }
+  return out;
+}
+
+json rank_array(const std::vector<const RankView*>& ranks) {
+  json a = json::array();
+  for (const RankView* v : ranks) a.push_back(to_json(*v));
+  return a;
+}
+
+std::vector<int> ranks_of(const std::vector<const RankView*>& views) {
+  std::vector<int> out;
+  for (const RankView* v : views) out.push_back(v->rank);
+  return out;
+}
+
+std::vector<const RankView*> lost_ranks(const std::vector<RankView>& ranks) {
+  std::vector<const RankView*> out;
+  for (const auto& v : ranks)
+    if (v.lost) out.push_back(&v);
+  return out;
+}
+
+// Lost ranks and their last report; then where the others are now, which
+// says more precisely where the run was when they went.
+std::string where_lost(const std::vector<RankView>& ranks, const std::vector<const RankView*>& lost) {
+  std::string out;
+  for (const RankView* v : lost)
+    out += fmt::format("\n    rank {} ({}): {}; its last report ({:.1f} s earlier): {}", v->rank, v->host, v->lost_why,
+                       v->age_s, v->reported ? describe(v->state.at) : "none");
+  std::vector<const RankView*> others;
+  for (const auto& v : ranks)
+    if (live(v)) others.push_back(&v);
+  if (!others.empty()) out += "\n  the other ranks:" + grouped(others);
+  return out;
+}
+
+}  // namespace
+
+double TimeoutPolicy::limit_s(std::uint64_t bytes_per_iteration) const {
+  if (fixed_s > 0) return fixed_s;
+  if (fixed_s == 0) return 0;
+  return kTimeoutFloorS + static_cast<double>(bytes_per_iteration) / kTimeoutBytesPerS;
+}
+
+std::string TimeoutPolicy::describe() const {
+  if (fixed_s > 0) return fmt::format("--timeout {:g} s", fixed_s);
+  if (fixed_s == 0) return "no watchdog";
+  return fmt::format("automatic: {:g} s + 1 s per {:g} GB one iteration moves", kTimeoutFloorS, kTimeoutBytesPerS / 1e9);
+}
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::vector<int> r = ranks;
+  std::sort(r.begin(), r.end());
+  std::string out;
+  for (std::size_t i = 0; i < r.size();) {
+    std::size_t j = i;
+    while (j + 1 < r.size() && r[j + 1] == r[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + (j > i + 1 ? fmt::format("{}-{}", r[i], r[j])
+                                                  : j == i + 1 ? fmt::format("{},{}", r[i], r[j])
+                                                               : fmt::format("{}", r[i]));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string describe(const ProgressSnapshot& at) {
+  std::string what = at.op >= 0 ? std::string(name(static_cast<Op>(at.op))) : "";
+  if (at.scope >= 0) what += (what.empty() ? "scope " : " ") + std::string(name(static_cast<Scope>(at.scope)));
+  if (at.op >= 0) what += fmt::format(" {} {}", format_bytes(at.bytes), at.in_place ? "in-place" : "out-of-place");
+  if (what.empty()) what = "outside any measurement";
+  const std::int64_t n = at.first_iteration + at.iteration;
+  switch (at.phase) {
+    case Phase::warmup:
+    case Phase::timed:
+    case Phase::check:
+      // The counter says how many iterations were issued: 0 means it never started this step's first.
+      if (at.iteration == 0) return fmt::format("{}, before {} iteration {}", what, name(at.phase), n + 1);
+      return fmt::format("{}, {} iteration {}", what, name(at.phase), n);
+    case Phase::sync:
+      return fmt::format("{}, waiting for the other ranks (control collective)", what);
+    case Phase::setup:
+      return fmt::format("{}, setting up the backend", what);
+    case Phase::idle:
+      break;
+  }
+  return fmt::format("{}, outside the sweep", what);
+}
+
+bool hang_detected(const std::vector<RankView>& ranks) {
+  bool any_live = false;
+  bool all_overdue = true;
+  for (const auto& v : ranks) {
+    if (!live(v)) continue;
+    any_live = true;
+    if (overdue(v) && in_op(v.state.at.phase)) return true;
+    all_overdue = all_overdue && overdue(v);
+  }
+  return any_live && all_overdue;
+}
+
+RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy) {
+  // The ranks furthest behind are stuck; the others are waiting on them.
+  const RankView* first = nullptr;
+  for (const auto& v : ranks)
+    if (live(v) && (!first || behind(v.state.at, first->state.at))) first = &v;
+  std::vector<const RankView*> stuck;
+  std::vector<const RankView*> waiting;
+  double stalled = 0;
+  double limit = 0;
+  for (const auto& v : ranks) {
+    if (!live(v)) continue;
+    const bool same = first && !behind(first->state.at, v.state.at);
+    (same ? stuck : waiting).push_back(&v);
+    if (same) {
+      stalled = std::max(stalled, stalled_now(v));
+      limit = std::max(limit, v.state.limit_s);
+    } else if (in_op(v.state.at.phase)) {
+      // A rank inside an op ahead of the stuck ones progressed after they
+      // last did, so they have been stalled at least as long. Their own
+      // report may be older (a loaded host sends late): this bound keeps
+      // the figure from reading below the limit that triggered the report.
+      stalled = std::max(stalled, stalled_now(v));
+    }
+  }
+  RunEnd end;
+  end.status = "hang";
+  const std::string verdict =
+      waiting.empty() ? "every rank is at the same point, none is behind: the op itself does not complete "
+                        "(a link, a NIC, a GPU or the library)"
+                      : fmt::format("rank{} {} {} behind the others", stuck.size() > 1 ? "s" : "", rank_list(ranks_of(stuck)),
+                                    stuck.size() > 1 ? "are" : "is");
+  end.message = fmt::format("hang: no progress for {:.1f} s (limit {:.1f} s, {}); {}.\n  stuck:{}", stalled, limit,
+                            policy.describe(), verdict, grouped(stuck));
+  if (!waiting.empty()) end.message += "\n  waiting on them:" + grouped(waiting);
+  const auto lost = lost_ranks(ranks);
+  if (!lost.empty()) end.message += "\n  lost:" + where_lost({}, lost);
+  end.report = {{"timeout_s", limit},
+                {"stalled_s", stalled},
+                {"stuck_ranks", ranks_of(stuck)},
+                {"waiting_ranks", ranks_of(waiting)},
+                {"stuck", rank_array(stuck)},
+                {"waiting", rank_array(waiting)}};
+  if (!lost.empty()) end.report["lost"] = rank_array(lost);
+  return end;
+}
+
+RunEnd lost_end(const std::vector<RankView>& ranks) {
+  const auto lost = lost_ranks(ranks);
+  RunEnd end;
+  end.status = "rank_lost";
+  end.message = fmt::format("lost rank{} {}: {}{}", lost.size() > 1 ? "s" : "", rank_list(ranks_of(lost)),
+                            lost.size() > 1 ? "these ranks stopped" : "this rank stopped",
+                            " without finishing (killed, crashed, or its host is gone):" + where_lost(ranks, lost));
+  end.report = {{"lost_ranks", ranks_of(lost)}, {"lost", rank_array(lost)}};
+  return end;
+}
+
+RunEnd error_end(int rank, const std::string& what, const std::vector<RankView>& ranks) {
+  RunEnd end;
+  end.status = "error";
+  const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankView& v) { return v.rank == rank; });
+  const std::string host = it != ranks.end() ? it->host : "?";
+  const std::string where = it != ranks.end() && it->reported ? "; it was at " + describe(it->state.at) : "";
+  end.message = fmt::format("rank {} ({}) stopped with an error: {}{}", rank, host, what, where);
+  end.report = {{"rank", rank}, {"host", host}, {"error", what}};
+  if (it != ranks.end() && it->reported) end.report["at"] = to_json(*it);
+  return end;
+}
+
+RunEnd killed_end(int signal, int rank, const std::vector<RankView>& ranks) {
+  RunEnd end;
+  end.status = "killed";
+  const char* sig = sigabbrev_np(signal);
+  const std::string sig_name = sig ? std::string("SIG") + sig : fmt::format("signal {}", signal);
+  end.message = fmt::format("stopped by {} on rank {} (the launcher or the scheduler: a time limit, scancel, Ctrl-C, "
+                            "or mpirun ending the job because a rank failed)",
+                            sig_name, rank);
+  end.report = {{"signal", sig_name}, {"rank", rank}};
+  const auto lost = lost_ranks(ranks);
+  if (!lost.empty()) {
+    end.message += "; lost before:" + where_lost(ranks, lost);
+    end.report["lost"] = rank_array(lost);
+  }
+  end.exit_code = 128 + signal;
+  return end;
+}
+
+}  // namespace fb::watch

@@ -1,0 +1,180 @@
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/types.hpp"
+#include "fabricbench/core/watch_wire.hpp"
+
+namespace fb::watch {
+namespace {
+
+constexpr std::size_t kStateFields = 11;
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+std::uint64_t get_u64(std::string_view in, std::size_t at) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[at + i])) << (8 * i);
+  return v;
+}
+
+std::int64_t to_us(double seconds) {
+  if (!(seconds > 0)) return 0;
+  return seconds > 1e12 ? static_cast<std::int64_t>(1e18) : static_cast<std::int64_t>(seconds * 1e6);
+}
+
+std::array<std::uint64_t, kStateFields> state_fields(const StateReport& s) {
+  const ProgressSnapshot& a = s.at;
+  return {static_cast<std::uint64_t>(a.step),       static_cast<std::uint64_t>(a.iteration),
+          static_cast<std::uint64_t>(a.first_iteration), static_cast<std::uint64_t>(a.phase),
+          static_cast<std::uint64_t>(static_cast<std::int64_t>(a.op)),
+          static_cast<std::uint64_t>(static_cast<std::int64_t>(a.scope)), a.bytes,
+          static_cast<std::uint64_t>(a.in_place), a.bytes_per_iteration,
+          static_cast<std::uint64_t>(to_us(s.stalled_s)), static_cast<std::uint64_t>(to_us(s.limit_s))};
+}
+
+// Fields are checked here so that nothing downstream names an op, scope or
+// phase that does not exist.
+std::optional<StateReport> parse_state(std::string_view p) {
+  std::array<std::int64_t, kStateFields> f{};
+  for (std::size_t i = 0; i < kStateFields; ++i) f[i] = static_cast<std::int64_t>(get_u64(p, 8 * i));
+  const auto ops = static_cast<std::int64_t>(all_ops().size());
+  const auto scopes = static_cast<std::int64_t>(all_scopes().size());
+  if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[3] >= kPhaseCount || f[4] < -1 || f[4] >= ops ||
+      f[5] < -1 || f[5] >= scopes || (f[7] != 0 && f[7] != 1) || f[9] < 0 || f[10] < 0)
+    return std::nullopt;
+  StateReport s;
+  s.at.step = f[0];
+  s.at.iteration = f[1];
+  s.at.first_iteration = f[2];
+  s.at.phase = static_cast<Phase>(f[3]);
+  s.at.op = static_cast<int>(f[4]);
+  s.at.scope = static_cast<int>(f[5]);
+  s.at.bytes = static_cast<std::uint64_t>(f[6]);
+  s.at.in_place = f[7] == 1;
+  s.at.bytes_per_iteration = static_cast<std::uint64_t>(f[8]);
+  s.stalled_s = static_cast<double>(f[9]) * 1e-6;
+  s.limit_s = static_cast<double>(f[10]) * 1e-6;
+  return s;
+}
+
+std::size_t payload_size(MsgType type) {
+  switch (type) {
+    case MsgType::hello:
+      return 16;
+    case MsgType::welcome:
+      return 8;
+    case MsgType::state:
+      return 8 * kStateFields;
+    case MsgType::bye:
+      return 0;
+    case MsgType::signal:
+      return 8;
+    default:
+      return SIZE_MAX;  // text: any length that fits
+  }
+}
+
+}  // namespace
+
+std::string encode(const Message& m) {
+  std::string body(1, static_cast<char>(m.type));
+  switch (m.type) {
+    case MsgType::hello:
+      put_u64(body, m.token);
+      put_u64(body, static_cast<std::uint64_t>(static_cast<std::int64_t>(m.rank)));
+      break;
+    case MsgType::welcome:
+      put_u64(body, m.token);
+      break;
+    case MsgType::state:
+      for (std::uint64_t v : state_fields(m.state)) put_u64(body, v);
+      break;
+    case MsgType::bye:
+      break;
+    case MsgType::signal:
+      put_u64(body, static_cast<std::uint64_t>(m.signal));
+      break;
+    case MsgType::fail:
+    case MsgType::stop:
+      body += m.text.substr(0, kMaxFrameBytes - 1);
+      break;
+  }
+  std::string frame;
+  const auto n = static_cast<std::uint32_t>(body.size());
+  for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  return frame + body;
+}
+
+void Decoder::feed(std::string_view bytes) {
+  if (!error_.empty()) return;
+  // Drop what was consumed before growing: a long-lived connection's buffer
+  // holds at most one partial frame plus what this call adds.
+  buffer_.erase(0, offset_);
+  offset_ = 0;
+  buffer_.append(bytes);
+}
+
+std::optional<Message> Decoder::fail(std::string why) {
+  error_ = std::move(why);
+  buffer_.clear();
+  offset_ = 0;
+  return std::nullopt;
+}
+
+std::optional<Message> Decoder::next() {
+  if (!error_.empty()) return std::nullopt;
+  const std::string_view in = std::string_view(buffer_).substr(offset_);
+  if (in.size() < 4) return std::nullopt;
+  std::uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+  if (n == 0 || n > kMaxFrameBytes) return fail(fmt::format("frame of {} bytes (1 to {} allowed)", n, kMaxFrameBytes));
+  if (in.size() < 4 + static_cast<std::size_t>(n)) return std::nullopt;
+  const std::string_view body = in.substr(4, n);
+  offset_ += 4 + n;
+  Message m;
+  const auto type = static_cast<unsigned char>(body[0]);
+  if (type < 1 || type > 7) return fail(fmt::format("unknown message type {}", type));
+  m.type = static_cast<MsgType>(type);
+  const std::string_view p = body.substr(1);
+  const std::size_t want = payload_size(m.type);
+  if (want != SIZE_MAX && p.size() != want)
+    return fail(fmt::format("message type {} with {} bytes of payload ({} expected)", type, p.size(), want));
+  switch (m.type) {
+    case MsgType::hello: {
+      m.token = get_u64(p, 0);
+      const auto rank = static_cast<std::int64_t>(get_u64(p, 8));
+      if (rank < 0 || rank > INT32_MAX) return fail(fmt::format("hello from rank {}", rank));
+      m.rank = static_cast<int>(rank);
+      break;
+    }
+    case MsgType::welcome:
+      m.token = get_u64(p, 0);
+      break;
+    case MsgType::state: {
+      auto s = parse_state(p);
+      if (!s) return fail("state message with out-of-range fields");
+      m.state = *s;
+      break;
+    }
+    case MsgType::bye:
+      break;
+    case MsgType::signal: {
+      const std::uint64_t sig = get_u64(p, 0);
+      if (sig < 1 || sig > 64) return fail(fmt::format("signal {}", sig));
+      m.signal = static_cast<int>(sig);
+      break;
+    }
+    case MsgType::fail:
+    case MsgType::stop:
+      m.text = std::string(p);
+      break;
+  }
+  return m;
+}
+
+}  // namespace fb::watch

@@ -1,0 +1,147 @@
+// The watchdog's judgement on rank 0, from reported states alone.
+#include "fabricbench/core/watch_report.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fb::watch {
+namespace {
+
+// A rank in an op at (step, iteration), stalled for `stalled_s` of a `limit_s` limit.
+RankView at(int rank, Phase phase, std::int64_t step, std::int64_t iteration, double stalled_s, double limit_s = 5) {
+  RankView v;
+  v.rank = rank;
+  v.host = rank < 2 ? "node-a" : "node-b";
+  v.reported = true;
+  v.state.at.step = step;
+  v.state.at.iteration = iteration;
+  v.state.at.phase = phase;
+  v.state.at.op = static_cast<int>(Op::all_reduce);
+  v.state.at.scope = 0;
+  v.state.at.bytes = 1 << 20;
+  v.state.stalled_s = stalled_s;
+  v.state.limit_s = limit_s;
+  return v;
+}
+
+TEST(WatchReport, RankBehindIsStuckAndTheOthersWaitOnIt) {
+  // Rank 2 issued 6 timed iterations; the others are in the 7th.
+  const std::vector<RankView> ranks{at(0, Phase::timed, 40, 7, 5.2), at(1, Phase::timed, 40, 7, 5.1),
+                                    at(2, Phase::timed, 40, 6, 5.3), at(3, Phase::timed, 40, 7, 5.0)};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.status, "hang");
+  EXPECT_EQ(end.exit_code, 3);
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{2});
+  EXPECT_EQ(end.report["waiting_ranks"], (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(end.report["stuck"][0]["host"], "node-b");
+  EXPECT_EQ(end.report["stuck"][0]["op"], "all_reduce");
+  EXPECT_EQ(end.report["stuck"][0]["iteration"], 6);
+  EXPECT_NE(end.message.find("rank 2 (node-b): all_reduce global 1 MiB out-of-place, timed iteration 6"),
+            std::string::npos)
+      << end.message;
+  EXPECT_NE(end.message.find("ranks 0,1,3 (node-a, node-b)"), std::string::npos) << end.message;
+}
+
+// Seen under mpirun on a loaded host: the stuck rank's last report was
+// older than a waiting rank's, which crossed the limit first. The stuck rank
+// stopped before the waiting one did, so it has been stalled at least as long.
+TEST(WatchReport, StalledTimeOfTheStuckIsAtLeastThatOfRanksWaitingInTheOp) {
+  const std::vector<RankView> ranks{at(0, Phase::timed, 40, 7, 5.0), at(1, Phase::timed, 40, 6, 4.8)};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_GE(end.report["stalled_s"].get<double>(), 5.0);
+}
+
+TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {
+  const std::vector<RankView> ranks{at(0, Phase::timed, 9, 3, 6), at(1, Phase::timed, 9, 3, 6)};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], (std::vector<int>{0, 1}));
+  EXPECT_TRUE(end.report["waiting_ranks"].empty());
+  EXPECT_NE(end.message.find("none is behind"), std::string::npos) << end.message;
+}
+
+TEST(WatchReport, WaitingInTheEngineIsNotAHangWhileSomeoneProgresses) {
+  // Ranks 2 and 3 sit out a long point-to-point measurement: stalled in a
+  // control collective for longer than the limit, but 0 and 1 progress.
+  const std::vector<RankView> ranks{at(0, Phase::timed, 12, 900, 0.01), at(1, Phase::timed, 12, 901, 0.02),
+                                    at(2, Phase::sync, 13, 0, 30), at(3, Phase::sync, 13, 0, 30)};
+  EXPECT_FALSE(hang_detected(ranks));
+}
+
+TEST(WatchReport, EveryRankStalledOutsideAnOpIsAHang) {
+  const std::vector<RankView> ranks{at(0, Phase::sync, 5, 0, 6), at(1, Phase::setup, 4, 0, 7)};
+  ASSERT_TRUE(hang_detected(ranks));
+  EXPECT_EQ(hang_end(ranks, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
+}
+
+TEST(WatchReport, BelowTheLimitOrFinishedOrLostIsNotAHang) {
+  EXPECT_FALSE(hang_detected({at(0, Phase::timed, 1, 1, 4.9), at(1, Phase::timed, 1, 1, 4.9)}));
+  auto done = at(1, Phase::timed, 1, 1, 60);
+  done.finished = true;
+  auto lost = at(2, Phase::timed, 1, 1, 60);
+  lost.lost = true;
+  EXPECT_FALSE(hang_detected({at(0, Phase::timed, 1, 1, 1), done, lost}));
+  auto untimed = at(0, Phase::timed, 1, 1, 60, 0);  // limit 0: not watched
+  EXPECT_FALSE(hang_detected({untimed}));
+}
+
+TEST(WatchReport, LostRankIsNamedWithItsHostAndWhereTheOthersAre) {
+  auto lost = at(1, Phase::timed, 3, 2, 0.1);
+  lost.lost = true;
+  lost.lost_why = "its connection closed";
+  lost.age_s = 0.4;
+  const RunEnd end = lost_end({at(0, Phase::warmup, 7, 1, 0.2), lost});
+  EXPECT_EQ(end.status, "rank_lost");
+  EXPECT_EQ(end.report["lost_ranks"], std::vector<int>{1});
+  EXPECT_NE(end.message.find("rank 1 (node-a): its connection closed"), std::string::npos) << end.message;
+  EXPECT_NE(end.message.find("warm-up iteration 1"), std::string::npos) << end.message;
+}
+
+TEST(WatchReport, ErrorAndSignalEndings) {
+  const std::vector<RankView> ranks{at(0, Phase::sync, 1, 0, 0), at(1, Phase::timed, 1, 2, 0)};
+  const RunEnd error = error_end(1, "MPI_Allreduce: MPI_ERR_TRUNCATE", ranks);
+  EXPECT_EQ(error.status, "error");
+  EXPECT_EQ(error.report["host"], "node-a");
+  EXPECT_NE(error.message.find("MPI_ERR_TRUNCATE"), std::string::npos);
+  EXPECT_NE(error.message.find("timed iteration 2"), std::string::npos) << error.message;
+  const RunEnd killed = killed_end(15, 1, ranks);
+  EXPECT_EQ(killed.status, "killed");
+  EXPECT_EQ(killed.report["signal"], "SIGTERM");
+  EXPECT_EQ(killed.exit_code, 128 + 15);
+}
+
+TEST(WatchReport, DescribeSaysWhetherTheIterationWasIssued) {
+  ProgressSnapshot s;
+  s.op = static_cast<int>(Op::all_gather);
+  s.scope = 1;
+  s.bytes = 16384;
+  s.phase = Phase::warmup;
+  EXPECT_EQ(describe(s), "all_gather intra 16 KiB out-of-place, before warm-up iteration 1");
+  s.phase = Phase::timed;
+  s.first_iteration = 20;
+  s.iteration = 3;
+  s.in_place = true;
+  EXPECT_EQ(describe(s), "all_gather intra 16 KiB in-place, timed iteration 23");
+  EXPECT_EQ(describe(ProgressSnapshot{}), "outside any measurement, outside the sweep");
+}
+
+TEST(WatchReport, RankListsAreCompact) {
+  EXPECT_EQ(rank_list({3, 0, 1, 2, 7, 9, 10}), "0-3,7,9,10");
+  EXPECT_EQ(rank_list({5}), "5");
+  EXPECT_EQ(rank_list({}), "");
+}
+
+TEST(WatchReport, TimeoutPolicy) {
+  const TimeoutPolicy automatic;
+  EXPECT_DOUBLE_EQ(automatic.limit_s(0), kTimeoutFloorS);
+  EXPECT_DOUBLE_EQ(automatic.limit_s(8'000'000'000), kTimeoutFloorS + 8);  // 8 GB at 1 GB/s
+  EXPECT_DOUBLE_EQ(TimeoutPolicy{5}.limit_s(8'000'000'000), 5);
+  EXPECT_FALSE(TimeoutPolicy{0}.enabled());
+  EXPECT_DOUBLE_EQ(TimeoutPolicy{5}.silence_s(), 5);
+  EXPECT_DOUBLE_EQ(automatic.silence_s(), kTimeoutFloorS);
+}
+
+}  // namespace
+}  // namespace fb::watch

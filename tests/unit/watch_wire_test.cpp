@@ -1,0 +1,100 @@
+// The watchdog's side-channel framing: round trips, streams cut anywhere,
+// and malformed input refused for good.
+#include "fabricbench/core/watch_wire.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fb::watch {
+namespace {
+
+Message state_message() {
+  Message m;
+  m.type = MsgType::state;
+  m.state.at.step = 123456789012;
+  m.state.at.iteration = 17;
+  m.state.at.first_iteration = 40;
+  m.state.at.phase = Phase::timed;
+  m.state.at.op = static_cast<int>(Op::bidir);
+  m.state.at.scope = 3;
+  m.state.at.bytes = 8ull << 30;
+  m.state.at.in_place = true;
+  m.state.at.bytes_per_iteration = 64ull << 30;
+  m.state.stalled_s = 12.5;
+  m.state.limit_s = 68.6;
+  return m;
+}
+
+TEST(WatchWire, EveryMessageTypeRoundTrips) {
+  Message hello;
+  hello.type = MsgType::hello;
+  hello.token = 0xfeedfacecafebeefull;
+  hello.rank = 4095;
+  Message fail;
+  fail.type = MsgType::fail;
+  fail.text = "MPI_Allreduce: MPI_ERR_OTHER";
+  Message sig;
+  sig.type = MsgType::signal;
+  sig.signal = 15;
+  Decoder d;
+  d.feed(encode(hello) + encode(state_message()) + encode(fail) + encode(sig));
+  const auto h = d.next();
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->token, hello.token);
+  EXPECT_EQ(h->rank, 4095);
+  const auto s = d.next();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->state.at.step, 123456789012);
+  EXPECT_EQ(s->state.at.phase, Phase::timed);
+  EXPECT_EQ(s->state.at.op, static_cast<int>(Op::bidir));
+  EXPECT_EQ(s->state.at.bytes, 8ull << 30);
+  EXPECT_TRUE(s->state.at.in_place);
+  EXPECT_DOUBLE_EQ(s->state.stalled_s, 12.5);
+  EXPECT_DOUBLE_EQ(s->state.limit_s, 68.6);
+  EXPECT_EQ(d.next()->text, fail.text);
+  EXPECT_EQ(d.next()->signal, 15);
+  EXPECT_FALSE(d.next());
+  EXPECT_TRUE(d.error().empty());
+}
+
+TEST(WatchWire, ByteByByteStreamReassembles) {
+  const std::string bytes = encode(state_message()) + encode(state_message());
+  Decoder d;
+  int got = 0;
+  for (char c : bytes) {
+    d.feed(std::string_view(&c, 1));
+    while (d.next()) ++got;
+  }
+  EXPECT_EQ(got, 2);
+}
+
+TEST(WatchWire, MalformedFramesAreRefusedForGood) {
+  const auto refused = [](std::string bytes) {
+    Decoder d;
+    d.feed(bytes);
+    const bool got = d.next().has_value();
+    d.feed(encode(state_message()));  // nothing is read after an error
+    return !got && !d.error().empty() && !d.next();
+  };
+  EXPECT_TRUE(refused(std::string("\0\0\0\0", 4)));             // empty frame
+  EXPECT_TRUE(refused(std::string("\xff\xff\xff\x7f", 4)));     // far too long
+  EXPECT_TRUE(refused(std::string("\x01\0\0\0\x09", 5)));       // unknown type
+  EXPECT_TRUE(refused(std::string("\x02\0\0\0\x03\x00", 6)));   // state of 1 byte
+  Message bad = state_message();
+  std::string frame = encode(bad);
+  frame[4 + 1 + 3 * 8] = 99;  // phase 99
+  EXPECT_TRUE(refused(frame));
+}
+
+TEST(WatchWire, LongTextIsCutToFitAFrame) {
+  Message stop;
+  stop.type = MsgType::stop;
+  stop.text = std::string(3 * kMaxFrameBytes, 'x');
+  Decoder d;
+  d.feed(encode(stop));
+  const auto m = d.next();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->text.size(), kMaxFrameBytes - 1);
+}
+
+}  // namespace
+}  // namespace fb::watch
