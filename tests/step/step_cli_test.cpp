@@ -30,8 +30,9 @@ class StepCli : public ::testing::Test {
 };
 
 TEST_F(StepCli, RecordsEveryModeAndTheModelBesideIt) {
-  // A sweep of this job's link for the model, then the step compared with it.
-  auto r = run_process(mpirun(2) + " " + FB_BINARY + " run --progress off --ops all_reduce -b 1M -e 4M -f 4 -n 3 -w 1"
+  // A sweep of this job's link for the model (sizes far enough apart that the
+  // time grows with size even on a loaded machine), then the step compared with it.
+  auto r = run_process(mpirun(2) + " " + FB_BINARY + " run --progress off --ops all_reduce -b 64K -e 16M -f 4 -n 3 -w 1"
                        " --out " + path("sweep.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = run_process(mpirun(2) + " " + step() + " -w " + workload() + " --steps 2 --warmup 0 --compare-model --node " +
