@@ -23,7 +23,7 @@ start=$(date +%s)
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFABRICBENCH_SANITIZE=address,undefined -DFABRICBENCH_FUZZ=ON -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
 # Every executable a `unit` test runs (model.plots runs fabricbench), and the harnesses.
-targets=(fabricbench fb_unit_tests fb_topo_tests fb_model_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
+targets=(fabricbench fb_unit_tests fb_topo_tests fb_model_tests fb_accept_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
 [[ $labels == *mpi* ]] && targets=(all)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 echo "sanitize.sh: sanitized build took $(($(date +%s) - start)) s" >&2
