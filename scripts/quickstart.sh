@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The main job on this machine: install, build, sweep with the local ranks
-# (one per GPU when there are GPUs, else two host ranks), record the results
-# under results/, print the table; then the model's answer to "what would
-# 10GbE vs 400G InfiniBand cost my training job": the default workload on the
-# link just measured and on the two presets.
+# The main job on this machine: install, build, sweep with two host ranks
+# over MPI and, when there are GPUs, with NCCL (one rank per GPU) and the CUDA
+# copy paths; record the results under results/, print the tables; then the
+# model's answer to "what would 10GbE vs 400G InfiniBand cost my training
+# job": the default workload on the host link just measured and on the two
+# presets.
 #   scripts/quickstart.sh [extra `fabricbench run` flags]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +21,21 @@ out=$here/results/local-$stamp.jsonl
 ranks=2
 echo "# fabricbench quick start: $ranks host ranks over MPI on $(hostname) -> $out" >&2
 mpirun -np "$ranks" --oversubscribe --bind-to none "$build/fabricbench" run --out "$out" "$@"
+
+# The GPUs, when there are any: NCCL with one rank per GPU (NCCL refuses two
+# ranks on one GPU), then the copy paths of the first GPU. A GPU sweep that
+# cannot run (no NCCL in this build, no usable driver) says why and the quick
+# start goes on.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -gt 0 ]; then
+  gpu_out=$here/results/local-$stamp-nccl.jsonl
+  echo "# fabricbench quick start: NCCL over $gpus GPU(s) -> $gpu_out" >&2
+  mpirun -np "$gpus" --bind-to none "$build/fabricbench" run --backend nccl -e 1G --out "$gpu_out" "$@" ||
+    echo "# the NCCL sweep did not run (above: why); the host results stand" >&2
+  mpirun -np 1 --bind-to none "$build/fabricbench" run --backend cuda -b 1M -e 1G -f 4 \
+    --out "$here/results/local-$stamp-cuda.jsonl" ||
+    echo "# the CUDA copy sweep did not run (above: why)" >&2
+fi
 
 workload=$here/profiles/workloads/llama-7b-zero1-2x8-h100.yaml
 network=$("$here/scripts/measured-network.sh" "$out")
