@@ -129,7 +129,7 @@ void Executor::pump() {
   if (in_flight_ && in_flight_->finished()) in_flight_ = nullptr;
   while (!in_flight_ && !queue_.empty()) {
     PreparedOp* next = ops_[queue_.front()].get();
-    queue_.erase(queue_.begin());
+    queue_.pop_front();
     if (!next) continue;
     next->start();
     in_flight_ = next;

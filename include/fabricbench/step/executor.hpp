@@ -9,6 +9,7 @@
 // take turns step by step.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -76,7 +77,7 @@ class Executor {
   std::vector<std::unique_ptr<BackendGroup>> groups_;  // one per comm: own buffers, own communicator
   std::vector<std::unique_ptr<PreparedOp>> ops_;       // null where this rank's group has one rank
   std::vector<Comm> comms_;
-  std::vector<std::size_t> queue_;  // calls waiting for the stream, by comm index
+  std::deque<std::size_t> queue_;  // calls waiting for the stream, by comm index
   PreparedOp* in_flight_ = nullptr;
 };
 
