@@ -2,6 +2,7 @@
 // they cannot run here, so `--backend nccl` gets a reason, not "unknown".
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/version.hpp"
+#include "gemm/gemm_compute.hpp"
 #include "gemm/gemm_probe.hpp"
 #include "gpu_backends.hpp"
 
@@ -24,5 +25,6 @@ BackendInfo cuda_copy_backend_info() { return absent("cuda", "copy paths inside 
 BackendInfo mpi_cuda_backend_info() { return absent("mpi-cuda", "MPI on device buffers (needs CUDA)"); }
 
 GemmResult run_gemm(const GemmSpec&, int) { throw UsageError(kGpuAbsentReason); }
+std::unique_ptr<GemmCompute> make_gemm_compute(const GemmSpec&, int) { throw UsageError(kGpuAbsentReason); }
 
 }  // namespace fb

@@ -3,8 +3,12 @@
 // stretches it the way it would stretch a real kernel.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace fb::step {
 
@@ -17,6 +21,26 @@ class ComputeKernel {
   // Wait until every compute issued so far is complete (device kernels).
   virtual void sync() {}
   virtual std::string describe() const = 0;
+};
+
+// Work that comes in whole units (one GEMM) for stretches of compute of any
+// length: each stretch runs the number of units nearest to what it is owed,
+// and the difference carries to the next stretch, so a step's total stays
+// within half a unit of its target however finely the step is cut.
+class UnitQuota {
+ public:
+  explicit UnitQuota(double unit_us) : unit_us_(unit_us > 0 ? unit_us : 1.0) {}
+  std::uint64_t take(double us) {
+    owed_us_ += us;
+    const double units = std::max(0.0, std::round(owed_us_ / unit_us_));
+    owed_us_ -= units * unit_us_;
+    return static_cast<std::uint64_t>(units);
+  }
+  double unit_us() const { return unit_us_; }
+
+ private:
+  double unit_us_;
+  double owed_us_ = 0;
 };
 
 // Host: a dependent chain of fused multiply-adds on a few registers,

@@ -1,0 +1,66 @@
+#include "gemm_compute.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda_common/gpu_error.hpp"
+#include "gemm_runner.hpp"
+
+namespace fb {
+namespace {
+
+class CublasCompute final : public GemmCompute {
+ public:
+  CublasCompute(const GemmSpec& spec, int device)
+      : gemm_(spec, device), calibration_(gpu::time_gemm(gemm_)), quota_(calibration_.time.median_us) {
+    gpu::check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags", device);
+  }
+  ~CublasCompute() override {
+    if (done_) cudaEventDestroy(done_);
+  }
+
+  // Queues the products, then waits for them while driving `poll`: a call
+  // issued after this stretch must start only once it is computed (as a
+  // framework's communication stream waits on the backward's event), and
+  // calls queued before it keep being started as their turn comes. The host
+  // gap this wait leaves on the compute stream at each issue point is one
+  // launch (microseconds, against products of hundreds).
+  void compute(double us, const std::function<void()>& poll) override {
+    const std::uint64_t n = quota_.take(us);
+    for (std::uint64_t i = 0; i < n; ++i) gemm_.product();
+    products_ += n;
+    gpu::check(cudaEventRecord(done_, gemm_.stream()), "cudaEventRecord", gemm_.device());
+    for (;;) {
+      const cudaError_t rc = cudaEventQuery(done_);
+      if (rc == cudaSuccess) break;
+      if (rc != cudaErrorNotReady) gpu::check(rc, "cudaEventQuery", gemm_.device());
+      poll();
+    }
+  }
+
+  void sync() override { gpu::check(cudaStreamSynchronize(gemm_.stream()), "cudaStreamSynchronize", gemm_.device()); }
+
+  std::string describe() const override {
+    const GemmSpec& s = gemm_.spec();
+    return fmt::format("cuBLAS {} GEMM {}x{}x{} on GPU {}, {:.1f} us per product ({:.1f} TFLOP/s), waited on while "
+                       "polling",
+                       name(s.dtype), s.m, s.n, s.k, gemm_.device(), product_us(), calibration_.tflops);
+  }
+
+  double product_us() const override { return quota_.unit_us(); }
+  std::uint64_t products() const override { return products_; }
+
+ private:
+  gpu::GemmRunner gemm_;
+  GemmResult calibration_;
+  step::UnitQuota quota_;
+  cudaEvent_t done_ = nullptr;
+  std::uint64_t products_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<GemmCompute> make_gemm_compute(const GemmSpec& spec, int device) {
+  return std::make_unique<CublasCompute>(spec, device);
+}
+
+}  // namespace fb

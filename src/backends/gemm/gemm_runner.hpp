@@ -1,0 +1,41 @@
+// One cuBLAS matrix product, ready to queue: the three matrices on the
+// device (random, never zero), a cuBLAS handle and the stream it runs on.
+// The GEMM probe times it; the step's GPU compute kernel queues it as work.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda_common/gpu_memory.hpp"
+#include "gemm_probe.hpp"
+
+namespace fb::gpu {
+
+class GemmRunner {
+ public:
+  // Allocates on `device` (current): UsageError naming the shape when the
+  // matrices do not fit; RunError when a CUDA or cuBLAS call fails.
+  GemmRunner(const GemmSpec& spec, int device);
+  ~GemmRunner();
+  GemmRunner(const GemmRunner&) = delete;
+  GemmRunner& operator=(const GemmRunner&) = delete;
+
+  // Queue one product on stream(); does not wait.
+  void product();
+  cudaStream_t stream() const { return stream_; }
+  int device() const { return device_; }
+  const GemmSpec& spec() const { return spec_; }
+  double flop() const;  // per product: 2 m n k
+
+ private:
+  GemmSpec spec_;
+  int device_;
+  Buffer a_, b_, c_;
+  cublasHandle_t handle_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+// `gemm.spec().iters` products timed with events after `warmup` untimed ones.
+GemmResult time_gemm(GemmRunner& gemm);
+
+}  // namespace fb::gpu
