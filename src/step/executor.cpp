@@ -113,10 +113,14 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     if (!refusal.empty()) throw UsageError("step: " + refusal);
     std::unique_ptr<BackendGroup> bg;
     std::unique_ptr<PreparedOp> op;
-    if (group.size() > 1 && spec.layout.block > 0) {
-      bg = backend.open(group);
-      op = bg->prepare(spec);
-    }
+    const bool runs = group.size() > 1 && spec.layout.block > 0;
+    if (runs) bg = backend.open(group);
+    // Device buffers may not fit beside the compute's matrices: every rank
+    // learns which call did not, before any is measured.
+    const Support room = runs ? bg->allocate(spec) : Support::yes();
+    const std::string no_room = agree_on_error(world, room.ok ? "" : fmt::format("'{}': {}", sc.name, room.why));
+    if (!no_room.empty()) throw UsageError("step: " + no_room);
+    if (runs) op = bg->prepare(spec);
     groups_.push_back(std::move(bg));
     ops_.push_back(std::move(op));
     comms_.push_back(std::move(group));

@@ -18,6 +18,10 @@ NcclOp::NcclOp(const NcclOpContext& context, const OpSpec& spec)
   if (spec.in_place && spec.op == Op::reduce_scatter) result_ = at_block(c_.out, c_.rank);
 }
 
+NcclOp::~NcclOp() {
+  if (done_) cudaEventDestroy(done_);
+}
+
 char* NcclOp::at_block(void* base, int block) const {
   return static_cast<char*>(base) + static_cast<std::size_t>(block) * count_ * word_;
 }
@@ -96,6 +100,23 @@ void NcclOp::enqueue() {
 void NcclOp::run() {
   enqueue();
   gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+}
+
+void NcclOp::start() {
+  if (!done_) gpu::check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags", c_.device);
+  enqueue();
+  gpu::check(cudaEventRecord(done_, c_.stream), "cudaEventRecord", c_.device);
+}
+
+bool NcclOp::finished() {
+  if (!done_) return true;
+  const cudaError_t rc = cudaEventQuery(done_);
+  if (rc == cudaSuccess) return true;
+  if (rc != cudaErrorNotReady) gpu::check(rc, "cudaEventQuery", c_.device);
+  ncclResult_t async = ncclSuccess;
+  check(ncclCommGetAsyncError(c_.comm, &async), "ncclCommGetAsyncError");
+  check(async, "an NCCL operation in flight (ncclCommGetAsyncError)");
+  return false;
 }
 
 void NcclOp::run_timed(IterationTimes times) {

@@ -26,9 +26,16 @@ struct NcclOpContext {
 class NcclOp final : public PreparedOp {
  public:
   NcclOp(const NcclOpContext& context, const OpSpec& spec);
+  ~NcclOp() override;
+  NcclOp(const NcclOp&) = delete;
+  NcclOp& operator=(const NcclOp&) = delete;
 
   void run() override;
   void run_timed(IterationTimes times) override;
+  // Queued on the communication stream; finished() asks its event (and NCCL
+  // for an asynchronous error, so a lost peer ends the wait with its reason).
+  void start() override;
+  bool finished() override;
   void fill_check() override;
   std::uint64_t count_wrong() override;
   bool participates() const override { return !is_pair_op(spec_.op) || peer_ >= 0; }
@@ -52,6 +59,7 @@ class NcclOp final : public PreparedOp {
   void* send_ = nullptr;    // where the op reads its input
   void* result_ = nullptr;  // where its result lands
   gpu::StreamTimer timer_;
+  cudaEvent_t done_ = nullptr;  // after the iteration start() queued
 };
 
 }  // namespace fb
