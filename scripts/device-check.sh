@@ -107,6 +107,11 @@ else
   step kernel-graph 30 "${one_rank[@]}" run --backend cuda --graph --ops kernel_launch -b 8 -e 8 -n 200 -w 20 --progress off \
     --csv "$out/kernel-graph.csv"
   step gemm 60 "${one_rank[@]}" gemm --size 8192 -n 20 -w 5 --out "$out/gemm.jsonl" --csv "$out/gemm.csv"
+  # The training step with cuBLAS compute (issue 9), and an acceptance
+  # profile on the GPU (1 rank: the intra/inter rules skip, saying why).
+  step gpu-step 60 "${one_rank[@]}" step -w "$here/profiles/workloads/gpu-dp-1node.yaml" --backend nccl --steps 10 \
+    --out "$out/step.jsonl"
+  step check-spec 90 "${one_rank[@]}" check --profile generic-spec -q --progress off --out-dir "$out/check-generic-spec"
 fi
 
 # --- the CPU-side unit tests, with what time is left: the compiler and GTest of this machine ---

@@ -19,6 +19,8 @@
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/from_model.hpp"
 #include "command_support.hpp"
+#include "gemm/gemm_compute.hpp"
+#include "gpu_backends.hpp"
 #include "record_header.hpp"
 #include "step_report.hpp"
 
@@ -36,6 +38,9 @@ struct StepFlags {
   std::string presets;
   std::string out;
   std::string calibrated;
+  int device = -1;
+  int gemm_size = 4096;
+  std::string gemm_dtype = "bf16";
 };
 
 void add_step_flags(CLI::App& app, StepFlags& f) {
@@ -50,8 +55,38 @@ void add_step_flags(CLI::App& app, StepFlags& f) {
   app.add_option("--node", f.node, "for --compare-model: the fabric inside a node (preset, results file, FILE@SCOPE)");
   app.add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
   app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')");
+  app.add_option("--device", f.device, "nccl: CUDA device of every rank (default: the rank's index on its node)");
+  app.add_option("--gemm-size", f.gemm_size, "nccl: m = n = k of the cuBLAS products the compute is made of")
+      ->capture_default_str();
+  app.add_option("--gemm-dtype", f.gemm_dtype,
+                 "nccl: datatype of the products and of the step's collectives: bf16 or fp16")
+      ->capture_default_str();
   app.add_option("--calibrated-workload", f.calibrated,
                  "write the workload with its compute rate replaced by the measured one (for `fabricbench model`)");
+}
+
+// Which compute goes with which data plane, and the GEMM flags only where
+// they apply. Only mpi and nccl carry a step: cuda times copies, not
+// collectives, and mpi-cuda has no compute kernel of its own yet.
+void check_step_backend(const CLI::App& app, const StepFlags& f) {
+  if (f.backend != "mpi" && f.backend != "nccl")
+    throw UsageError(fmt::format("--backend {}: a step runs on mpi (host compute kernel) or nccl (cuBLAS products on "
+                                 "each rank's GPU)",
+                                 f.backend));
+  if (f.backend == "mpi") {
+    for (const char* flag : {"--gemm-size", "--gemm-dtype"})
+      if (app.count(flag) > 0)
+        throw UsageError(
+            fmt::format("{} sizes the GPU compute of --backend nccl; the mpi backend computes on the host", flag));
+    return;
+  }
+  // Up to 2^18: three such bf16 matrices (384 GiB) fit no GPU yet, and the
+  // allocation then says so; the cap only keeps m n k inside cuBLAS's int.
+  if (f.gemm_size < 16 || f.gemm_size > (1 << 18))
+    throw UsageError(fmt::format("--gemm-size {}: 16 to 262144", f.gemm_size));
+  const auto d = parse_dtype(f.gemm_dtype);
+  if (!d || !(*d == Dtype::bfloat16 || *d == Dtype::half))
+    throw UsageError(fmt::format("--gemm-dtype '{}': use bf16 or fp16", f.gemm_dtype));
 }
 
 // The workload as this job runs it: its cluster is the job's layout.
@@ -106,6 +141,41 @@ void write_calibrated(const std::string& path, const std::string& yaml, double f
       << root << "\n";
 }
 
+struct StepCompute {
+  std::unique_ptr<step::ComputeKernel> kernel;
+  Dtype dtype = Dtype::float32;  // of the step's collectives
+};
+
+// Each rank's compute beside the backend's data plane: the host kernel with
+// host MPI; with NCCL, cuBLAS products on the rank's GPU (a host kernel beside
+// GPU communication would not compete with it the way GPU kernels do).
+// Collective; a UsageError, the same on every rank, when it cannot be made.
+StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f) {
+  RunOptions options;
+  options.device = f.device;
+  const Support setup = backend.setup(world, options);
+  if (const auto error = agree_on_error(world, setup.ok ? "" : setup.why); !error.empty()) throw UsageError(error);
+  StepCompute out;
+  if (f.backend == "mpi") {
+    out.kernel = step::make_host_kernel();
+    return out;
+  }
+  GpuPlacement gpu;
+  const Support placed = place_on_gpu(world, f.device, gpu);  // the device setup made current
+  std::string error = placed.ok ? "" : placed.why;
+  GemmSpec spec;
+  spec.dtype = *parse_dtype(f.gemm_dtype);
+  spec.m = spec.n = spec.k = f.gemm_size;
+  try {
+    if (error.empty()) out.kernel = make_gemm_compute(spec, gpu.device);
+  } catch (const UsageError& e) {
+    error = fmt::format("--gemm-size {}: {}", f.gemm_size, e.what());
+  }
+  if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
+  out.dtype = spec.dtype;
+  return out;
+}
+
 int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const std::string& yaml) {
   const NodeMap nodes = map_nodes(world);
   std::string error;
@@ -127,11 +197,6 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   } catch (const UsageError& e) {
     error = e.what();
   }
-  // The compute kernel runs on the host; beside a GPU data plane it would
-  // not compete with the communication the way a GPU kernel does.
-  if (error.empty() && f.backend != "mpi")
-    error = fmt::format("--backend {}: the step's compute kernel runs on the host only (a GPU kernel is not written "
-                        "yet): use --backend mpi", f.backend);
   error = agree_on_error(world, error);
   if (!error.empty()) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
@@ -139,19 +204,21 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   }
   auto backend = usable_backend(world, f.backend, "step");
   if (!backend) return kExitUsage;
-  auto kernel = step::make_host_kernel();
+  StepCompute compute;
   std::unique_ptr<step::Executor> executor;
   try {
-    executor = std::make_unique<step::Executor>(world, *backend, *kernel, schedule, Dtype::float32);
+    compute = make_compute(world, *backend, f);
+    executor = std::make_unique<step::Executor>(world, *backend, *compute.kernel, schedule, compute.dtype);
   } catch (const UsageError& e) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", e.what());
     return kExitUsage;
   }
+  const auto& kernel = compute.kernel;
   const auto inventory = inventory_lines(world, nodes);
   const step::StepReport report = executor->run(f.steps, f.warmup);
   if (world.rank() != 0) return kExitOk;
 
-  StepView view{w, schedule, report, kernel->describe(), f.backend};
+  StepView view{w, schedule, report, kernel->describe(), f.backend, {}};
   if (f.compare_model) {
     try {
       view.predictions = predictions_for(w, report, presets, f.network, f.node);
@@ -192,8 +259,10 @@ int step_main(int argc, char** argv) {
         if (flags.steps < 1 || flags.warmup < 0) throw UsageError("--steps must be 1 or more and --warmup 0 or more");
         if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
           throw UsageError("--network and --node describe the model's fabric: add --compare-model");
-        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps, flags.warmup,
-                           flags.compare_model, flags.network, flags.node, flags.presets, flags.out);
+        check_step_backend(app, flags);
+        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps,
+                           flags.warmup, flags.compare_model, flags.network, flags.node, flags.presets, flags.out,
+                           flags.device, flags.gemm_size, flags.gemm_dtype);
       },
       [&] {
         return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};

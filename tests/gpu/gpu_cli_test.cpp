@@ -78,5 +78,34 @@ TEST_F(GpuCli, GemmWritesOneLinePerRankAndDatatype) {
   EXPECT_EQ(res.lines.back()["slowest"].size(), 2u);
 }
 
+TEST_F(GpuCli, StepRunsCublasProductsBesideNccl) {
+  const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/gpu-dp-1node.yaml";
+  const auto r = run_process("timeout 120 " + mpirun(1) + " " + fabricbench("step") + " -w " + workload +
+                             " --backend nccl --steps 3 --warmup 1 --out " + path("s.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cuBLAS bfloat16 GEMM 4096x4096x4096"), std::string::npos) << r.out;
+  const Results res = read_results(path("s.jsonl"));
+  ASSERT_TRUE(res.complete);
+  int steps = 0;
+  for (const auto& line : res.lines) {
+    if (line["type"] != "step") continue;
+    ++steps;
+    EXPECT_EQ(line["backend"], "nccl");
+    EXPECT_GT(line["modes"].size(), 0u);
+    EXPECT_GT(line["planned_compute_us"].get<double>(), 1000.0);
+  }
+  EXPECT_EQ(steps, 1);
+}
+
+// 262144^2 bf16 is 128 GiB a matrix, three of them: no GPU holds that.
+TEST_F(GpuCli, StepComputeThatDoesNotFitExitsTwoBeforeMeasuring) {
+  const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/gpu-dp-1node.yaml";
+  const auto r = run_process("timeout 120 " + mpirun(1) + " " + fabricbench("step") + " -w " + workload +
+                             " --backend nccl --gemm-size 262144");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--gemm-size 262144: GEMM 262144x262144x262144"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("communication share"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace fb

@@ -10,6 +10,8 @@
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
+#include "fabricbench/step/executor.hpp"
+#include "gemm/gemm_compute.hpp"
 #include "gemm/gemm_probe.hpp"
 #include "gpu_backends.hpp"
 #include "capture_sink.hpp"
@@ -190,6 +192,57 @@ TEST(Gemm, ProducesPositiveTflopsOnRandomData) {
     EXPECT_EQ(r.time.iterations, 5u);
     EXPECT_GT(r.tflops, 0.0) << name(dtype);
   }
+}
+
+// start()/finished(): the step's way of running an NCCL call under compute.
+TEST(Nccl, StartedCallFinishesWithExactResults) {
+  SKIP_WITHOUT_GPU();
+  const Comm world = Comm::world();
+  auto backend = make("nccl");
+  ASSERT_TRUE(backend->setup(world, RunOptions{}).ok);
+  auto group = backend->open(world);
+  OpSpec spec;
+  spec.dtype = Dtype::bfloat16;
+  spec.layout = layout_for(Op::all_reduce, spec.dtype, 256 << 20, world.size());
+  ASSERT_TRUE(group->allocate(spec).ok);
+  auto op = group->prepare(spec);
+  op->fill_check();
+  op->start();
+  long polls = 0;
+  while (!op->finished()) ++polls;
+  EXPECT_EQ(op->count_wrong(), 0u) << "after " << polls << " polls";
+}
+
+// The step on one GPU: its compute is cuBLAS products at the rate the GEMM
+// probe measures on its own, the acceptance figure of the step issue.
+TEST(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfTheProbe) {
+  SKIP_WITHOUT_GPU();
+  const Comm world = Comm::world();
+  auto backend = make("nccl");
+  ASSERT_TRUE(backend->setup(world, RunOptions{}).ok);
+  GpuPlacement gpu;
+  ASSERT_TRUE(place_on_gpu(world, -1, gpu).ok);
+  GemmSpec spec;
+  spec.m = spec.n = spec.k = 4096;
+  const GemmResult probe = run_gemm(spec, gpu.device);
+  auto kernel = make_gemm_compute(spec, gpu.device);
+  constexpr int kProducts = 200;
+  step::StepSchedule s;
+  s.compute_us = kProducts * kernel->product_us();
+  s.comms = {{"DP gradient all-reduce", Op::all_reduce, step::Group::dp, 64ull << 20, 4, 1.0}};
+  step::Executor ex(world, *backend, *kernel, s, Dtype::bfloat16);
+  const std::uint64_t before = kernel->products();
+  constexpr int kSteps = 5, kWarmup = 1;
+  const step::StepReport r = ex.run(kSteps, kWarmup);
+  // Three of the four modes compute; each step takes the whole quota.
+  EXPECT_NEAR(static_cast<double>(kernel->products() - before), 3.0 * (kSteps + kWarmup) * kProducts, 3.0);
+  const double per_gemm_us = r.compute_us() / kProducts;
+  EXPECT_NEAR(per_gemm_us / probe.time.median_us, 1.0, 0.10)
+      << per_gemm_us << " us per product in the step, " << probe.time.median_us << " in the probe; "
+      << kernel->describe();
+  // One rank: no collective runs, every mode that computes takes the compute's time.
+  EXPECT_NEAR(r.step_us() / r.compute_us(), 1.0, 0.10);
+  EXPECT_NEAR(r.serial_us() / r.compute_us(), 1.0, 0.10);
 }
 
 }  // namespace

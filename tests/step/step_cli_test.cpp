@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
+#include "gpu_backends.hpp"
 #include "process.hpp"
 
 namespace fb {
@@ -90,12 +91,43 @@ TEST_F(StepCli, AMissingScopeOrFileOfTheModelsNetworkExitsTwoBeforeMeasuring) {
 }
 
 TEST_F(StepCli, BadFlagsAndFilesExitTwoWithOneMessage) {
-  for (const std::string args : {" -w " + path("none.yaml"), " -w " + workload() + " --steps 0",
+  for (const std::string& args : {" -w " + path("none.yaml"), " -w " + workload() + " --steps 0",
                                  " -w " + workload() + " --network 10gbe", " -w " + write("bad.yaml", "model: [")}) {
     const auto r = run_process(mpirun(2) + " " + step() + args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
     EXPECT_NE(r.err.find("fabricbench step: "), std::string::npos) << args << "\n" << r.err;
   }
+}
+
+TEST_F(StepCli, BackendsWithoutAComputeKernelAndMisplacedGemmFlagsExitTwo) {
+  const struct {
+    std::string args;
+    std::string says;
+  } cases[] = {
+      {" --backend cuda", "a step runs on mpi (host compute kernel) or nccl"},
+      {" --backend nosuch", "a step runs on mpi"},
+      {" --gemm-size 2048", "--gemm-size sizes the GPU compute of --backend nccl"},
+      {" --backend nccl --gemm-size 8", "--gemm-size 8: 16 to 262144"},
+      {" --backend nccl --gemm-dtype fp32", "--gemm-dtype 'fp32': use bf16 or fp16"},
+      {" --device 0", "--device: the mpi backend uses no GPU"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_process(mpirun(2) + " " + step() + " -w " + workload() + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.out.find("communication share"), std::string::npos) << c.args << " measured: " << r.out;
+  }
+}
+
+// Where there is no GPU, --backend nccl says why before measuring; where
+// there is one, the gpu label runs the step on it (tests/gpu).
+TEST_F(StepCli, NcclWithoutAGpuSaysWhyAndExitsTwo) {
+  const std::string why = gpu_absent_reason();
+  if (why.empty()) GTEST_SKIP() << "this machine has a GPU: gpu.cli.GpuCli.StepRunsCublasProductsBesideNccl covers it";
+  const auto r = run_process(mpirun(1) + " " + step() + " -w " + workload() + " --backend nccl");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("communication share"), std::string::npos) << r.out;
 }
 
 }  // namespace
