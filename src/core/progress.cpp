@@ -7,8 +7,8 @@
 namespace fb {
 
 std::string_view name(Phase phase) {
-  static constexpr std::array<std::string_view, kPhaseCount> names{"idle",  "setup", "warm-up",
-                                                                   "timed", "check", "sync"};
+  static constexpr std::array<std::string_view, kPhaseCount> names{"idle",  "setup", "warm-up", "timed",
+                                                                   "check", "sync",  "compute"};
   const auto i = static_cast<std::size_t>(phase);
   return i < names.size() ? names[i] : "unknown";
 }

@@ -53,6 +53,26 @@ TEST(WatchReport, StalledTimeOfTheStuckIsAtLeastThatOfRanksWaitingInTheOp) {
   EXPECT_GE(end.report["stalled_s"].get<double>(), 5.0);
 }
 
+// fabricbench pairs: the resting rank has entered fewer steps than the pair
+// measuring, but it waits in a control collective; the pair's rank that
+// never issued its iteration is the stuck one.
+TEST(WatchReport, ARankInAControlCollectiveIsNeverNamedWhileAnotherIsInAnOp) {
+  const std::vector<RankView> ranks{at(0, Phase::sync, 1, 0, 3.2, 3), at(1, Phase::warmup, 19, 0, 3.1, 3),
+                                    at(2, Phase::warmup, 19, 1, 3.1, 3)};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{3});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(end.report["waiting_ranks"], (std::vector<int>{0, 2}));
+}
+
+TEST(WatchReport, EveryRankInAControlCollectiveNamesTheFurthestBehind) {
+  const std::vector<RankView> ranks{at(0, Phase::sync, 7, 0, 6), at(1, Phase::sync, 6, 0, 6)};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(end.report["waiting_ranks"], std::vector<int>{0});
+}
+
 TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {
   const std::vector<RankView> ranks{at(0, Phase::timed, 9, 3, 6), at(1, Phase::timed, 9, 3, 6)};
   ASSERT_TRUE(hang_detected(ranks));

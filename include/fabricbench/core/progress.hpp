@@ -26,8 +26,9 @@ enum class Phase : std::uint8_t {
   timed,   // timed iterations of an op
   check,   // the verified iteration of -c (and its fill)
   sync,    // the engine's control collectives: waiting for the other ranks
+  compute, // a training step's compute (fabricbench step), calls may run under it
 };
-inline constexpr int kPhaseCount = 6;
+inline constexpr int kPhaseCount = 7;
 std::string_view name(Phase phase);
 // Phases inside an op: a rank that makes no progress in one for the timeout is hung.
 bool in_op(Phase phase);

@@ -132,6 +132,8 @@ std::string describe(const ProgressSnapshot& at) {
       return fmt::format("{}, waiting for the other ranks (control collective)", what);
     case Phase::setup:
       return fmt::format("{}, setting up the backend", what);
+    case Phase::compute:
+      return fmt::format("{}, computing (the step's compute kernel)", what);
     case Phase::idle:
       break;
   }
@@ -151,17 +153,27 @@ bool hang_detected(const std::vector<RankView>& ranks) {
 }
 
 RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy) {
-  // The ranks furthest behind are stuck; the others are waiting on them.
+  // The ranks furthest behind are stuck; the others are waiting on them. A
+  // rank in a control collective waits for the others by definition: it is
+  // a candidate only when every rank is in one. (Where the ranks' steps line
+  // up, as in the sweep engine, the rank furthest behind is never in one
+  // anyway; where they do not, as between the pairs of `fabricbench pairs`
+  // and the ranks resting in that round, this keeps a resting rank from
+  // being named.)
+  bool all_sync = true;
+  for (const auto& v : ranks)
+    if (live(v) && v.state.at.phase != Phase::sync) all_sync = false;
+  auto candidate = [&](const RankView& v) { return live(v) && (all_sync || v.state.at.phase != Phase::sync); };
   const RankView* first = nullptr;
   for (const auto& v : ranks)
-    if (live(v) && (!first || behind(v.state.at, first->state.at))) first = &v;
+    if (candidate(v) && (!first || behind(v.state.at, first->state.at))) first = &v;
   std::vector<const RankView*> stuck;
   std::vector<const RankView*> waiting;
   double stalled = 0;
   double limit = 0;
   for (const auto& v : ranks) {
     if (!live(v)) continue;
-    const bool same = first && !behind(first->state.at, v.state.at);
+    const bool same = first && candidate(v) && !behind(first->state.at, v.state.at);
     (same ? stuck : waiting).push_back(&v);
     if (same) {
       stalled = std::max(stalled, stalled_now(v));
