@@ -22,6 +22,7 @@
 #include "fabricbench/core/sinks.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
+#include "watched_run.hpp"
 
 namespace fb::cli {
 namespace {
@@ -114,6 +115,14 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
   if (error.empty() && flags.profile.empty()) error = "--profile is required (a YAML file, or see --list-profiles)";
   if (error.empty() && flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")
     error = fmt::format("--progress '{}': use auto, on or off", flags.progress);
+  if (error.empty()) {
+    try {
+      (void)timeout_seconds(flags.timeout);
+      check_injected(flags.inject);
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
   error = agree_on_error(world, error);
   if (error.empty()) error = load_profile_everywhere(world, flags, setup);
   // A recorded run is judged without running anything: no backend needed.
@@ -153,7 +162,13 @@ nlohmann::ordered_json check_header(const CheckSetup& setup, nlohmann::ordered_j
 
 int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& flags, const CheckSetup& setup) {
   const NodeMap nodes = map_nodes(world);
-  auto backend = find_backend(setup.profile.backend)->make();
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = with_injected_faults(world, find_backend(setup.profile.backend)->make(), flags.inject, "check");
+  } catch (const UsageError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", e.what());
+    return kExitUsage;
+  }
   SinkList sinks;
   std::vector<std::unique_ptr<Runner>> runners;
   for (const auto& sweep : setup.profile.sweeps) {
@@ -172,6 +187,18 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: pairs: %s\n", e.what());
     return kExitUsage;
   }
+  // The hang watchdog over every sweep and the pair matrix: a node that
+  // wedges a Slurm acceptance job ends it with the record closed, naming
+  // the rank, instead of holding the allocation until the time limit.
+  std::unique_ptr<WatchedRun> watched;
+  try {
+    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(flags.timeout)}, "check");
+  } catch (const UsageError& e) {
+    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", e.what());
+    return kExitUsage;
+  }
+  for (auto& runner : runners) runner->watch(&watched->board());
+  if (pairs) pairs->watch(&watched->board());
   // A one-node job has no pairs: its pairs rules SKIP "no pair lines in this
   // run" (an error under --strict).
   if (world.rank() == 0 && pairs && !pairs->not_run().empty())
@@ -187,17 +214,20 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     header["backend_version"] = backend->version();
     sinks.begin(check_header(setup, std::move(header)));
     for (const auto& line : inventory) sinks.line(line);
+    watched->arm([&sinks](const nlohmann::ordered_json& summary) { sinks.abort(summary); });
   }
   const auto started = std::chrono::steady_clock::now();
   RunTotals totals;
-  for (auto& runner : runners) {
-    const RunTotals t = runner->run();
-    totals.rows += t.rows;
-    totals.skipped += t.skipped;
-    totals.wrong += t.wrong;
-    totals.busbw_sum_gbps += t.busbw_sum_gbps;
-  }
-  if (pairs) pairs->run(sinks);
+  watched->run([&] {
+    for (auto& runner : runners) {
+      const RunTotals t = runner->run();
+      totals.rows += t.rows;
+      totals.skipped += t.skipped;
+      totals.wrong += t.wrong;
+      totals.busbw_sum_gbps += t.busbw_sum_gbps;
+    }
+    if (pairs) pairs->run(sinks);
+  });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::int64_t code = kExitOk;
   if (world.rank() == 0) {

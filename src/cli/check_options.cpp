@@ -13,6 +13,7 @@
 #include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/record.hpp"
+#include "run_options.hpp"
 
 namespace fb::cli {
 
@@ -32,6 +33,8 @@ void add_check_flags(CLI::App& app, CheckFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "no sweep table: the verdict table and messages only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
+  add_timeout_option(app, f.timeout);
+  add_inject_option(app, f.inject);
 }
 
 std::string profile_dir() {

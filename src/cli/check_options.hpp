@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace fb::cli {
 
@@ -18,6 +19,8 @@ struct CheckFlags {
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
+  std::string timeout = "auto";  // the hang watchdog's limit (run_options.hpp)
+  std::vector<std::string> inject;  // test only
 };
 
 void add_check_flags(CLI::App& app, CheckFlags& flags);

@@ -28,6 +28,10 @@ class CheckPairs {
   // Collective: measures, analyses and retests as `fabricbench pairs` does;
   // rank 0 puts the pair, node and finding lines into the record.
   void run(RowSink& record);
+  // Publish progress for the hang watchdog.
+  void watch(ProgressBoard* board) {
+    if (runner_) runner_->watch(board);
+  }
 
  private:
   const NodeMap& nodes_;

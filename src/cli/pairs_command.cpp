@@ -18,6 +18,7 @@
 #include "pairs_options.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
+#include "watched_run.hpp"
 
 namespace fb::cli {
 namespace {
@@ -73,15 +74,20 @@ nlohmann::ordered_json summary_line(const PairsResult& r, const PairsLabels& lab
 }
 
 int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, PairsOptions options) {
-  auto backend = usable_backend(world, flags.backend, "pairs");
-  if (!backend) return kExitUsage;
+  auto usable = usable_backend(world, flags.backend, "pairs");
+  if (!usable) return kExitUsage;
+  std::unique_ptr<Backend> backend;
   const NodeMap nodes = map_nodes(world);
   std::optional<PairsRunner> runner;
+  std::unique_ptr<WatchedRun> watched;
   try {
     // Every rank holds the same host list, so every rank reaches the same verdict.
     if (!flags.nodes.empty()) options.nodes = select_nodes(flags.nodes, nodes.node_hosts);
+    backend = with_injected_faults(world, std::move(usable), flags.inject, "pairs");
     runner.emplace(world, nodes, *backend, options);
     runner->preflight();
+    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "pairs");
+    runner->watch(&watched->board());
   } catch (const UsageError& e) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench pairs: %s\n", e.what());
     return kExitUsage;
@@ -98,12 +104,14 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
       header["options"] = to_json(flags, options);
       record.write(header);
       for (const auto& line : inventory) record.write(line);
+      watched->arm([&record](const nlohmann::ordered_json& summary) { record.seal(summary); });
     }
     if (!flags.quiet) print_intro(*runner, labels, flags.backend);
   }
   RecordObserver observer(record, labels, show_progress(flags.progress) && !flags.quiet);
   const auto started = std::chrono::steady_clock::now();
-  const PairsResult result = runner->run(&observer);
+  PairsResult result;
+  watched->run([&] { result = runner->run(&observer); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
   const int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;

@@ -7,6 +7,7 @@
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
+#include "run_options.hpp"
 
 namespace fb::cli {
 
@@ -37,6 +38,8 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "no matrices: warnings, errors, findings and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "a line per round on stderr: auto, on, off")->capture_default_str();
+  add_timeout_option(app, f.timeout);
+  add_inject_option(app, f.inject);
 }
 
 PairsOptions resolve(const PairsFlags& f) {
@@ -59,6 +62,8 @@ PairsOptions resolve(const PairsFlags& f) {
     throw UsageError(fmt::format("--backend '{}': unknown; this build has: {}", f.backend, backend_names()));
   if (f.progress != "auto" && f.progress != "on" && f.progress != "off")
     throw UsageError(fmt::format("--progress '{}': use auto, on or off", f.progress));
+  o.timeout_s = timeout_seconds(f.timeout);
+  check_injected(f.inject);
   return o;
 }
 
@@ -73,7 +78,9 @@ nlohmann::ordered_json to_json(const PairsFlags& f, const PairsOptions& o) {
           {"rails", o.rails},
           {"threshold", o.analysis.threshold},
           {"expect_gbps", o.analysis.expect_gbps},
-          {"backend", f.backend}};
+          {"backend", f.backend},
+          {"timeout_s", o.timeout_s},
+          {"inject", f.inject}};
 }
 
 Verbosity verbosity(const PairsFlags& f) {

@@ -28,6 +28,8 @@ struct PairsFlags {
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
+  std::string timeout = "auto";
+  std::vector<std::string> inject;  // test only
 };
 
 void add_pairs_flags(CLI::App& app, PairsFlags& flags);

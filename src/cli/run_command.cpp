@@ -2,7 +2,6 @@
 // sinks on rank 0, hand the plan to the engine, close the record.
 #include <fmt/format.h>
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,10 +14,9 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
-#include "fabricbench/core/watchdog.hpp"
-#include "fault/fault.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
+#include "watched_run.hpp"
 
 namespace fb::cli {
 namespace {
@@ -53,48 +51,6 @@ SinkList make_sinks(const RunFlags& flags) {
 
 using Clock = std::chrono::steady_clock;
 
-// Rank 0: what the watchdog's thread needs to close the record of a run it
-// ends (hang, lost rank, error, signal) while the engine's thread is stuck.
-class RecordCloser {
- public:
-  void arm(RowSink* sinks, Clock::time_point started) {
-    started_ = started;
-    sinks_.store(sinks, std::memory_order_release);
-  }
-  void operator()(const watch::RunEnd& end) const {
-    std::fprintf(stderr, "fabricbench run: %s\n", end.message.c_str());
-    RowSink* sinks = sinks_.load(std::memory_order_acquire);
-    if (!sinks) return;  // before the record was opened
-    sinks->abort({{"type", "summary"},
-                  {"status", end.status},
-                  {"reason", end.message},
-                  {"report", end.report},
-                  {"elapsed_s", std::chrono::duration<double>(Clock::now() - started_).count()},
-                  {"exit_code", end.exit_code}});
-  }
-
- private:
-  std::atomic<RowSink*> sinks_{nullptr};
-  Clock::time_point started_;
-};
-
-// The backend, wrapped in the test-only fault injector when --inject asks.
-std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr<Backend> backend,
-                                              const RunOptions& options) {
-  if (options.inject.empty()) return backend;
-  std::vector<fault::Fault> faults;
-  for (const auto& spec : options.inject) {
-    faults.push_back(fault::parse_fault(spec));
-    if (faults.back().rank >= world.size())
-      throw UsageError(fmt::format("--inject '{}': rank {} but the job has {} ranks", spec, faults.back().rank,
-                                   world.size()));
-  }
-  if (world.rank() == 0)
-    std::fprintf(stderr, "fabricbench run: --inject is for tests only: injecting %zu fault(s); the record says so\n",
-                 faults.size());
-  return fault::with_faults(std::move(backend), std::move(faults), world.rank());
-}
-
 nlohmann::ordered_json summary(const RunOptions& options, const RunTotals& totals, double seconds, int exit_code) {
   const double avg = totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0;
   nlohmann::ordered_json s = {{"type", "summary"},         {"status", "complete"},     {"rows", totals.rows},
@@ -126,43 +82,24 @@ void report_end(const RunFlags& flags, const RunOptions& options, const RunTotal
                    flags.out.empty() ? "" : " (by op, size and iteration in the record)");
 }
 
-// The sweep itself, watched. An error on any rank ends the job with a
-// closing line naming the rank (through the watchdog), never a silent hang.
-RunTotals sweep(Runner& runner, Watchdog* watchdog) {
-  try {
-    const RunTotals totals = runner.run();
-    if (watchdog) watchdog->finish();
-    return totals;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    if (watchdog) watchdog->fail(e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
-    throw;
-  }
-}
-
 int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, const RunOptions& options) {
   auto usable = usable_backend(world, options.backend, "run");
   if (!usable) return kExitUsage;
   const NodeMap nodes = map_nodes(world);
   SinkList sinks;
-  ProgressBoard board;
-  RecordCloser closer;
   std::unique_ptr<Backend> backend;
-  std::unique_ptr<Watchdog> watchdog;
+  std::unique_ptr<WatchedRun> watched;
   try {
     // Every check here reaches the same verdict on every rank (agreed where needed).
-    backend = with_injected_faults(world, std::move(usable), options);
+    backend = with_injected_faults(world, std::move(usable), options.inject, "run");
     Runner(world, nodes, *backend, options, &sinks).preflight();
-    if (options.timeout_s != 0)
-      watchdog = std::make_unique<Watchdog>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, board,
-                                            [&closer](const watch::RunEnd& end) { closer(end); });
+    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "run");
   } catch (const UsageError& e) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", e.what());
     return kExitUsage;
   }
   Runner runner(world, nodes, *backend, options, &sinks);
-  runner.watch(&board);
+  runner.watch(&watched->board());
   // What the figures are measured on, from every rank: recorded right after
   // the header (docs/results-schema.md, "inventory"). The watchdog is already
   // armed: a hang here closes the record too.
@@ -172,9 +109,10 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     sinks = make_sinks(flags);
     sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
     for (const auto& line : inventory) sinks.line(line);
-    closer.arm(&sinks, started);
+    watched->arm([&sinks](const nlohmann::ordered_json& summary) { sinks.abort(summary); });
   }
-  const RunTotals totals = sweep(runner, watchdog.get());
+  RunTotals totals;
+  watched->run([&] { totals = runner.run(); });
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   const int exit_code = totals.wrong > 0 ? kExitFailed : kExitOk;
   if (world.rank() == 0) {

@@ -56,12 +56,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--duration", f.duration,
                  "burn-in: repeat the sweep until this much time is spent (90s, 30m, 2h); with --check all every "
                  "timed iteration is verified");
-  app.add_option("--timeout", f.timeout,
-                 fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
-                             "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog",
-                             watch::kTimeoutFloorS))
-      ->capture_default_str();
-  app.add_option("--inject", f.inject, "TEST ONLY: inject a fault: " + fault::fault_syntax());
+  add_timeout_option(app, f.timeout);
+  add_inject_option(app, f.inject);
 }
 
 namespace {
@@ -144,13 +140,48 @@ RunOptions resolve(const RunFlags& f) {
   if (f.progress != "auto" && f.progress != "on" && f.progress != "off")
     throw UsageError(fmt::format("--progress '{}': use auto, on or off", f.progress));
   if (!f.duration.empty()) o.duration_s = parse_duration(f.duration, "--duration");
-  if (f.timeout == "0" || f.timeout == "off")
-    o.timeout_s = 0;
-  else if (f.timeout != "auto")
-    o.timeout_s = parse_duration(f.timeout, "--timeout");
-  for (const auto& spec : f.inject) fault::parse_fault(spec);  // validates; the CLI builds them per rank
+  o.timeout_s = timeout_seconds(f.timeout);
+  check_injected(f.inject);
   o.inject = f.inject;
   return o;
+}
+
+void add_timeout_option(CLI::App& app, std::string& timeout) {
+  app.add_option("--timeout", timeout,
+                 fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
+                             "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog",
+                             watch::kTimeoutFloorS))
+      ->capture_default_str();
+}
+
+void add_inject_option(CLI::App& app, std::vector<std::string>& inject) {
+  app.add_option("--inject", inject, "TEST ONLY: inject a fault: " + fault::fault_syntax());
+}
+
+void check_injected(const std::vector<std::string>& inject) {
+  for (const auto& spec : inject) fault::parse_fault(spec);  // validates; the faults are built per rank
+}
+
+std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr<Backend> backend,
+                                              const std::vector<std::string>& inject, std::string_view command) {
+  if (inject.empty()) return backend;
+  std::vector<fault::Fault> faults;
+  for (const auto& spec : inject) {
+    faults.push_back(fault::parse_fault(spec));
+    if (faults.back().rank >= world.size())
+      throw UsageError(fmt::format("--inject '{}': rank {} but the job has {} ranks", spec, faults.back().rank,
+                                   world.size()));
+  }
+  if (world.rank() == 0)
+    std::fprintf(stderr, "fabricbench %.*s: --inject is for tests only: injecting %zu fault(s); the record says so\n",
+                 static_cast<int>(command.size()), command.data(), faults.size());
+  return fault::with_faults(std::move(backend), std::move(faults), world.rank());
+}
+
+double timeout_seconds(const std::string& timeout) {
+  if (timeout == "0" || timeout == "off") return 0;
+  if (timeout == "auto") return -1;
+  return parse_duration(timeout, "--timeout");
 }
 
 double parse_duration(const std::string& text, const char* flag) {

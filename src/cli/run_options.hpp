@@ -3,9 +3,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/plan.hpp"
 
@@ -54,5 +57,20 @@ bool show_progress(const std::string& mode);
 
 // "90", "90s", "1.5m", "30m", "2h" -> seconds (> 0). Throws UsageError naming `flag`.
 double parse_duration(const std::string& text, const char* flag);
+
+// --timeout of every measuring command (run, pairs, check, step): the hang
+// watchdog's limit. "auto" -> -1 (scaled to what an iteration moves), "0" or
+// "off" -> 0 (no watchdog), else a duration. Throws UsageError.
+void add_timeout_option(CLI::App& app, std::string& timeout);
+double timeout_seconds(const std::string& timeout);
+
+// --inject (test only) of every measuring command: faults planted in the
+// backend (src/backends/fault). check_injected validates the specs; with
+// them, with_injected_faults wraps the backend in the injector on every rank
+// (UsageError alike on every rank for a rank the job does not have).
+void add_inject_option(CLI::App& app, std::vector<std::string>& inject);
+void check_injected(const std::vector<std::string>& inject);
+std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr<Backend> backend,
+                                              const std::vector<std::string>& inject, std::string_view command);
 
 }  // namespace fb::cli

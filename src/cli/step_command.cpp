@@ -3,6 +3,7 @@
 // the model's prediction for the same step beside the measurement.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
@@ -22,7 +23,9 @@
 #include "gemm/gemm_compute.hpp"
 #include "gpu_backends.hpp"
 #include "record_header.hpp"
+#include "run_options.hpp"
 #include "step_report.hpp"
+#include "watched_run.hpp"
 
 namespace fb::cli {
 namespace {
@@ -41,6 +44,8 @@ struct StepFlags {
   int device = -1;
   int gemm_size = 4096;
   std::string gemm_dtype = "bf16";
+  std::string timeout = "auto";
+  std::vector<std::string> inject;
 };
 
 void add_step_flags(CLI::App& app, StepFlags& f) {
@@ -61,6 +66,8 @@ void add_step_flags(CLI::App& app, StepFlags& f) {
   app.add_option("--gemm-dtype", f.gemm_dtype,
                  "nccl: datatype of the products and of the step's collectives: bf16 or fp16")
       ->capture_default_str();
+  add_timeout_option(app, f.timeout);
+  add_inject_option(app, f.inject);
   app.add_option("--calibrated-workload", f.calibrated,
                  "write the workload with its compute rate replaced by the measured one (for `fabricbench model`)");
 }
@@ -202,20 +209,38 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
     return kExitUsage;
   }
-  auto backend = usable_backend(world, f.backend, "step");
-  if (!backend) return kExitUsage;
+  auto usable = usable_backend(world, f.backend, "step");
+  if (!usable) return kExitUsage;
+  std::unique_ptr<Backend> backend;
   StepCompute compute;
   std::unique_ptr<step::Executor> executor;
+  std::unique_ptr<WatchedRun> watched;
   try {
+    backend = with_injected_faults(world, std::move(usable), f.inject, "step");
     compute = make_compute(world, *backend, f);
     executor = std::make_unique<step::Executor>(world, *backend, *compute.kernel, schedule, compute.dtype);
+    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(f.timeout)}, "step");
+    executor->watch(&watched->board());
   } catch (const UsageError& e) {
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", e.what());
     return kExitUsage;
   }
   const auto& kernel = compute.kernel;
   const auto inventory = inventory_lines(world, nodes);
-  const step::StepReport report = executor->run(f.steps, f.warmup);
+  // The record is open before the measurement, so a hang or a lost rank
+  // leaves one that says what happened (the watchdog seals it).
+  RecordWriter writer;
+  if (world.rank() == 0 && !f.out.empty()) {
+    if (const std::string err = writer.open(f.out); !err.empty()) throw RunError(err);
+    auto header = record_header("step", argc, argv, world, nodes);
+    header["backend"] = backend->name();
+    header["backend_version"] = backend->version();
+    writer.write(header);
+    for (const auto& line : inventory) writer.write(line);
+    watched->arm([&writer](const nlohmann::ordered_json& summary) { writer.seal(summary); });
+  }
+  step::StepReport report;
+  watched->run([&] { report = executor->run(f.steps, f.warmup); });
   if (world.rank() != 0) return kExitOk;
 
   StepView view{w, schedule, report, kernel->describe(), f.backend, {}};
@@ -224,22 +249,13 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
       view.predictions = predictions_for(w, report, presets, f.network, f.node);
     } catch (const UsageError& e) {
       std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", e.what());
+      writer.seal({{"type", "summary"}, {"status", "error"}, {"reason", e.what()}, {"exit_code", kExitUsage}});
       return kExitUsage;
     }
   }
   std::fputs(step_text(view).c_str(), stdout);
-  if (!f.out.empty()) {
-    RecordWriter writer;
-    const std::string err = writer.open(f.out);
-    if (!err.empty()) throw RunError(err);
-    auto header = record_header("step", argc, argv, world, nodes);
-    header["backend"] = backend->name();
-    header["backend_version"] = backend->version();
-    writer.write(header);
-    for (const auto& line : inventory) writer.write(line);
-    for (const auto& line : step_lines(view)) writer.write(line);
-    writer.write({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
-  }
+  for (const auto& line : step_lines(view)) writer.write(line);
+  writer.seal({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
   if (!f.calibrated.empty()) write_calibrated(f.calibrated, yaml, calibration_factor(view));
   return kExitOk;
 }
@@ -260,9 +276,12 @@ int step_main(int argc, char** argv) {
         if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
           throw UsageError("--network and --node describe the model's fabric: add --compare-model");
         check_step_backend(app, flags);
-        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps,
+        (void)timeout_seconds(flags.timeout);
+        check_injected(flags.inject);
+        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps,
                            flags.warmup, flags.compare_model, flags.network, flags.node, flags.presets, flags.out,
-                           flags.device, flags.gemm_size, flags.gemm_dtype);
+                           flags.device, flags.gemm_size, flags.gemm_dtype, flags.timeout,
+                           fmt::join(flags.inject, ","));
       },
       [&] {
         return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};

@@ -129,6 +129,29 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
 
 Executor::~Executor() = default;
 
+void Executor::watch(ProgressBoard* board) { board_ = board; }
+
+void Executor::enter(Phase phase) {
+  if (board_) board_->enter(phase);
+}
+
+// Every rank walks the same timeline, so the phases entered here line up
+// across ranks: compute stretches (not an op: never a hang by themselves)
+// and calls (an op: one issued, or not yet, on each rank).
+void Executor::blocking_call(std::size_t comm) {
+  PreparedOp& op = *ops_[comm];
+  if (board_) {
+    const StepComm& sc = schedule_.comms[comm];
+    board_->label(sc.op, -1, sc.bytes, false, sc.bytes);
+    board_->enter(Phase::timed);
+  }
+  op.start();
+  // Counted once start() has returned: a rank held before it issued the call
+  // (or inside a start() that blocks) is the one behind.
+  if (board_) count_issued(board_->issued());
+  wait_for(op);
+}
+
 void Executor::pump() {
   if (in_flight_ && in_flight_->finished()) in_flight_ = nullptr;
   while (!in_flight_ && !queue_.empty()) {
@@ -149,30 +172,29 @@ double Executor::one_step(Mode mode) {
   const std::function<void()> progress = [this] { pump(); };
   const double t0 = now_us();
   if (mode == Mode::compute_only) {
+    enter(Phase::compute);
     kernel_.compute(schedule_.compute_us, idle);
   } else if (mode == Mode::comm_only) {
-    for (const Issue& issue : timeline(schedule_)) {
-      if (PreparedOp* op = ops_[issue.comm].get()) {
-        op->start();
-        wait_for(*op);
-      }
-    }
+    for (const Issue& issue : timeline(schedule_))
+      if (ops_[issue.comm]) blocking_call(issue.comm);
   } else {
     double at = 0;
     for (const Issue& issue : timeline(schedule_)) {
+      enter(Phase::compute);
       kernel_.compute(issue.at_us - at, progress);
       at = issue.at_us;
-      PreparedOp* op = ops_[issue.comm].get();
-      if (!op) continue;
+      if (!ops_[issue.comm]) continue;
       if (mode == Mode::overlapped && issue.in_window) {
         queue_.push_back(issue.comm);
         pump();
       } else {
-        op->start();
-        wait_for(*op);
+        blocking_call(issue.comm);
       }
     }
+    enter(Phase::compute);
     kernel_.compute(schedule_.compute_us - at, progress);
+    // The calls still queued: every rank waits on them here, an op phase.
+    enter(Phase::timed);
     while (in_flight_ || !queue_.empty()) pump();
   }
   kernel_.sync();
@@ -180,12 +202,14 @@ double Executor::one_step(Mode mode) {
 }
 
 double Executor::timed_step(Mode mode) {
+  enter(Phase::sync);
   world_.barrier_quiet();
   MPI_Barrier(world_.native());  // every rank starts the step together
   return one_step(mode);
 }
 
-ModeTimes Executor::summarize_mode(Mode mode, std::vector<double> times) const {
+ModeTimes Executor::summarize_mode(Mode mode, std::vector<double> times) {
+  enter(Phase::sync);
   const double mine = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(std::max<std::size_t>(times.size(), 1));
   world_.allreduce_max_quiet(times);
   ModeTimes m;
@@ -201,15 +225,16 @@ double Executor::call_alone_us(std::size_t c, int repeats) {
   // Each call alone, slowest rank, median over `repeats`.
   std::vector<double> t(static_cast<std::size_t>(repeats), 0.0);
   for (auto& x : t) {
+    enter(Phase::sync);
     world_.barrier_quiet();
     MPI_Barrier(world_.native());
-    if (PreparedOp* op = ops_[c].get()) {
+    if (ops_[c]) {
       const double s = now_us();
-      op->start();
-      wait_for(*op);
+      blocking_call(c);
       x = now_us() - s;
     }
   }
+  enter(Phase::sync);
   world_.allreduce_max_quiet(t);
   return median_of(t);
 }

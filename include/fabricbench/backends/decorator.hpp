@@ -15,6 +15,8 @@ class ForwardingOp : public PreparedOp {
   explicit ForwardingOp(std::unique_ptr<PreparedOp> inner) : inner_(std::move(inner)) {}
   void run() override { inner_->run(); }
   void run_timed(IterationTimes t) override { inner_->run_timed(t); }
+  void start() override { inner_->start(); }
+  bool finished() override { return inner_->finished(); }
   void fill_check() override { inner_->fill_check(); }
   std::uint64_t count_wrong() override { return inner_->count_wrong(); }
   bool participates() const override { return inner_->participates(); }
@@ -50,10 +52,29 @@ class IterationHooks : public ForwardingOp {
       after(t.duration_us[i]);
     }
   }
+  // The step's asynchronous calls: the hooks around start() and completion.
+  void start() override {
+    before();
+    started_us_ = now_us();
+    pending_ = true;
+    inner().start();
+  }
+  bool finished() override {
+    const bool done = inner().finished();
+    if (done && pending_) {
+      pending_ = false;
+      after(now_us() - started_us_);
+    }
+    return done;
+  }
 
  protected:
   virtual void before() {}
   virtual void after(double /*iteration_us*/) {}
+
+ private:
+  double started_us_ = 0;
+  bool pending_ = false;
 };
 
 class ForwardingGroup : public BackendGroup {

@@ -26,6 +26,7 @@ struct PairsOptions {
   bool rails = false;                 // one rank per local rank (GPU-NIC rail) instead of per node
   std::vector<int> nodes;             // node indices (NodeMap) to pair, in order; empty = all
   AnalysisOptions analysis;
+  double timeout_s = -1;              // --timeout: the hang watchdog's limit (< 0 automatic, 0 none)
 };
 
 // The nodes a selection names: host names or node indices and ranges
@@ -77,6 +78,11 @@ class PairsRunner {
   const std::vector<int>& selection() const { return selection_; }
   // Collective: measure, analyse, retest, localise. Identical on every rank.
   PairsResult run(PairsObserver* observer);
+  // Publish each pair's ops and iterations for the hang watchdog (may be null).
+  void watch(ProgressBoard* board) {
+    board_ = board;
+    options_.timing.board = board;
+  }
 
  private:
   std::vector<PairMeasurement> measure(const std::vector<std::vector<PairJob>>& rounds, bool retest,
@@ -93,6 +99,7 @@ class PairsRunner {
   int rails_ = 1;
   int my_position_ = -1;  // this rank's node in the selection, -1 when it sits out
   int my_rail_ = -1;
+  ProgressBoard* board_ = nullptr;
 };
 
 }  // namespace fb

@@ -15,6 +15,7 @@
 
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/step/compute.hpp"
 #include "fabricbench/step/schedule.hpp"
@@ -60,6 +61,12 @@ class Executor {
   // backend cannot run.
   Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype);
   ~Executor();
+  // Publish progress for the hang watchdog (may be null): each stretch of
+  // compute is a `compute` phase (not an op: never a hang by itself), each
+  // blocking call and the wait for the queued ones at the end of a step a
+  // `timed` phase labelled with the call, so a call that does not complete
+  // within the timeout is reported, naming the ranks that never issued it.
+  void watch(ProgressBoard* board);
   StepReport run(int steps, int warmup);
 
  private:
@@ -68,8 +75,10 @@ class Executor {
   void pump();
   void wait_for(PreparedOp& op);
   double timed_step(Mode mode);
-  ModeTimes summarize_mode(Mode mode, std::vector<double> times) const;
+  ModeTimes summarize_mode(Mode mode, std::vector<double> times);
   double call_alone_us(std::size_t comm, int repeats);
+  void enter(Phase phase);
+  void blocking_call(std::size_t comm);
 
   const Comm& world_;
   ComputeKernel& kernel_;
@@ -79,6 +88,7 @@ class Executor {
   std::vector<Comm> comms_;
   std::deque<std::size_t> queue_;  // calls waiting for the stream, by comm index
   PreparedOp* in_flight_ = nullptr;
+  ProgressBoard* board_ = nullptr;
 };
 
 }  // namespace fb::step

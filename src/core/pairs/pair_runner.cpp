@@ -92,6 +92,11 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   std::size_t fewest = SIZE_MAX;
   auto time = [&](const OpSpec& s) {
     auto op = group->prepare(s);
+    if (board_) {
+      // The watchdog's automatic timeout scales with what one iteration moves.
+      const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(s.layout.bytes) * op->ops_per_iteration());
+      board_->label(s.op, -1, s.layout.bytes, false, per_iteration);
+    }
     const TimeStats t = summarize(time_op(pair, op.get(), options_.timing).iteration_us);
     fewest = std::min(fewest, t.iterations);
     return t;
@@ -132,6 +137,7 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
       my_path.clear();
   }
   // Ranks that sat the round out wait here, sleeping between polls.
+  if (board_) board_->enter(Phase::sync);
   world_.allreduce_sum_quiet(all);
   const auto paths = world_.allgather_strings(my_path.empty() ? "" : fmt::format("{}:{}", my_job, my_path));
 

@@ -1,0 +1,52 @@
+#include "watched_run.hpp"
+
+#include <mpi.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+
+#include "fabricbench/core/errors.hpp"
+
+namespace fb::cli {
+
+WatchedRun::WatchedRun(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy policy, std::string command)
+    : command_(std::move(command)) {
+  if (policy.enabled())
+    watchdog_ = std::make_unique<Watchdog>(world, nodes, policy, board_,
+                                           [this](const watch::RunEnd& end) { close_early(end); });
+}
+
+WatchedRun::~WatchedRun() = default;
+
+void WatchedRun::arm(CloseRecord close) {
+  std::lock_guard lock(mutex_);
+  started_ = std::chrono::steady_clock::now();
+  close_ = std::move(close);
+}
+
+// The watchdog's thread, rank 0, while the engine's thread may be stuck: no MPI.
+void WatchedRun::close_early(const watch::RunEnd& end) const {
+  std::fprintf(stderr, "fabricbench %s: %s\n", command_.c_str(), end.message.c_str());
+  std::lock_guard lock(mutex_);
+  if (!close_) return;  // before the record was opened
+  close_({{"type", "summary"},
+          {"status", end.status},
+          {"reason", end.message},
+          {"report", end.report},
+          {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()},
+          {"exit_code", end.exit_code}});
+}
+
+void WatchedRun::run(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    if (watchdog_) watchdog_->fail(e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
+    throw;
+  }
+  if (watchdog_) watchdog_->finish();
+}
+
+}  // namespace fb::cli

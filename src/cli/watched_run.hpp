@@ -1,0 +1,56 @@
+// The hang watchdog around a command's measuring part, for every command
+// that drives the engine (run, check): one ProgressBoard the runners publish
+// to, the watchdog thread (watchdog.hpp) when the timeout policy asks for one,
+// and on rank 0 what that thread needs to close the record if the run ends
+// early (hang, lost rank, error on any rank, signal).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/progress.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/watchdog.hpp"
+
+namespace fb::cli {
+
+class WatchedRun {
+ public:
+  // Collective. `command` names the messages ("fabricbench check: ...").
+  // Throws UsageError alike on every rank when the side channel cannot be
+  // set up (see Watchdog).
+  WatchedRun(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy policy, std::string command);
+  ~WatchedRun();
+  WatchedRun(const WatchedRun&) = delete;
+  WatchedRun& operator=(const WatchedRun&) = delete;
+
+  ProgressBoard& board() { return board_; }
+  // Closes the record with a closing summary line: called from the
+  // watchdog's thread, so it must be thread-safe and use no MPI (SinkList::
+  // abort and RecordWriter::seal are).
+  using CloseRecord = std::function<void(const nlohmann::ordered_json& summary)>;
+  // Rank 0, once the record's header is written: from now on an early end
+  // closes the record with a summary saying why.
+  void arm(CloseRecord close);
+  // Runs the measuring part. Then every rank tells the watchdog it is done
+  // (at the same point). An exception on this rank is logged, handed to the
+  // watchdog (rank 0 closes the record naming the rank) and ends the job.
+  void run(const std::function<void()>& body);
+
+ private:
+  void close_early(const watch::RunEnd& end) const;
+
+  std::string command_;
+  ProgressBoard board_;
+  mutable std::mutex mutex_;  // arm() on the main thread, close_early() on the watchdog's
+  CloseRecord close_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::unique_ptr<Watchdog> watchdog_;
+};
+
+}  // namespace fb::cli
