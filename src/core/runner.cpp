@@ -198,11 +198,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   std::unique_ptr<PreparedOp> prepared;
   if (group.member()) prepared = bgroup->prepare(spec);
   PreparedOp* op = prepared && prepared->participates() ? prepared.get() : nullptr;
-  if (board_ && op) {
-    // The watchdog's automatic timeout scales with what one iteration moves.
-    const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(spec.layout.bytes) * op->ops_per_iteration());
-    board_->label(spec.op, scope, spec.layout.bytes, spec.in_place, per_iteration);
-  }
+  if (op) label_op(board_, spec, *op, scope);
 
   const TimingPlan plan{options_.iters, options_.warmup, options_.time_budget_s, options_.check_every, board_};
   const Timing timing = time_op(world_, op, plan);

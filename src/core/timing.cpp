@@ -104,6 +104,12 @@ bool should_stop(const TimingPlan& plan, const std::vector<double>& iteration_us
   return std::abs(median - previous_median_us) <= kStableMedianFraction * median;
 }
 
+void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope) {
+  if (!board) return;
+  const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(spec.layout.bytes) * op.ops_per_iteration());
+  board->label(spec.op, scope, spec.layout.bytes, spec.in_place, per_iteration);
+}
+
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   const double ops = op ? op->ops_per_iteration() : 1.0;
   double first_us = warm_up(world, op, plan);

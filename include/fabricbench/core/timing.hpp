@@ -37,6 +37,10 @@ struct Timing {
   std::vector<std::int64_t> wrong_per_iteration;
 };
 
+// Labels the board (may be null) with the op about to be timed; the
+// watchdog's automatic timeout scales with what one iteration moves.
+void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope);
+
 // `op` is null on ranks that do not participate.
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);
 

@@ -92,11 +92,7 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   std::size_t fewest = SIZE_MAX;
   auto time = [&](const OpSpec& s) {
     auto op = group->prepare(s);
-    if (board_) {
-      // The watchdog's automatic timeout scales with what one iteration moves.
-      const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(s.layout.bytes) * op->ops_per_iteration());
-      board_->label(s.op, -1, s.layout.bytes, false, per_iteration);
-    }
+    label_op(board_, s, *op, -1);
     const TimeStats t = summarize(time_op(pair, op.get(), options_.timing).iteration_us);
     fewest = std::min(fewest, t.iterations);
     return t;
