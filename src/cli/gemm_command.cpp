@@ -3,6 +3,7 @@
 // lines (docs/results-schema.md) for the model and step commands.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -71,27 +72,6 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
   p.base.iters = f.iters;
   p.base.warmup = f.warmup;
   return p;
-}
-
-// Parse on every rank, check the outputs on rank 0; one message if any fails.
-std::string parse_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, GemmFlags& flags,
-                             GemmPlan& plan, bool& help) {
-  std::string error;
-  try {
-    app.parse(argc, argv);
-    plan = resolve_gemm(flags);
-  } catch (const CLI::CallForHelp&) {
-    help = true;
-  } catch (const CLI::ParseError& e) {
-    error = e.what();
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  if (error.empty() && !help && world.rank() == 0) {
-    if (!flags.out.empty()) error = check_writable(flags.out, "--out");
-    if (error.empty() && !flags.csv.empty()) error = check_writable(flags.csv, "--csv");
-  }
-  return agree_on_error(world, error);
 }
 
 json result_line(const Comm& world, const GpuPlacement& gpu, const GemmResult& r) {
@@ -245,16 +225,15 @@ int gemm_main(int argc, char** argv) {
   GemmFlags flags;
   add_flags(app, flags);
   GemmPlan plan;
-  bool help = false;
-  const std::string error = parse_everywhere(world, app, argc, argv, flags, plan, help);
-  if (help) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (!error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench gemm: %s\n", error.c_str());
-    return kExitUsage;
-  }
+  const int stop = parse_on_every_rank(
+      world, app, argc, argv, "gemm",
+      [&] {
+        plan = resolve_gemm(flags);
+        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", flags.size, fmt::join(flags.dtypes, ","), flags.iters,
+                           flags.warmup, flags.device, flags.out, flags.csv, flags.quiet);
+      },
+      [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
+  if (stop >= 0) return stop;
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   return run_or_abort([&] { return execute(argc, argv, world, flags, plan); });
 }

@@ -28,6 +28,27 @@ TEST(GpuAbsent, GpuBackendsSayWhyTheyCannotRun) {
   EXPECT_NE(gemm.err.find(why), std::string::npos) << gemm.err;
 }
 
+// Flags are judged before any GPU is looked for, so these hold on every machine.
+TEST(GpuAbsent, GemmBadFlagsExitTwoWithOneMessageBeforeLookingForAGpu) {
+  const struct {
+    std::string args;
+    std::string says;
+  } cases[] = {{"--size 3", "--size 3: 16 to 65536"},
+               {"--dtype int8", "--dtype 'int8': use bf16, fp16 or fp32"},
+               {"--out /nonexistent/g.jsonl", "--out '/nonexistent/g.jsonl'"},
+               {"--iters 0", "--iters 0: at least 1"}};
+  for (const auto& c : cases) {
+    const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("gemm " + c.args));
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    const auto first = r.err.find("fabricbench gemm: " + c.says);
+    EXPECT_NE(first, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("fabricbench gemm:", first + 1), std::string::npos) << "one message: " << r.err;
+  }
+  const auto help = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("gemm --help"));
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("--dtype"), std::string::npos) << help.out;
+}
+
 TEST(GpuAbsent, HostBackendRefusesGpuFlags) {
   for (const std::string flag : {"--graph", "--device 0"}) {
     const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("run --progress off -e 1K " + flag));
