@@ -120,26 +120,31 @@ Verdict eval_pairs(const Rule& rule, const Results& run) {
   std::vector<double> values;
   for (const auto& l : links) values.push_back(l.second);
   const double med = median(values);
-  if (med <= 0) return skipped(rule, fmt::format("the median {} of the pair lines is 0", key));
   const Limit& limit = rule.limits.front();
+  // Against the median ('0.9 of median': the odd link out) or an absolute
+  // figure ('40 GB/s': also a fabric whose links are all equally slow).
+  const bool relative = limit.reference == Reference::median;
+  if (relative && med <= 0) return skipped(rule, fmt::format("the median {} of the pair lines is 0", key));
+  const double scale = relative ? med : 1.0;
   const bool low_is_bad = limit.bound == Bound::min;
   const auto worst = std::min_element(links.begin(), links.end(), [&](const auto& x, const auto& y) {
     return low_is_bad ? x.second < y.second : x.second > y.second;
   });
   const std::string unit = rule.pair_metric == PairMetric::latency ? "us" : "GB/s";
+  auto ratio = [&](double value) { return relative ? fmt::format(" = {:.2f}x", value / med) : std::string(); };
   std::string bad;
   int listed = 0;
   for (const auto& [line, value] : links) {
-    const bool beyond = low_is_bad ? value < limit.value * med : value > limit.value * med;
+    const bool beyond = low_is_bad ? value < limit.value * scale : value > limit.value * scale;
     if (beyond && listed++ < 8)
-      bad +=
-          fmt::format("{}{} {} = {:.2f}x", bad.empty() ? "" : "; ", link_of(*line), figure(value, unit), value / med);
+      bad += fmt::format("{}{} {}{}", bad.empty() ? "" : "; ", link_of(*line), figure(value, unit), ratio(value));
   }
   Verdict v = start_verdict(rule);
-  v.unit = "x median";
-  judge(v, limit.bound, worst->second / med, limit.value, limit.text);
+  v.unit = relative ? "x median" : unit;
+  judge(v, limit.bound, worst->second / scale, limit.value, limit.text);
   v.reason = fmt::format("median {} over {} links; {}", figure(med, unit), links.size(),
-                         bad.empty() ? fmt::format("worst {} {:.2f}x", link_of(*worst->first), worst->second / med)
+                         bad.empty() ? fmt::format("worst {} {}{}", link_of(*worst->first),
+                                                   figure(worst->second, unit), ratio(worst->second))
                                      : fmt::format("{} links beyond the bound: {}", listed, bad));
   return v;
 }

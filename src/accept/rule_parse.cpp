@@ -2,6 +2,8 @@
 // forms it allows; anything else is refused with what is allowed.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -85,6 +87,8 @@ struct LimitForm {
   Reference reference;
   bool min;
   bool max;
+  // Also allowed: an absolute limit of this dimension (pairs: '40 GB/s').
+  std::optional<Dimension> or_absolute = std::nullopt;
 };
 
 // Reads min and/or max and checks each against the form the rule allows.
@@ -101,9 +105,13 @@ void parse_limits(const Field& f, Rule& r, LimitForm form) {
     } catch (const UsageError& e) {
       v->fail(e.what());
     }
-    if (l.dimension != form.dimension || l.reference != form.reference)
-      v->fail(fmt::format("'{}' does not fit this {} rule: write {}", l.text, name(r.kind),
-                          wanted_form(form.dimension, form.reference)));
+    const bool as_form = l.dimension == form.dimension && l.reference == form.reference;
+    const bool as_absolute =
+        form.or_absolute && l.dimension == *form.or_absolute && l.reference == Reference::none;
+    if (!as_form && !as_absolute)
+      v->fail(fmt::format("'{}' does not fit this {} rule: write {}{}", l.text, name(r.kind),
+                          wanted_form(form.dimension, form.reference),
+                          form.or_absolute ? " or " + wanted_form(*form.or_absolute, Reference::none) : ""));
     r.limits.push_back(l);
   }
   if (r.limits.empty())
@@ -145,7 +153,11 @@ void parse_pairs_rule(const Field& f, Rule& r) {
     r.pair_metric = *pm;
   }
   const bool latency = r.pair_metric == PairMetric::latency;
-  parse_limits(f, r, {Dimension::relative, Reference::median, !latency, latency});
+  // Relative to the median finds the odd link out; an absolute floor (the
+  // NIC's rate) also fails a fabric whose links are all equally bad.
+  parse_limits(f, r,
+               {Dimension::relative, Reference::median, !latency, latency,
+                latency ? Dimension::time : Dimension::bandwidth});
 }
 
 void parse_kind_fields(const Field& f, Rule& r) {

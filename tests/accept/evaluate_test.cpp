@@ -304,6 +304,25 @@ TEST(Pairs, AWeakLinkIsNamed) {
             "no pair lines in this run");
 }
 
+// Every link at half the NIC's rate: nothing stands out from the median, so
+// only an absolute floor catches it.
+TEST(Pairs, AnAbsoluteFloorFailsAFabricWhoseLinksAreAllEquallySlow) {
+  RecordBuilder b(3, 3);
+  b.pair(0, 1, 24.1, 48.0, 4);
+  b.pair(0, 2, 24.3, 48.3, 4);
+  b.pair(1, 2, 23.9, 47.9, 4);
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: unidir, min: 0.9 of median}\n", b.results()).status, Status::pass);
+  const Verdict v = judge_one("  - {kind: pairs, metric: unidir, min: 40 GB/s}\n", b.results());
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_NEAR(*v.measured, 23.9, 1e-9);
+  EXPECT_EQ(v.unit, "GB/s");
+  EXPECT_TRUE(mentions(v, "3 links beyond the bound")) << v.reason;
+  EXPECT_TRUE(mentions(v, "1-2 (node2 - node3) 23.9")) << v.reason;
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: unidir, min: 20 GB/s}\n", b.results()).status, Status::pass);
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 3 us}\n", b.results()).status, Status::fail);
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 5 us}\n", b.results()).status, Status::pass);
+}
+
 TEST(Pairs, TheSlowerDirectionCountsAndRetestsAreNotPartOfTheMatrix) {
   RecordBuilder b(3, 3);
   b.pair(0, 1, 10, 20, 5);
