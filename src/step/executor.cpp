@@ -98,7 +98,8 @@ void validate(const StepSchedule& s, int ranks) {
   }
 }
 
-Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype)
+Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype,
+                   bool run_one_rank_groups)
     : world_(world), kernel_(kernel), schedule_(std::move(schedule)) {
   validate(schedule_, world.size());
   for (const StepComm& sc : schedule_.comms) {
@@ -113,7 +114,7 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     if (!refusal.empty()) throw UsageError("step: " + refusal);
     std::unique_ptr<BackendGroup> bg;
     std::unique_ptr<PreparedOp> op;
-    const bool runs = group.size() > 1 && spec.layout.block > 0;
+    const bool runs = (group.size() > 1 || run_one_rank_groups) && spec.layout.block > 0;
     if (runs) bg = backend.open(group);
     // Device buffers may not fit beside the compute's matrices: every rank
     // learns which call did not, before any is measured.
@@ -138,13 +139,23 @@ void Executor::enter(Phase phase) {
 // Every rank walks the same timeline, so the phases entered here line up
 // across ranks: compute stretches (not an op: never a hang by themselves)
 // and calls (an op: one issued, or not yet, on each rank).
+void Executor::label(std::size_t comm) {
+  if (!board_) return;
+  const StepComm& sc = schedule_.comms[comm];
+  board_->label(sc.op, -1, sc.bytes, false, sc.bytes);
+}
+
 void Executor::blocking_call(std::size_t comm) {
+  // The queued calls go first: NCCL needs the calls of its communicators in
+  // the same order on every rank, and a call issued now would otherwise
+  // overtake queued ones on some ranks and not on others. What the queue
+  // still holds is then exposed, as it is behind a blocking call in a framework.
+  drain();
   PreparedOp& op = *ops_[comm];
-  if (board_) {
-    const StepComm& sc = schedule_.comms[comm];
-    board_->label(sc.op, -1, sc.bytes, false, sc.bytes);
-    board_->enter(Phase::timed);
-  }
+  label(comm);
+  enter(Phase::timed);
+  // The watchdog aborts this group (NCCL: ncclCommAbort) if the call hangs.
+  const ActiveGroup active(board_, groups_[comm].get());
   op.start();
   // Counted once start() has returned: a rank held before it issued the call
   // (or inside a start() that blocks) is the one behind.
@@ -161,6 +172,16 @@ void Executor::pump() {
     next->start();
     in_flight_ = next;
   }
+}
+
+void Executor::drain() {
+  if (!in_flight_ && queue_.empty()) return;
+  // Every rank waits on its queued calls here: an op phase, labelled with
+  // the one in flight.
+  for (std::size_t c = 0; c < ops_.size(); ++c)
+    if (ops_[c].get() == in_flight_) label(c);
+  enter(Phase::timed);
+  while (in_flight_ || !queue_.empty()) pump();
 }
 
 void Executor::wait_for(PreparedOp& op) {
@@ -193,9 +214,7 @@ double Executor::one_step(Mode mode) {
     }
     enter(Phase::compute);
     kernel_.compute(schedule_.compute_us - at, progress);
-    // The calls still queued: every rank waits on them here, an op phase.
-    enter(Phase::timed);
-    while (in_flight_ || !queue_.empty()) pump();
+    drain();
   }
   kernel_.sync();
   return now_us() - t0;

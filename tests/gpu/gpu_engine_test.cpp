@@ -245,5 +245,31 @@ TEST(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfTheProbe) {
   EXPECT_NEAR(r.serial_us() / r.compute_us(), 1.0, 0.10);
 }
 
+// One GPU, the calls made to run in their one-rank groups (NCCL copies the
+// buffer): the gradient all-reduces run on NCCL's stream under the GEMMs and
+// hide, all but the last bucket, which is only ready when the compute ends.
+TEST(GpuStep, CallsQueuedUnderTheComputeHideOnOneGpu) {
+  SKIP_WITHOUT_GPU();
+  const Comm world = Comm::world();
+  auto backend = make("nccl");
+  ASSERT_TRUE(backend->setup(world, RunOptions{}).ok);
+  GpuPlacement gpu;
+  ASSERT_TRUE(place_on_gpu(world, -1, gpu).ok);
+  GemmSpec spec;
+  spec.m = spec.n = spec.k = 4096;
+  auto kernel = make_gemm_compute(spec, gpu.device);
+  step::StepSchedule s;
+  s.compute_us = 200 * kernel->product_us();
+  s.comms = {{"DP gradient all-reduce", Op::all_reduce, step::Group::dp, 1ull << 30, 4, 1.0}};
+  step::Executor ex(world, *backend, *kernel, s, Dtype::bfloat16, /*run_one_rank_groups=*/true);
+  const step::StepReport r = ex.run(5, 1);
+  ASSERT_GT(r.comm_us(), 0.0);
+  EXPECT_GT(r.serial_us(), r.compute_us());
+  EXPECT_LT(r.step_us(), r.serial_us());
+  EXPECT_GT(r.hidden_us(), 0.25 * r.comm_us()) << "compute " << r.compute_us() << " us, calls " << r.comm_us()
+                                               << " us, serial " << r.serial_us() << " us, overlapped "
+                                               << r.step_us() << " us";
+}
+
 }  // namespace
 }  // namespace fb

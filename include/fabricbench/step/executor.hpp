@@ -58,8 +58,11 @@ class Executor {
  public:
   // Collective over `world`: builds the tp/pp/dp communicators and prepares
   // every call on `backend`. Throws UsageError on a schedule the ranks or the
-  // backend cannot run.
-  Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype);
+  // backend cannot run. A call whose group is this rank alone moves nothing
+  // and is skipped, unless `run_one_rank_groups` (tests on one GPU: the
+  // calls then run, as copies, under the compute).
+  Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype,
+           bool run_one_rank_groups = false);
   ~Executor();
   // Publish progress for the hang watchdog (may be null): each stretch of
   // compute is a `compute` phase (not an op: never a hang by itself), each
@@ -78,7 +81,9 @@ class Executor {
   ModeTimes summarize_mode(Mode mode, std::vector<double> times);
   double call_alone_us(std::size_t comm, int repeats);
   void enter(Phase phase);
+  void label(std::size_t comm);
   void blocking_call(std::size_t comm);
+  void drain();
 
   const Comm& world_;
   ComputeKernel& kernel_;
