@@ -200,7 +200,7 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
     try {
       mine.push_back(result_line(world, gpu, run_gemm(spec, gpu.device)));
     } catch (const UsageError& e) {
-      error = e.what();
+      error = fmt::format("--size {}: {}", flags.size, e.what());
       break;
     }
   }

@@ -18,15 +18,19 @@ class CublasCompute final : public GemmCompute {
     if (done_) cudaEventDestroy(done_);
   }
 
-  // Queues the products, then waits for them while driving `poll`: a call
-  // issued after this stretch must start only once it is computed (as a
-  // framework's communication stream waits on the backward's event), and
-  // calls queued before it keep being started as their turn comes. The host
+  // Queues the products, then waits for them, driving `poll` throughout: a
+  // call issued after this stretch must start only once it is computed (as
+  // a framework's communication stream waits on the backward's event), and
+  // calls queued before it keep being started as their turn comes, also
+  // while the launches themselves block on a full launch queue. The host
   // gap this wait leaves on the compute stream at each issue point is one
   // launch (microseconds, against products of hundreds).
   void compute(double us, const std::function<void()>& poll) override {
     const std::uint64_t n = quota_.take(us);
-    for (std::uint64_t i = 0; i < n; ++i) gemm_.product();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      gemm_.product();
+      poll();
+    }
     products_ += n;
     gpu::check(cudaEventRecord(done_, gemm_.stream()), "cudaEventRecord", gemm_.device());
     for (;;) {

@@ -40,16 +40,15 @@ GemmRunner::GemmRunner(const GemmSpec& spec, int device)
   random_fill(spec.dtype, a_.data(), m * k, 1, device);
   random_fill(spec.dtype, b_.data(), k * n, 2, device);
   random_fill(spec.dtype, c_.data(), m * n, 3, device);
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device);
-  check_cublas(cublasCreate(&handle_), "cublasCreate", device);
-  check_cublas(cublasSetStream(handle_, stream_), "cublasSetStream", device);
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device);
+  stream_.reset(stream);
+  cublasHandle_t handle = nullptr;
+  check_cublas(cublasCreate(&handle), "cublasCreate", device);
+  handle_.reset(handle);
+  check_cublas(cublasSetStream(handle, stream), "cublasSetStream", device);
   // The fills ran on the default stream; the products run on stream_.
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", device);
-}
-
-GemmRunner::~GemmRunner() {
-  if (handle_) cublasDestroy(handle_);
-  if (stream_) cudaStreamDestroy(stream_);
 }
 
 void GemmRunner::product() {
@@ -57,7 +56,7 @@ void GemmRunner::product() {
   static const float beta = 0.0f;
   const cudaDataType_t type = cuda_type(spec_.dtype);
   // fp32 accumulation for every input type, as frameworks do; no TF32 for fp32.
-  check_cublas(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, spec_.m, spec_.n, spec_.k, &alpha, a_.data(), type,
+  check_cublas(cublasGemmEx(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, spec_.m, spec_.n, spec_.k, &alpha, a_.data(), type,
                             spec_.m, b_.data(), type, spec_.k, &beta, c_.data(), type, spec_.m, CUBLAS_COMPUTE_32F,
                             CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx", device_);

@@ -6,6 +6,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <memory>
+#include <type_traits>
+
 #include "cuda_common/gpu_memory.hpp"
 #include "gemm_probe.hpp"
 
@@ -16,13 +19,9 @@ class GemmRunner {
   // Allocates on `device` (current): UsageError naming the shape when the
   // matrices do not fit; RunError when a CUDA or cuBLAS call fails.
   GemmRunner(const GemmSpec& spec, int device);
-  ~GemmRunner();
-  GemmRunner(const GemmRunner&) = delete;
-  GemmRunner& operator=(const GemmRunner&) = delete;
-
   // Queue one product on stream(); does not wait.
   void product();
-  cudaStream_t stream() const { return stream_; }
+  cudaStream_t stream() const { return stream_.get(); }
   int device() const { return device_; }
   const GemmSpec& spec() const { return spec_; }
   double flop() const;  // per product: 2 m n k
@@ -31,8 +30,15 @@ class GemmRunner {
   GemmSpec spec_;
   int device_;
   Buffer a_, b_, c_;
-  cublasHandle_t handle_ = nullptr;
-  cudaStream_t stream_ = nullptr;
+  // Owned, so that a constructor that throws half-way frees what it made.
+  struct StreamFree {
+    void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
+  };
+  struct HandleFree {
+    void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+  };
+  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamFree> stream_;
+  std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, HandleFree> handle_;
 };
 
 // `gemm.spec().iters` products timed with events after `warmup` untimed ones.
