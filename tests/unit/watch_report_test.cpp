@@ -73,6 +73,15 @@ TEST(WatchReport, EveryRankInAControlCollectiveNamesTheFurthestBehind) {
   EXPECT_EQ(end.report["waiting_ranks"], std::vector<int>{0});
 }
 
+TEST(WatchReport, EveryRankInALongComputeStretchIsNotAHang) {
+  const std::vector<RankView> ranks{at(0, Phase::compute, 4, 0, 9), at(1, Phase::compute, 4, 0, 9)};
+  EXPECT_FALSE(hang_detected(ranks));
+  // A rank that waits in a call for one still computing past the limit is.
+  const std::vector<RankView> waiting{at(0, Phase::timed, 5, 1, 9), at(1, Phase::compute, 4, 0, 9)};
+  ASSERT_TRUE(hang_detected(waiting));
+  EXPECT_EQ(hang_end(waiting, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
+}
+
 TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {
   const std::vector<RankView> ranks{at(0, Phase::timed, 9, 3, 6), at(1, Phase::timed, 9, 3, 6)};
   ASSERT_TRUE(hang_detected(ranks));

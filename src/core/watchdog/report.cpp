@@ -147,7 +147,9 @@ bool hang_detected(const std::vector<RankView>& ranks) {
     if (!live(v)) continue;
     any_live = true;
     if (overdue(v) && in_op(v.state.at.phase)) return true;
-    all_overdue = all_overdue && overdue(v);
+    // A step's compute stretch (fabricbench step) may outlast the limit on
+    // every rank at once: that is work, not a hang.
+    all_overdue = all_overdue && overdue(v) && v.state.at.phase != Phase::compute;
   }
   return any_live && all_overdue;
 }
