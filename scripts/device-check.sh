@@ -10,14 +10,14 @@
 #   scripts/device-check.sh
 # Environment: OUT (logs and results; default results/device-check-<UTC>),
 # FB_BUILD_DIR (default build-device), FB_JOBS (default: all cores),
-# FB_DEADLINE_S (default 390: no step runs past it; the table still prints).
+# FB_DEADLINE_S (default 420: no step runs past it; the table still prints).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=${OUT:-$here/results/device-check-$stamp}
 build=${FB_BUILD_DIR:-$here/build-device}
 jobs=${FB_JOBS:-$(nproc)}
-deadline=$((SECONDS + ${FB_DEADLINE_S:-390}))
+deadline=$((SECONDS + ${FB_DEADLINE_S:-420}))
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep NCCL's init log out of the way; fabricbench reads it for the path column.
@@ -36,7 +36,7 @@ step() {
   local left=$((deadline - SECONDS))
   if [ $left -lt 10 ]; then
     failed+=("$name")
-    printf '# step %-14s skipped: the %ss deadline is reached\n' "$name" "${FB_DEADLINE_S:-390}"
+    printf '# step %-14s skipped: the %ss deadline is reached\n' "$name" "${FB_DEADLINE_S:-420}"
     return 1
   fi
   [ "$limit" -gt "$left" ] && limit=$left
@@ -93,7 +93,7 @@ fi
 
 # --- benchmark ---------------------------------------------------------------
 if [ -n "$gpu_reason" ]; then
-  echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm): $gpu_reason"
+  echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm, gpu-step, check-spec): $gpu_reason"
 else
   # nccl-tests' reference run: one process, one GPU, -w 5 -n 20 (mean); ours: the median of 40 after 10.
   step nccl 90 "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,sendrecv -b 8 -e 8G -f 4 -n 40 -w 10 \
@@ -111,7 +111,7 @@ else
   # profile on the GPU (1 rank: the intra/inter rules skip, saying why).
   step gpu-step 60 "${one_rank[@]}" step -w "$here/profiles/workloads/gpu-dp-1node.yaml" --backend nccl --steps 10 \
     --out "$out/step.jsonl"
-  step check-spec 90 "${one_rank[@]}" check --profile generic-spec -q --progress off --out-dir "$out/check-generic-spec"
+  step check-spec 60 "${one_rank[@]}" check --profile generic-spec -q --progress off --out-dir "$out/check-generic-spec"
 fi
 
 # --- the CPU-side unit tests, with what time is left: the compiler and GTest of this machine ---

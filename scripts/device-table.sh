@@ -104,6 +104,8 @@ row "empty kernel, back-to-back launches (us)" "$(csv "$dir/kernel-launch.csv" k
 row "empty kernel, launched from a graph (us)" "$(csv "$dir/kernel-graph.csv" kernel_launch 8 0 time_median_us)" "" info
 row "cuBLAS bf16 8192^3 (TFLOP/s; ref PyTorch)" "$(gemm_tflops bfloat16)" 782 info
 row "cuBLAS fp16 8192^3 (TFLOP/s; ref PyTorch)" "$(gemm_tflops half)" 752 info
-# Issue 9: the step's GEMMs run at the probe's rate (within 10%).
-row "step compute-only, vs planned at the GEMM rate (us)" "$(step_compute measured)" "$(step_compute planned)" max:1.10
+# Issue 9: the step's compute runs at the GEMM rate its kernel calibrated
+# (the comparison with the GEMM probe itself is GpuStep in the gpu tests).
+row "step compute-only vs planned at calibrated rate (us)" "$(step_compute measured)" "$(step_compute planned)" max:1.10
+row "  (same, from below)" "$(step_compute measured)" "$(step_compute planned)" min:0.90
 echo "# targets: $pass pass, $fail fail, $missing without a figure"
