@@ -163,12 +163,13 @@ TEST(Scopes, EveryScopeRunsAndLabelsItsRows) {
 }
 
 TEST(Straggler, LateRankIsNamed) {
-  // Rank 1 enters every iteration 5 ms late: the others wait for it. (Late
-  // enough that a loaded machine descheduling another rank for a few ms in
-  // some iterations does not make that rank the later one on average.)
+  // Rank 1 enters every iteration 20 ms late: the others wait for it. (Late
+  // enough that a loaded machine descheduling another rank in some
+  // iterations does not make that rank the later one on average: with 5 ms,
+  // four spinning ranks on two cores once made rank 2 the later one in CI.)
   test::HookedBackend late(make_mpi_host_backend(), {.before = [] {
                              if (Comm::world().rank() != 1) return;
-                             const double until = now_us() + 5000;
+                             const double until = now_us() + 20000;
                              while (now_us() < until) {
                              }
                            }});
@@ -186,7 +187,7 @@ TEST(Straggler, LateRankIsNamed) {
   if (!root_rank()) return;
   ASSERT_EQ(sink.rows.size(), 1u);
   EXPECT_EQ(sink.rows[0].slowest_rank, 1);
-  EXPECT_GT(sink.rows[0].slowest_rank_lag_us, 2500.0);
+  EXPECT_GT(sink.rows[0].slowest_rank_lag_us, 10000.0);
 }
 
 }  // namespace
