@@ -213,56 +213,56 @@ TEST(Nccl, StartedCallFinishesWithExactResults) {
   EXPECT_EQ(op->count_wrong(), 0u) << "after " << polls << " polls";
 }
 
-// The step on one GPU: its compute is cuBLAS products at the rate the GEMM
-// probe measures on its own, the acceptance figure of the step issue.
-TEST(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfTheProbe) {
-  SKIP_WITHOUT_GPU();
-  const Comm world = Comm::world();
-  auto backend = make("nccl");
-  ASSERT_TRUE(backend->setup(world, RunOptions{}).ok);
-  GpuPlacement gpu;
-  ASSERT_TRUE(place_on_gpu(world, -1, gpu).ok);
-  GemmSpec spec;
-  spec.m = spec.n = spec.k = 4096;
-  const GemmResult probe = run_gemm(spec, gpu.device);
-  auto kernel = make_gemm_compute(spec, gpu.device);
-  constexpr int kProducts = 200;
-  step::StepSchedule s;
-  s.compute_us = kProducts * kernel->product_us();
-  s.comms = {{"DP gradient all-reduce", Op::all_reduce, step::Group::dp, 64ull << 20, 4, 1.0}};
-  step::Executor ex(world, *backend, *kernel, s, Dtype::bfloat16);
-  const std::uint64_t before = kernel->products();
-  constexpr int kSteps = 5, kWarmup = 1;
-  const step::StepReport r = ex.run(kSteps, kWarmup);
+// The step on one GPU: NCCL set up on this rank's GPU and a cuBLAS compute
+// kernel of 4096^3 products beside it.
+class GpuStep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_GPU();
+    backend_ = make("nccl");
+    ASSERT_TRUE(backend_->setup(world_, RunOptions{}).ok);
+    ASSERT_TRUE(place_on_gpu(world_, -1, gpu_).ok);
+    spec_.m = spec_.n = spec_.k = 4096;
+    kernel_ = make_gemm_compute(spec_, gpu_.device);
+  }
+  // `products` of compute, and the gradient all-reduce in 4 buckets of `bytes` under it.
+  step::StepReport run(int products, std::uint64_t bytes, bool run_one_rank_groups, int steps = 5, int warmup = 1) {
+    step::StepSchedule s;
+    s.compute_us = products * kernel_->product_us();
+    s.comms = {{"DP gradient all-reduce", Op::all_reduce, step::Group::dp, bytes, 4, 1.0}};
+    step::Executor ex(world_, *backend_, *kernel_, s, Dtype::bfloat16, run_one_rank_groups);
+    return ex.run(steps, warmup);
+  }
+  const Comm world_ = Comm::world();
+  std::unique_ptr<Backend> backend_;
+  GpuPlacement gpu_;
+  GemmSpec spec_;
+  std::unique_ptr<GemmCompute> kernel_;
+};
+
+// Its compute is cuBLAS products at the rate the GEMM probe measures on its
+// own, the acceptance figure of the step issue.
+TEST_F(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfTheProbe) {
+  const GemmResult probe = run_gemm(spec_, gpu_.device);
+  constexpr int kProducts = 200, kSteps = 5, kWarmup = 1;
+  const std::uint64_t before = kernel_->products();
+  const step::StepReport r = run(kProducts, 64ull << 20, false, kSteps, kWarmup);
   // Three of the four modes compute; each step takes the whole quota.
-  EXPECT_NEAR(static_cast<double>(kernel->products() - before), 3.0 * (kSteps + kWarmup) * kProducts, 3.0);
+  EXPECT_NEAR(static_cast<double>(kernel_->products() - before), 3.0 * (kSteps + kWarmup) * kProducts, 3.0);
   const double per_gemm_us = r.compute_us() / kProducts;
   EXPECT_NEAR(per_gemm_us / probe.time.median_us, 1.0, 0.10)
       << per_gemm_us << " us per product in the step, " << probe.time.median_us << " in the probe; "
-      << kernel->describe();
+      << kernel_->describe();
   // One rank: no collective runs, every mode that computes takes the compute's time.
   EXPECT_NEAR(r.step_us() / r.compute_us(), 1.0, 0.10);
   EXPECT_NEAR(r.serial_us() / r.compute_us(), 1.0, 0.10);
 }
 
-// One GPU, the calls made to run in their one-rank groups (NCCL copies the
-// buffer): the gradient all-reduces run on NCCL's stream under the GEMMs and
-// hide, all but the last bucket, which is only ready when the compute ends.
-TEST(GpuStep, CallsQueuedUnderTheComputeHideOnOneGpu) {
-  SKIP_WITHOUT_GPU();
-  const Comm world = Comm::world();
-  auto backend = make("nccl");
-  ASSERT_TRUE(backend->setup(world, RunOptions{}).ok);
-  GpuPlacement gpu;
-  ASSERT_TRUE(place_on_gpu(world, -1, gpu).ok);
-  GemmSpec spec;
-  spec.m = spec.n = spec.k = 4096;
-  auto kernel = make_gemm_compute(spec, gpu.device);
-  step::StepSchedule s;
-  s.compute_us = 200 * kernel->product_us();
-  s.comms = {{"DP gradient all-reduce", Op::all_reduce, step::Group::dp, 1ull << 30, 4, 1.0}};
-  step::Executor ex(world, *backend, *kernel, s, Dtype::bfloat16, /*run_one_rank_groups=*/true);
-  const step::StepReport r = ex.run(5, 1);
+// The calls made to run in their one-rank groups (NCCL copies the buffer):
+// the gradient all-reduces run on NCCL's stream under the GEMMs and hide,
+// all but the last bucket, which is only ready when the compute ends.
+TEST_F(GpuStep, CallsQueuedUnderTheComputeHideOnOneGpu) {
+  const step::StepReport r = run(200, 1ull << 30, true);
   ASSERT_GT(r.comm_us(), 0.0);
   EXPECT_GT(r.serial_us(), r.compute_us());
   EXPECT_LT(r.step_us(), r.serial_us());
