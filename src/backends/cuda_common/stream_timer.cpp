@@ -1,8 +1,8 @@
 #include "stream_timer.hpp"
 
 #include <algorithm>
-#include <cmath>
 
+#include "event_groups.hpp"
 #include "gpu_error.hpp"
 
 namespace fb::gpu {
@@ -20,18 +20,7 @@ void StreamTimer::ensure_events(std::size_t n) {
   }
 }
 
-// An event record costs the host about 1.5 us, as much as a small NCCL call
-// itself, so short iterations are timed in groups spanning at least
-// kMinGroupSpanUs and each gets its group's mean; the group size comes from
-// the previous batch of this op (the engine's warm-up comes first).
-constexpr double kMinGroupSpanUs = 50.0;
-constexpr std::size_t kMaxGroup = 64;
-
-std::size_t StreamTimer::group_size() const {
-  if (last_mean_us_ <= 0) return 1;
-  const double wanted = std::ceil(kMinGroupSpanUs / last_mean_us_);
-  return static_cast<std::size_t>(std::clamp(wanted, 1.0, static_cast<double>(kMaxGroup)));
-}
+std::size_t StreamTimer::group_size() const { return event_group_size(last_mean_us_); }
 
 void StreamTimer::time_queued(IterationTimes times, const std::function<void()>& enqueue) {
   const std::size_t n = times.start_us.size();
