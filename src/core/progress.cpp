@@ -1,5 +1,7 @@
 #include "fabricbench/core/progress.hpp"
 
+#include <algorithm>
+
 #include <array>
 
 #include "fabricbench/backends/backend.hpp"
@@ -54,6 +56,15 @@ void ProgressBoard::enter(Phase phase, std::int64_t first_iteration) {
   step_.store(step_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
   first_.store(first_iteration, std::memory_order_relaxed);
+  issued_.store(0, std::memory_order_relaxed);
+  end_write();
+}
+
+void ProgressBoard::enter_at(Phase phase, std::int64_t step) {
+  begin_write();
+  step_.store(std::max(step_.load(std::memory_order_relaxed) + 1, step), std::memory_order_relaxed);
+  phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
+  first_.store(0, std::memory_order_relaxed);
   issued_.store(0, std::memory_order_relaxed);
   end_write();
 }

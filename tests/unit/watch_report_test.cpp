@@ -80,6 +80,10 @@ TEST(WatchReport, EveryRankInALongComputeStretchIsNotAHang) {
   const std::vector<RankView> waiting{at(0, Phase::timed, 5, 1, 9), at(1, Phase::compute, 4, 0, 9)};
   ASSERT_TRUE(hang_detected(waiting));
   EXPECT_EQ(hang_end(waiting, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
+  // So is one computing past the limit while the others wait in a barrier.
+  const std::vector<RankView> barrier{at(0, Phase::sync, 6, 0, 9), at(1, Phase::compute, 4, 0, 9)};
+  ASSERT_TRUE(hang_detected(barrier));
+  EXPECT_EQ(hang_end(barrier, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
 }
 
 TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {

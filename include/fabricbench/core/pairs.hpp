@@ -100,6 +100,7 @@ class PairsRunner {
   int my_position_ = -1;  // this rank's node in the selection, -1 when it sits out
   int my_rail_ = -1;
   ProgressBoard* board_ = nullptr;
+  std::int64_t rounds_started_ = 0;  // every rank counts every round, retests too
 };
 
 }  // namespace fb

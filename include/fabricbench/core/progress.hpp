@@ -57,6 +57,10 @@ class ProgressBoard {
   // A new step; every rank calls this at the same points. `first_iteration`
   // continues an op's iteration count across steps (timed batches).
   void enter(Phase phase, std::int64_t first_iteration = 0);
+  // A new step numbered at least `step`: where ranks do different amounts
+  // of work between common points (the pairs of a round), each common point
+  // starts from the same number, so steps compare across ranks again.
+  void enter_at(Phase phase, std::int64_t step);
   // The counter handed to PreparedOp::run_timed (IterationTimes::issued).
   std::atomic<std::int64_t>* issued() { return &issued_; }
 

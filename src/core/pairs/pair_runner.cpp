@@ -84,7 +84,19 @@ void PairsRunner::preflight() const {
   if (!refusal.empty()) throw UsageError(refusal);
 }
 
+namespace {
+
+// Watchdog step numbers: each round, and each op of a pair inside it, starts
+// at a number every rank agrees on, however many batches the pairs before
+// it took (see ProgressBoard::enter_at).
+constexpr std::int64_t kStepsPerOp = std::int64_t{1} << 20;
+constexpr std::int64_t kStepsPerRound = 8 * kStepsPerOp;
+
+}  // namespace
+
 bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields, std::string& path) {
+  const std::int64_t round_base = rounds_started_ * kStepsPerRound;
+  std::int64_t op_index = 0;
   auto group = backend_.open(pair);
   const std::uint64_t buffer = std::max(options_.bytes, options_.latency_bytes);
   group->reserve(buffer, buffer);
@@ -93,6 +105,7 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   auto time = [&](const OpSpec& s) {
     auto op = group->prepare(s);
     label_op(board_, s, *op, -1);
+    if (board_) board_->enter_at(Phase::setup, round_base + ++op_index * kStepsPerOp);
     const TimeStats t = summarize(time_op(pair, op.get(), options_.timing).iteration_us);
     fewest = std::min(fewest, t.iterations);
     return t;
@@ -122,6 +135,7 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
     my_job = static_cast<int>(k);
     key = j.pair.a == my_position_ ? 0 : 1;  // the pair's rank 0 is node a
   }
+  ++rounds_started_;
   const Comm pair = world_.split(my_job, key);
   std::vector<double> all(jobs.size() * kFields, 0.0);
   std::string my_path;
@@ -133,7 +147,7 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
       my_path.clear();
   }
   // Ranks that sat the round out wait here, sleeping between polls.
-  if (board_) board_->enter(Phase::sync);
+  if (board_) board_->enter_at(Phase::sync, (rounds_started_ + 1) * kStepsPerRound - 1);
   world_.allreduce_sum_quiet(all);
   const auto paths = world_.allgather_strings(my_path.empty() ? "" : fmt::format("{}:{}", my_job, my_path));
 

@@ -143,15 +143,18 @@ std::string describe(const ProgressSnapshot& at) {
 bool hang_detected(const std::vector<RankView>& ranks) {
   bool any_live = false;
   bool all_overdue = true;
+  bool all_compute = true;
   for (const auto& v : ranks) {
     if (!live(v)) continue;
     any_live = true;
     if (overdue(v) && in_op(v.state.at.phase)) return true;
-    // A step's compute stretch (fabricbench step) may outlast the limit on
-    // every rank at once: that is work, not a hang.
-    all_overdue = all_overdue && overdue(v) && v.state.at.phase != Phase::compute;
+    all_overdue = all_overdue && overdue(v);
+    all_compute = all_compute && v.state.at.phase == Phase::compute;
   }
-  return any_live && all_overdue;
+  // A step's compute stretch (fabricbench step) may outlast the limit on
+  // every rank at once: that is work, not a hang. One rank computing past
+  // the limit while the others wait for it is.
+  return any_live && all_overdue && !all_compute;
 }
 
 RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy) {
