@@ -156,30 +156,33 @@ void Executor::blocking_call(std::size_t comm) {
   enter(Phase::timed);
   // The watchdog aborts this group (NCCL: ncclCommAbort) if the call hangs.
   const ActiveGroup active(board_, groups_[comm].get());
-  op.start();
+  start(comm);
+  wait_for(op);
+}
+
+void Executor::start(std::size_t comm) {
+  label(comm);
+  ops_[comm]->start();
   // Counted once start() has returned: a rank held before it issued the call
   // (or inside a start() that blocks) is the one behind.
   if (board_) count_issued(board_->issued());
-  wait_for(op);
 }
 
 void Executor::pump() {
   if (in_flight_ && in_flight_->finished()) in_flight_ = nullptr;
   while (!in_flight_ && !queue_.empty()) {
-    PreparedOp* next = ops_[queue_.front()].get();
+    const std::size_t next = queue_.front();
     queue_.pop_front();
-    if (!next) continue;
-    next->start();
-    in_flight_ = next;
+    if (!ops_[next]) continue;
+    start(next);
+    in_flight_ = ops_[next].get();
   }
 }
 
 void Executor::drain() {
-  if (!in_flight_ && queue_.empty()) return;
-  // Every rank waits on its queued calls here: an op phase, labelled with
-  // the one in flight.
-  for (std::size_t c = 0; c < ops_.size(); ++c)
-    if (ops_[c].get() == in_flight_) label(c);
+  // Every rank enters the phase, queue empty or not (how much is left is a
+  // matter of timing; the step numbers must not be): an op phase, where the
+  // queued calls start (labelled and counted) and complete.
   enter(Phase::timed);
   while (in_flight_ || !queue_.empty()) pump();
 }

@@ -83,6 +83,7 @@ class Executor {
   void enter(Phase phase);
   void label(std::size_t comm);
   void blocking_call(std::size_t comm);
+  void start(std::size_t comm);
   void drain();
 
   const Comm& world_;
