@@ -119,6 +119,9 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
     try {
       (void)timeout_seconds(flags.timeout);
       check_injected(flags.inject);
+      if (!flags.inject.empty() && !flags.save_baseline.empty())
+        throw UsageError("--inject plants faults (tests only): such a run cannot be saved as a baseline; drop "
+                         "--save-baseline");
     } catch (const UsageError& e) {
       error = e.what();
     }
@@ -169,6 +172,10 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", e.what());
     return kExitUsage;
   }
+  // First of all, outputs that say the run did not finish: an earlier run's
+  // PASS must not stand beside a run that ends early.
+  const int ranks = world.size();
+  if (world.rank() == 0) write_placeholder(setup, flags, ranks);
   SinkList sinks;
   std::vector<std::unique_ptr<Runner>> runners;
   for (const auto& sweep : setup.profile.sweeps) {
@@ -203,22 +210,26 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   // run" (an error under --strict).
   if (world.rank() == 0 && pairs && !pairs->not_run().empty())
     spdlog::warn("profile {} asks for the pair matrix: {}", setup.profile.name, pairs->not_run());
-  // What the figures are measured on (fabricbench topo's inventory), right
-  // after the header as in every record: spec and uniformity rules read it.
-  const auto inventory = inventory_lines(world, nodes);
-  if (world.rank() == 0) {
-    write_placeholder(setup, flags, world.size());
-    sinks = make_sinks(flags, setup.outputs);
-    auto header = record_header("check", argc, argv, world, nodes);
-    header["backend"] = backend->name();
-    header["backend_version"] = backend->version();
-    sinks.begin(check_header(setup, std::move(header)));
-    for (const auto& line : inventory) sinks.line(line);
-    watched->arm([&sinks](const nlohmann::ordered_json& summary) { sinks.abort(summary); });
-  }
-  const auto started = std::chrono::steady_clock::now();
+  auto started = std::chrono::steady_clock::now();
   RunTotals totals;
   watched->run([&] {
+    // What the figures are measured on (fabricbench topo's inventory), right
+    // after the header as in every record: spec and uniformity rules read it.
+    const auto inventory = inventory_lines(world, nodes);
+    started = std::chrono::steady_clock::now();
+    if (world.rank() == 0) {
+      sinks = make_sinks(flags, setup.outputs);
+      auto header = record_header("check", argc, argv, world, nodes);
+      header["backend"] = backend->name();
+      header["backend_version"] = backend->version();
+      sinks.begin(check_header(setup, std::move(header)));
+      for (const auto& line : inventory) sinks.line(line);
+      // An early end closes the record and says why in check.json and junit.xml too.
+      watched->arm([&sinks, &setup, &flags, ranks](const nlohmann::ordered_json& summary) {
+        sinks.abort(summary);
+        write_placeholder(setup, flags, ranks, summary.value("reason", std::string()));
+      });
+    }
     for (auto& runner : runners) {
       const RunTotals t = runner->run();
       totals.rows += t.rows;

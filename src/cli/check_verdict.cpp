@@ -76,12 +76,13 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
   return j;
 }
 
-void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks) {
+void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::string& why) {
   accept::Report r = make_report(setup, flags, setup.outputs.record, ranks);
-  r.run_error = fmt::format(
-      "the run started at {} did not finish (a rank failed, hung or was killed): see the job's "
-      "output, and {} for the rows it finished",
-      r.timestamp, setup.outputs.record);
+  r.run_error = why.empty() ? fmt::format("the run started at {} did not finish (a rank failed, hung or was killed): "
+                                          "see the job's output, and {} for the rows it finished",
+                                          r.timestamp, setup.outputs.record)
+                            : fmt::format("the run did not finish: {}; {} has the rows it finished", why,
+                                          setup.outputs.record);
   if (auto err = write_outputs(setup.outputs, r); !err.empty()) spdlog::warn("{}", err);
 }
 

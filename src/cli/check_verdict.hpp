@@ -36,7 +36,8 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
 
 // Until the run ends, check.json and junit.xml say it did not finish: a job
 // killed midway leaves an error for CI to read, not an old verdict.
-void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks);
+// `why`: how the run ended, once the watchdog knows ("" at the start: not yet).
+void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::string& why = "");
 
 // --save-baseline: a copy of the finished record. "" or the problem.
 std::string copy_record(const std::string& from, const std::string& to);

@@ -79,6 +79,7 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
   std::unique_ptr<Backend> backend;
   const NodeMap nodes = map_nodes(world);
   std::optional<PairsRunner> runner;
+  RecordWriter record;  // before the watchdog, which may seal it, so it outlives it
   std::unique_ptr<WatchedRun> watched;
   try {
     // Every rank holds the same host list, so every rank reaches the same verdict.
@@ -93,25 +94,29 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
     return kExitUsage;
   }
   const PairsLabels labels = make_labels(runner->selection(), nodes, options);
-  const auto inventory = inventory_lines(world, nodes);
-  RecordWriter record;
-  if (world.rank() == 0) {
-    if (!flags.out.empty()) {
-      if (const std::string error = record.open(flags.out); !error.empty()) throw RunError(error);
-      auto header = record_header("pairs", argc, argv, world, nodes);
-      header["backend"] = backend->name();
-      header["backend_version"] = backend->version();
-      header["options"] = to_json(flags, options);
-      record.write(header);
-      for (const auto& line : inventory) record.write(line);
-      watched->arm([&record](const nlohmann::ordered_json& summary) { record.seal(summary); });
-    }
-    if (!flags.quiet) print_intro(*runner, labels, flags.backend);
-  }
   RecordObserver observer(record, labels, show_progress(flags.progress) && !flags.quiet);
-  const auto started = std::chrono::steady_clock::now();
+  auto started = std::chrono::steady_clock::now();
   PairsResult result;
-  watched->run([&] { result = runner->run(&observer); });
+  // Watched from here: a hang, a lost rank or an error on one rank (a record
+  // rank 0 cannot open) ends the job saying why.
+  watched->run([&] {
+    const auto inventory = inventory_lines(world, nodes);
+    if (world.rank() == 0) {
+      if (!flags.out.empty()) {
+        if (const std::string error = record.open(flags.out); !error.empty()) throw RunError(error);
+        auto header = record_header("pairs", argc, argv, world, nodes);
+        header["backend"] = backend->name();
+        header["backend_version"] = backend->version();
+        header["options"] = to_json(flags, options);
+        record.write(header);
+        for (const auto& line : inventory) record.write(line);
+        watched->arm([&record](const nlohmann::ordered_json& summary) { record.seal(summary); });
+      }
+      if (!flags.quiet) print_intro(*runner, labels, flags.backend);
+    }
+    started = std::chrono::steady_clock::now();
+    result = runner->run(&observer);
+  });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
   const int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;

@@ -100,19 +100,23 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
   }
   Runner runner(world, nodes, *backend, options, &sinks);
   runner.watch(&watched->board());
-  // What the figures are measured on, from every rank: recorded right after
-  // the header (docs/results-schema.md, "inventory"). The watchdog is already
-  // armed: a hang here closes the record too.
-  const auto inventory = inventory_lines(world, nodes);
-  const auto started = Clock::now();
-  if (world.rank() == 0) {
-    sinks = make_sinks(flags);
-    sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
-    for (const auto& line : inventory) sinks.line(line);
-    watched->arm([&sinks](const nlohmann::ordered_json& summary) { sinks.abort(summary); });
-  }
   RunTotals totals;
-  watched->run([&] { totals = runner.run(); });
+  auto started = Clock::now();
+  // Everything from here is watched: a hang, a lost rank, or an error on one
+  // rank (a record rank 0 cannot open) ends the job with the reason.
+  watched->run([&] {
+    // What the figures are measured on, from every rank: recorded right
+    // after the header (docs/results-schema.md, "inventory").
+    const auto inventory = inventory_lines(world, nodes);
+    started = Clock::now();
+    if (world.rank() == 0) {
+      sinks = make_sinks(flags);
+      sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
+      for (const auto& line : inventory) sinks.line(line);
+      watched->arm([&sinks](const nlohmann::ordered_json& summary) { sinks.abort(summary); });
+    }
+    totals = runner.run();
+  });
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   const int exit_code = totals.wrong > 0 ? kExitFailed : kExitOk;
   if (world.rank() == 0) {

@@ -179,9 +179,15 @@ std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr
 }
 
 double timeout_seconds(const std::string& timeout) {
-  if (timeout == "0" || timeout == "off") return 0;
+  if (timeout == "0" || timeout == "0s" || timeout == "off") return 0;
   if (timeout == "auto") return -1;
-  return parse_duration(timeout, "--timeout");
+  try {
+    return parse_duration(timeout, "--timeout");
+  } catch (const UsageError&) {
+    throw UsageError(fmt::format("--timeout '{}': a time above 0 (90, 90s, 5m), auto (the default: {:g} s + 1 s "
+                                 "per GB one iteration moves), or 0/off for no watchdog",
+                                 timeout, watch::kTimeoutFloorS));
+  }
 }
 
 double parse_duration(const std::string& text, const char* flag) {

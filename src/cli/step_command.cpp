@@ -81,10 +81,10 @@ void check_step_backend(const CLI::App& app, const StepFlags& f) {
                                  "each rank's GPU)",
                                  f.backend));
   if (f.backend == "mpi") {
-    for (const char* flag : {"--gemm-size", "--gemm-dtype"})
+    for (const char* flag : {"--gemm-size", "--gemm-dtype", "--device"})
       if (app.count(flag) > 0)
-        throw UsageError(
-            fmt::format("{} sizes the GPU compute of --backend nccl; the mpi backend computes on the host", flag));
+        throw UsageError(fmt::format("{} shapes the GPU compute of --backend nccl; the mpi backend computes on the host",
+                                     flag));
     return;
   }
   // Up to 2^18: three such bf16 matrices (384 GiB) fit no GPU yet, and the
@@ -214,6 +214,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   std::unique_ptr<Backend> backend;
   StepCompute compute;
   std::unique_ptr<step::Executor> executor;
+  RecordWriter writer;  // before the watchdog, which may seal it, so it outlives it
   std::unique_ptr<WatchedRun> watched;
   try {
     backend = with_injected_faults(world, std::move(usable), f.inject, "step");
@@ -226,35 +227,46 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     return kExitUsage;
   }
   const auto& kernel = compute.kernel;
-  const auto inventory = inventory_lines(world, nodes);
-  // The record is open before the measurement, so a hang or a lost rank
-  // leaves one that says what happened (the watchdog seals it).
-  RecordWriter writer;
-  if (world.rank() == 0 && !f.out.empty()) {
-    if (const std::string err = writer.open(f.out); !err.empty()) throw RunError(err);
-    auto header = record_header("step", argc, argv, world, nodes);
-    header["backend"] = backend->name();
-    header["backend_version"] = backend->version();
-    writer.write(header);
-    for (const auto& line : inventory) writer.write(line);
-    watched->arm([&writer](const nlohmann::ordered_json& summary) { writer.seal(summary); });
-  }
   step::StepReport report;
-  watched->run([&] { report = executor->run(f.steps, f.warmup); });
+  // Watched from here: a hang, a lost rank or an error on one rank (a record
+  // rank 0 cannot open) ends the job saying why.
+  watched->run([&] {
+    const auto inventory = inventory_lines(world, nodes);
+    // The record is open before the measurement, so a hang or a lost rank
+    // leaves one that says what happened (the watchdog seals it).
+    if (world.rank() == 0 && !f.out.empty()) {
+      if (const std::string err = writer.open(f.out); !err.empty()) throw RunError(err);
+      auto header = record_header("step", argc, argv, world, nodes);
+      header["backend"] = backend->name();
+      header["backend_version"] = backend->version();
+      writer.write(header);
+      for (const auto& line : inventory) writer.write(line);
+      watched->arm([&writer](const nlohmann::ordered_json& summary) { writer.seal(summary); });
+    }
+    report = executor->run(f.steps, f.warmup);
+  });
   if (world.rank() != 0) return kExitOk;
 
   StepView view{w, schedule, report, kernel->describe(), f.backend, {}};
+  std::string model_error;  // checked before measuring, so only what that check could not foresee
   if (f.compare_model) {
     try {
       view.predictions = predictions_for(w, report, presets, f.network, f.node);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", e.what());
-      writer.seal({{"type", "summary"}, {"status", "error"}, {"reason", e.what()}, {"exit_code", kExitUsage}});
-      return kExitUsage;
+      model_error = e.what();
     }
   }
   std::fputs(step_text(view).c_str(), stdout);
-  for (const auto& line : step_lines(view)) writer.write(line);
+  for (const auto& line : step_lines(view)) writer.write(line);  // the measurement stands either way
+  if (!model_error.empty()) {
+    std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", model_error.c_str());
+    writer.seal({{"type", "summary"},
+                 {"status", "error"},
+                 {"reason", "--compare-model: " + model_error},
+                 {"report", {{"rank", 0}, {"host", host_name()}, {"error", model_error}}},
+                 {"exit_code", kExitRunError}});
+    return kExitRunError;
+  }
   writer.seal({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
   if (!f.calibrated.empty()) write_calibrated(f.calibrated, yaml, calibration_factor(view));
   return kExitOk;

@@ -1,6 +1,6 @@
 // The hang watchdog around a command's measuring part, for every command
-// that drives the engine (run, check): one ProgressBoard the runners publish
-// to, the watchdog thread (watchdog.hpp) when the timeout policy asks for one,
+// that measures (run, check, pairs, step): one ProgressBoard the engine
+// publishes to, the watchdog thread (watchdog.hpp) when the timeout policy asks for one,
 // and on rank 0 what that thread needs to close the record if the run ends
 // early (hang, lost rank, error on any rank, signal).
 #pragma once

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
 
@@ -56,6 +58,19 @@ TEST_F(WatchedCommands, StepHangInACallNamesTheRankThatNeverIssuedIt) {
   EXPECT_EQ(res.lines.back()["report"]["stuck"][0]["phase"], "timed");
 }
 
+TEST_F(WatchedCommands, StepHangInAQueuedCallNamesTheRankThatNeverStartedIt) {
+  // 5 calls in comm_only, 5 in serial: the 11th is the first one queued
+  // under the compute of the overlapped step, started by the poll.
+  const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/host-dp-2ranks.yaml";
+  const auto r = run(2, "", "step -w " + workload + " --steps 1 --warmup 0 --timeout 3 --out " + path("s.jsonl") +
+                                " --inject hang:rank=0,op=all_reduce,after=10");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_LT(seconds_, 60.0);
+  const Results res = read_results(path("s.jsonl"));
+  expect_hang(res, 0, "all_reduce");
+  EXPECT_EQ(res.lines.back()["report"]["waiting_ranks"], std::vector<int>{1});
+}
+
 TEST_F(WatchedCommands, CheckHangClosesTheRecordInsteadOfHoldingTheAllocation) {
   const auto r = run(2, "", "check --profile local-smoke -q --progress off --timeout 3 --out-dir " + path("c") +
                                 " --inject hang:rank=1,op=all_gather,after=3");
@@ -65,6 +80,10 @@ TEST_F(WatchedCommands, CheckHangClosesTheRecordInsteadOfHoldingTheAllocation) {
   const Results res = read_results(path("c/results.jsonl"));
   expect_hang(res, 1, "all_gather");
   EXPECT_FALSE(res.measurements.empty());  // the all_reduce rows before the hang stay
+  // What CI reads says so too, with the watchdog's reason.
+  const auto verdict = nlohmann::json::parse(std::ifstream(path("c/check.json")));
+  EXPECT_EQ(verdict["status"], "incomplete") << verdict.dump();
+  EXPECT_NE(verdict["run_error"].get<std::string>().find("rank 1 is behind"), std::string::npos) << verdict.dump();
 }
 
 TEST_F(WatchedCommands, PairsHangInOnePairIsNamedWhileTheOtherRankSitsOut) {
@@ -78,15 +97,35 @@ TEST_F(WatchedCommands, PairsHangInOnePairIsNamedWhileTheOtherRankSitsOut) {
   expect_hang(read_results(path("p.jsonl")), 1, "pingpong");
 }
 
+TEST_F(WatchedCommands, PairsHangInALaterRoundIsNamedThoughPairsTookDifferentBatches) {
+  // Four one-rank nodes, two pairs a round; rank 3 stops in its second pair's ping-pong.
+  const auto r = run(4, "-x FABRICBENCH_RANKS_PER_NODE=1",
+                     "pairs --progress off -q --size 64K --window 2 -n 2 -w 1 --threshold 0 --timeout 3 --out " +
+                         path("p.jsonl") + " --inject hang:rank=3,op=pingpong,after=5");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_LT(seconds_, 60.0);
+  expect_hang(read_results(path("p.jsonl")), 3, "pingpong");
+}
+
 TEST_F(WatchedCommands, BadTimeoutOrInjectionExitsTwoOnEveryCommand) {
   const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/host-dp-2ranks.yaml";
-  for (const std::string& args : {"step -w " + workload + " --timeout soon", "step -w " + workload + " --inject x",
-                                  std::string("check --profile local-smoke --timeout -4"),
-                                  std::string("check --profile local-smoke --inject hang:rank=7"),
-                                  std::string("pairs --timeout 1y")}) {
-    const auto r = run(2, "", args);
-    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
-    EXPECT_NE(r.err.find("--"), std::string::npos) << args << "\n" << r.err;
+  const std::string out = " --out-dir " + path("c");
+  const struct {
+    std::string args;
+    std::string says;
+  } cases[] = {
+      {"step -w " + workload + " --timeout soon", "--timeout 'soon': a time above 0"},
+      {"step -w " + workload + " --inject x", "--inject 'x'"},
+      {"check --profile local-smoke --timeout -4" + out, "--timeout '-4'"},
+      {"check --profile local-smoke --inject hang:rank=7" + out, "--inject 'hang:rank=7': rank 7 but the job has 2"},
+      {"check --profile local-smoke --inject hang:rank=1 --save-baseline " + path("b.jsonl") + out,
+       "cannot be saved as a baseline"},
+      {"pairs --timeout 1y", "--timeout '1y'"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run(2, "", c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
   }
 }
 

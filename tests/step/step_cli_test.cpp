@@ -106,10 +106,10 @@ TEST_F(StepCli, BackendsWithoutAComputeKernelAndMisplacedGemmFlagsExitTwo) {
   } cases[] = {
       {" --backend cuda", "a step runs on mpi (host compute kernel) or nccl"},
       {" --backend nosuch", "a step runs on mpi"},
-      {" --gemm-size 2048", "--gemm-size sizes the GPU compute of --backend nccl"},
+      {" --gemm-size 2048", "--gemm-size shapes the GPU compute of --backend nccl"},
       {" --backend nccl --gemm-size 8", "--gemm-size 8: 16 to 262144"},
       {" --backend nccl --gemm-dtype fp32", "--gemm-dtype 'fp32': use bf16 or fp16"},
-      {" --device 0", "--device: the mpi backend uses no GPU"},
+      {" --device 0", "--device shapes the GPU compute of --backend nccl"},
   };
   for (const auto& c : cases) {
     const auto r = run_process(mpirun(2) + " " + step() + " -w " + workload() + c.args);
