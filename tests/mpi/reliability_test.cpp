@@ -195,8 +195,11 @@ TEST_F(Reliability, CheckAllVerifiesEveryTimedIteration) {
 }
 
 TEST_F(Reliability, SlowRankIsTheSlowestRank) {
-  const Results res = run_and_read(4, "-b 256K -e 256K --ops all_reduce,all_gather --placement out -n 20 -w 2 "
-                                      "--inject slow:rank=2,factor=4",
+  // Rank 2 waits 7 times its own call time before each iteration: at 4 MiB
+  // some 20 ms of lateness per iteration, more than a rank descheduled on a
+  // loaded 2-core CI machine averages (at 256 KiB and factor 4 it once was not).
+  const Results res = run_and_read(4, "-b 4M -e 4M --ops all_reduce,all_gather --placement out -n 20 -w 2 "
+                                      "--inject slow:rank=2,factor=8",
                                    0);
   ASSERT_EQ(res.measurements.size(), 2u);
   for (const auto& m : res.measurements) {
