@@ -6,11 +6,13 @@
 #   scripts/measured-network.sh RESULTS.jsonl
 set -euo pipefail
 results=${1:?usage: measured-network.sh RESULTS.jsonl}
-if grep -q '"scope":"\(inter\|rail\)"' "$results"; then
+# Only measurement lines count: the inventory lines name scopes too (paths[]).
+row='"type":"measurement","op":"[a-z_]*","backend":"[a-z_-]*","scope":'
+if grep -q "$row"'"\(inter\|rail\)"' "$results"; then
   echo "$results"
   exit 0
 fi
-scope=$(grep -m1 -o '"type":"measurement","op":"[a-z_]*","backend":"[a-z_-]*","scope":"[a-z]*"' "$results" |
+scope=$(grep -m1 -o "$row"'"[a-z]*"' "$results" |
         sed 's/.*"scope":"\([a-z]*\)"/\1/') || true
 [ -n "$scope" ] || { echo "measured-network.sh: $results has no measurement rows" >&2; exit 2; }
 echo "$results@$scope"
