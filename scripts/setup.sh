@@ -6,13 +6,13 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake ninja-build pkg-config git
   openmpi-bin libopenmpi-dev libpmix-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libbenchmark-dev libgtest-dev libgmock-dev libhwloc-dev
   clang libclang-rt-14-dev
   slurm-wlm munge
-  iproute2 iperf3 jq bc
+  iproute2 iperf3 jq bc procps
   python3 python3-matplotlib
 )
 
