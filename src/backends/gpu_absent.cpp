@@ -18,6 +18,7 @@ BackendInfo absent(const char* name, const char* summary, std::span<const Op> de
 std::string gpu_absent_reason() { return kGpuAbsentReason; }
 
 Support place_on_gpu(const Comm&, int, GpuPlacement&) { return Support::no(kGpuAbsentReason); }
+int current_gpu() { return -1; }
 
 BackendInfo nccl_backend_info() { return absent("nccl", "NCCL collectives on device buffers (needs CUDA and NCCL)"); }
 // The same default ops as with CUDA: options resolve alike in every build.

@@ -37,4 +37,7 @@ struct GpuPlacement {
 // on one GPU (named, before NCCL refuses it).
 Support place_on_gpu(const Comm& world, int device_option, GpuPlacement& out);
 
+// The device place_on_gpu made current on this rank; -1 without one.
+int current_gpu();
+
 }  // namespace fb

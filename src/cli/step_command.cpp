@@ -167,14 +167,12 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
     out.kernel = step::make_host_kernel();
     return out;
   }
-  GpuPlacement gpu;
-  const Support placed = place_on_gpu(world, f.device, gpu);  // the device setup made current
-  std::string error = placed.ok ? "" : placed.why;
+  std::string error;
   GemmSpec spec;
   spec.dtype = *parse_dtype(f.gemm_dtype);
   spec.m = spec.n = spec.k = f.gemm_size;
   try {
-    if (error.empty()) out.kernel = make_gemm_compute(spec, gpu.device);
+    out.kernel = make_gemm_compute(spec, current_gpu());  // the device setup placed this rank on
   } catch (const UsageError& e) {
     error = fmt::format("--gemm-size {}: {}", f.gemm_size, e.what());
   }

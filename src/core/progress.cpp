@@ -52,19 +52,18 @@ void ProgressBoard::label_scope(int scope) {
 }
 
 void ProgressBoard::enter(Phase phase, std::int64_t first_iteration) {
-  begin_write();
-  step_.store(step_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
-  first_.store(first_iteration, std::memory_order_relaxed);
-  issued_.store(0, std::memory_order_relaxed);
-  end_write();
+  new_step(phase, step_.load(std::memory_order_relaxed) + 1, first_iteration);
 }
 
 void ProgressBoard::enter_at(Phase phase, std::int64_t step) {
+  new_step(phase, std::max(step_.load(std::memory_order_relaxed) + 1, step), 0);
+}
+
+void ProgressBoard::new_step(Phase phase, std::int64_t step, std::int64_t first_iteration) {
   begin_write();
-  step_.store(std::max(step_.load(std::memory_order_relaxed) + 1, step), std::memory_order_relaxed);
+  step_.store(step, std::memory_order_relaxed);
   phase_.store(static_cast<int>(phase), std::memory_order_relaxed);
-  first_.store(0, std::memory_order_relaxed);
+  first_.store(first_iteration, std::memory_order_relaxed);
   issued_.store(0, std::memory_order_relaxed);
   end_write();
 }

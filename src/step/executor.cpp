@@ -152,7 +152,6 @@ void Executor::blocking_call(std::size_t comm) {
   // still holds is then exposed, as it is behind a blocking call in a framework.
   drain();
   PreparedOp& op = *ops_[comm];
-  label(comm);
   enter(Phase::timed);
   // The watchdog aborts this group (NCCL: ncclCommAbort) if the call hangs.
   const ActiveGroup active(board_, groups_[comm].get());

@@ -74,6 +74,7 @@ class ProgressBoard {
  private:
   void begin_write();
   void end_write();
+  void new_step(Phase phase, std::int64_t step, std::int64_t first_iteration);
 
   // Seqlock: odd while the engine rewrites the label; readers retry.
   std::atomic<std::uint64_t> version_{0};

@@ -59,6 +59,11 @@ std::string gpu_absent_reason() {
   return reason;
 }
 
+int current_gpu() {
+  int device = -1;
+  return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+}
+
 Support place_on_gpu(const Comm& world, int device_option, GpuPlacement& out) {
   const Comm node = world.split_node();
   out.local_rank = node.rank();
