@@ -14,10 +14,14 @@ constexpr int kInFlight = 8;  // 16-byte loads per thread before the first store
 
 // 16-byte loads and stores, kInFlight in flight per thread before the first
 // store, so each SM keeps enough bytes moving to cover device-memory latency
-// (four in flight measured 0.91x the copy engine on an H200).
-__global__ void copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, std::uint64_t n16,
-                            unsigned char* __restrict__ dst_tail, const unsigned char* __restrict__ src_tail,
-                            std::uint64_t tail) {
+// (four in flight measured 0.91x the copy engine on an H200). The launch
+// sizes the grid to kCopyBlocksPerSm blocks per SM, all resident at once; the
+// bounds hold the compiler to 32 registers per thread (64K registers for 2048
+// threads), so one register more cannot leave a second wave of blocks to run
+// alone at the end of every copy.
+__global__ void __launch_bounds__(kCopyBlock, kCopyBlocksPerSm)
+    copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, std::uint64_t n16,
+                unsigned char* __restrict__ dst_tail, const unsigned char* __restrict__ src_tail, std::uint64_t tail) {
   const std::uint64_t stride = global_stride();
   std::uint64_t i = global_index();
   for (; i + (kInFlight - 1) * stride < n16; i += kInFlight * stride) {
