@@ -133,8 +133,7 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
   if (error.empty() && world.rank() == 0) error = prepare_rank0(world, flags, setup);
   error = agree_on_error(world, error);
   if (error.empty()) return -1;
-  if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", error.c_str());
-  return kExitUsage;
+  return usage_exit(world, "check", error);
 }
 
 // The sweep table, the progress line and the record, on rank 0.
@@ -169,8 +168,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   try {
     backend = with_injected_faults(world, find_backend(setup.profile.backend)->make(), flags.inject, "check");
   } catch (const UsageError& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", e.what());
-    return kExitUsage;
+    return usage_exit(world, "check", e.what());
   }
   // First of all, outputs that say the run did not finish: an earlier run's
   // PASS must not stand beside a run that ends early.
@@ -183,16 +181,14 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     try {
       runners.back()->preflight();
     } catch (const UsageError& e) {
-      if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: sweep %s: %s\n", sweep.name.c_str(), e.what());
-      return kExitUsage;
+      return usage_exit(world, "check", fmt::format("sweep {}: {}", sweep.name, e.what()));
     }
   }
   std::optional<CheckPairs> pairs;
   try {
     if (setup.profile.pairs) pairs.emplace(world, nodes, *backend, *setup.profile.pairs);
   } catch (const UsageError& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: pairs: %s\n", e.what());
-    return kExitUsage;
+    return usage_exit(world, "check", fmt::format("pairs: {}", e.what()));
   }
   // The hang watchdog over every sweep and the pair matrix: a node that
   // wedges a Slurm acceptance job ends it with the record closed, naming
@@ -201,8 +197,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   try {
     watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(flags.timeout)}, "check");
   } catch (const UsageError& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench check: %s\n", e.what());
-    return kExitUsage;
+    return usage_exit(world, "check", e.what());
   }
   for (auto& runner : runners) runner->watch(&watched->board());
   if (pairs) pairs->watch(&watched->board());

@@ -40,8 +40,13 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
       if (error.empty() && !file.path.empty()) error = check_writable(file.path, file.flag);
   error = agree_on_error(world, error);
   if (error.empty()) return -1;
-  if (world.rank() == 0) std::fprintf(stderr, "fabricbench %.*s: %s\n", static_cast<int>(command.size()), command.data(),
-                                      error.c_str());
+  return usage_exit(world, command, error);
+}
+
+int usage_exit(const Comm& world, std::string_view command, std::string_view message) {
+  if (world.rank() == 0)
+    std::fprintf(stderr, "fabricbench %.*s: %.*s\n", static_cast<int>(command.size()), command.data(),
+                 static_cast<int>(message.size()), message.data());
   return kExitUsage;
 }
 

@@ -35,6 +35,10 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
                         const std::function<std::string()>& resolve,
                         const std::function<std::vector<OutputFile>()>& outputs);
 
+// Bad input found after parsing, alike on every rank: rank 0 prints
+// "fabricbench <command>: <message>"; returns kExitUsage for every rank.
+int usage_exit(const Comm& world, std::string_view command, std::string_view message);
+
 // Runs the command's measuring part. A failure on this rank (a backend call
 // that threw) may leave the other ranks blocked in the same operation, so it
 // stops the whole job: logged, then MPI_Abort with kExitRunError.

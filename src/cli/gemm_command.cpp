@@ -187,10 +187,8 @@ void report(int argc, char** argv, const Comm& world, const NodeMap& nodes, cons
 int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, const GemmPlan& plan) {
   GpuPlacement gpu;
   const Support placed = place_on_gpu(world, flags.device, gpu);
-  if (const auto error = agree_on_error(world, placed.ok ? "" : placed.why); !error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench gemm: %s\n", error.c_str());
-    return kExitUsage;
-  }
+  if (const auto error = agree_on_error(world, placed.ok ? "" : placed.why); !error.empty())
+    return usage_exit(world, "gemm", error);
   const auto started = std::chrono::steady_clock::now();
   std::vector<json> mine;
   std::string error;
@@ -204,10 +202,7 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
       break;
     }
   }
-  if (error = agree_on_error(world, error); !error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench gemm: %s\n", error.c_str());
-    return kExitUsage;
-  }
+  if (error = agree_on_error(world, error); !error.empty()) return usage_exit(world, "gemm", error);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const NodeMap nodes = map_nodes(world);
   const Gathered g{topo::gather_inventory(world, nodes), gather(world, mine)};

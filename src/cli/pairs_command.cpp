@@ -90,8 +90,7 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
     watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "pairs");
     runner->watch(&watched->board());
   } catch (const UsageError& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench pairs: %s\n", e.what());
-    return kExitUsage;
+    return usage_exit(world, "pairs", e.what());
   }
   const PairsLabels labels = make_labels(runner->selection(), nodes, options);
   RecordObserver observer(record, labels, show_progress(flags.progress) && !flags.quiet);

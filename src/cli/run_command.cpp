@@ -95,8 +95,7 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     Runner(world, nodes, *backend, options, &sinks).preflight();
     watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "run");
   } catch (const UsageError& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench run: %s\n", e.what());
-    return kExitUsage;
+    return usage_exit(world, "run", e.what());
   }
   Runner runner(world, nodes, *backend, options, &sinks);
   runner.watch(&watched->board());

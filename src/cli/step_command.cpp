@@ -203,10 +203,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     error = e.what();
   }
   error = agree_on_error(world, error);
-  if (!error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
-    return kExitUsage;
-  }
+  if (!error.empty()) return usage_exit(world, "step", error);
   auto usable = usable_backend(world, f.backend, "step");
   if (!usable) return kExitUsage;
   std::unique_ptr<Backend> backend;
@@ -221,8 +218,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(f.timeout)}, "step");
     executor->watch(&watched->board());
   } catch (const UsageError& e) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", e.what());
-    return kExitUsage;
+    return usage_exit(world, "step", e.what());
   }
   const auto& kernel = compute.kernel;
   step::StepReport report;
@@ -299,10 +295,8 @@ int step_main(int argc, char** argv) {
   if (stop >= 0) return stop;
   std::string read_error;
   const std::string yaml = shared_workload_text(world, flags.workload, read_error);
-  if (const std::string error = agree_on_error(world, read_error); !error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench step: %s\n", error.c_str());
-    return kExitUsage;
-  }
+  if (const std::string error = agree_on_error(world, read_error); !error.empty())
+    return usage_exit(world, "step", error);
   setup_logging(world.rank(), Verbosity::normal);
   return run_or_abort([&] { return execute(world, argc, argv, flags, yaml); });
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "command_support.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
@@ -101,10 +102,7 @@ int topo_main(int argc, char** argv) {
     if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
     return kExitOk;
   }
-  if (!error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "fabricbench topo: %s\n", error.c_str());
-    return kExitUsage;
-  }
+  if (!error.empty()) return usage_exit(world, "topo", error);
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   const NodeMap nodes = map_nodes(world);
   const bool tree = !flags.sysfs_root.empty();
