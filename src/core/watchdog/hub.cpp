@@ -126,7 +126,7 @@ void Hub::refuse(int fd, const std::string& why) {
 // listener stays readable, so a loop that only retries spins. Give back
 // the reserve descriptor, take the connection, tell it why it cannot stay,
 // and take the reserve again.
-void Hub::out_of_descriptors(int listener, double now) {
+bool Hub::out_of_descriptors(int listener, double now) {
   const FdLimit limit = fd_limit();
   if (fd_error_.empty()) {
     fd_error_ = fmt::format(
@@ -134,15 +134,17 @@ void Hub::out_of_descriptors(int listener, double now) {
         "open-file limit is {} (hard limit {}); raise `ulimit -n` on that host",
         me_, tree_.host_of(me_), me_ == 0 ? "node leader and per other rank of its node" : "other rank of its node",
         children_.size(), limit.soft, limit.hard);
-    spdlog::error("watchdog: {}", fd_error_);
+    spdlog::debug("watchdog: {}", fd_error_);  // the set-up reports it as the run's error
   }
   if (reserve_.valid()) {
     reserve_.reset();
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) refuse(fd, fd_error_);
     reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (fd >= 0 && reserve_.valid()) return true;  // one fewer waiting: on to the next
   }
   listen_again_s_ = now + kListenBackoffS;
+  return false;
 }
 
 void Hub::accept_new(int listener, double now) {
@@ -150,7 +152,7 @@ void Hub::accept_new(int listener, double now) {
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE) out_of_descriptors(listener, now);
+      if ((errno == EMFILE || errno == ENFILE) && out_of_descriptors(listener, now)) continue;
       return;
     }
     if (pending_.size() >= children_.size() + kExtraPending) {

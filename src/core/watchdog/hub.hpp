@@ -62,7 +62,8 @@ class Hub {
   Child* child(int rank);
   void accept_new(int listener, double now);
   void refuse(int fd, const std::string& why);
-  void out_of_descriptors(int listener, double now);
+  // Refuses one waiting connection; false when it could not (then the listeners rest).
+  bool out_of_descriptors(int listener, double now);
   void read_pending(std::size_t i, double now, Events& events);
   void read_child(Child& c, double now, Events& events);
   void drop(Child& c, const std::string& why, double now, Events& events);

@@ -162,6 +162,12 @@ class Relay : public Hub::Events {
   // ---- from the parent ----
   void read_parent(double now) {
     const bool alive = up_.receive();
+    if (!live_) {
+      // In the set-up, the ranks agree on errors over MPI: a parent that
+      // hangs up then is one that is giving the set-up up itself.
+      if (!alive) up_.close();
+      return;
+    }
     while (auto m = up_.next()) {
       up_heard_s_ = now;
       if (m->type == MsgType::stop) return stop_here(m->text);  // rank 0 closed the record
