@@ -293,6 +293,12 @@ void Connection::finish_sending() {
   ::shutdown(fd(), SHUT_WR);
 }
 
+std::optional<Message> Connection::next() {
+  auto m = decoder_.next();
+  if (!m && broken() && error_.empty()) error_ = "protocol error: " + decoder_.error();
+  return m;
+}
+
 bool Connection::receive() {
   if (!open()) return false;
   char buf[16384];
@@ -300,12 +306,7 @@ bool Connection::receive() {
     const ssize_t n = ::recv(fd(), buf, sizeof(buf), MSG_DONTWAIT);
     if (n > 0) {
       decoder_.feed(std::string_view(buf, static_cast<std::size_t>(n)));
-      // Frames are checked as they are taken: look at the head now, so that
-      // garbage is refused on arrival rather than after a timeout.
-      if (!decoder_.error().empty()) {
-        error_ = "protocol error: " + decoder_.error();
-        return false;
-      }
+      if (broken()) return false;
       if (static_cast<std::size_t>(n) < sizeof(buf)) return true;
       continue;
     }

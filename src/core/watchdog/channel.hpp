@@ -87,7 +87,10 @@ class Connection {
   bool wants_write() const { return out_.size() > out_at_; }
   // Reads what has arrived; false on end of stream or a socket or protocol error.
   bool receive();
-  std::optional<Message> next() { return decoder_.next(); }
+  // The next whole message; nullopt when more bytes are needed, or for good
+  // once a malformed frame came (then broken() and error() say so).
+  std::optional<Message> next();
+  bool broken() const { return !decoder_.error().empty(); }
   const std::string& error() const { return error_; }
   std::uint64_t dropped() const { return dropped_; }
   void close() { fd_.reset(); }

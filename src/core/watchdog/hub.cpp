@@ -172,7 +172,7 @@ void Hub::read_pending(std::size_t i, double now, Events& events) {
   const bool alive = p.conn.receive();
   const auto m = p.conn.next();
   if (!m) {
-    if (!alive) {
+    if (!alive || p.conn.broken()) {  // closed, or garbage: at once, not at the hello timeout
       ++dropped_;
       spdlog::debug("watchdog: dropped a connection before its hello: {}", p.conn.error());
       p.conn.close();
@@ -235,7 +235,7 @@ void Hub::read_child(Child& c, double now, Events& events) {
     }
     events.message(c.rank, *m, now);
   }
-  if (alive) return;
+  if (alive && !c.conn.broken()) return;
   const std::string why = c.conn.error() == "connection closed" ? "its connection closed" : c.conn.error();
   drop(c, why, now, events);
 }

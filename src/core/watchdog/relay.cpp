@@ -71,6 +71,11 @@ class Relay : public Hub::Events {
       if (finishing_ && (!hub_ || hub_->all_done())) return say_bye();
       if (now >= next_report) {
         report(now);
+        if (hub_) {
+          Message beat;
+          beat.type = MsgType::beat;
+          hub_->send_all(beat);
+        }
         next_report = now + kReportPeriodS;
       }
       if (now - up_heard_s_ > c_.policy.silence_s() + kParentGraceS) parent_silent(now);
@@ -165,7 +170,7 @@ class Relay : public Hub::Events {
     if (!live_) {
       // In the set-up, the ranks agree on errors over MPI: a parent that
       // hangs up then is one that is giving the set-up up itself.
-      if (!alive) up_.close();
+      if (!alive || up_.broken()) up_.close();
       return;
     }
     while (auto m = up_.next()) {
@@ -177,7 +182,7 @@ class Relay : public Hub::Events {
         return stop_here("protocol error");
       }
     }
-    if (alive) return;
+    if (alive && !up_.broken()) return;
     spdlog::error("lost contact with {}: {}; it was killed or crashed, or its host is gone. Stopping.", parent_name_,
                   up_.error());
     stop_here(fmt::format("lost contact with {}", parent_name_));
