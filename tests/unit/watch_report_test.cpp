@@ -116,6 +116,21 @@ TEST(WatchReport, ARankThatStoppedAnsweringIsNamedNotTheRankWaitingOnIt) {
   EXPECT_EQ(same.message.find("every rank is at the same point"), std::string::npos) << same.message;
 }
 
+TEST(WatchReport, ThousandsWaitingNameAFewHostsAndCountTheRest) {
+  std::vector<RankView> ranks;
+  for (int r = 0; r < 64; ++r) {
+    ranks.push_back(at(r, Phase::timed, 40, r == 37 ? 6 : 7, 5.5));
+    ranks.back().host = "host-" + std::to_string(r / 4);
+  }
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{37});
+  EXPECT_EQ(end.report["waiting_ranks"].size(), 63u);
+  EXPECT_NE(end.message.find("ranks 0-36,38-63 (host-0, host-1, host-2, host-3, host-4, host-5, host-6, host-7 and 8 "
+                             "more hosts)"),
+            std::string::npos)
+      << end.message;
+}
+
 TEST(WatchReport, ReportsLateByLessThanHalfTheTimeoutAreNotSilence) {
   // A loaded host sends late: 1.2 s of a 5 s timeout is not a frozen rank.
   auto late = at(1, Phase::timed, 40, 7, 4.1);

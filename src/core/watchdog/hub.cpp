@@ -236,7 +236,9 @@ void Hub::read_child(Child& c, double now, Events& events) {
     events.message(c.rank, *m, now);
   }
   if (alive && !c.conn.broken()) return;
-  const std::string why = c.conn.error() == "connection closed" ? "its connection closed" : c.conn.error();
+  const std::string why = c.conn.error() == "connection closed" ? "its connection closed"
+                          : c.conn.broken()                      ? c.conn.error()
+                                                                 : "its connection broke (" + c.conn.error() + ")";
   drop(c, why, now, events);
 }
 

@@ -46,8 +46,11 @@ std::string grouped(const std::vector<const RankView*>& ranks) {
   }
   std::string out;
   for (const auto& [where, who] : places) {
+    // Thousands of ranks wait on one: their hosts would fill the screen.
+    constexpr std::size_t kHostsShown = 8;
     std::string hosts;
-    for (const auto& h : who.second) hosts += (hosts.empty() ? "" : ", ") + h;
+    for (std::size_t i = 0; i < who.second.size() && i < kHostsShown; ++i) hosts += (i ? ", " : "") + who.second[i];
+    if (who.second.size() > kHostsShown) hosts += fmt::format(" and {} more hosts", who.second.size() - kHostsShown);
     out += fmt::format("\n    rank{} {} ({}): {}", who.first.size() > 1 ? "s" : "", rank_list(who.first), hosts, where);
   }
   return out;
