@@ -36,6 +36,15 @@ void Runner::preflight() const {
   const Support setup = backend_.setup(world_, options_);
   const std::string setup_refusal = agree_on_error(world_, setup.ok ? "" : setup.why);
   if (!setup_refusal.empty()) throw UsageError(setup_refusal);
+  // Memory before support: a size that does not fit is the first thing to
+  // say (not that its element count exceeds MPI's int). Buffers barely
+  // depend on the rank count (see layout.hpp): size them for the world; the
+  // doubling saturates, so a size near 2^64 cannot wrap to a small need.
+  const std::uint64_t largest = largest_buffer_bytes(world_.size());
+  const Support fit = backend_.fits(largest > UINT64_MAX / 2 ? UINT64_MAX : 2 * largest, nodes_.local_size);
+  // Nodes differ in free memory: every rank must learn of any rank's refusal.
+  const std::string refusal = agree_on_error(world_, fit.ok ? "" : fit.why);
+  if (!refusal.empty()) throw UsageError(refusal);
   // Support depends only on the options, so every rank reaches the same verdict.
   std::string first_refusal;
   bool any = false;
@@ -51,11 +60,6 @@ void Runner::preflight() const {
   const bool rooted = std::any_of(options_.ops.begin(), options_.ops.end(), [](Op op) { return has_root(op); });
   if (rooted && options_.root >= world_.size())
     throw UsageError(fmt::format("--root {}: the job has {} ranks", options_.root, world_.size()));
-  // Buffers barely depend on the rank count (see layout.hpp): size them for the world.
-  const Support fit = backend_.fits(2 * largest_buffer_bytes(world_.size()), nodes_.local_size);
-  // Nodes differ in free memory: every rank must learn of any rank's refusal.
-  const std::string refusal = agree_on_error(world_, fit.ok ? "" : fit.why);
-  if (!refusal.empty()) throw UsageError(refusal);
 }
 
 RunTotals Runner::run() {
@@ -85,7 +89,9 @@ std::uint64_t Runner::largest_buffer_bytes(int group_size) const {
   std::uint64_t most = 0;
   for (Op op : options_.ops) {
     const Layout l = layout_for(op, options_.dtype, sizes_.back(), group_size);
-    most = std::max(most, std::max(l.in_elems, l.out_elems) * dtype_bytes(options_.dtype));
+    const std::uint64_t elems = std::max(l.in_elems, l.out_elems);
+    const std::uint64_t word = dtype_bytes(options_.dtype);
+    most = std::max(most, elems > UINT64_MAX / word ? UINT64_MAX : elems * word);
   }
   return most;
 }
