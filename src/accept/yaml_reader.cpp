@@ -144,7 +144,14 @@ std::vector<Field> Field::items() const {
 
 YAML::Node load_yaml(std::string_view text) {
   try {
-    return YAML::Load(std::string(text));
+    // LoadAll, not Load: Load keeps the first document of a file and drops
+    // the rest without a word, so rules after a stray '---' were never judged.
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1)
+      throw UsageError(fmt::format("{}the file holds {} YAML documents (separated by '---'); a profile is one "
+                                   "document: remove the separator or split the file",
+                                   line_prefix(docs[1].Mark().is_null() ? 0 : docs[1].Mark().line + 1), docs.size()));
+    return docs.empty() ? YAML::Node() : docs.front();
   } catch (const YAML::Exception& e) {
     throw UsageError(fmt::format("{}not valid YAML: {}", line_prefix(e.mark.is_null() ? 0 : e.mark.line + 1), e.msg));
   }
