@@ -127,6 +127,7 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
     }
   }
   error = agree_on_error(world, error);
+  if (error.empty()) error = options_differ(world, app.config_to_str(true, false));
   if (error.empty()) error = load_profile_everywhere(world, flags, setup);
   // A recorded run is judged without running anything: no backend needed.
   if (error.empty() && flags.results.empty()) error = backend_problem(world, setup);
@@ -284,6 +285,7 @@ int judge_recorded(const Comm& world, const CheckFlags& flags, const CheckSetup&
 int check_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
+  if (const int stop = same_command_everywhere(world, "check"); stop >= 0) return stop;
   CLI::App app{
       "Run an acceptance profile (YAML) and judge its rules: verdict table, check.json, junit.xml, exit "
       "code 0 pass / 1 a rule failed / 2 bad input / 3 the run did not finish.",

@@ -25,7 +25,8 @@ void add_check_flags(CLI::App& app, CheckFlags& f) {
   app.add_option("--results", f.results, "evaluate the rules on this results record instead of running");
   app.add_option("--baseline", f.baseline, "results record of an earlier good run, for baseline rules");
   app.add_option("--save-baseline", f.save_baseline, "also save this run's record here, to compare later runs with");
-  app.add_option("--out-dir", f.out_dir, "folder for results.jsonl, check.json, junit.xml (default: check-<profile>)");
+  app.add_option("--out-dir", f.out_dir, "folder for results.jsonl, check.json, junit.xml (default: check-<profile>)")
+      ->check(output_path_validator());
   app.add_option("--backend", f.backend, "run the profile's sweeps on this backend instead of the profile's");
   app.add_flag("--strict", f.strict,
                "a rule that cannot be judged (size not measured, no inventory) is an error "

@@ -24,16 +24,32 @@ struct OutputFile {
   std::string flag;
 };
 
+// Collective, the first thing every MPI command does after MPI_Init: rank 0
+// tells its subcommand and every rank compares. Ranks launched with different
+// subcommands (an MPMD line such as `mpirun -np 1 fabricbench run : -np 1
+// fabricbench topo`) would otherwise enter different collectives and hang or
+// crash. Returns the exit code to stop with (kExitUsage, rank 0 prints which
+// ranks run what), or -1 to go on.
+int same_command_everywhere(const Comm& world, std::string_view command);
+
 // Parses on every rank; any rank's error stops every rank with one message
-// from rank 0 ("fabricbench <command>: ..."). `resolve` validates the parsed
-// flags (throwing UsageError) and returns them in one canonical text, which
-// must be equal on every rank: a launcher that passes different arguments to
-// different ranks would otherwise hang or compare unlike with unlike.
-// `outputs` lists the files rank 0 will write. Returns the exit code to stop
-// with, or -1 to go on.
+// from rank 0 ("fabricbench <command>: ..."). `validate` checks the parsed
+// flags (throwing UsageError). Then every rank compares its parsed options
+// (every option's value, defaults included, as CLI11 writes them) with rank
+// 0's: a launcher that passes different arguments to different ranks would
+// otherwise hang or compare unlike with unlike; the message names the first
+// option that differs. `outputs` lists the files rank 0 will write. Returns
+// the exit code to stop with, or -1 to go on.
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<std::string()>& resolve,
+                        const std::function<void()>& validate,
                         const std::function<std::vector<OutputFile>()>& outputs);
+
+// Collective: "" when `mine` (one option per line) equals rank 0's on every
+// rank, else on every rank the message naming the first option that differs
+// on the lowest such rank.
+std::string options_differ(const Comm& world, const std::string& mine);
+// The first line where `rank0` and `mine` differ, as "--name: 'a' on rank 0, 'b' here".
+std::string first_difference(const std::string& rank0, const std::string& mine);
 
 // Bad input found after parsing, alike on every rank: rank 0 prints
 // "fabricbench <command>: <message>"; returns kExitUsage for every rank.

@@ -21,6 +21,7 @@
 #include "gemm/gemm_probe.hpp"
 #include "gpu_backends.hpp"
 #include "record_header.hpp"
+#include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
@@ -51,8 +52,9 @@ void add_flags(CLI::App& app, GemmFlags& f) {
   app.add_option("-n,--iters", f.iters, "timed products per datatype")->capture_default_str();
   app.add_option("-w,--warmup_iters", f.warmup, "untimed products first")->capture_default_str();
   app.add_option("--device", f.device, "CUDA device of every rank (default: the rank's index on its node)");
-  app.add_option("--out", f.out, "record, JSON Lines: a run header, one \"gemm\" line per rank and datatype");
-  app.add_option("--csv", f.csv, "also write the per-rank rows as CSV");
+  app.add_option("--out", f.out, "record, JSON Lines: a run header, one \"gemm\" line per rank and datatype")
+      ->check(output_path_validator());
+  app.add_option("--csv", f.csv, "also write the per-rank rows as CSV")->check(output_path_validator());
   app.add_flag("-q,--quiet", f.quiet, "no table: errors and the slowest-GPU line only");
 }
 
@@ -215,6 +217,7 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
 int gemm_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
+  if (const int stop = same_command_everywhere(world, "gemm"); stop >= 0) return stop;
   CLI::App app{"cuBLAS matrix products on every rank's GPU: achieved TFLOP/s, the slowest GPU named.",
                "fabricbench gemm"};
   GemmFlags flags;
@@ -222,11 +225,7 @@ int gemm_main(int argc, char** argv) {
   GemmPlan plan;
   const int stop = parse_on_every_rank(
       world, app, argc, argv, "gemm",
-      [&] {
-        plan = resolve_gemm(flags);
-        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", flags.size, fmt::join(flags.dtypes, ","), flags.iters,
-                           flags.warmup, flags.device, flags.out, flags.csv, flags.quiet);
-      },
+      [&] { plan = resolve_gemm(flags); },
       [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
   if (stop >= 0) return stop;
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);

@@ -136,6 +136,7 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
 int pairs_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
+  if (const int stop = same_command_everywhere(world, "pairs"); stop >= 0) return stop;
   CLI::App app{"Measure every pair of nodes in concurrent rounds, print the link matrix, find bad links and nodes. "
                "Under mpirun or srun, one rank per node (or one per GPU with --rails).",
                "fabricbench pairs"};
@@ -144,10 +145,7 @@ int pairs_main(int argc, char** argv) {
   PairsOptions options;
   const int stop = parse_on_every_rank(
       world, app, argc, argv, "pairs",
-      [&] {
-        options = resolve(flags);
-        return to_json(flags, options).dump();
-      },
+      [&] { options = resolve(flags); },
       [&] { return std::vector<OutputFile>{{flags.out, "--out"}}; });
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));

@@ -33,10 +33,7 @@ nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, cons
 int parse_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, RunFlags& flags, RunOptions& options) {
   return parse_on_every_rank(
       world, app, argc, argv, "run",
-      [&] {
-        options = resolve(flags);
-        return canonical(options);
-      },
+      [&] { options = resolve(flags); },
       [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
 }
 
@@ -130,6 +127,7 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
 int run_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
+  if (const int stop = same_command_everywhere(world, "run"); stop >= 0) return stop;
   CLI::App app{"Sweep collectives and point-to-point ops over message sizes, under mpirun or srun.", "fabricbench run"};
   RunFlags flags;
   add_run_flags(app, flags);

@@ -18,7 +18,9 @@ namespace fb::cli {
 void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("-b,--minbytes", f.minbytes, "smallest size (8, 1K, 64M, 8G)")->capture_default_str();
   app.add_option("-e,--maxbytes", f.maxbytes, "largest size")->capture_default_str();
-  app.add_option("-f,--stepfactor", f.stepfactor, "multiply the size by this each step")->capture_default_str();
+  app.add_option("-f,--stepfactor", f.stepfactor, "multiply the size by this each step")
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", f.stepbytes, "add this to the size each step (instead of -f)");
   app.add_option("-n,--iters", f.iters, "timed iterations per size (the minimum with --time-budget)")
       ->capture_default_str();
@@ -48,8 +50,9 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("--graph", f.graph,
                "GPU backends: capture each batch of timed iterations in a CUDA graph and replay it (times are "
                "per-batch means)");
-  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)");
-  app.add_option("--csv", f.csv, "also write the rows as CSV");
+  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)")
+      ->check(output_path_validator());
+  app.add_option("--csv", f.csv, "also write the rows as CSV")->check(output_path_validator());
   app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
@@ -89,6 +92,10 @@ RunOptions resolve(const RunFlags& f) {
   o.grid.max_bytes = parse_bytes(f.maxbytes, "--maxbytes");
   o.grid.step_factor = f.stepfactor;
   if (!f.stepbytes.empty()) {
+    if (f.stepfactor_given)
+      throw UsageError(fmt::format("--stepbytes {} and --stepfactor {:g} together: a sweep steps one way; give -i "
+                                   "for additive steps or -f for multiplicative ones",
+                                   f.stepbytes, f.stepfactor));
     o.grid.step_bytes = parse_bytes(f.stepbytes, "--stepbytes");
     if (o.grid.step_bytes == 0) throw UsageError("--stepbytes 0: the step must be at least 1 byte");
   }
@@ -122,7 +129,9 @@ RunOptions resolve(const RunFlags& f) {
   o.graph = f.graph;
   if (f.scopes.empty()) throw UsageError("--scope: give at least one of " + allowed_scopes());
   o.scopes = resolve_scopes(f.scopes);
-  if (f.time_budget < 0) throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more", f.time_budget));
+  // !(x >= 0) also catches nan, which every comparison would let through.
+  if (!(f.time_budget >= 0) || !std::isfinite(f.time_budget))
+    throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more (0 = exactly -n iterations)", f.time_budget));
   o.time_budget_s = f.time_budget;
   if (f.placement == "out") {
     o.in_place = false;
@@ -142,6 +151,7 @@ RunOptions resolve(const RunFlags& f) {
   if (!f.duration.empty()) o.duration_s = parse_duration(f.duration, "--duration");
   o.timeout_s = timeout_seconds(f.timeout);
   check_injected(f.inject);
+  check_corrupt_counts(f.inject, o.grid.min_bytes, o.dtype);
   o.inject = f.inject;
   return o;
 }
@@ -154,12 +164,38 @@ void add_timeout_option(CLI::App& app, std::string& timeout) {
       ->capture_default_str();
 }
 
+CLI::Validator output_path_validator() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        return path.empty() ? "an empty path; give a file name (or leave the flag out to write nothing)" : "";
+      },
+      "PATH");
+}
+
 void add_inject_option(CLI::App& app, std::vector<std::string>& inject) {
   app.add_option("--inject", inject, "TEST ONLY: inject a fault: " + fault::fault_syntax());
 }
 
 void check_injected(const std::vector<std::string>& inject) {
-  for (const auto& spec : inject) fault::parse_fault(spec);  // validates; the faults are built per rank
+  for (std::size_t i = 0; i < inject.size(); ++i) {
+    fault::parse_fault(inject[i]);  // validates; the faults are built per rank
+    for (std::size_t j = 0; j < i; ++j)
+      if (inject[j] == inject[i])
+        throw UsageError(fmt::format("--inject '{}' is given twice; give each fault once", inject[i]));
+  }
+}
+
+void check_corrupt_counts(const std::vector<std::string>& inject, std::uint64_t min_bytes, Dtype dtype) {
+  for (const auto& spec : inject) {
+    const fault::Fault f = fault::parse_fault(spec);
+    if (f.kind != fault::Kind::corrupt) continue;
+    const std::uint64_t bytes = f.bytes.value_or(min_bytes);
+    const std::uint64_t elements = bytes / dtype_bytes(dtype);
+    if (f.count > elements)
+      throw UsageError(fmt::format("--inject '{}': count={} is more than the {} {} elements of the {} buffer it "
+                                   "would corrupt; give count={} or less, or a larger bytes=",
+                                   spec, f.count, elements, name(dtype), format_bytes(bytes), elements));
+  }
 }
 
 std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr<Backend> backend,

@@ -59,7 +59,8 @@ void add_step_flags(CLI::App& app, StepFlags& f) {
                  "for --compare-model: the network between nodes (preset, results file, FILE@SCOPE)");
   app.add_option("--node", f.node, "for --compare-model: the fabric inside a node (preset, results file, FILE@SCOPE)");
   app.add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
-  app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')");
+  app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')")
+      ->check(output_path_validator());
   app.add_option("--device", f.device, "nccl: CUDA device of every rank (default: the rank's index on its node)");
   app.add_option("--gemm-size", f.gemm_size, "nccl: m = n = k of the cuBLAS products the compute is made of")
       ->capture_default_str();
@@ -271,6 +272,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
 int step_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
+  if (const int stop = same_command_everywhere(world, "step"); stop >= 0) return stop;
   CLI::App app{"Run the training step a workload describes on this job's ranks and measure its communication share.",
                "fabricbench step"};
   StepFlags flags;
@@ -284,10 +286,6 @@ int step_main(int argc, char** argv) {
         check_step_backend(app, flags);
         (void)timeout_seconds(flags.timeout);
         check_injected(flags.inject);
-        return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", flags.workload, flags.backend, flags.steps,
-                           flags.warmup, flags.compare_model, flags.network, flags.node, flags.presets, flags.out,
-                           flags.device, flags.gemm_size, flags.gemm_dtype, flags.timeout,
-                           fmt::join(flags.inject, ","));
       },
       [&] {
         return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};

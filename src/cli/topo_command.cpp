@@ -12,6 +12,7 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
+#include "run_options.hpp"
 
 namespace fb::cli {
 namespace {
@@ -26,7 +27,8 @@ struct TopoFlags {
 };
 
 void add_topo_flags(CLI::App& app, TopoFlags& f) {
-  app.add_option("--out", f.out, "write the record (header, one inventory line per rank, summary), JSON Lines");
+  app.add_option("--out", f.out, "write the record (header, one inventory line per rank, summary), JSON Lines")
+      ->check(output_path_validator());
   app.add_flag("--strict", f.strict, "exit 1 when GPUs, software or NICs differ between ranks");
   app.add_option("--sysfs-root", f.sysfs_root,
                  "read sysfs under this folder instead of / (a copied or fixture tree; NVML is then not asked)");
@@ -90,6 +92,7 @@ int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const N
 int topo_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
   const Comm world = Comm::world();
+  if (const int stop = same_command_everywhere(world, "topo"); stop >= 0) return stop;
   CLI::App app{
       "Inventory of GPUs, NVLink, PCIe and NICs per rank; the path each scope takes and its spec peak; "
       "what differs between nodes. Alone or under mpirun/srun.",
@@ -103,6 +106,8 @@ int topo_main(int argc, char** argv) {
     return kExitOk;
   }
   if (!error.empty()) return usage_exit(world, "topo", error);
+  if (const std::string differ = options_differ(world, app.config_to_str(true, false)); !differ.empty())
+    return usage_exit(world, "topo", differ);
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   const NodeMap nodes = map_nodes(world);
   const bool tree = !flags.sysfs_root.empty();
