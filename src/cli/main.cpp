@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "build_identity.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/version.hpp"
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? fb::kExitUsage : fb::kExitOk;
   }
   if (std::strcmp(argv[1], "--version") == 0) {
-    std::printf("fabricbench %s\n", fb::kVersion);
+    std::fputs(fb::cli::version_text().c_str(), stdout);
     return fb::kExitOk;
   }
   const std::string_view wanted = argv[1];

@@ -23,8 +23,10 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
                  "seconds per test: stop once the median is stable after -n iterations or the budget is spent "
                  "(0 = exactly -n iterations)")
       ->capture_default_str();
-  app.add_option("--nodes", f.nodes, "only these nodes, comma-separated host names or indices (0-7,12): bisecting")
-      ->delimiter(',');
+  // No CLI11 delimiter: a Slurm host list has commas inside its brackets.
+  app.add_option("--nodes", f.nodes,
+                 "only these nodes: host names, Slurm host lists (gpu[01-16,20]) or node indices (0-7,12), "
+                 "comma-separated: bisecting");
   app.add_flag("--rails", f.rails,
                "one pair per rail: the same local rank on both nodes, every rail at once (launch one rank per GPU); "
                "default: local rank 0 of each node");

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "build_identity.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/version.hpp"
 
@@ -34,6 +35,7 @@ nlohmann::ordered_json record_header(std::string_view command, int argc, char** 
       {"ranks_per_node", ranks_per_node},
       {"rank_node", nodes.rank_node},
       {"mpi_library", MpiSession::library_version()},
+      {"build", build_identity()},
   };
 }
 

@@ -59,8 +59,9 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--duration", f.duration,
                  "burn-in: repeat the sweep until this much time is spent (90s, 30m, 2h); with --check all every "
                  "timed iteration is verified");
-  add_timeout_option(app, f.timeout);
+  add_timeout_option(app, f.timeout)->each([&f](const std::string&) { f.timeout_given = true; });
   add_inject_option(app, f.inject);
+  add_nccl_tests_flags(app, f.nccl_tests);
 }
 
 namespace {
@@ -150,14 +151,15 @@ RunOptions resolve(const RunFlags& f) {
     throw UsageError(fmt::format("--progress '{}': use auto, on or off", f.progress));
   if (!f.duration.empty()) o.duration_s = parse_duration(f.duration, "--duration");
   o.timeout_s = timeout_seconds(f.timeout);
+  apply_nccl_tests_flags(f.nccl_tests, f.timeout_given, o);
   check_injected(f.inject);
   check_corrupt_counts(f.inject, o.grid.min_bytes, o.dtype);
   o.inject = f.inject;
   return o;
 }
 
-void add_timeout_option(CLI::App& app, std::string& timeout) {
-  app.add_option("--timeout", timeout,
+CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout) {
+  return app.add_option("--timeout", timeout,
                  fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
                              "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog",
                              watch::kTimeoutFloorS))
@@ -246,15 +248,35 @@ Verbosity verbosity(const RunFlags& f) {
   return f.quiet ? Verbosity::quiet : Verbosity::normal;
 }
 
+namespace {
+
+// Whether `fd` of process `pid` is a terminal, read from /proc (no access to
+// the descriptor itself is needed).
+bool fd_is_terminal(pid_t pid, int fd) {
+  char target[256] = {};
+  const std::string link = fmt::format("/proc/{}/fd/{}", pid, fd);
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return false;
+  const std::string_view t(target, static_cast<std::size_t>(n));
+  return t.starts_with("/dev/pts/") || t.starts_with("/dev/tty") || t == "/dev/console";
+}
+
+}  // namespace
+
 bool show_progress(const std::string& mode) {
   if (mode != "auto") return mode == "on";
-  if (isatty(STDERR_FILENO)) return true;
-  // Open MPI hands ranks a pseudo-terminal for stdout whatever mpirun's own
-  // output is, and a pipe for stderr; batch schedulers and CI set these.
+  // Batch schedulers and CI set these: their output goes to files.
   for (const char* batch : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "CI"})
     if (std::getenv(batch)) return false;
   const char* term = std::getenv("TERM");
-  return std::getenv("OMPI_COMM_WORLD_SIZE") && isatty(STDOUT_FILENO) && term && std::string(term) != "dumb";
+  if (term && std::string_view(term) == "dumb") return false;
+  if (!std::getenv("OMPI_COMM_WORLD_SIZE")) return isatty(STDERR_FILENO) != 0;
+  // Under mpirun this rank's stdout is a pseudo-terminal and its stderr a
+  // pipe whatever the user's own output is, so neither says whether a person
+  // is watching: mpirun's stderr does. mpirun is this rank's parent when the
+  // rank runs on mpirun's node (remote ranks' parent is orted: no line).
+  // Before, a run redirected to a log file filled it with "\r\e[K" lines.
+  return fd_is_terminal(getppid(), STDERR_FILENO);
 }
 
 }  // namespace fb::cli

@@ -11,6 +11,7 @@
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/plan.hpp"
+#include "nccl_tests_flags.hpp"
 
 namespace fb::cli {
 
@@ -44,6 +45,8 @@ struct RunFlags {
   std::string duration;            // burn-in: "30m"
   std::string timeout = "auto";    // watchdog
   std::vector<std::string> inject; // test-only faults
+  bool timeout_given = false;      // --timeout on the command line (wins over nccl-tests' -T)
+  NcclTestsFlags nccl_tests;       // -g -t -G -T and the refused ones
 };
 
 void add_run_flags(CLI::App& app, RunFlags& flags);
@@ -62,7 +65,7 @@ double parse_duration(const std::string& text, const char* flag);
 // --timeout of every measuring command (run, pairs, check, step): the hang
 // watchdog's limit. "auto" -> -1 (scaled to what an iteration moves), "0" or
 // "off" -> 0 (no watchdog), else a duration. Throws UsageError.
-void add_timeout_option(CLI::App& app, std::string& timeout);
+CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout);
 
 // For --out, --csv, --out-dir ...: refuses an empty path at parse time, where
 // "" would otherwise mean "not asked for" and silently write nothing.

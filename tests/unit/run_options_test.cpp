@@ -223,5 +223,23 @@ TEST(OptionsAcrossRanks, EveryFlagOfRunIsInTheComparedText) {
   EXPECT_NE(text.find("iters=4"), std::string::npos) << text;
 }
 
+TEST(RunOptions, NcclTestsFlagsAreMappedOrRefusedWithTheFabricbenchWay) {
+  // Accepted: one GPU and one thread per rank, as fabricbench always runs.
+  EXPECT_EQ(usage_error({"-g", "1", "-t", "1"}), "");
+  const std::string g8 = usage_error({"-g", "8"});
+  EXPECT_NE(g8.find("-g 8: fabricbench runs one rank per GPU"), std::string::npos) << g8;
+  EXPECT_NE(g8.find("mpirun -np"), std::string::npos) << g8;
+  // Mapped: -G N > 0 is --graph; -T is --timeout unless --timeout is given too.
+  EXPECT_TRUE(parse({"-G", "20"}).graph);
+  EXPECT_FALSE(parse({"-G", "0"}).graph);
+  EXPECT_EQ(parse({"-T", "30"}).timeout_s, 30);
+  EXPECT_EQ(parse({"-T", "30", "--timeout", "90"}).timeout_s, 90);
+  // Refused, naming what to use instead.
+  EXPECT_NE(usage_error({"-N", "0"}).find("--duration"), std::string::npos);
+  EXPECT_NE(usage_error({"-J", "r.json"}).find("--out FILE.jsonl"), std::string::npos);
+  EXPECT_NE(usage_error({"-F", "r.csv"}).find("--csv FILE"), std::string::npos);
+  EXPECT_NE(usage_error({"-a", "3"}).find("slowest rank"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fb::cli
