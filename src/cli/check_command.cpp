@@ -127,7 +127,7 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
     }
   }
   error = agree_on_error(world, error);
-  if (error.empty()) error = options_differ(world, app.config_to_str(true, false));
+  if (error.empty()) error = options_differ(world, compared_options(app));
   if (error.empty()) error = load_profile_everywhere(world, flags, setup);
   // A recorded run is judged without running anything: no backend needed.
   if (error.empty() && flags.results.empty()) error = backend_problem(world, setup);

@@ -63,6 +63,18 @@ std::string first_difference(const std::string& rank0, const std::string& mine) 
   return {};
 }
 
+std::string compared_options(const CLI::App& app, std::initializer_list<std::string_view> per_rank) {
+  const std::string all = app.config_to_str(true, false);  // the lines below view into it
+  std::string out;
+  for (const std::string_view line : lines_of(all)) {
+    const std::string name = option_and_value(line).first;
+    bool skip = false;
+    for (const std::string_view p : per_rank) skip = skip || name == "--" + std::string(p);
+    if (!skip) out += std::string(line) + "\n";
+  }
+  return out;
+}
+
 std::string options_differ(const Comm& world, const std::string& mine) {
   const std::string rank0 = world.bcast_string_quiet(mine, 0);
   const std::string diff = rank0 == mine ? "" : first_difference(rank0, mine);
@@ -89,7 +101,7 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
   error = agree_on_error(world, error);
   // Every option's parsed value, defaults included, derived from the flags
   // themselves: a new flag is compared without anyone remembering to add it.
-  if (error.empty()) error = options_differ(world, app.config_to_str(true, false));
+  if (error.empty()) error = options_differ(world, compared_options(app));
   if (error.empty() && world.rank() == 0)
     for (const auto& file : outputs())
       if (error.empty() && !file.path.empty()) error = check_writable(file.path, file.flag);

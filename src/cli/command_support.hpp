@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,6 +44,12 @@ int same_command_everywhere(const Comm& world, std::string_view command);
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
                         const std::function<void()>& validate,
                         const std::function<std::vector<OutputFile>()>& outputs);
+
+// The text ranks compare: every option of `app` as CLI11 writes its parsed
+// value (one per line, defaults included), less the options in `per_rank`,
+// which legitimately differ between ranks (topo's --sysfs-root: each node's
+// own copied tree).
+std::string compared_options(const CLI::App& app, std::initializer_list<std::string_view> per_rank = {});
 
 // Collective: "" when `mine` (one option per line) equals rank 0's on every
 // rank, else on every rank the message naming the first option that differs

@@ -106,7 +106,7 @@ int topo_main(int argc, char** argv) {
     return kExitOk;
   }
   if (!error.empty()) return usage_exit(world, "topo", error);
-  if (const std::string differ = options_differ(world, app.config_to_str(true, false)); !differ.empty())
+  if (const std::string differ = options_differ(world, compared_options(app, {"sysfs-root"})); !differ.empty())
     return usage_exit(world, "topo", differ);
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   const NodeMap nodes = map_nodes(world);
