@@ -64,6 +64,7 @@ class SameCallBackend final : public fb::Backend {
   explicit SameCallBackend(const Buffers& b) : b_(b) {}
   std::string_view name() const override { return "same-call"; }
   std::string version() const override { return ""; }
+  fb::OpSet ops() const override { return fb::OpSet().add(fb::Op::all_reduce); }  // the one call it makes
   fb::Support supports(const fb::OpSpec&) const override { return fb::Support::yes(); }
   fb::Support fits(std::uint64_t, int) const override { return fb::Support::yes(); }
   std::unique_ptr<fb::BackendGroup> open(const fb::Comm& comm) override {

@@ -51,7 +51,7 @@ void Runner::preflight() const {
   for (Op op : options_.ops) {
     for (bool in_place : {false, true}) {
       if ((in_place && !options_.in_place) || (!in_place && !options_.out_of_place)) continue;
-      const Support s = backend_.supports(spec_for(op, in_place, sizes_.front(), world_.size()));
+      const Support s = support_for(backend_, spec_for(op, in_place, sizes_.front(), world_.size()));
       any = any || s.ok;
       if (!s.ok && first_refusal.empty()) first_refusal = s.why;
     }
@@ -117,6 +117,11 @@ void Runner::run_scope(Scope scope) {
 }
 
 void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
+  // An op the backend has no code for: one line saying so, and nothing prepared or timed.
+  if (const Support runs = backend_runs(backend_, op); !runs.ok) {
+    skip(group, spec_for(op, false, 0, group.group_size), 0, runs.why);
+    return;
+  }
   if (is_pair_op(op) && (std::max(options_.peer_a, options_.peer_b) >= group.group_size)) {
     skip(group, spec_for(op, false, 0, group.group_size), 0,
          fmt::format("--peers {},{}: the {} scope has {} ranks", options_.peer_a, options_.peer_b, name(group.scope),
@@ -144,7 +149,7 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
                          group.group_size));
         continue;
       }
-      const Support support = backend_.supports(spec);
+      const Support support = support_for(backend_, spec);
       if (!support.ok) {
         if (!unsupported[in_place]) skip(group, spec, 0, support.why);
         unsupported[in_place] = true;

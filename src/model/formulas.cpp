@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "fabricbench/core/layout.hpp"
+#include "fabricbench/core/op_desc.hpp"
 
 namespace fb::model {
 
@@ -20,9 +21,15 @@ constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e3 bytes per microsecon
 // 2005): all-reduce = reduce-scatter + all-gather, n-1 hops each; a pipelined
 // chain broadcast or reduce also pays n-1 hops of latency; point-to-point one.
 int ring_steps(Op op, int nranks) {
-  if (is_pair_op(op) || op == Op::sendrecv) return 1;
-  if (nranks <= 1) return 0;
-  return op == Op::all_reduce ? 2 * (nranks - 1) : nranks - 1;
+  switch (op_desc(op).steps) {
+    case StepsRule::one:
+      return 1;
+    case StepsRule::ring:
+      return nranks <= 1 ? 0 : nranks - 1;
+    case StepsRule::double_ring:
+      return nranks <= 1 ? 0 : 2 * (nranks - 1);
+  }
+  return 1;  // not reached
 }
 
 // T = steps * alpha + busbw_factor * S / B: the bandwidth term is the
@@ -34,8 +41,13 @@ double ring_time_us(Op op, int nranks, double bytes, double alpha_us, double bw_
 }
 
 double ring_wire_bytes(Op op, int nranks, double bytes) {
-  if (is_pair_op(op) || op == Op::sendrecv) return bytes;
-  return nranks <= 1 ? 0.0 : busbw_factor(op, nranks) * bytes;
+  switch (op_desc(op).wire) {
+    case WireRule::message:
+      return bytes;
+    case WireRule::bus:
+      return nranks <= 1 ? 0.0 : busbw_factor(op, nranks) * bytes;
+  }
+  return bytes;  // not reached
 }
 
 // Hierarchical (two-level) collectives, as in Horovod's hierarchical
@@ -51,19 +63,20 @@ std::vector<Phase> hierarchical_phases(Op op, double bytes, const GroupShape& s)
   const double node_bytes = bytes * s.sharing;
   if (s.nodes <= 1) return {{Level::intra, op, s.per_node, bytes}};
   if (s.per_node <= 1) return {{Level::inter, op, s.nodes, node_bytes}};
-  switch (op) {
-    case Op::all_reduce:
+  switch (op_desc(op).two_level) {
+    case TwoLevel::all_reduce:
       return {{Level::intra, Op::reduce_scatter, s.per_node, bytes},
               {Level::inter, Op::all_reduce, s.nodes, node_bytes},
               {Level::intra, Op::all_gather, s.per_node, bytes}};
-    case Op::all_gather:  // gather across nodes on each rail, then inside the node
+    case TwoLevel::gather_rails:  // gather across nodes on each rail, then inside the node
       return {{Level::inter, Op::all_gather, s.nodes, node_bytes}, {Level::intra, Op::all_gather, s.per_node, bytes}};
-    case Op::reduce_scatter:  // the mirror image
+    case TwoLevel::scatter_rails:  // the mirror image
       return {{Level::intra, Op::reduce_scatter, s.per_node, bytes},
               {Level::inter, Op::reduce_scatter, s.nodes, node_bytes}};
-    default:
-      return {{Level::inter, op, s.nodes, node_bytes}};
+    case TwoLevel::flat:
+      break;
   }
+  return {{Level::inter, op, s.nodes, node_bytes}};
 }
 
 // 6N per token for the forward and backward matmuls (Kaplan et al., "Scaling

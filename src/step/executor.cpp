@@ -109,7 +109,7 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     spec.dtype = dtype;
     spec.root = has_root(sc.op) ? 0 : -1;
     spec.layout = layout_for(sc.op, dtype, sc.bytes, group.size());
-    const Support support = backend.supports(spec);
+    const Support support = support_for(backend, spec);
     const std::string refusal = agree_on_error(world, support.ok ? "" : fmt::format("'{}': {}", sc.name, support.why));
     if (!refusal.empty()) throw UsageError("step: " + refusal);
     std::unique_ptr<BackendGroup> bg;

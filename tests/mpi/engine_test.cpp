@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "capture_sink.hpp"
@@ -98,6 +99,81 @@ TEST(Engine, CheckCountsPlantedCorruption) {
     EXPECT_EQ(m.wrong, 1) << m.op;
     EXPECT_EQ(m.wrong_ranks, std::vector<int>{1});
   }
+}
+
+// The host backend with one op struck from its declared list, recording every
+// op the engine asks supports() about and every op it prepares.
+class Undeclaring final : public ForwardingBackend {
+ public:
+  explicit Undeclaring(Op struck) : ForwardingBackend(make_mpi_host_backend()), struck_(struck) {}
+  OpSet ops() const override {
+    const OpSet inner = ForwardingBackend::ops();
+    return OpSet::where([&](Op op) { return op != struck_ && inner.has(op); });
+  }
+  Support supports(const OpSpec& spec) const override {
+    asked.insert(spec.op);
+    return ForwardingBackend::supports(spec);
+  }
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    struct Recording final : ForwardingGroup {
+      Recording(std::unique_ptr<BackendGroup> g, std::set<Op>& seen) : ForwardingGroup(std::move(g)), seen_(seen) {}
+      std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+        seen_.insert(spec.op);
+        return ForwardingGroup::prepare(spec);
+      }
+      std::set<Op>& seen_;
+    };
+    return std::make_unique<Recording>(ForwardingBackend::open(comm), prepared);
+  }
+  mutable std::set<Op> asked;
+  std::set<Op> prepared;
+
+ private:
+  Op struck_;
+};
+
+TEST(Engine, AnOpTheBackendDoesNotDeclareIsRefusedWithAReasonAndNeverTimed) {
+  // The mpi backend has code for all_gather: only the declaration keeps it
+  // out, so a row for it here would mean the engine ran an undeclared op.
+  Undeclaring backend(Op::all_gather);
+  RunOptions o;
+  o.ops = {Op::all_gather, Op::all_reduce};
+  o.grid = {1024, 4096, 4.0, 0};
+  o.iters = 2;
+  o.warmup = 0;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  runner.preflight();  // all_reduce is left to measure
+  runner.run();
+  EXPECT_EQ(backend.asked.count(Op::all_gather), 0u);  // supports() never saw it
+  EXPECT_EQ(backend.prepared.count(Op::all_gather), 0u);
+  EXPECT_EQ(backend.prepared.count(Op::all_reduce), 1u);
+  if (!root_rank()) return;
+  for (const auto& m : sink.rows) EXPECT_EQ(m.op, "all_reduce");
+  EXPECT_EQ(sink.rows.size(), 2u * 2);  // 1K and 4K, out-of-place and in-place
+  ASSERT_EQ(sink.skips.size(), 1u);     // one line for the op, not one per size or placement
+  EXPECT_EQ(sink.skips[0].op, "all_gather");
+  EXPECT_NE(sink.skips[0].reason.find("all_gather is not an op of the mpi backend"), std::string::npos)
+      << sink.skips[0].reason;
+}
+
+TEST(Engine, APlanOfUndeclaredOpsIsRefusedBeforeAnythingRuns) {
+  Undeclaring backend(Op::gather);
+  RunOptions o;
+  o.ops = {Op::gather};
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  try {
+    runner.preflight();
+    ADD_FAILURE() << "preflight accepted a plan the backend cannot run";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("gather is not an op of the mpi backend"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(backend.asked.empty());
 }
 
 TEST(Scopes, SplitFollowsTheNodes) {

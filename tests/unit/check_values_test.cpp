@@ -28,10 +28,10 @@ TEST(CheckValues, EveryPartialSumStaysExactInTheNarrowType) {
     for (int n : {1, 2, 3, 7, 8, 16}) {
       if (n > exact_integer_range(d)) continue;
       CheckContext c;
-      c.op = Op::all_reduce;
+      c.rule = op_desc(Op::all_reduce).check();
       c.dtype = d;
       c.nranks = n;
-      c.max_value = check_value_limit(d, c.op, c.redop, n);
+      c.max_value = check_value_limit(d, Op::all_reduce, c.redop, n);
       for (std::uint64_t i = 0; i < 2000; ++i) {
         const float sum = check::reduced_value<float>(c, i);
         EXPECT_LE(sum, static_cast<float>(exact_integer_range(d))) << name(d) << " n=" << n << " i=" << i;
@@ -43,7 +43,7 @@ TEST(CheckValues, EveryPartialSumStaysExactInTheNarrowType) {
 
 TEST(CheckValues, CopiesExpectTheRanksOwnInput) {
   CheckContext c;
-  c.op = Op::copy_h2d_pinned;
+  c.rule = op_desc(Op::copy_h2d_pinned).check();
   c.rank = 3;
   c.nranks = 4;
   c.layout.block = c.layout.out_elems = c.layout.in_elems = c.layout.count = 64;

@@ -116,9 +116,11 @@ TEST(RunOptions, HostBackendRefusesTheGpuOptions) {
   o.graph = false;
   o.device = 0;
   EXPECT_NE(mpi->setup(Comm(), o).why.find("--device"), std::string::npos);
-  OpSpec copy;
-  copy.op = Op::copy_h2d_pinned;
-  EXPECT_NE(mpi->supports(copy).why.find("--backend cuda"), std::string::npos);
+  // A copy path is not an op of the host backend: refused before supports() is asked, saying where it runs.
+  const Support copy = backend_runs(*mpi, Op::copy_h2d_pinned);
+  EXPECT_FALSE(copy.ok);
+  EXPECT_NE(copy.why.find("--backend cuda"), std::string::npos) << copy.why;
+  EXPECT_TRUE(backend_runs(*mpi, Op::gather).ok);
 }
 
 TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {

@@ -16,6 +16,7 @@
 #include "fabricbench/core/check_values.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/layout.hpp"
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/types.hpp"
 
@@ -50,6 +51,13 @@ int pair_peer(const OpSpec& spec, int rank);
 double ops_per_iteration(const OpSpec& spec);
 // What the check expects of `rank`'s output (unidir: only peer_b receives).
 CheckContext check_context(const OpSpec& spec, int rank, int nranks);
+
+class Backend;
+// Does `backend` run `op` at all (Backend::ops)? "No" names the op, the
+// backend, what it runs and where the op runs instead.
+Support backend_runs(const Backend& backend, Op op);
+// What the engine asks of every spec: backend_runs, then the backend's supports().
+Support support_for(const Backend& backend, const OpSpec& spec);
 
 // Clock shared by the engine and backends: monotonic microseconds.
 double now_us();
@@ -129,6 +137,14 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   virtual std::string version() const = 0;  // library version for the record
+  // The ops this backend has code for, as data. The engine refuses every other
+  // op (backend_runs) before it asks supports() or prepares anything, so an op
+  // a backend does not implement is never timed.
+  virtual OpSet ops() const = 0;
+  // Where the ops it does not run are measured, for the refusal
+  // ("copy paths inside a node run on --backend cuda"); may be empty.
+  virtual std::string_view elsewhere() const { return {}; }
+  // Whether it can run `spec` (an op of ops()): datatype, reduction, size, placement.
   virtual Support supports(const OpSpec& spec) const = 0;
   // Memory for `bytes_per_rank` with `local_ranks` ranks on this node; an
   // error text when it will not fit.

@@ -95,6 +95,8 @@ class ForwardingBackend : public Backend {
   explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
   std::string_view name() const override { return inner_->name(); }
   std::string version() const override { return inner_->version(); }
+  OpSet ops() const override { return inner_->ops(); }
+  std::string_view elsewhere() const override { return inner_->elsewhere(); }
   Support supports(const OpSpec& spec) const override { return inner_->supports(spec); }
   Support fits(std::uint64_t bytes_per_rank, int local_ranks) const override {
     return inner_->fits(bytes_per_rank, local_ranks);

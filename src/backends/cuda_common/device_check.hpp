@@ -17,7 +17,8 @@
 
 namespace fb::gpu {
 
-// Writes this rank's input pattern (ctx.layout.in_elems elements) into `in`.
+// Writes this rank's input pattern (ctx.layout.in_elems elements) into `in`;
+// nothing where the op ignores this rank's input (check::has_input).
 void fill_input(const CheckContext& ctx, void* in, cudaStream_t stream, int device);
 // Writes the poison byte over `bytes` of `out`.
 void poison(void* out, std::size_t bytes, cudaStream_t stream, int device);

@@ -43,6 +43,8 @@ class MpiHostBackend final : public Backend {
   std::string_view name() const override { return "mpi"; }
   std::string version() const override { return MpiSession::library_version(); }
 
+  OpSet ops() const override { return kMpiOps; }
+  std::string_view elsewhere() const override { return kMpiElsewhere; }
   Support supports(const OpSpec& spec) const override { return mpi_supports(spec, name()); }
 
   Support fits(std::uint64_t bytes_per_rank, int local_ranks) const override {

@@ -100,9 +100,10 @@ class NcclBackend final : public gpu::GpuBackend {
     return GpuBackend::setup(world, options);
   }
 
+  OpSet ops() const override { return kNcclOps; }
+  std::string_view elsewhere() const override { return "copy paths inside a node run on --backend cuda"; }
+
   Support supports(const OpSpec& spec) const override {
-    if (is_copy_op(spec.op))
-      return Support::no(fmt::format("{} is a copy path inside a node: run it with --backend cuda", fb::name(spec.op)));
     if (!nccl::datatype(spec.dtype))
       return Support::no(fmt::format("NCCL {} has no {} datatype", nccl::version(), fb::name(spec.dtype)));
     const bool fp8 = spec.dtype == Dtype::fp8_e4m3 || spec.dtype == Dtype::fp8_e5m2;

@@ -1,5 +1,8 @@
 #include "nccl_op.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "cuda_common/device_check.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "fabricbench/core/host_check.hpp"
@@ -10,12 +13,17 @@ namespace fb {
 NcclOp::NcclOp(const NcclOpContext& context, const OpSpec& spec)
     : c_(context), spec_(spec), type_(*nccl::datatype(spec.dtype)), word_(dtype_bytes(spec.dtype)),
       count_(spec.layout.block), peer_(pair_peer(spec, context.rank)), timer_(context.stream, context.device) {
-  // NCCL's in-place conventions: all_gather reads its block from the output at
-  // the rank's offset, reduce_scatter writes its block there.
+  if (nccl_call(spec.op) == NcclCall::none)  // the engine refuses it first (backend_runs)
+    throw std::logic_error(std::string("NcclOp: not an op of the nccl backend: ") + std::string(name(spec.op)));
+  // NCCL's in-place conventions (nccl.h): all_gather and gather read the
+  // rank's block from the output at its offset (in-place at gather's root:
+  // sendbuff == recvbuff + root*count), reduce_scatter and scatter write it
+  // there (scatter's root: recvbuff == sendbuff + root*count). nccl-tests
+  // places them the same way (sendInplaceOffset, recvInplaceOffset).
   send_ = spec.in_place ? c_.out : c_.in;
   result_ = c_.out;
-  if (spec.in_place && spec.op == Op::all_gather) send_ = at_block(c_.out, c_.rank);
-  if (spec.in_place && spec.op == Op::reduce_scatter) result_ = at_block(c_.out, c_.rank);
+  if (spec.in_place && (spec.op == Op::all_gather || spec.op == Op::gather)) send_ = at_block(c_.out, c_.rank);
+  if (spec.in_place && (spec.op == Op::reduce_scatter || spec.op == Op::scatter)) result_ = at_block(c_.out, c_.rank);
 }
 
 NcclOp::~NcclOp() {
@@ -28,45 +36,33 @@ char* NcclOp::at_block(void* base, int block) const {
 
 void NcclOp::check(ncclResult_t rc, const char* call) const { nccl::check(rc, call, c_.comm, c_.device); }
 
-void NcclOp::collective() {
-  const ncclRedOp_t red = nccl::reduction(spec_.redop);
-  switch (spec_.op) {
-    case Op::all_reduce:
-      return check(ncclAllReduce(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclAllReduce");
-    case Op::all_gather:
-      return check(ncclAllGather(send_, result_, count_, type_, c_.comm, c_.stream), "ncclAllGather");
-    case Op::reduce_scatter:
-      return check(ncclReduceScatter(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclReduceScatter");
-    case Op::broadcast:
-      return check(ncclBroadcast(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclBroadcast");
-    case Op::reduce:
-      return check(ncclReduce(send_, result_, count_, type_, red, spec_.root, c_.comm, c_.stream), "ncclReduce");
-    default:
-      return;
+// alltoall, sendrecv (ring) and the bandwidth ops: sends and receives fused in one group.
+void NcclOp::alltoall() {
+  check(ncclGroupStart(), "ncclGroupStart");
+  for (int p = 0; p < c_.nranks; ++p) {
+    check(ncclSend(at_block(send_, p), count_, type_, p, c_.comm, c_.stream), "ncclSend");
+    check(ncclRecv(at_block(result_, p), count_, type_, p, c_.comm, c_.stream), "ncclRecv");
   }
+  check(ncclGroupEnd(), "ncclGroupEnd");
 }
 
-// alltoall, sendrecv (ring) and the bandwidth ops: sends and receives fused in one group.
-void NcclOp::grouped_p2p() {
+void NcclOp::ring_sendrecv() {
+  const int next = (c_.rank + 1) % c_.nranks;
+  const int prev = (c_.rank - 1 + c_.nranks) % c_.nranks;
   check(ncclGroupStart(), "ncclGroupStart");
-  if (spec_.op == Op::alltoall) {
-    for (int p = 0; p < c_.nranks; ++p) {
-      check(ncclSend(at_block(send_, p), count_, type_, p, c_.comm, c_.stream), "ncclSend");
-      check(ncclRecv(at_block(result_, p), count_, type_, p, c_.comm, c_.stream), "ncclRecv");
-    }
-  } else if (spec_.op == Op::sendrecv) {
-    const int next = (c_.rank + 1) % c_.nranks;
-    const int prev = (c_.rank - 1 + c_.nranks) % c_.nranks;
-    check(ncclSend(send_, count_, type_, next, c_.comm, c_.stream), "ncclSend");
-    check(ncclRecv(result_, count_, type_, prev, c_.comm, c_.stream), "ncclRecv");
-  } else {
-    const bool is_a = c_.rank == spec_.peer_a;
-    const bool sends = spec_.op == Op::bidir || is_a;
-    const bool receives = spec_.op == Op::bidir || !is_a;
-    for (int w = 0; w < spec_.window; ++w) {
-      if (sends) check(ncclSend(send_, count_, type_, peer_, c_.comm, c_.stream), "ncclSend");
-      if (receives) check(ncclRecv(result_, count_, type_, peer_, c_.comm, c_.stream), "ncclRecv");
-    }
+  check(ncclSend(send_, count_, type_, next, c_.comm, c_.stream), "ncclSend");
+  check(ncclRecv(result_, count_, type_, prev, c_.comm, c_.stream), "ncclRecv");
+  check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+void NcclOp::window() {
+  const bool is_a = c_.rank == spec_.peer_a;
+  const bool sends = spec_.op == Op::bidir || is_a;
+  const bool receives = spec_.op == Op::bidir || !is_a;
+  check(ncclGroupStart(), "ncclGroupStart");
+  for (int w = 0; w < spec_.window; ++w) {
+    if (sends) check(ncclSend(send_, count_, type_, peer_, c_.comm, c_.stream), "ncclSend");
+    if (receives) check(ncclRecv(result_, count_, type_, peer_, c_.comm, c_.stream), "ncclRecv");
   }
   check(ncclGroupEnd(), "ncclGroupEnd");
 }
@@ -83,18 +79,63 @@ void NcclOp::pingpong() {
   }
 }
 
+void NcclOp::grouped_gather() {
+  check(ncclGroupStart(), "ncclGroupStart");
+  check(ncclSend(send_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclSend");
+  if (c_.rank == spec_.root)
+    for (int p = 0; p < c_.nranks; ++p)
+      check(ncclRecv(at_block(result_, p), count_, type_, p, c_.comm, c_.stream), "ncclRecv");
+  check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+void NcclOp::grouped_scatter() {
+  check(ncclGroupStart(), "ncclGroupStart");
+  if (c_.rank == spec_.root)
+    for (int p = 0; p < c_.nranks; ++p)
+      check(ncclSend(at_block(send_, p), count_, type_, p, c_.comm, c_.stream), "ncclSend");
+  check(ncclRecv(result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclRecv");
+  check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+// Every case queues work on the stream: an op with no call cannot reach here
+// (the constructor refuses it), so no iteration is ever timed empty.
 void NcclOp::enqueue() {
-  switch (spec_.op) {
-    case Op::alltoall:
-    case Op::sendrecv:
-    case Op::unidir:
-    case Op::bidir:
-      return grouped_p2p();
-    case Op::pingpong:
+  const ncclRedOp_t red = nccl::reduction(spec_.redop);
+  switch (nccl_call(spec_.op)) {
+    case NcclCall::all_reduce:
+      return check(ncclAllReduce(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclAllReduce");
+    case NcclCall::all_gather:
+      return check(ncclAllGather(send_, result_, count_, type_, c_.comm, c_.stream), "ncclAllGather");
+    case NcclCall::reduce_scatter:
+      return check(ncclReduceScatter(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclReduceScatter");
+    case NcclCall::broadcast:
+      return check(ncclBroadcast(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclBroadcast");
+    case NcclCall::reduce:
+      return check(ncclReduce(send_, result_, count_, type_, red, spec_.root, c_.comm, c_.stream), "ncclReduce");
+    case NcclCall::gather:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+      return check(ncclGather(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclGather");
+#else
+      return grouped_gather();
+#endif
+    case NcclCall::scatter:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+      return check(ncclScatter(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclScatter");
+#else
+      return grouped_scatter();
+#endif
+    case NcclCall::alltoall:
+      return alltoall();
+    case NcclCall::ring_sendrecv:
+      return ring_sendrecv();
+    case NcclCall::window:
+      return window();
+    case NcclCall::pingpong:
       return pingpong();
-    default:
-      return collective();
+    case NcclCall::none:
+      break;
   }
+  throw std::logic_error("NcclOp::enqueue: an op without an NCCL call");
 }
 
 void NcclOp::run() {

@@ -75,7 +75,7 @@ void PairsRunner::preflight() const {
     if (s.layout.block == 0)
       throw UsageError(fmt::format("{} B is less than one float; give --size and --latency-size of 4 B or more",
                                    s.op == Op::pingpong ? options_.latency_bytes : options_.bytes));
-    const Support support = backend_.supports(s);
+    const Support support = support_for(backend_, s);
     if (!support.ok) throw UsageError(fmt::format("backend {} cannot run {}: {}", backend_.name(), name(s.op), support.why));
   }
   const std::uint64_t buffer = std::max(options_.bytes, options_.latency_bytes);
