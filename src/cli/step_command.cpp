@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -98,8 +99,9 @@ void check_step_backend(const CLI::App& app, const StepFlags& f) {
 }
 
 // The workload as this job runs it: its cluster is the job's layout.
-model::Workload job_workload(const std::string& yaml, const NodeMap& nodes) {
-  model::Workload w = model::parse_workload(yaml);
+model::Workload job_workload(const std::string& yaml, const std::string& path, const NodeMap& nodes) {
+  // A GEMM curve file in the workload is named relative to the workload's folder.
+  model::Workload w = model::parse_workload(yaml, std::filesystem::path(path).parent_path().string());
   if (!nodes.uniform)
     throw UsageError("the nodes of this job have different rank counts; a step needs the same ranks on every node");
   w.cluster.nodes = nodes.nodes;
@@ -139,10 +141,19 @@ std::string shared_workload_text(const Comm& world, const std::string& path, std
 void write_calibrated(const std::string& path, const std::string& yaml, double factor) {
   YAML::Node root = YAML::Load(yaml);
   YAML::Node compute = root["compute"];
+  // The workload parsed, so its rate is a number (or "40%"): scale what it
+  // states, the GEMM curve's share of it for a curve.
+  const auto scaled = [&](const char* key) {
+    const std::string text = compute[key].as<std::string>();
+    const double v = text.ends_with("%") ? std::stod(text) / 100.0 : std::stod(text);
+    compute[key] = v * factor;
+  };
   if (compute["tflops"]) {
-    compute["tflops"] = compute["tflops"].as<double>() * factor;
+    scaled("tflops");
   } else if (compute["mfu"]) {
-    compute["mfu"] = compute["mfu"].as<double>() * factor;
+    scaled("mfu");
+  } else if (compute["of_gemm"]) {
+    scaled("of_gemm");
   }
   std::ofstream out(path);
   out << "# Calibrated by `fabricbench step`: compute rate scaled by " << factor << " to the measured step.\n"
@@ -190,7 +201,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   model::Presets presets;
   try {
     presets = f.presets.empty() ? model::builtin_presets() : model::load_presets(f.presets);
-    w = job_workload(yaml, nodes);
+    w = job_workload(yaml, f.workload, nodes);
     schedule = step::schedule_from(structure_of(w, presets));
     step::validate(schedule, world.size());
     // The model's fabric is checked before the measurement, not after it:

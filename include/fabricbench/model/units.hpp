@@ -15,7 +15,8 @@ namespace fb::model {
 double parse_rate_gbps(std::string_view text, std::string_view what);
 
 // A count of parameters or tokens: "7B", "7e9", "175B", "1.5T", "300M",
-// "2M", "7000000000". K, M, B (billion), T are powers of 1000.
+// "2M", "7000000000", "8.2G" (FLOPs). K, M, B or G (billion), T are powers
+// of 1000.
 double parse_count(std::string_view text, std::string_view what);
 
 // A fraction: 0.4 or "40%", within [0, 1].
