@@ -6,14 +6,13 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/plan.hpp"
-#include "fabricbench/core/record.hpp"
 #include "fabricbench/topo/report.hpp"
 
 namespace fb::cli {
 
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
                         const std::function<std::string()>& resolve,
-                        const std::function<std::vector<OutputFile>()>& outputs) {
+                        const std::function<Outputs()>& outputs) {
   std::string error;
   std::string canonical;
   try {
@@ -35,9 +34,10 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
     error = agree_on_error(world, root_hash == hash ? "" : "the options differ from rank 0's: launch every rank "
                                                            "with the same arguments");
   }
-  if (error.empty() && world.rank() == 0)
-    for (const auto& file : outputs())
-      if (error.empty() && !file.path.empty()) error = check_writable(file.path, file.flag);
+  if (error.empty() && world.rank() == 0) {
+    const Outputs out = outputs();
+    error = check_outputs(out.files, out.overwrite);
+  }
   error = agree_on_error(world, error);
   if (error.empty()) return -1;
   return usage_exit(world, command, error);
@@ -60,12 +60,25 @@ int run_or_abort(const std::function<int()>& body) {
   }
 }
 
-std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes) {
-  auto inventory = topo::gather_inventory(world, nodes);
+std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes) {
+  const auto inventory = topo::gather_inventory(world, nodes);
   if (world.rank() == 0)
     for (const auto& d : topo::find_differences(inventory))
       spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
-  return inventory;
+  std::vector<InventoryLine> lines;
+  for (const auto& line : inventory) lines.push_back(inventory_line(line));
+  return lines;
+}
+
+void add_overwrite_flag(CLI::App& app, bool& overwrite) {
+  app.add_flag("--overwrite", overwrite, "replace output files that exist (without it an existing file is refused)");
+}
+
+int output_failure(std::string_view command, const std::string& error, int code) {
+  if (error.empty()) return code;
+  std::fprintf(stderr, "fabricbench %.*s: %s; the file ends at its last whole line\n", static_cast<int>(command.size()),
+               command.data(), error.c_str());
+  return kExitRunError;
 }
 
 std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command) {

@@ -25,6 +25,7 @@ struct PairsFlags {
   double expect_gbps = 0;
   std::string backend = "mpi";
   std::string out;
+  bool overwrite = false;  // --out may replace an existing file
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";

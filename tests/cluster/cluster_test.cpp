@@ -44,7 +44,9 @@ class Cluster : public ::testing::Test {
   std::string host(int node) const { return name_ + "-n" + std::to_string(node); }
   std::string out() const { return tmp_ + "/r.jsonl"; }
   // One rank per node unless `extra` maps otherwise.
+  // Each call writes a fresh record (an existing --out is refused without --overwrite).
   test::ProcessResult fabricbench(const std::string& args, int ranks = 4, const std::string& extra = "") const {
+    std::filesystem::remove(out());
     return test::run_process(mpirun_ + " -np " + std::to_string(ranks) + " " + extra + " " + FB_BINARY + " " + args +
                              " --progress off --out " + out());
   }
