@@ -128,6 +128,11 @@ int open_output(const std::string& path, bool overwrite, std::string& error) {
 }
 
 std::string write_file_atomically(const std::string& path, std::string_view text) {
+  // The rename replaces whatever has the name: only ever a regular file (a
+  // device such as /dev/null must not become one).
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return fmt::format("cannot write '{}': it exists and is not a regular file", path);
   const fs::path target(path);
   std::string tmp = (folder_of(path) / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(tmp.data());

@@ -118,6 +118,11 @@ TEST_F(OutputFile, AtomicWritesUseAFreshTemporaryAndKeepTheUmask) {
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 3);  // target, the planted link, check.json: no temporary left
   EXPECT_NE(write_file_atomically(path("nope/x"), "x"), "");
+  // A device is never renamed over (check.json on /dev/null must not replace it).
+  if (fs::exists("/dev/null")) {
+    EXPECT_NE(write_file_atomically("/dev/null", "x").find("not a regular file"), std::string::npos);
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  }
 }
 
 // issue 17: a full disk cut a line in half and an exception killed rank 0.

@@ -36,8 +36,8 @@ int open_output(const std::string& path, bool overwrite, std::string& error);
 
 // Writes `text` to a temporary made with mkstemp in the folder of `path`,
 // fsyncs it and renames it over `path`: a reader never sees half a file, and
-// no existing file or link under a guessable name is written through.
-// Returns "" or the problem (path and errno).
+// no existing file or link under a guessable name is written through. What
+// `path` names must be a regular file or nothing. Returns "" or the problem.
 std::string write_file_atomically(const std::string& path, std::string_view text);
 
 // "<what> '<path>': <strerror> (errno N)".
