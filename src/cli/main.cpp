@@ -1,3 +1,4 @@
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -43,6 +44,9 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file size limit (ulimit -f) must make a write fail with EFBIG, which
+  // the writers report naming the file, not kill the rank with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? fb::kExitUsage : fb::kExitOk;

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
+#include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/step.hpp"
@@ -42,6 +44,7 @@ struct StepFlags {
   std::string presets;
   std::string out;
   std::string calibrated;
+  bool overwrite = false;
   int device = -1;
   int gemm_size = 4096;
   std::string gemm_dtype = "bf16";
@@ -62,6 +65,7 @@ void add_step_flags(CLI::App& app, StepFlags& f) {
   app.add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
   app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')")
       ->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace --out and --calibrated-workload files that exist (refused without it)");
   app.add_option("--device", f.device, "nccl: CUDA device of every rank (default: the rank's index on its node)");
   app.add_option("--gemm-size", f.gemm_size, "nccl: m = n = k of the cuBLAS products the compute is made of")
       ->capture_default_str();
@@ -138,7 +142,8 @@ std::string shared_workload_text(const Comm& world, const std::string& path, std
   return world.bcast_string_quiet(text, 0);
 }
 
-void write_calibrated(const std::string& path, const std::string& yaml, double factor) {
+// "" or the problem (file and errno).
+std::string write_calibrated(const std::string& path, const std::string& yaml, double factor) {
   YAML::Node root = YAML::Load(yaml);
   YAML::Node compute = root["compute"];
   // The workload parsed, so its rate is a number (or "40%"): scale what it
@@ -155,9 +160,10 @@ void write_calibrated(const std::string& path, const std::string& yaml, double f
   } else if (compute["of_gemm"]) {
     scaled("of_gemm");
   }
-  std::ofstream out(path);
+  std::ostringstream out;
   out << "# Calibrated by `fabricbench step`: compute rate scaled by " << factor << " to the measured step.\n"
       << root << "\n";
+  return write_file_atomically(path, out.str());
 }
 
 struct StepCompute {
@@ -236,18 +242,20 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   step::StepReport report;
   // Watched from here: a hang, a lost rank or an error on one rank (a record
   // rank 0 cannot open) ends the job saying why.
+  const auto started = std::chrono::steady_clock::now();
   watched->run([&] {
     const auto inventory = inventory_lines(world, nodes);
+    const std::string run_id = shared_run_id(world);
     // The record is open before the measurement, so a hang or a lost rank
     // leaves one that says what happened (the watchdog seals it).
     if (world.rank() == 0 && !f.out.empty()) {
-      if (const std::string err = writer.open(f.out); !err.empty()) throw RunError(err);
-      auto header = record_header("step", argc, argv, world, nodes);
-      header["backend"] = backend->name();
-      header["backend_version"] = backend->version();
+      if (const std::string err = writer.open(f.out, f.overwrite); !err.empty()) throw RunError(err);
+      auto header = record_header("step", argc, argv, world, nodes, run_id);
+      header.backend = backend->name();
+      header.backend_version = backend->version();
       writer.write(header);
       for (const auto& line : inventory) writer.write(line);
-      watched->arm([&writer](const nlohmann::ordered_json& summary) { writer.seal(summary); });
+      watched->arm([&writer](const Summary& summary) { writer.seal(summary); });
     }
     report = executor->run(f.steps, f.warmup);
   });
@@ -264,18 +272,24 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   }
   std::fputs(step_text(view).c_str(), stdout);
   for (const auto& line : step_lines(view)) writer.write(line);  // the measurement stands either way
+  Summary summary;
+  summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!model_error.empty()) {
     std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", model_error.c_str());
-    writer.seal({{"type", "summary"},
-                 {"status", "error"},
-                 {"reason", "--compare-model: " + model_error},
-                 {"report", {{"rank", 0}, {"host", host_name()}, {"error", model_error}}},
-                 {"exit_code", kExitRunError}});
+    summary.status = "error";
+    summary.reason = "--compare-model: " + model_error;
+    summary.report = nlohmann::ordered_json{{"rank", 0}, {"host", host_name()}, {"error", model_error}};
+    summary.exit_code = kExitRunError;
+    writer.seal(summary);
     return kExitRunError;
   }
-  writer.seal({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
-  if (!f.calibrated.empty()) write_calibrated(f.calibrated, yaml, calibration_factor(view));
-  return kExitOk;
+  int code = output_failure("step", writer.error(), kExitOk);
+  summary.exit_code = code;
+  writer.seal(summary);
+  if (code == kExitOk) code = output_failure("step", writer.error(), code);
+  if (!f.calibrated.empty() && code == kExitOk)
+    code = output_failure("step", write_calibrated(f.calibrated, yaml, calibration_factor(view)), code);
+  return code;
 }
 
 }  // namespace
@@ -299,7 +313,7 @@ int step_main(int argc, char** argv) {
         check_injected(flags.inject);
       },
       [&] {
-        return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};
+        return Outputs{{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}}, flags.overwrite};
       });
   if (stop >= 0) return stop;
   std::string read_error;

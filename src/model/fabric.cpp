@@ -183,7 +183,7 @@ Link resolve_node(std::string_view spec, const Presets& presets, const std::stri
   std::string scope = f.scope;
   if (scope.empty()) {
     const auto scopes = scopes_in(r);
-    const bool one_node = r.run().value("nodes", 0) == 1;
+    const bool one_node = r.header.nodes == 1;
     scope = scopes.contains("intra") ? "intra" : (one_node && scopes.contains("global")) ? "global" : "";
     if (scope.empty())
       throw UsageError(fmt::format("results file '{}' has no intra-node rows (scope intra, or global on one node; it "
