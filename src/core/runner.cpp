@@ -6,6 +6,9 @@
 #include <cmath>
 #include <numeric>
 
+#include <spdlog/spdlog.h>
+
+#include "fabricbench/core/check_inexact.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
@@ -32,10 +35,9 @@ OpSpec Runner::spec_for(Op op, bool in_place, std::uint64_t bytes, int group_siz
 }
 
 void Runner::preflight() const {
-  // The backend's own options and placement first: every rank must learn of any rank's refusal.
-  const Support setup = backend_.setup(world_, options_);
-  const std::string setup_refusal = agree_on_error(world_, setup.ok ? "" : setup.why);
-  if (!setup_refusal.empty()) throw UsageError(setup_refusal);
+  // The backend's own options and placement first (once per command: a GPU
+  // backend keeps its placement across the sweeps of a profile).
+  set_up_backend(world_, backend_, options_);
   // Support depends only on the options, so every rank reaches the same verdict.
   std::string first_refusal;
   bool any = false;
@@ -150,6 +152,18 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
   }
 }
 
+void Runner::note_inexact_check(const OpSpec& spec, int nranks) {
+  if (check::exact(spec.dtype, spec.op, spec.redop, nranks)) return;
+  const std::string key = fmt::format("{} {} {} {}", name(spec.op), name(spec.dtype), name(spec.redop), nranks);
+  if (!inexact_noted_.insert(key).second) return;
+  const check::Bounds b = check::inexact_bounds(spec.dtype, spec.redop, nranks);
+  spdlog::warn("--check of {} {} {} over {} ranks is not exact: {} holds integers exactly only up to {}, and NCCL keeps "
+               "partial sums in it, so the result depends on NCCL's order; accepted when finite and in {}{:g}, {:g}] "
+               "(poison, NaN or a lost contribution below that still count)",
+               name(spec.op), name(spec.dtype), name(spec.redop), nranks, name(spec.dtype),
+               exact_integer_range(spec.dtype), b.low_open ? "(" : "[", b.low, b.high);
+}
+
 void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason) {
   if (totals_.passes > 1) return;  // a burn-in's later passes skip the same, for the same reasons
   if (sink_) sink_->skip({std::string(name(spec.op)), std::string(name(group.scope)), bytes, spec.in_place, reason});
@@ -204,13 +218,16 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
   if (options_.check) verdict = check(op, timing.wrong_per_iteration);
+  if (options_.check && sink_) note_inexact_check(spec, group.group_size);
+  // Every member, after the row's traffic: the path NCCL chose exists only once it connected.
+  const std::string path = bgroup ? bgroup->path() : "";
   if (!sink_) return;
 
   Measurement m;
   m.op = std::string(name(spec.op));
   m.backend = std::string(backend_.name());
   m.scope = std::string(name(group.scope));
-  m.path = bgroup ? bgroup->path() : "";
+  m.path = path;
   m.dtype = std::string(name(spec.dtype));
   m.redop = is_reduction(spec.op) ? std::string(name(spec.redop)) : "";
   m.root = spec.root;
