@@ -106,6 +106,8 @@ void Runner::run_scope(Scope scope) {
     bgroup = backend_.open(group.comm);
     const std::uint64_t largest = largest_buffer_bytes(group.group_size);
     bgroup->reserve(largest, largest);
+  } else {
+    backend_.skip_open();
   }
   const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
   for (Op op : options_.ops)

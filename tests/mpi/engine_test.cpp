@@ -51,10 +51,17 @@ class LazyPathBackend final : public ForwardingBackend {
     return ForwardingBackend::setup(world, options);
   }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    ++opens;
     return std::make_unique<Group>(ForwardingBackend::open(comm), *this);
+  }
+  void skip_open() override {
+    ++skips;
+    ForwardingBackend::skip_open();
   }
   int setups = 0;
   int path_reads = 0;
+  int opens = 0;  // groups this rank opened
+  int skips = 0;  // points where it was in none of the groups opened
 
  private:
   class Connecting final : public ForwardingOp {
@@ -338,6 +345,46 @@ TEST(Engine, EveryMemberReadsTheRowsPathAfterItsTraffic) {
   if (!root_rank()) return;
   ASSERT_EQ(sink.rows.size(), 1u);
   EXPECT_NE(sink.rows[0].path, "unknown");
+}
+
+// Every world rank takes part at every point where groups open: a member
+// through open(), the others through skip_open(), so a backend can split
+// every group from one world communicator (NCCL: ncclCommSplit).
+void expect_every_rank_at_every_open(const LazyPathBackend& backend, int points) {
+  EXPECT_EQ(backend.opens + backend.skips, points) << "opens " << backend.opens << ", skips " << backend.skips;
+  std::vector<double> total{static_cast<double>(backend.opens + backend.skips)};
+  std::vector<double> low = total;
+  Comm::world().allreduce_min_quiet(low);
+  EXPECT_EQ(low[0], total[0]);
+}
+
+TEST(Engine, NonMembersOfAScopeTakePartInItsOpening) {
+  LazyPathBackend backend(make_mpi_host_backend());
+  RunOptions o = one_row(0, 2);
+  o.scopes = {Scope::global, Scope::intra, Scope::inter};
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  runner.preflight();
+  runner.run();
+  // inter is skipped on one node; on two, local rank 1 is in no inter group.
+  expect_every_rank_at_every_open(backend, nodes.nodes > 1 ? 3 : 2);
+  if (nodes.nodes > 1) {
+    EXPECT_EQ(backend.skips, nodes.local_rank == 0 ? 0 : 1);
+  }
+}
+
+TEST(Pairs, RanksSittingARoundOutTakePartInItsOpening) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  if (nodes.nodes < 2) GTEST_SKIP() << "one node: pairs needs two (run with FABRICBENCH_RANKS_PER_NODE)";
+  LazyPathBackend backend(make_mpi_host_backend());
+  PairsRunner runner(world, nodes, backend, quick_pairs());
+  runner.preflight();
+  const PairsResult result = runner.run(nullptr);
+  expect_every_rank_at_every_open(backend, result.rounds + result.retest_rounds);
+  EXPECT_EQ(backend.opens > 0, nodes.local_rank == 0);  // one rank per node measures without --rails
 }
 
 TEST(Timing, ALazilyConnectingOpGetsAnUntimedConnectingIteration) {

@@ -149,8 +149,13 @@ class Backend {
   // (one GPU per rank...). "No" stops the run as bad input, on every rank.
   // The default refuses the GPU options, which host backends have no use for.
   virtual Support setup(const Comm& world, const RunOptions& options);
-  // Collective over `comm`: every member calls it.
+  // Collective over `comm`: every member calls it. The world ranks in none
+  // of the groups opened at that point (a scope's non-members, ranks sitting
+  // out a pairs round) call skip_open() instead, so a backend that splits its
+  // groups from one world communicator (NCCL: ncclCommSplit) has every rank
+  // of it in the split.
   virtual std::unique_ptr<BackendGroup> open(const Comm& comm) = 0;
+  virtual void skip_open() {}
   // What setup() changed or found that the user should hear of (NCCL's debug
   // settings...), for the run to say once: backends never print.
   virtual std::vector<std::string> notes() const { return {}; }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "cuda_common/gpu_backend.hpp"
+#include "fabricbench/core/errors.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gpu_backends.hpp"
@@ -22,17 +23,12 @@ namespace {
 
 class NcclGroup final : public BackendGroup {
  public:
-  NcclGroup(const Comm& comm, int device, bool graph)
-      : comm_(comm.dup()), device_(device), graph_(graph), in_(gpu::MemoryKind::device, device),
-        out_(gpu::MemoryKind::device, device) {
-    NcclDebugLog& log = NcclDebugLog::get();  // before the first NCCL call of the process
-    log_offset_ = log.start_offset();
-    ncclUniqueId id{};
-    if (comm_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, device_);
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm_.native());
+  // `nccl` is this rank's communicator of the group, split from the world's;
+  // the first prepare() waits for it, polling, by when the watchdog can abort it.
+  NcclGroup(const Comm& comm, std::unique_ptr<NcclComm> nccl, std::uint64_t log_offset, int device, bool graph)
+      : comm_(comm.dup()), device_(device), graph_(graph), log_offset_(log_offset), nccl_(std::move(nccl)),
+        in_(gpu::MemoryKind::device, device), out_(gpu::MemoryKind::device, device) {
     gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device_);
-    // Non-blocking: the first prepare() waits for it, polling, by when the watchdog can abort it.
-    nccl_ = std::make_unique<NcclComm>(comm_.size(), id, comm_.rank(), device_);
   }
 
   ~NcclGroup() override {
@@ -89,7 +85,7 @@ class NcclGroup final : public BackendGroup {
   Comm comm_;
   int device_;
   bool graph_;
-  std::uint64_t log_offset_ = 0;
+  std::uint64_t log_offset_ = 0;  // where this communicator's lines begin
   std::uint64_t row_offset_ = 0;
   Op row_op_ = Op::all_reduce;
   cudaStream_t stream_ = nullptr;
@@ -105,6 +101,7 @@ class NcclBackend final : public gpu::GpuBackend {
 
   Support setup(const Comm& world, const RunOptions& options) override {
     NcclDebugLog::get();  // NCCL reads its debug settings at its first call, which comes later
+    if (!world_.valid()) world_ = world.dup();
     return GpuBackend::setup(world, options);
   }
   std::vector<std::string> notes() const override { return NcclDebugLog::get().notes(); }
@@ -125,9 +122,35 @@ class NcclBackend final : public gpu::GpuBackend {
     return Support::yes();
   }
 
+  // Every group is split from one world communicator (ncclCommSplit), every
+  // world rank taking part: members here, the others in skip_open(). The
+  // colour is the group's lowest world rank, the key its rank in the group.
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<NcclGroup>(comm, gpu_.device, graph_);
+    NcclComm& parent = world_nccl();
+    int color = world_.rank();
+    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, comm.native());
+    const std::uint64_t offset = NcclDebugLog::get().size();  // the child's lines come after this
+    auto child = std::make_unique<NcclComm>(parent, color, comm.rank());
+    return std::make_unique<NcclGroup>(comm, std::move(child), offset, gpu_.device, graph_);
   }
+  void skip_open() override { NcclComm::split_out(world_nccl()); }
+
+ private:
+  // The world's communicator, the parent of every group's: created at the
+  // first open (every world rank is there), used for nothing else.
+  NcclComm& world_nccl() {
+    if (world_nccl_) return *world_nccl_;
+    if (!world_.valid()) throw RunError("the nccl backend was not set up (setup() comes before open())");
+    ncclUniqueId id{};
+    if (world_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, gpu_.device);
+    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, world_.native());
+    world_nccl_ = std::make_unique<NcclComm>(world_.size(), id, world_.rank(), gpu_.device);
+    world_nccl_->ready();
+    return *world_nccl_;
+  }
+
+  Comm world_;
+  std::unique_ptr<NcclComm> world_nccl_;
 };
 
 }  // namespace

@@ -20,6 +20,23 @@ NcclComm::NcclComm(int nranks, const ncclUniqueId& id, int rank, int device) : d
   }
 }
 
+NcclComm::NcclComm(NcclComm& parent, int color, int key) : device_(parent.device_) { split(parent, color, key); }
+
+void NcclComm::split_out(NcclComm& parent) {
+  NcclComm none(parent, NCCL_SPLIT_NOCOLOR, 0);  // gets no communicator; its destructor has nothing to free
+}
+
+void NcclComm::split(NcclComm& parent, int color, int key) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  const ncclComm_t p = parent.ready();
+  const ncclResult_t rc = ncclCommSplit(p, color, key, &comm_, &config);
+  // The parent carries the split's progress until every rank of it joined.
+  parent.check(rc, "ncclCommSplit");
+  if (comm_ == nullptr && color != NCCL_SPLIT_NOCOLOR)
+    throw RunError(gpu::error_text("ncclCommSplit", "no communicator came back for this rank's group", device_));
+}
+
 NcclComm::~NcclComm() {
   if (!comm_) return;
   // A clean end: finalize (flushes issued work; non-blocking, so polled), then

@@ -27,6 +27,12 @@ class NcclComm {
  public:
   // Starts a non-blocking ncclCommInitRankConfig; ready() waits for it.
   NcclComm(int nranks, const ncclUniqueId& id, int rank, int device);
+  // This rank's part of ncclCommSplit(parent, color, key): collective over the
+  // parent, whose ranks in none of the new groups call split_out(). Much
+  // cheaper than a fresh ncclCommInitRank at scale (it reuses the parent's
+  // bootstrap); the child is non-blocking too, and ready() waits for it.
+  NcclComm(NcclComm& parent, int color, int key);
+  static void split_out(NcclComm& parent);
   ~NcclComm();
   NcclComm(const NcclComm&) = delete;
   NcclComm& operator=(const NcclComm&) = delete;
@@ -49,6 +55,7 @@ class NcclComm {
 
  private:
   void wait_in_progress(const char* call);
+  void split(NcclComm& parent, int color, int key);
   [[noreturn]] void abort_now(const char* during);
 
   ncclComm_t comm_ = nullptr;

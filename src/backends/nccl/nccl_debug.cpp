@@ -136,13 +136,6 @@ std::uint64_t NcclDebugLog::size() const {
   return ::stat(path_.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
-std::uint64_t NcclDebugLog::start_offset() {
-  if (!started_) {
-    started_ = true;
-    return 0;
-  }
-  return size();
-}
 
 std::string NcclDebugLog::read_from(std::uint64_t offset) const {
   std::ifstream in(path_, std::ios::binary);

@@ -18,11 +18,8 @@ class NcclDebugLog {
   static NcclDebugLog& get();
   ~NcclDebugLog();
 
-  // Where a new communicator's lines begin: 0 for the first one of the
-  // process (NCCL truncates the file when it starts logging), then the
-  // file's size at the time.
-  std::uint64_t start_offset();
-  // The file's size now (0 when it cannot be read): where the lines to come begin.
+  // The file's size now (0 when it cannot be read): where the lines to come
+  // begin. NCCL truncates the file at its first call, before any communicator.
   std::uint64_t size() const;
   // The text from `offset` to the end ("" when the file cannot be read).
   std::string read_from(std::uint64_t offset) const;
@@ -39,7 +36,6 @@ class NcclDebugLog {
   std::vector<std::string> notes_;
   std::string unknown_hint_;
   bool owned_ = false;  // ours to delete at exit
-  bool started_ = false;
 };
 
 // NCCL_DEBUG and NCCL_DEBUG_SUBSYS as fabricbench sets them, from the

@@ -150,6 +150,8 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
       std::copy(mine.begin(), mine.end(), all.begin() + static_cast<std::ptrdiff_t>(my_job * kFields));
     else
       my_path.clear();
+  } else {
+    backend_.skip_open();  // this round's pairs may be split from one world communicator
   }
   // Ranks that sat the round out wait here, sleeping between polls.
   if (board_) board_->enter_at(Phase::sync, (rounds_started_ + 1) * kStepsPerRound - 1);
