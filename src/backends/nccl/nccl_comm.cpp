@@ -41,6 +41,13 @@ NcclComm::~NcclComm() {
   if (!comm_) return;
   // A clean end: finalize (flushes issued work; non-blocking, so polled), then
   // destroy. An error on the way, or an abort asked meanwhile, ends in ncclCommAbort.
+  // A group closed before its first use: let its initialisation finish first.
+  ncclResult_t init = initialised_ ? ncclSuccess : ncclInProgress;
+  while (init == ncclInProgress && !abort_requested_.load(std::memory_order_relaxed)) {
+    if (ncclCommGetAsyncError(comm_, &init) != ncclSuccess) init = ncclInternalError;
+    if (init == ncclInProgress) sched_yield();
+  }
+  initialised_ = init == ncclSuccess;
   bool clean = initialised_ && !abort_requested_.load(std::memory_order_relaxed);
   if (clean) {
     ncclResult_t state = ncclCommFinalize(comm_);
