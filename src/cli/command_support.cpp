@@ -2,23 +2,92 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/plan.hpp"
-#include "fabricbench/core/record.hpp"
 #include "fabricbench/topo/report.hpp"
 
 namespace fb::cli {
 
+int same_command_everywhere(const Comm& world, std::string_view command) {
+  const std::string mine(command);
+  const std::string first = world.bcast_string_quiet(mine, 0);
+  const std::string error = agree_on_error(
+      world, first == mine ? ""
+                           : fmt::format("this rank runs 'fabricbench {}' but rank 0 runs 'fabricbench {}': launch "
+                                         "every rank with the same subcommand and arguments",
+                                         mine, first));
+  if (error.empty()) return -1;
+  return usage_exit(world, first, error);
+}
+
+namespace {
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    out.push_back(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  }
+  return out;
+}
+
+// "maxbytes=\"64M\"" -> {"--maxbytes", "\"64M\""}; CLI11 writes one option per line.
+std::pair<std::string, std::string> option_and_value(std::string_view line) {
+  const auto eq = line.find('=');
+  if (eq == std::string_view::npos) return {std::string(line), ""};
+  return {"--" + std::string(line.substr(0, eq)), std::string(line.substr(eq + 1))};
+}
+
+}  // namespace
+
+std::string first_difference(const std::string& rank0, const std::string& mine) {
+  const auto a = lines_of(rank0);
+  const auto b = lines_of(mine);
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const std::string_view la = i < a.size() ? a[i] : std::string_view();
+    const std::string_view lb = i < b.size() ? b[i] : std::string_view();
+    if (la == lb) continue;
+    const auto [name_a, value_a] = option_and_value(la);
+    const auto [name_b, value_b] = option_and_value(lb);
+    if (name_a == name_b) return fmt::format("{} is {} on rank 0 but {} here", name_a, value_a, value_b);
+    return fmt::format("rank 0 has {} where this rank has {}", la.empty() ? "nothing" : std::string(la),
+                       lb.empty() ? "nothing" : std::string(lb));
+  }
+  return {};
+}
+
+std::string compared_options(const CLI::App& app, std::initializer_list<std::string_view> per_rank) {
+  const std::string all = app.config_to_str(true, false);  // the lines below view into it
+  std::string out;
+  for (const std::string_view line : lines_of(all)) {
+    const std::string name = option_and_value(line).first;
+    bool skip = false;
+    for (const std::string_view p : per_rank) skip = skip || name == "--" + std::string(p);
+    if (!skip) out += std::string(line) + "\n";
+  }
+  return out;
+}
+
+std::string options_differ(const Comm& world, const std::string& mine) {
+  const std::string rank0 = world.bcast_string_quiet(mine, 0);
+  const std::string diff = rank0 == mine ? "" : first_difference(rank0, mine);
+  return agree_on_error(world, diff.empty() ? "" : fmt::format("the options differ from rank 0's: {}; launch every "
+                                                               "rank with the same arguments",
+                                                               diff));
+}
+
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<std::string()>& resolve,
-                        const std::function<std::vector<OutputFile>()>& outputs) {
+                        const std::function<void()>& validate, const std::function<Outputs()>& outputs) {
   std::string error;
-  std::string canonical;
   try {
     app.parse(argc, argv);
-    canonical = resolve();
+    validate();
   } catch (const CLI::CallForHelp&) {
     if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
     return kExitOk;
@@ -28,16 +97,13 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
     error = e.what();
   }
   error = agree_on_error(world, error);
-  if (error.empty()) {
-    std::int64_t hash = static_cast<std::int64_t>(fnv1a(canonical) >> 1);
-    std::int64_t root_hash = hash;
-    world.bcast_quiet({&root_hash, 1}, 0);
-    error = agree_on_error(world, root_hash == hash ? "" : "the options differ from rank 0's: launch every rank "
-                                                           "with the same arguments");
+  // Every option's parsed value, defaults included, derived from the flags
+  // themselves: a new flag is compared without anyone remembering to add it.
+  if (error.empty()) error = options_differ(world, compared_options(app));
+  if (error.empty() && world.rank() == 0) {
+    const Outputs out = outputs();
+    error = check_outputs(out.files, out.overwrite);
   }
-  if (error.empty() && world.rank() == 0)
-    for (const auto& file : outputs())
-      if (error.empty() && !file.path.empty()) error = check_writable(file.path, file.flag);
   error = agree_on_error(world, error);
   if (error.empty()) return -1;
   return usage_exit(world, command, error);
@@ -60,12 +126,25 @@ int run_or_abort(const std::function<int()>& body) {
   }
 }
 
-std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes) {
-  auto inventory = topo::gather_inventory(world, nodes);
+std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes) {
+  const auto inventory = topo::gather_inventory(world, nodes);
   if (world.rank() == 0)
     for (const auto& d : topo::find_differences(inventory))
       spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
-  return inventory;
+  std::vector<InventoryLine> lines;
+  for (const auto& line : inventory) lines.push_back(inventory_line(line));
+  return lines;
+}
+
+void add_overwrite_flag(CLI::App& app, bool& overwrite) {
+  app.add_flag("--overwrite", overwrite, "replace output files that exist (without it an existing file is refused)");
+}
+
+int output_failure(std::string_view command, const std::string& error, int code) {
+  if (error.empty()) return code;
+  std::fprintf(stderr, "fabricbench %.*s: %s; the file ends at its last whole line\n", static_cast<int>(command.size()),
+               command.data(), error.c_str());
+  return kExitRunError;
 }
 
 std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command) {

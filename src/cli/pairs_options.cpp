@@ -23,8 +23,10 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
                  "seconds per test: stop once the median is stable after -n iterations or the budget is spent "
                  "(0 = exactly -n iterations)")
       ->capture_default_str();
-  app.add_option("--nodes", f.nodes, "only these nodes, comma-separated host names or indices (0-7,12): bisecting")
-      ->delimiter(',');
+  // No CLI11 delimiter: a Slurm host list has commas inside its brackets.
+  app.add_option("--nodes", f.nodes,
+                 "only these nodes: host names, Slurm host lists (gpu[01-16,20]) or node indices (0-7,12), "
+                 "comma-separated: bisecting");
   app.add_flag("--rails", f.rails,
                "one pair per rail: the same local rank on both nodes, every rail at once (launch one rank per GPU); "
                "default: local rank 0 of each node");
@@ -34,7 +36,9 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
                  "reference unidir rate in GB/s (e.g. the quoted NIC rate; bidir: twice it) instead of the median "
                  "over nodes");
   app.add_option("--backend", f.backend, "data plane: " + backend_names())->capture_default_str();
-  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)");
+  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)")
+      ->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace the --out file when it exists (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no matrices: warnings, errors, findings and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "a line per round on stderr: auto, on, off")->capture_default_str();

@@ -18,7 +18,9 @@ namespace fb::cli {
 void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("-b,--minbytes", f.minbytes, "smallest size (8, 1K, 64M, 8G)")->capture_default_str();
   app.add_option("-e,--maxbytes", f.maxbytes, "largest size")->capture_default_str();
-  app.add_option("-f,--stepfactor", f.stepfactor, "multiply the size by this each step")->capture_default_str();
+  app.add_option("-f,--stepfactor", f.stepfactor, "multiply the size by this each step")
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", f.stepbytes, "add this to the size each step (instead of -f)");
   app.add_option("-n,--iters", f.iters, "timed iterations per size (the minimum with --time-budget)")
       ->capture_default_str();
@@ -48,16 +50,19 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("--graph", f.graph,
                "GPU backends: capture each batch of timed iterations in a CUDA graph and replay it (times are "
                "per-batch means)");
-  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)");
-  app.add_option("--csv", f.csv, "also write the rows as CSV");
+  app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)")
+      ->check(output_path_validator());
+  app.add_option("--csv", f.csv, "also write the rows as CSV")->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace --out and --csv files that exist (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
   app.add_option("--duration", f.duration,
                  "burn-in: repeat the sweep until this much time is spent (90s, 30m, 2h); with --check all every "
                  "timed iteration is verified");
-  add_timeout_option(app, f.timeout);
+  add_timeout_option(app, f.timeout)->each([&f](const std::string&) { f.timeout_given = true; });
   add_inject_option(app, f.inject);
+  add_nccl_tests_flags(app, f.nccl_tests);
 }
 
 namespace {
@@ -89,6 +94,10 @@ RunOptions resolve(const RunFlags& f) {
   o.grid.max_bytes = parse_bytes(f.maxbytes, "--maxbytes");
   o.grid.step_factor = f.stepfactor;
   if (!f.stepbytes.empty()) {
+    if (f.stepfactor_given)
+      throw UsageError(fmt::format("--stepbytes {} and --stepfactor {:g} together: a sweep steps one way; give -i "
+                                   "for additive steps or -f for multiplicative ones",
+                                   f.stepbytes, f.stepfactor));
     o.grid.step_bytes = parse_bytes(f.stepbytes, "--stepbytes");
     if (o.grid.step_bytes == 0) throw UsageError("--stepbytes 0: the step must be at least 1 byte");
   }
@@ -122,7 +131,9 @@ RunOptions resolve(const RunFlags& f) {
   o.graph = f.graph;
   if (f.scopes.empty()) throw UsageError("--scope: give at least one of " + allowed_scopes());
   o.scopes = resolve_scopes(f.scopes);
-  if (f.time_budget < 0) throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more", f.time_budget));
+  // !(x >= 0) also catches nan, which every comparison would let through.
+  if (!(f.time_budget >= 0) || !std::isfinite(f.time_budget))
+    throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more (0 = exactly -n iterations)", f.time_budget));
   o.time_budget_s = f.time_budget;
   if (f.placement == "out") {
     o.in_place = false;
@@ -141,17 +152,27 @@ RunOptions resolve(const RunFlags& f) {
     throw UsageError(fmt::format("--progress '{}': use auto, on or off", f.progress));
   if (!f.duration.empty()) o.duration_s = parse_duration(f.duration, "--duration");
   o.timeout_s = timeout_seconds(f.timeout);
+  apply_nccl_tests_flags(f.nccl_tests, f.timeout_given, o);
   check_injected(f.inject);
+  check_corrupt_counts(f.inject, o.grid.min_bytes, o.dtype);
   o.inject = f.inject;
   return o;
 }
 
-void add_timeout_option(CLI::App& app, std::string& timeout) {
-  app.add_option("--timeout", timeout,
+CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout) {
+  return app.add_option("--timeout", timeout,
                  fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
                              "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog",
                              watch::kTimeoutFloorS))
       ->capture_default_str();
+}
+
+CLI::Validator output_path_validator() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        return path.empty() ? "an empty path; give a file name (or leave the flag out to write nothing)" : "";
+      },
+      "PATH");
 }
 
 void add_inject_option(CLI::App& app, std::vector<std::string>& inject) {
@@ -159,7 +180,25 @@ void add_inject_option(CLI::App& app, std::vector<std::string>& inject) {
 }
 
 void check_injected(const std::vector<std::string>& inject) {
-  for (const auto& spec : inject) fault::parse_fault(spec);  // validates; the faults are built per rank
+  for (std::size_t i = 0; i < inject.size(); ++i) {
+    fault::parse_fault(inject[i]);  // validates; the faults are built per rank
+    for (std::size_t j = 0; j < i; ++j)
+      if (inject[j] == inject[i])
+        throw UsageError(fmt::format("--inject '{}' is given twice; give each fault once", inject[i]));
+  }
+}
+
+void check_corrupt_counts(const std::vector<std::string>& inject, std::uint64_t min_bytes, Dtype dtype) {
+  for (const auto& spec : inject) {
+    const fault::Fault f = fault::parse_fault(spec);
+    if (f.kind != fault::Kind::corrupt) continue;
+    const std::uint64_t bytes = f.bytes.value_or(min_bytes);
+    const std::uint64_t elements = bytes / dtype_bytes(dtype);
+    if (f.count > elements)
+      throw UsageError(fmt::format("--inject '{}': count={} is more than the {} {} elements of the {} buffer it "
+                                   "would corrupt; give count={} or less, or a larger bytes=",
+                                   spec, f.count, elements, name(dtype), format_bytes(bytes), elements));
+  }
 }
 
 std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr<Backend> backend,
@@ -210,15 +249,35 @@ Verbosity verbosity(const RunFlags& f) {
   return f.quiet ? Verbosity::quiet : Verbosity::normal;
 }
 
+namespace {
+
+// Whether `fd` of process `pid` is a terminal, read from /proc (no access to
+// the descriptor itself is needed).
+bool fd_is_terminal(pid_t pid, int fd) {
+  char target[256] = {};
+  const std::string link = fmt::format("/proc/{}/fd/{}", pid, fd);
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return false;
+  const std::string_view t(target, static_cast<std::size_t>(n));
+  return t.starts_with("/dev/pts/") || t.starts_with("/dev/tty") || t == "/dev/console";
+}
+
+}  // namespace
+
 bool show_progress(const std::string& mode) {
   if (mode != "auto") return mode == "on";
-  if (isatty(STDERR_FILENO)) return true;
-  // Open MPI hands ranks a pseudo-terminal for stdout whatever mpirun's own
-  // output is, and a pipe for stderr; batch schedulers and CI set these.
+  // Batch schedulers and CI set these: their output goes to files.
   for (const char* batch : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "CI"})
     if (std::getenv(batch)) return false;
   const char* term = std::getenv("TERM");
-  return std::getenv("OMPI_COMM_WORLD_SIZE") && isatty(STDOUT_FILENO) && term && std::string(term) != "dumb";
+  if (term && std::string_view(term) == "dumb") return false;
+  if (!std::getenv("OMPI_COMM_WORLD_SIZE")) return isatty(STDERR_FILENO) != 0;
+  // Under mpirun this rank's stdout is a pseudo-terminal and its stderr a
+  // pipe whatever the user's own output is, so neither says whether a person
+  // is watching: mpirun's stderr does. mpirun is this rank's parent when the
+  // rank runs on mpirun's node (remote ranks' parent is orted: no line).
+  // Before, a run redirected to a log file filled it with "\r\e[K" lines.
+  return fd_is_terminal(getppid(), STDERR_FILENO);
 }
 
 }  // namespace fb::cli

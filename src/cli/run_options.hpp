@@ -11,6 +11,7 @@
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/plan.hpp"
+#include "nccl_tests_flags.hpp"
 
 namespace fb::cli {
 
@@ -19,6 +20,7 @@ struct RunFlags {
   std::string minbytes = "8";
   std::string maxbytes = "64M";
   double stepfactor = 2.0;
+  bool stepfactor_given = false;  // -f on the command line (refused beside -i)
   std::string stepbytes;
   int iters = 20;
   int warmup = 5;
@@ -37,12 +39,15 @@ struct RunFlags {
   bool graph = false;
   std::string out;
   std::string csv;
+  bool overwrite = false;  // --out and --csv may replace existing files
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
   std::string duration;            // burn-in: "30m"
   std::string timeout = "auto";    // watchdog
   std::vector<std::string> inject; // test-only faults
+  bool timeout_given = false;      // --timeout on the command line (wins over nccl-tests' -T)
+  NcclTestsFlags nccl_tests;       // -g -t -G -T and the refused ones
 };
 
 void add_run_flags(CLI::App& app, RunFlags& flags);
@@ -61,7 +66,11 @@ double parse_duration(const std::string& text, const char* flag);
 // --timeout of every measuring command (run, pairs, check, step): the hang
 // watchdog's limit. "auto" -> -1 (scaled to what an iteration moves), "0" or
 // "off" -> 0 (no watchdog), else a duration. Throws UsageError.
-void add_timeout_option(CLI::App& app, std::string& timeout);
+CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout);
+
+// For --out, --csv, --out-dir ...: refuses an empty path at parse time, where
+// "" would otherwise mean "not asked for" and silently write nothing.
+CLI::Validator output_path_validator();
 double timeout_seconds(const std::string& timeout);
 
 // --inject (test only) of every measuring command: faults planted in the
@@ -70,6 +79,8 @@ double timeout_seconds(const std::string& timeout);
 // (UsageError alike on every rank for a rank the job does not have).
 void add_inject_option(CLI::App& app, std::vector<std::string>& inject);
 void check_injected(const std::vector<std::string>& inject);
+// A corrupt fault's count must fit the smallest buffer it strikes (its bytes=, else -b).
+void check_corrupt_counts(const std::vector<std::string>& inject, std::uint64_t min_bytes, Dtype dtype);
 std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr<Backend> backend,
                                               const std::vector<std::string>& inject, std::string_view command);
 

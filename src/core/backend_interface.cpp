@@ -1,7 +1,10 @@
 #include "fabricbench/backends/backend.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <time.h>
+
+#include "fabricbench/core/errors.hpp"
 
 namespace fb {
 
@@ -30,6 +33,18 @@ int pair_peer(const OpSpec& spec, int rank) {
   return rank == spec.peer_b ? spec.peer_a : -1;
 }
 
+Support backend_runs(const Backend& backend, Op op) {
+  if (backend.ops().has(op)) return Support::yes();
+  const std::string_view elsewhere = backend.elsewhere();
+  return Support::no(fmt::format("{} is not an op of the {} backend (it runs {}){}{}", name(op), backend.name(),
+                                 backend.ops().names(), elsewhere.empty() ? "" : "; ", elsewhere));
+}
+
+Support support_for(const Backend& backend, const OpSpec& spec) {
+  const Support runs = backend_runs(backend, spec.op);
+  return runs.ok ? backend.supports(spec) : runs;
+}
+
 double ops_per_iteration(const OpSpec& spec) {
   if (spec.op == Op::pingpong) return 2.0;
   if (spec.op == Op::unidir || spec.op == Op::bidir) return spec.window;
@@ -37,8 +52,9 @@ double ops_per_iteration(const OpSpec& spec) {
 }
 
 CheckContext check_context(const OpSpec& spec, int rank, int nranks) {
+  const OpDesc& d = op_desc(spec.op);
   CheckContext c;
-  c.op = spec.op;
+  c.rule = d.check();
   c.dtype = spec.dtype;
   c.redop = spec.redop;
   c.rank = rank;
@@ -47,7 +63,7 @@ CheckContext check_context(const OpSpec& spec, int rank, int nranks) {
   c.layout = spec.layout;
   c.max_value = check_value_limit(spec.dtype, spec.op, spec.redop, nranks);
   const int peer = pair_peer(spec, rank);
-  if (is_pair_op(spec.op) && !is_copy_op(spec.op) && peer >= 0) {
+  if (d.pair && !d.copy && peer >= 0) {
     // unidir moves a -> b only; pingpong and bidir deliver to both.
     c.source = (spec.op == Op::unidir && rank == spec.peer_a) ? -1 : peer;
   }
@@ -55,6 +71,14 @@ CheckContext check_context(const OpSpec& spec, int rank, int nranks) {
 }
 
 Support BackendGroup::allocate(const OpSpec&) { return Support::yes(); }
+
+void set_up_backend(const Comm& world, Backend& backend, const RunOptions& options) {
+  const Support setup = backend.setup(world, options);
+  const std::string refusal = agree_on_error(world, setup.ok ? "" : setup.why);
+  if (!refusal.empty()) throw UsageError(refusal);
+  if (world.rank() == 0)
+    for (const auto& note : backend.notes()) spdlog::warn("backend {}: {}", backend.name(), note);
+}
 
 Support Backend::setup(const Comm&, const RunOptions& options) {
   if (options.graph)

@@ -15,6 +15,7 @@ using check::input_value;
 template <typename T>
 void fill_typed(const CheckContext& ctx, void* in, void* out) {
   std::memset(out, pattern::kPoisonByte, ctx.layout.out_elems * sizeof(T));
+  if (!check::has_input(ctx)) return;
   T* p = static_cast<T*>(in);
   for (std::uint64_t i = 0; i < ctx.layout.in_elems; ++i) p[i] = input_value<T>(ctx, ctx.rank, i);
 }
@@ -48,22 +49,10 @@ auto dispatch(Dtype dtype, F&& f) {
 }  // namespace
 
 bool host_checkable(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::half:
-    case Dtype::bfloat16:
-    case Dtype::fp8_e4m3:
-    case Dtype::fp8_e5m2:
-      return false;
-    default:
-      return true;
-  }
+  return visit_dtype<HostNarrow>(dtype, [](auto tag) { return !std::is_same_v<typename decltype(tag)::type, NoType>; });
 }
 
-bool has_checked_output(const CheckContext& ctx) {
-  if (ctx.op == Op::reduce) return ctx.rank == ctx.root;
-  if (is_pair_op(ctx.op)) return ctx.source >= 0;
-  return true;
-}
+bool has_checked_output(const CheckContext& ctx) { return check::has_output(ctx); }
 
 void fill_for_check(const CheckContext& ctx, void* in, void* out) {
   dispatch(ctx.dtype, [&](auto tag) { fill_typed<decltype(tag)>(ctx, in, out); });

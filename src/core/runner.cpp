@@ -6,6 +6,9 @@
 #include <cmath>
 #include <numeric>
 
+#include <spdlog/spdlog.h>
+
+#include "fabricbench/core/check_inexact.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
@@ -32,17 +35,25 @@ OpSpec Runner::spec_for(Op op, bool in_place, std::uint64_t bytes, int group_siz
 }
 
 void Runner::preflight() const {
-  // The backend's own options and placement first: every rank must learn of any rank's refusal.
-  const Support setup = backend_.setup(world_, options_);
-  const std::string setup_refusal = agree_on_error(world_, setup.ok ? "" : setup.why);
-  if (!setup_refusal.empty()) throw UsageError(setup_refusal);
+  // The backend's own options and placement first (once per command: a GPU
+  // backend keeps its placement across the sweeps of a profile).
+  set_up_backend(world_, backend_, options_);
+  // Memory before support: a size that does not fit is the first thing to
+  // say (not that its element count exceeds MPI's int). Buffers barely
+  // depend on the rank count (see layout.hpp): size them for the world; the
+  // doubling saturates, so a size near 2^64 cannot wrap to a small need.
+  const std::uint64_t largest = largest_buffer_bytes(world_.size());
+  const Support fit = backend_.fits(largest > UINT64_MAX / 2 ? UINT64_MAX : 2 * largest, nodes_.local_size);
+  // Nodes differ in free memory: every rank must learn of any rank's refusal.
+  const std::string refusal = agree_on_error(world_, fit.ok ? "" : fit.why);
+  if (!refusal.empty()) throw UsageError(refusal);
   // Support depends only on the options, so every rank reaches the same verdict.
   std::string first_refusal;
   bool any = false;
   for (Op op : options_.ops) {
     for (bool in_place : {false, true}) {
       if ((in_place && !options_.in_place) || (!in_place && !options_.out_of_place)) continue;
-      const Support s = backend_.supports(spec_for(op, in_place, sizes_.front(), world_.size()));
+      const Support s = support_for(backend_, spec_for(op, in_place, sizes_.front(), world_.size()));
       any = any || s.ok;
       if (!s.ok && first_refusal.empty()) first_refusal = s.why;
     }
@@ -51,11 +62,6 @@ void Runner::preflight() const {
   const bool rooted = std::any_of(options_.ops.begin(), options_.ops.end(), [](Op op) { return has_root(op); });
   if (rooted && options_.root >= world_.size())
     throw UsageError(fmt::format("--root {}: the job has {} ranks", options_.root, world_.size()));
-  // Buffers barely depend on the rank count (see layout.hpp): size them for the world.
-  const Support fit = backend_.fits(2 * largest_buffer_bytes(world_.size()), nodes_.local_size);
-  // Nodes differ in free memory: every rank must learn of any rank's refusal.
-  const std::string refusal = agree_on_error(world_, fit.ok ? "" : fit.why);
-  if (!refusal.empty()) throw UsageError(refusal);
 }
 
 RunTotals Runner::run() {
@@ -85,7 +91,9 @@ std::uint64_t Runner::largest_buffer_bytes(int group_size) const {
   std::uint64_t most = 0;
   for (Op op : options_.ops) {
     const Layout l = layout_for(op, options_.dtype, sizes_.back(), group_size);
-    most = std::max(most, std::max(l.in_elems, l.out_elems) * dtype_bytes(options_.dtype));
+    const std::uint64_t elems = std::max(l.in_elems, l.out_elems);
+    const std::uint64_t word = dtype_bytes(options_.dtype);
+    most = std::max(most, elems > UINT64_MAX / word ? UINT64_MAX : elems * word);
   }
   return most;
 }
@@ -104,6 +112,8 @@ void Runner::run_scope(Scope scope) {
     bgroup = backend_.open(group.comm);
     const std::uint64_t largest = largest_buffer_bytes(group.group_size);
     bgroup->reserve(largest, largest);
+  } else {
+    backend_.skip_open();
   }
   const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
   for (Op op : options_.ops)
@@ -111,6 +121,11 @@ void Runner::run_scope(Scope scope) {
 }
 
 void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
+  // An op the backend has no code for: one line saying so, and nothing prepared or timed.
+  if (const Support runs = backend_runs(backend_, op); !runs.ok) {
+    skip(group, spec_for(op, false, 0, group.group_size), 0, runs.why);
+    return;
+  }
   if (is_pair_op(op) && (std::max(options_.peer_a, options_.peer_b) >= group.group_size)) {
     skip(group, spec_for(op, false, 0, group.group_size), 0,
          fmt::format("--peers {},{}: the {} scope has {} ranks", options_.peer_a, options_.peer_b, name(group.scope),
@@ -138,7 +153,7 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
                          group.group_size));
         continue;
       }
-      const Support support = backend_.supports(spec);
+      const Support support = support_for(backend_, spec);
       if (!support.ok) {
         if (!unsupported[in_place]) skip(group, spec, 0, support.why);
         unsupported[in_place] = true;
@@ -148,6 +163,18 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
     }
     if (sink_) sink_->size_done();
   }
+}
+
+void Runner::note_inexact_check(const OpSpec& spec, int nranks) {
+  if (check::exact(spec.dtype, op_desc(spec.op).reduces, spec.redop, nranks)) return;
+  const std::string key = fmt::format("{} {} {} {}", name(spec.op), name(spec.dtype), name(spec.redop), nranks);
+  if (!inexact_noted_.insert(key).second) return;
+  const check::Bounds b = check::inexact_bounds(spec.dtype, spec.redop, nranks);
+  spdlog::warn("--check of {} {} {} over {} ranks is not exact: {} holds integers exactly only up to {}, and NCCL keeps "
+               "partial sums in it, so the result depends on NCCL's order; accepted when finite and in {}{:g}, {:g}] "
+               "(poison, NaN or a lost contribution below that still count)",
+               name(spec.op), name(spec.dtype), name(spec.redop), nranks, name(spec.dtype),
+               exact_integer_range(spec.dtype), b.low_open ? "(" : "[", b.low, b.high);
 }
 
 void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason) {
@@ -204,13 +231,16 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
   if (options_.check) verdict = check(op, timing.wrong_per_iteration);
+  if (options_.check && sink_) note_inexact_check(spec, group.group_size);
+  // Every member, after the row's traffic: the path NCCL chose exists only once it connected.
+  const std::string path = bgroup ? bgroup->path() : "";
   if (!sink_) return;
 
   Measurement m;
   m.op = std::string(name(spec.op));
   m.backend = std::string(backend_.name());
   m.scope = std::string(name(group.scope));
-  m.path = bgroup ? bgroup->path() : "";
+  m.path = path;
   m.dtype = std::string(name(spec.dtype));
   m.redop = is_reduction(spec.op) ? std::string(name(spec.redop)) : "";
   m.root = spec.root;

@@ -3,21 +3,10 @@
 #include <array>
 #include <utility>
 
+#include "fabricbench/core/enum_cover.hpp"
+
 namespace fb {
 namespace {
-
-constexpr std::array kOps{
-    std::pair{Op::all_reduce, "all_reduce"}, std::pair{Op::all_gather, "all_gather"},
-    std::pair{Op::reduce_scatter, "reduce_scatter"}, std::pair{Op::broadcast, "broadcast"},
-    std::pair{Op::reduce, "reduce"}, std::pair{Op::alltoall, "alltoall"},
-    std::pair{Op::sendrecv, "sendrecv"}, std::pair{Op::pingpong, "pingpong"},
-    std::pair{Op::unidir, "unidir"}, std::pair{Op::bidir, "bidir"},
-    std::pair{Op::copy_d2d_ce, "copy_d2d_ce"}, std::pair{Op::copy_d2d_sm, "copy_d2d_sm"},
-    std::pair{Op::copy_h2d_pinned, "copy_h2d_pinned"}, std::pair{Op::copy_d2h_pinned, "copy_d2h_pinned"},
-    std::pair{Op::copy_h2d_pageable, "copy_h2d_pageable"}, std::pair{Op::copy_d2h_pageable, "copy_d2h_pageable"},
-    std::pair{Op::copy_bidir_pinned, "copy_bidir_pinned"}, std::pair{Op::copy_peer, "copy_peer"},
-    std::pair{Op::copy_peer_staged, "copy_peer_staged"}, std::pair{Op::kernel_launch, "kernel_launch"},
-};
 
 struct DtypeInfo {
   Dtype dtype;
@@ -43,14 +32,13 @@ constexpr std::array kRedops{
     std::pair{RedOp::min, "min"}, std::pair{RedOp::avg, "avg"},
 };
 
-constexpr std::array kAllOps{Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast, Op::reduce,
-                             Op::alltoall,   Op::sendrecv,   Op::pingpong,       Op::unidir,    Op::bidir};
-constexpr std::array kDefaultOps{Op::all_reduce, Op::all_gather, Op::reduce_scatter,
-                                 Op::broadcast,  Op::alltoall,   Op::sendrecv};
-constexpr std::array kCopyOps{Op::copy_d2d_ce,       Op::copy_d2d_sm,       Op::copy_h2d_pinned,
-                              Op::copy_d2h_pinned,   Op::copy_h2d_pageable, Op::copy_d2h_pageable,
-                              Op::copy_bidir_pinned, Op::copy_peer,         Op::copy_peer_staged,
-                              Op::kernel_launch};
+// Names and sizes are looked up by position: a datatype or reduction added to
+// the enum without its row here stops the build (dtype_bytes would say 0).
+static_assert(enum_cover::covers<Dtype, kDtypes>([](const DtypeInfo& d) { return d.dtype; }),
+              "kDtypes: row i must describe Dtype i, one row per enumerator");
+static_assert(enum_cover::covers<RedOp, kRedops>([](const auto& r) { return r.first; }),
+              "kRedops: row i must describe RedOp i, one row per enumerator");
+
 constexpr std::array kAllDtypes{Dtype::int8,  Dtype::uint8,   Dtype::int32,   Dtype::uint32,
                                 Dtype::int64, Dtype::uint64,  Dtype::half,    Dtype::float32,
                                 Dtype::float64, Dtype::bfloat16, Dtype::fp8_e4m3, Dtype::fp8_e5m2};
@@ -72,17 +60,9 @@ std::string join_names(const Table& table) {
 
 }  // namespace
 
-std::span<const Op> all_ops() { return kAllOps; }
-std::span<const Op> default_ops() { return kDefaultOps; }
-std::span<const Op> copy_ops() { return kCopyOps; }
 std::span<const Dtype> all_dtypes() { return kAllDtypes; }
 std::span<const RedOp> all_redops() { return kAllRedops; }
 
-std::string_view name(Op op) {
-  for (const auto& [o, n] : kOps)
-    if (o == op) return n;
-  return "?";
-}
 std::string_view name(Dtype dtype) {
   for (const auto& d : kDtypes)
     if (d.dtype == dtype) return d.name;
@@ -92,18 +72,6 @@ std::string_view name(RedOp redop) {
   for (const auto& [r, n] : kRedops)
     if (r == redop) return n;
   return "?";
-}
-
-std::optional<Op> parse_op(std::string_view text) {
-  for (const auto& [o, n] : kOps)
-    if (text == n) return o;
-  // nccl-tests binary names (all_reduce_perf) and the common spellings without '_'.
-  if (text == "allreduce") return Op::all_reduce;
-  if (text == "allgather") return Op::all_gather;
-  if (text == "reducescatter") return Op::reduce_scatter;
-  if (text == "bcast") return Op::broadcast;
-  if (text == "all_to_all") return Op::alltoall;
-  return std::nullopt;
 }
 
 std::optional<Dtype> parse_dtype(std::string_view text) {
@@ -126,19 +94,6 @@ std::size_t dtype_bytes(Dtype dtype) {
   return 0;
 }
 
-bool is_reduction(Op op) { return op == Op::all_reduce || op == Op::reduce_scatter || op == Op::reduce; }
-bool has_root(Op op) { return op == Op::broadcast || op == Op::reduce; }
-bool is_pair_op(Op op) {
-  return op == Op::pingpong || op == Op::unidir || op == Op::bidir || op == Op::copy_peer || op == Op::copy_peer_staged;
-}
-bool is_copy_op(Op op) {
-  for (Op c : kCopyOps)
-    if (c == op) return true;
-  return false;
-}
-bool has_in_place(Op op) { return !is_pair_op(op) && !is_copy_op(op); }
-
-std::string allowed_ops() { return join_names(kOps); }
 std::string allowed_dtypes() { return join_names(kDtypes); }
 std::string allowed_redops() { return join_names(kRedops); }
 

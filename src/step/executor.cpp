@@ -109,13 +109,16 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     spec.dtype = dtype;
     spec.root = has_root(sc.op) ? 0 : -1;
     spec.layout = layout_for(sc.op, dtype, sc.bytes, group.size());
-    const Support support = backend.supports(spec);
+    const Support support = support_for(backend, spec);
     const std::string refusal = agree_on_error(world, support.ok ? "" : fmt::format("'{}': {}", sc.name, support.why));
     if (!refusal.empty()) throw UsageError("step: " + refusal);
     std::unique_ptr<BackendGroup> bg;
     std::unique_ptr<PreparedOp> op;
     const bool runs = (group.size() > 1 || run_one_rank_groups) && spec.layout.block > 0;
-    if (runs) bg = backend.open(group);
+    if (runs)
+      bg = backend.open(group);
+    else
+      backend.skip_open();  // groups may be split from one world communicator: every rank takes part
     // Device buffers may not fit beside the compute's matrices: every rank
     // learns which call did not, before any is measured.
     const Support room = runs ? bg->allocate(spec) : Support::yes();

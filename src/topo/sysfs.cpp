@@ -1,6 +1,7 @@
 #include "fabricbench/topo/sysfs.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -20,9 +21,17 @@ Fact<std::string> Sysfs::read(std::string_view rel) const {
   // POSIX reads, not streams: a sysfs attribute whose driver cannot answer
   // (the speed of a virtual or down NIC) opens fine and then fails read()
   // with EINVAL, and that reason is worth keeping.
+  // O_NONBLOCK and the regular-file test: a FIFO or device planted in a
+  // --sysfs-root tree would otherwise block the open or the read for ever.
   const fs::path p = root_ / rel;
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return Fact<std::string>::unknown(fmt::format("{}: {}", p.string(), std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+    ::close(fd);
+    return Fact<std::string>::unknown(
+        fmt::format("{}: a FIFO, socket or device, not a sysfs attribute: not read", p.string()));
+  }
   std::string s;
   char buf[4096];
   for (;;) {

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     app.parse(args);
     const fb::RunOptions o = fb::cli::resolve(flags);
-    (void)fb::canonical(o);
+    (void)app.config_to_str(true, false);  // what ranks compare
     (void)fb::to_json(o).dump();
   } catch (const CLI::ParseError&) {
   } catch (const fb::UsageError&) {

@@ -71,6 +71,43 @@ TEST_F(RunCli, SizeNotDivisibleByRanksIsRoundedDown) {
   }
 }
 
+// gather and scatter through the binary with -c on 2, 3 and 4 ranks, rooted
+// at the last rank (so the root's own block and the others' take different
+// paths from rank 0's), both placements.
+class GatherScatterCli : public RunCli, public ::testing::WithParamInterface<int> {};
+
+TEST_P(GatherScatterCli, EveryElementIsRightAndBusbwIsTheRingFactor) {
+  const int n = GetParam();
+  const int root = n - 1;
+  const auto r = run_process(mpirun(n) + " " + fabricbench() + " --ops gather,scatter -b 100 -e 6400 -f 4 -n 3 -w 1 " +
+                             "-c -r " + std::to_string(root) + " --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos) << r.out;
+  const Results res = read_results(path("r.jsonl"));
+  std::map<std::tuple<std::string, bool>, int> rows;
+  for (const auto& m : res.measurements) {
+    ++rows[std::make_tuple(m.op, m.in_place)];
+    EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes << (m.in_place ? " in-place" : "");
+    EXPECT_EQ(m.root, root);
+    EXPECT_EQ(m.nranks, n);
+    EXPECT_EQ(m.redop, "");  // nothing is reduced
+    // nccl-tests' factor for both: busbw = algbw x (n-1)/n.
+    EXPECT_NEAR(m.busbw_gbps, m.algbw_gbps * (n - 1) / n, 1e-12 * m.algbw_gbps) << m.op;
+    EXPECT_GT(m.algbw_gbps, 0.0);
+    // 100 B of float is 25 elements: 12, 8 or 6 per rank on 2, 3 or 4 ranks, 24 in all.
+    if (m.bytes <= 100) {
+      EXPECT_EQ(m.bytes, 96u) << m.op;
+    }
+  }
+  // 100, 400, 1600, 6400 B for each op and placement.
+  const std::map<std::tuple<std::string, bool>, int> want{
+      {{"gather", false}, 4}, {{"gather", true}, 4}, {{"scatter", false}, 4}, {{"scatter", true}, 4}};
+  EXPECT_EQ(rows, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, GatherScatterCli, ::testing::Values(2, 3, 4),
+                         [](const auto& info) { return "np" + std::to_string(info.param); });
+
 TEST_F(RunCli, PointToPointBetweenChosenPeers) {
   const auto r = run_process(mpirun(3) + " " + fabricbench() + " -b 8 -e 4K -f 8 --ops pingpong,unidir,bidir " +
                              "--peers 2,0 -n 3 -c --window 8 --out " + path("r.jsonl"));
@@ -136,6 +173,7 @@ TEST_F(RunCli, HelpExitsZero) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--minbytes"), std::string::npos);
   EXPECT_NE(r.out.find("--time-budget"), std::string::npos);
+  EXPECT_NE(r.out.find("alltoall, gather, scatter, sendrecv"), std::string::npos) << r.out;  // --ops lists every op
 }
 
 TEST_F(RunCli, TimeBudgetBoundsLargeSizes) {

@@ -2,6 +2,10 @@
 #include "fabricbench/topo/sysfs.hpp"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 
 namespace fb::topo {
 namespace {
@@ -35,6 +39,18 @@ TEST(Sysfs, MissingAndUnreadableFilesSayWhy) {
   const auto garbage = tree("broken").read_int("sys/bus/pci/devices/0000:00:04.0/numa_node");
   EXPECT_FALSE(garbage);
   EXPECT_NE(garbage.why().find("'garbage'"), std::string::npos);
+}
+
+TEST(Sysfs, AFifoInTheTreeIsNotReadAndDoesNotHang) {
+  // A FIFO planted in a --sysfs-root tree blocked open() for ever (no writer).
+  std::string root = (std::filesystem::temp_directory_path() / "fb_sysfs_fifo_XXXXXX").string();
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  std::filesystem::create_directories(root + "/sys/class/net/eth0");
+  ASSERT_EQ(mkfifo((root + "/sys/class/net/eth0/speed").c_str(), 0600), 0);
+  const auto speed = Sysfs(root).read_int("sys/class/net/eth0/speed");
+  EXPECT_FALSE(speed);
+  EXPECT_NE(speed.why().find("FIFO"), std::string::npos) << speed.why();
+  std::filesystem::remove_all(root);
 }
 
 TEST(Sysfs, ResolvesLinksInsideTheRoot) {

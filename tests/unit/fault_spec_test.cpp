@@ -48,5 +48,12 @@ TEST(FaultSpec, RefusalsNameTheProblem) {
   EXPECT_NE(refusal("kill:rank=99999999999").find("not a rank"), std::string::npos);
 }
 
+TEST(FaultSpec, AKeyGivenTwiceIsRefused) {
+  // Before: "rank=1,rank=0" silently struck rank 0 only.
+  const std::string why = refusal("hang:rank=1,rank=0");
+  EXPECT_NE(why.find("'rank' is given twice"), std::string::npos) << why;
+  EXPECT_NE(refusal("corrupt:rank=1,count=2,count=3").find("'count' is given twice"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fb::fault

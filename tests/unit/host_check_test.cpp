@@ -11,6 +11,7 @@ namespace fb {
 namespace {
 
 struct Ranks {
+  Op op = Op::all_reduce;
   std::vector<std::vector<float>> in;
   std::vector<std::vector<float>> out;
   std::vector<CheckContext> ctx;
@@ -18,9 +19,10 @@ struct Ranks {
 
 Ranks filled(Op op, int n, std::uint64_t bytes, RedOp redop = RedOp::sum) {
   Ranks r;
+  r.op = op;
   for (int q = 0; q < n; ++q) {
     CheckContext c;
-    c.op = op;
+    c.rule = op_desc(op).check();
     c.dtype = Dtype::float32;
     c.redop = redop;
     c.rank = q;
@@ -56,10 +58,10 @@ void simulate(Ranks& r) {
   for (int q = 0; q < n; ++q) {
     auto& out = r.out[static_cast<std::size_t>(q)];
     for (std::uint64_t j = 0; j < out.size(); ++j) {
-      switch (c.op) {
+      switch (r.op) {
         case Op::all_reduce:
         case Op::reduce_scatter: {
-          const std::uint64_t src = c.op == Op::all_reduce ? j : static_cast<std::uint64_t>(q) * b + j;
+          const std::uint64_t src = r.op == Op::all_reduce ? j : static_cast<std::uint64_t>(q) * b + j;
           float acc = r.in[0][src];
           for (int p = 1; p < n; ++p) acc = reduce(c.redop, acc, r.in[static_cast<std::size_t>(p)][src]);
           out[j] = acc;
@@ -70,6 +72,12 @@ void simulate(Ranks& r) {
           break;
         case Op::alltoall:
           out[j] = r.in[j / b][static_cast<std::uint64_t>(q) * b + j % b];
+          break;
+        case Op::gather:  // root 0 receives every rank's block in rank order; the others receive nothing
+          if (q == 0) out[j] = r.in[j / b][j % b];
+          break;
+        case Op::scatter:  // rank q receives block q of root 0's input
+          out[j] = r.in[0][static_cast<std::uint64_t>(q) * b + j];
           break;
         case Op::broadcast:
           out[j] = r.in[0][j];
@@ -104,21 +112,24 @@ TEST_P(EveryCollective, CorrectResultHasNoWrongElements) {
   }
 }
 
+// A gather has an output on its root only; every other op of the list on every rank.
+int ranks_with_output(Op op, int n) { return op == Op::gather ? 1 : n; }
+
 TEST_P(EveryCollective, UnwrittenOutputIsWrong) {
   Ranks r = filled(GetParam(), 4, 4096);  // outputs poisoned, never written
-  EXPECT_EQ(total_wrong(r), 4 * r.ctx[0].layout.out_elems) << name(GetParam());
+  EXPECT_EQ(total_wrong(r), ranks_with_output(GetParam(), 4) * r.ctx[0].layout.out_elems) << name(GetParam());
 }
 
 TEST_P(EveryCollective, OneCorruptElementCountsOnce) {
   Ranks r = filled(GetParam(), 4, 4096);
   simulate(r);
-  r.out[2][5] += 1.0f;
+  r.out[GetParam() == Op::gather ? 0 : 2][5] += 1.0f;
   EXPECT_EQ(total_wrong(r), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(HostCheck, EveryCollective,
                          ::testing::Values(Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast,
-                                           Op::alltoall, Op::sendrecv),
+                                           Op::alltoall, Op::gather, Op::scatter, Op::sendrecv),
                          [](const auto& info) { return std::string(name(info.param)); });
 
 TEST(HostCheck, MisplacedBlockIsCaught) {
@@ -146,9 +157,43 @@ TEST(HostCheck, EveryReductionOperator) {
   }
 }
 
+TEST(HostCheck, GatherAndScatterCatchABlockFromTheWrongRank) {
+  // The root's gathered output with rank 2's block in rank 1's place, and a
+  // scatter that hands rank 1 the block meant for rank 2: both are wrong.
+  Ranks g = filled(Op::gather, 3, 3 * 4 * 64);
+  simulate(g);
+  const std::uint64_t b = g.ctx[0].layout.block;
+  for (std::uint64_t j = 0; j < b; ++j) g.out[0][b + j] = g.in[2][j];
+  EXPECT_GT(total_wrong(g), b / 2);
+  Ranks s = filled(Op::scatter, 3, 3 * 4 * 64);
+  simulate(s);
+  for (std::uint64_t j = 0; j < b; ++j) s.out[1][j] = s.in[0][2 * b + j];
+  EXPECT_GT(total_wrong(s), b / 2);
+}
+
+TEST(HostCheck, ScatterWritesOnlyTheRootsInput) {
+  // In-place, a rank's output is its block of the buffer that holds the
+  // input. Had a non-root's own (ignored) input been written there, a scatter
+  // that delivered nothing would still match wherever its pattern happens to
+  // equal the root's (1 in 15): every element must stay wrong instead.
+  const int n = 4;
+  for (int q = 1; q < n; ++q) {
+    CheckContext c;
+    c.rule = op_desc(Op::scatter).check();
+    c.rank = q;
+    c.nranks = n;
+    c.root = 0;
+    c.layout = layout_for(Op::scatter, Dtype::float32, n * 4 * 300, n);
+    std::vector<float> buffer(c.layout.in_elems);
+    float* mine = buffer.data() + static_cast<std::ptrdiff_t>(q) * static_cast<std::ptrdiff_t>(c.layout.block);
+    fill_for_check(c, buffer.data(), mine);
+    EXPECT_EQ(verify_output(c, mine).wrong, c.layout.out_elems) << "rank " << q;
+  }
+}
+
 TEST(HostCheck, ReduceChecksOnlyTheRoot) {
   CheckContext c;
-  c.op = Op::reduce;
+  c.rule = op_desc(Op::reduce).check();
   c.rank = 1;
   c.nranks = 2;
   c.root = 0;
@@ -160,7 +205,7 @@ TEST(HostCheck, ReduceChecksOnlyTheRoot) {
 
 TEST(HostCheck, IntegerTypesWrapLikeMpi) {
   CheckContext c;
-  c.op = Op::all_reduce;
+  c.rule = op_desc(Op::all_reduce).check();
   c.dtype = Dtype::int8;
   c.nranks = 40;  // 40 ranks of values up to 15 overflow int8
   c.layout = layout_for(Op::all_reduce, Dtype::int8, 256, 40);

@@ -250,5 +250,13 @@ TEST(SelectNodes, HostNamesIndicesAndRangesInNodeOrder) {
   }
 }
 
+TEST(SelectNodes, SlurmHostListsAsOneFlagValue) {
+  // One --nodes value as squeue prints it: the commas inside brackets are ranges, outside they separate items.
+  const std::vector<std::string> hosts{"gpu01", "gpu02", "gpu03", "gpu16", "gpu20", "cpu1"};
+  EXPECT_EQ(select_nodes({"gpu[01-02,20]"}, hosts), (std::vector<int>{0, 1, 4}));
+  EXPECT_EQ(select_nodes({"gpu[03,16],5"}, hosts), (std::vector<int>{2, 3, 5}));
+  EXPECT_THROW(select_nodes({"gpu[01-04]"}, hosts), UsageError);  // gpu04 is not in the job
+}
+
 }  // namespace
 }  // namespace fb

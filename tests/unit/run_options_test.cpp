@@ -1,4 +1,5 @@
 #include "run_options.hpp"
+#include "command_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -115,9 +116,11 @@ TEST(RunOptions, HostBackendRefusesTheGpuOptions) {
   o.graph = false;
   o.device = 0;
   EXPECT_NE(mpi->setup(Comm(), o).why.find("--device"), std::string::npos);
-  OpSpec copy;
-  copy.op = Op::copy_h2d_pinned;
-  EXPECT_NE(mpi->supports(copy).why.find("--backend cuda"), std::string::npos);
+  // A copy path is not an op of the host backend: refused before supports() is asked, saying where it runs.
+  const Support copy = backend_runs(*mpi, Op::copy_h2d_pinned);
+  EXPECT_FALSE(copy.ok);
+  EXPECT_NE(copy.why.find("--backend cuda"), std::string::npos) << copy.why;
+  EXPECT_TRUE(backend_runs(*mpi, Op::gather).ok);
 }
 
 TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {
@@ -161,6 +164,83 @@ TEST(RunOptions, BurnInWatchdogAndFaultRefusals) {
   EXPECT_NE(usage_error({"--timeout", "soon"}).find("--timeout 'soon'"), std::string::npos);
   EXPECT_NE(usage_error({"--timeout", "nan"}).find("--timeout"), std::string::npos);
   EXPECT_NE(usage_error({"--inject", "hang:op=all_reduce"}).find("--inject"), std::string::npos);
+}
+
+TEST(RunOptions, NotANumberTimeBudgetIsRefused) {
+  // nan passed "< 0" and turned every size into an endless or empty budget.
+  EXPECT_NE(usage_error({"--time-budget", "nan"}).find("--time-budget"), std::string::npos);
+  EXPECT_NE(usage_error({"--time-budget", "inf"}).find("--time-budget"), std::string::npos);
+  EXPECT_EQ(parse({"--time-budget", "0.5"}).time_budget_s, 0.5);
+}
+
+TEST(RunOptions, StepBytesWithAnExplicitStepFactorIsRefused) {
+  // -f 2 is also the default: only a factor given on the command line clashes.
+  const std::string why = usage_error({"-i", "8", "-f", "2"});
+  EXPECT_NE(why.find("--stepbytes 8 and --stepfactor 2 together"), std::string::npos) << why;
+  EXPECT_EQ(parse({"-i", "8", "-b", "8", "-e", "32"}).grid.step_bytes, 8u);
+  EXPECT_EQ(parse({"-f", "4"}).grid.step_factor, 4.0);
+}
+
+TEST(RunOptions, EmptyOutputPathsAreRefused) {
+  // "" meant "no record" downstream: the run went on and wrote nothing.
+  for (const char* flag : {"--out", "--csv"}) {
+    const std::string why = usage_error({flag, ""});
+    EXPECT_NE(why.find("parse:"), std::string::npos) << flag << ": " << why;
+    EXPECT_NE(why.find("empty path"), std::string::npos) << flag << ": " << why;
+  }
+}
+
+TEST(RunOptions, TheSameFaultTwiceAndCorruptCountsBeyondTheBufferAreRefused) {
+  EXPECT_NE(usage_error({"--inject", "hang:rank=1", "--inject", "hang:rank=1"}).find("given twice"),
+            std::string::npos);
+  // 64 B of float is 16 elements: a count of 17 cannot be planted (and used to
+  // loop count times over an index the backend ignores).
+  const std::string why = usage_error({"-b", "64", "-e", "1K", "--inject", "corrupt:rank=1,count=17"});
+  EXPECT_NE(why.find("count=17 is more than the 16 float elements of the 64 B buffer"), std::string::npos) << why;
+  EXPECT_EQ(usage_error({"-b", "64", "-e", "1K", "--inject", "corrupt:rank=1,count=16"}), "");
+  EXPECT_EQ(usage_error({"-b", "64", "--inject", "corrupt:rank=1,count=100,bytes=1K"}), "");
+}
+
+TEST(OptionsAcrossRanks, TheFirstDifferenceNamesTheOption) {
+  const std::string rank0 = "minbytes=\"8\"\nmaxbytes=\"64M\"\niters=20\n";
+  EXPECT_EQ(first_difference(rank0, rank0), "");
+  EXPECT_EQ(first_difference(rank0, "minbytes=\"8\"\nmaxbytes=\"1G\"\niters=21\n"),
+            "--maxbytes is \"64M\" on rank 0 but \"1G\" here");
+  EXPECT_EQ(first_difference(rank0, "minbytes=\"8\"\nmaxbytes=\"64M\"\n"), "rank 0 has iters=20 where this rank has nothing");
+}
+
+TEST(OptionsAcrossRanks, EveryFlagOfRunIsInTheComparedText) {
+  // The compared text comes from CLI11's parsed options, so a flag added
+  // later is compared without anyone listing it: every option of `run` must
+  // appear, and a changed value must change the text.
+  CLI::App app;
+  RunFlags flags;
+  add_run_flags(app, flags);
+  app.parse(std::vector<std::string>{"4", "-n"});
+  const std::string text = app.config_to_str(true, false);
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_lnames().empty() || opt->get_lnames()[0] == "help") continue;
+    EXPECT_NE(text.find(opt->get_lnames()[0] + "="), std::string::npos) << opt->get_lnames()[0] << " in\n" << text;
+  }
+  EXPECT_NE(text.find("iters=4"), std::string::npos) << text;
+}
+
+TEST(RunOptions, NcclTestsFlagsAreMappedOrRefusedWithTheFabricbenchWay) {
+  // Accepted: one GPU and one thread per rank, as fabricbench always runs.
+  EXPECT_EQ(usage_error({"-g", "1", "-t", "1"}), "");
+  const std::string g8 = usage_error({"-g", "8"});
+  EXPECT_NE(g8.find("-g 8: fabricbench runs one rank per GPU"), std::string::npos) << g8;
+  EXPECT_NE(g8.find("mpirun -np"), std::string::npos) << g8;
+  // Mapped: -G N > 0 is --graph; -T is --timeout unless --timeout is given too.
+  EXPECT_TRUE(parse({"-G", "20"}).graph);
+  EXPECT_FALSE(parse({"-G", "0"}).graph);
+  EXPECT_EQ(parse({"-T", "30"}).timeout_s, 30);
+  EXPECT_EQ(parse({"-T", "30", "--timeout", "90"}).timeout_s, 90);
+  // Refused, naming what to use instead.
+  EXPECT_NE(usage_error({"-N", "0"}).find("--duration"), std::string::npos);
+  EXPECT_NE(usage_error({"-J", "r.json"}).find("--out FILE.jsonl"), std::string::npos);
+  EXPECT_NE(usage_error({"-F", "r.csv"}).find("--csv FILE"), std::string::npos);
+  EXPECT_NE(usage_error({"-a", "3"}).find("slowest rank"), std::string::npos);
 }
 
 }  // namespace

@@ -36,14 +36,5 @@ TEST(Types, Sizes) {
   EXPECT_EQ(dtype_bytes(Dtype::float64), 8u);
 }
 
-TEST(Plan, CanonicalFormDiffersWhenOptionsDiffer) {
-  RunOptions a;
-  RunOptions b;
-  EXPECT_EQ(fnv1a(canonical(a)), fnv1a(canonical(b)));
-  b.iters = 21;
-  EXPECT_NE(fnv1a(canonical(a)), fnv1a(canonical(b)));
-  EXPECT_EQ(fnv1a(""), 0xcbf29ce484222325ull);
-}
-
 }  // namespace
 }  // namespace fb

@@ -2,6 +2,8 @@
 // and malformed input refused for good.
 #include "fabricbench/core/watch_wire.hpp"
 
+#include "fabricbench/core/op_desc.hpp"
+
 #include <gtest/gtest.h>
 
 namespace fb::watch {
@@ -148,6 +150,33 @@ TEST(WatchWire, LongTextIsCutToFitAFrame) {
   const auto f = d.next();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->text.size(), kMaxFrameBytes - 1 - 8);  // the rank takes 8 of the frame's bytes
+}
+
+// A rank reports whatever op it is in: every row of the op table, the last
+// one (added last: today kernel_launch) and the copy paths included, must
+// reach rank 0. The decoder once checked against all_ops(), the
+// communication ops only, and refused a copying rank's state as malformed,
+// which dropped its leader and the node with it. One past the table is no op.
+TEST(WatchWire, AStateForEveryOpOfTheTableRoundTrips) {
+  const auto round_trip = [](int op) {
+    Message m = state_message();
+    m.state.at.op = op;
+    Decoder d;
+    d.feed(encode(m));
+    const auto back = d.next();
+    EXPECT_TRUE(back) << "op " << op << ": " << d.error();
+    return back ? back->state.at.op : -2;
+  };
+  const Op last = kOpTable.back().op;
+  EXPECT_EQ(round_trip(static_cast<int>(last)), static_cast<int>(last)) << name(last);
+  for (const OpDesc& d : kOpTable) EXPECT_EQ(round_trip(static_cast<int>(d.op)), static_cast<int>(d.op)) << d.name;
+  EXPECT_EQ(round_trip(-1), -1);  // no op yet (set-up)
+  Message past = state_message();
+  past.state.at.op = static_cast<int>(kOpCount);
+  Decoder d;
+  d.feed(encode(past));
+  EXPECT_FALSE(d.next());
+  EXPECT_NE(d.error(), "");
 }
 
 }  // namespace

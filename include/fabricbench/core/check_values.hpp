@@ -14,18 +14,22 @@
 #include <type_traits>
 
 #include "fabricbench/core/layout.hpp"
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/pattern.hpp"
 #include "fabricbench/core/types.hpp"
 
 namespace fb {
 
 struct CheckContext {
-  Op op = Op::all_reduce;
+  // The op's check rule, from its row of the op table: check_context() in
+  // backend.hpp sets it (op_desc(op).check()). The op itself stays on the
+  // host: device code cannot read the table.
+  OpCheck rule;
   Dtype dtype = Dtype::float32;
   RedOp redop = RedOp::sum;
   int rank = 0;    // this rank's index in the communicator of the op
   int nranks = 1;
-  int root = 0;    // broadcast, reduce
+  int root = 0;    // rooted ops: broadcast, reduce, gather, scatter
   int source = -1; // point-to-point ops: the rank this one receives from; -1 = receives nothing
   // Input patterns are folded into 1..max_value (see check_value_limit).
   std::int32_t max_value = 15;
@@ -34,15 +38,13 @@ struct CheckContext {
 
 namespace check {
 
-FB_HD inline bool reduces(Op op) { return op == Op::all_reduce || op == Op::reduce_scatter || op == Op::reduce; }
-
 FB_HD inline std::int32_t folded(std::int32_t v, std::int32_t max_value) {
   return max_value >= 15 ? v : 1 + (v - 1) % max_value;
 }
 
 template <typename T>
 FB_HD T input_value(const CheckContext& ctx, int rank, std::uint64_t index) {
-  if (ctx.redop == RedOp::prod && reduces(ctx.op)) return static_cast<T>(pattern::sign(rank, index));
+  if (ctx.redop == RedOp::prod && ctx.rule.reduces) return static_cast<T>(pattern::sign(rank, index));
   return static_cast<T>(folded(pattern::value(rank, index), ctx.max_value));
 }
 
@@ -58,51 +60,108 @@ FB_HD T combine(RedOp op, T a, T b) {
         return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
       case RedOp::prod:
         return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-      default:
-        break;
+      case RedOp::max:
+        return a > b ? a : b;
+      case RedOp::min:
+        return a < b ? a : b;
     }
   } else {
-    if (op == RedOp::sum || op == RedOp::avg) return a + b;
-    if (op == RedOp::prod) return a * b;
+    switch (op) {
+      case RedOp::sum:
+      case RedOp::avg:
+        return a + b;
+      case RedOp::prod:
+        return a * b;
+      case RedOp::max:
+        return a > b ? a : b;
+      case RedOp::min:
+        return a < b ? a : b;
+    }
   }
-  if (op == RedOp::max) return a > b ? a : b;
-  return a < b ? a : b;
+  return a;  // not reached: both switches cover every operator
+}
+
+// avg = sum / n. Integers as NCCL divides them (FuncSumPostDiv in
+// src/device/reduce_kernel.h: the wrapped sum divided by an int n): in a
+// type that holds n, not in T, where 128 is -128 in int8 and 256 is 0 in
+// uint8 (a wrong value, and SIGFPE in the host check).
+template <typename T>
+FB_HD T average(T sum, int n) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<std::int64_t>(sum) / n);
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<std::uint64_t>(sum) / static_cast<std::uint64_t>(n));
+  } else {
+    return static_cast<T>(sum / static_cast<T>(n));
+  }
 }
 
 template <typename T>
 FB_HD T reduced_value(const CheckContext& ctx, std::uint64_t index) {
   T acc = input_value<T>(ctx, 0, index);
   for (int r = 1; r < ctx.nranks; ++r) acc = combine(ctx.redop, acc, input_value<T>(ctx, r, index));
-  if (ctx.redop == RedOp::avg) acc = static_cast<T>(acc / static_cast<T>(ctx.nranks));
+  if (ctx.redop == RedOp::avg) acc = average(acc, ctx.nranks);
   return acc;
+}
+
+// Does this rank have an output the check verifies? (reduce and gather: the
+// root only; point-to-point: the ranks that receive.)
+FB_HD inline bool has_output(const CheckContext& ctx) {
+  switch (ctx.rule.expect) {
+    case ExpectRule::reduced_at_root:
+    case ExpectRule::gathered_at_root:
+      return ctx.rank == ctx.root;
+    case ExpectRule::from_source:
+      return ctx.source >= 0;
+    case ExpectRule::reduced:
+    case ExpectRule::reduced_block:
+    case ExpectRule::gathered:
+    case ExpectRule::transposed:
+    case ExpectRule::from_root:
+    case ExpectRule::scattered:
+    case ExpectRule::from_prev:
+    case ExpectRule::own:
+      return true;
+  }
+  return true;  // not reached
+}
+
+// Does this rank's input matter? A scatter sends the root's input alone: the
+// others' is not written, so a rank that receives nothing keeps the poison
+// even when its output shares the input's buffer (in-place), as nccl-tests
+// initialises only the root's (scatter.cu).
+FB_HD inline bool has_input(const CheckContext& ctx) {
+  return ctx.rule.expect != ExpectRule::scattered || ctx.rank == ctx.root;
 }
 
 // Expected value of output element `j` of rank ctx.rank.
 template <typename T>
 FB_HD T expected_value(const CheckContext& ctx, std::uint64_t j) {
   const std::uint64_t block = ctx.layout.block;
-  switch (ctx.op) {
-    case Op::all_reduce:
-    case Op::reduce:
+  const auto rank_block = static_cast<std::uint64_t>(ctx.rank) * block;
+  switch (ctx.rule.expect) {
+    case ExpectRule::reduced:
+    case ExpectRule::reduced_at_root:
       return reduced_value<T>(ctx, j);
-    case Op::reduce_scatter:
-      return reduced_value<T>(ctx, static_cast<std::uint64_t>(ctx.rank) * block + j);
-    case Op::all_gather:
+    case ExpectRule::reduced_block:
+      return reduced_value<T>(ctx, rank_block + j);
+    case ExpectRule::gathered:
+    case ExpectRule::gathered_at_root:
       return input_value<T>(ctx, static_cast<int>(j / block), j % block);
-    case Op::alltoall:
-      return input_value<T>(ctx, static_cast<int>(j / block), static_cast<std::uint64_t>(ctx.rank) * block + j % block);
-    case Op::broadcast:
+    case ExpectRule::transposed:
+      return input_value<T>(ctx, static_cast<int>(j / block), rank_block + j % block);
+    case ExpectRule::from_root:
       return input_value<T>(ctx, ctx.root, j);
-    case Op::sendrecv:
+    case ExpectRule::scattered:
+      return input_value<T>(ctx, ctx.root, rank_block + j);
+    case ExpectRule::from_prev:
       return input_value<T>(ctx, (ctx.rank - 1 + ctx.nranks) % ctx.nranks, j);
-    case Op::pingpong:
-    case Op::unidir:
-    case Op::bidir:
+    case ExpectRule::from_source:
       return input_value<T>(ctx, ctx.source, j);
-    default:
-      // Copies: the destination holds this rank's own input.
+    case ExpectRule::own:
       return input_value<T>(ctx, ctx.rank, j);
   }
+  return input_value<T>(ctx, ctx.rank, j);  // not reached: the switch covers every rule
 }
 
 // An avg over a rank count that is not a power of two is not exact in
@@ -161,7 +220,7 @@ decltype(auto) visit_dtype(Dtype dtype, F&& f) {
 
 // The largest integer a datatype holds exactly with all smaller ones:
 // 2^(mantissa bits + 1). Integers wrap the same way on both sides, so 0 (no limit).
-inline std::int64_t exact_integer_range(Dtype dtype) {
+FB_HD inline std::int64_t exact_integer_range(Dtype dtype) {
   switch (dtype) {
     case Dtype::half:
       return 2048;
@@ -175,9 +234,15 @@ inline std::int64_t exact_integer_range(Dtype dtype) {
       return std::int64_t{1} << 24;
     case Dtype::float64:
       return std::int64_t{1} << 53;
-    default:
+    case Dtype::int8:
+    case Dtype::uint8:
+    case Dtype::int32:
+    case Dtype::uint32:
+    case Dtype::int64:
+    case Dtype::uint64:
       return 0;
   }
+  return 0;  // not reached
 }
 
 // Patterns for a summing reduction over `nranks` are folded into
@@ -187,7 +252,7 @@ inline std::int64_t exact_integer_range(Dtype dtype) {
 // beyond that every input is 1 and sums past the range round.
 inline std::int32_t check_value_limit(Dtype dtype, Op op, RedOp redop, int nranks) {
   const std::int64_t range = exact_integer_range(dtype);
-  if (range == 0 || !check::reduces(op) || (redop != RedOp::sum && redop != RedOp::avg)) return 15;
+  if (range == 0 || !op_desc(op).reduces || (redop != RedOp::sum && redop != RedOp::avg)) return 15;
   const std::int64_t limit = range / (nranks > 0 ? nranks : 1);
   return static_cast<std::int32_t>(limit < 1 ? 1 : (limit > 15 ? 15 : limit));
 }

@@ -18,13 +18,14 @@ struct CheckResult {
 bool host_checkable(Dtype dtype);
 
 // Poison `out` (layout.out_elems elements) and then write this rank's input
-// pattern into `in` (layout.in_elems elements). In-place callers pass the
+// pattern into `in` (layout.in_elems elements; nothing where the op ignores
+// this rank's input, see check::has_input). In-place callers pass the
 // aliasing pointers; poisoning comes first so the input survives.
 void fill_for_check(const CheckContext& ctx, void* in, void* out);
 
 // Count the output elements of this rank that differ from their expected value.
-// Ranks with no defined output (reduce off the root, a point-to-point sender)
-// return 0 wrong.
+// Ranks with no defined output (reduce and gather off the root, a
+// point-to-point sender) return 0 wrong.
 CheckResult verify_output(const CheckContext& ctx, const void* out);
 
 // Does this rank have an output the check can verify?

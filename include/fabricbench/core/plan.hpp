@@ -43,10 +43,6 @@ struct RunOptions {
 // The options as a JSON object for the run header.
 nlohmann::ordered_json to_json(const RunOptions& options);
 
-// The options as one canonical string: equal on every rank of a sane launch.
-std::string canonical(const RunOptions& options);
-// FNV-1a of `text`: stable across processes and hosts (std::hash is not promised to be).
-std::uint64_t fnv1a(const std::string& text);
 
 // Stop rule of a measurement with a time budget: run at least `iters`, stop
 // early once the median moves by under this fraction between batches.

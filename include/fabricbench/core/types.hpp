@@ -1,5 +1,7 @@
 // The vocabulary of a measurement: which operation, on which datatype, with
 // which reduction. Names match nccl-tests so its users' habits carry over.
+// What each op is (flags, layout, busbw, check, model) is a row of the op
+// table, op_desc.hpp: a new enumerator needs its row there.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,8 @@ enum class Op {
   broadcast,
   reduce,
   alltoall,
+  gather,    // rooted: every rank's block to the root
+  scatter,   // rooted: the root's blocks, one to each rank
   sendrecv,  // ring: rank r sends to r+1 and receives from r-1
   pingpong,  // point-to-point latency between two ranks (half round trip)
   unidir,    // point-to-point bandwidth, one direction, a window of messages
@@ -55,8 +59,9 @@ std::optional<Dtype> parse_dtype(std::string_view text);  // nccl-tests names an
 std::optional<RedOp> parse_redop(std::string_view text);
 
 std::size_t dtype_bytes(Dtype dtype);
+// The op table's flags (op_desc.hpp), for code that needs only one.
 bool is_reduction(Op op);     // takes a reduction operator
-bool has_root(Op op);         // broadcast, reduce
+bool has_root(Op op);         // broadcast, reduce, gather, scatter
 bool is_pair_op(Op op);       // pingpong, unidir, bidir, copy_peer*: two ranks only
 bool is_copy_op(Op op);       // the copy paths and kernel_launch
 bool has_in_place(Op op);     // collectives and sendrecv; not point-to-point or copies

@@ -1,6 +1,7 @@
 #include "copy_op.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "cuda_common/copy_kernels.hpp"
 #include "cuda_common/device_check.hpp"
@@ -19,18 +20,18 @@ void CopyOp::copy(const CopyLeg& leg, cudaMemcpyKind kind, cudaStream_t stream) 
 }
 
 void CopyOp::enqueue() {
-  switch (spec_.op) {
-    case Op::copy_d2d_ce:
+  switch (copy_path(spec_.op)) {
+    case CopyPath::d2d_ce:
       return copy(c_.legs[0], cudaMemcpyDeviceToDevice, c_.stream);
-    case Op::copy_d2d_sm:
+    case CopyPath::d2d_sm:
       return gpu::sm_copy(c_.legs[0].dst, c_.legs[0].src, bytes_, c_.sm_count, c_.stream, c_.device);
-    case Op::copy_h2d_pinned:
-    case Op::copy_h2d_pageable:
+    case CopyPath::h2d_pinned:
+    case CopyPath::h2d_pageable:
       return copy(c_.legs[0], cudaMemcpyHostToDevice, c_.stream);
-    case Op::copy_d2h_pinned:
-    case Op::copy_d2h_pageable:
+    case CopyPath::d2h_pinned:
+    case CopyPath::d2h_pageable:
       return copy(c_.legs[0], cudaMemcpyDeviceToHost, c_.stream);
-    case Op::copy_bidir_pinned:
+    case CopyPath::bidir_pinned:
       // Fork the second direction onto the side stream and join it back, so
       // the iteration ends when both directions have.
       gpu::check(cudaEventRecord(c_.fork, c_.stream), "cudaEventRecord", c_.device);
@@ -40,16 +41,17 @@ void CopyOp::enqueue() {
       gpu::check(cudaEventRecord(c_.join, c_.side_stream), "cudaEventRecord", c_.device);
       gpu::check(cudaStreamWaitEvent(c_.stream, c_.join, 0), "cudaStreamWaitEvent", c_.device);
       return;
-    case Op::copy_peer:
-    case Op::copy_peer_staged:
+    case CopyPath::peer:
+    case CopyPath::peer_staged:
       return gpu::check(cudaMemcpyPeerAsync(c_.legs[0].dst, c_.peer_device, c_.legs[0].src, c_.device, bytes_,
                                             c_.stream),
                         "cudaMemcpyPeerAsync", c_.device);
-    case Op::kernel_launch:
+    case CopyPath::kernel_launch:
       return gpu::launch_empty_kernel(c_.stream, c_.device);
-    default:
-      return;
+    case CopyPath::none:
+      break;
   }
+  throw std::logic_error("CopyOp::enqueue: not a copy path");  // refused by the engine before prepare
 }
 
 void CopyOp::run() {

@@ -14,6 +14,45 @@
 
 namespace fb {
 
+// The copy behind each op, `none` for the communication ops (the cuda backend
+// has no code for them). One exhaustive switch: a new op stops the build here
+// until it is given a path (or none); the backend's op list (kCudaCopyOps) and
+// every switch of the backend read it.
+enum class CopyPath {
+  none, d2d_ce, d2d_sm, h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable, bidir_pinned, peer, peer_staged,
+  kernel_launch,
+};
+
+constexpr CopyPath copy_path(Op op) {
+  switch (op) {
+    case Op::copy_d2d_ce: return CopyPath::d2d_ce;
+    case Op::copy_d2d_sm: return CopyPath::d2d_sm;
+    case Op::copy_h2d_pinned: return CopyPath::h2d_pinned;
+    case Op::copy_d2h_pinned: return CopyPath::d2h_pinned;
+    case Op::copy_h2d_pageable: return CopyPath::h2d_pageable;
+    case Op::copy_d2h_pageable: return CopyPath::d2h_pageable;
+    case Op::copy_bidir_pinned: return CopyPath::bidir_pinned;
+    case Op::copy_peer: return CopyPath::peer;
+    case Op::copy_peer_staged: return CopyPath::peer_staged;
+    case Op::kernel_launch: return CopyPath::kernel_launch;
+    case Op::all_reduce:
+    case Op::all_gather:
+    case Op::reduce_scatter:
+    case Op::broadcast:
+    case Op::reduce:
+    case Op::alltoall:
+    case Op::gather:
+    case Op::scatter:
+    case Op::sendrecv:
+    case Op::pingpong:
+    case Op::unidir:
+    case Op::bidir: return CopyPath::none;
+  }
+  return CopyPath::none;
+}
+
+inline constexpr OpSet kCudaCopyOps = OpSet::where([](Op op) { return copy_path(op) != CopyPath::none; });
+
 struct CopyLeg {
   void* src = nullptr;
   void* dst = nullptr;

@@ -126,70 +126,76 @@ class CopyGroup final : public BackendGroup {
   }
 
   std::vector<Buffer*> buffers_for(Op op) {
-    switch (op) {
-      case Op::copy_d2d_ce:
-      case Op::copy_d2d_sm:
+    switch (copy_path(op)) {
+      case CopyPath::d2d_ce:
+      case CopyPath::d2d_sm:
         return {&dev_a_, &dev_b_};
-      case Op::copy_h2d_pinned:
-      case Op::copy_d2h_pinned:
+      case CopyPath::h2d_pinned:
+      case CopyPath::d2h_pinned:
         return {&pinned_a_, &dev_a_};
-      case Op::copy_h2d_pageable:
-      case Op::copy_d2h_pageable:
+      case CopyPath::h2d_pageable:
+      case CopyPath::d2h_pageable:
         return {&pageable_, &dev_a_};
-      case Op::copy_bidir_pinned:
+      case CopyPath::bidir_pinned:
         return {&pinned_a_, &pinned_b_, &dev_a_, &dev_b_};
-      case Op::copy_peer:
-      case Op::copy_peer_staged:
+      case CopyPath::peer:
+      case CopyPath::peer_staged:
         return {&dev_a_, &peer_};
-      default:
+      case CopyPath::kernel_launch:
+      case CopyPath::none:
         return {};
     }
+    return {};
   }
 
   std::vector<CopyLeg> legs_for(Op op, int peer_device) {
     const int d = gpu_.device;
-    switch (op) {
-      case Op::copy_d2d_ce:
-      case Op::copy_d2d_sm:
+    switch (copy_path(op)) {
+      case CopyPath::d2d_ce:
+      case CopyPath::d2d_sm:
         return {{dev_a_.data(), dev_b_.data(), false, false, d}};
-      case Op::copy_h2d_pinned:
+      case CopyPath::h2d_pinned:
         return {{pinned_a_.data(), dev_a_.data(), false, false, d}};
-      case Op::copy_d2h_pinned:
+      case CopyPath::d2h_pinned:
         return {{dev_a_.data(), pinned_a_.data(), false, false, d}};
-      case Op::copy_h2d_pageable:
+      case CopyPath::h2d_pageable:
         return {{pageable_.data(), dev_a_.data(), true, false, d}};
-      case Op::copy_d2h_pageable:
+      case CopyPath::d2h_pageable:
         return {{dev_a_.data(), pageable_.data(), false, true, d}};
-      case Op::copy_bidir_pinned:
+      case CopyPath::bidir_pinned:
         return {{pinned_a_.data(), dev_a_.data(), false, false, d}, {dev_b_.data(), pinned_b_.data(), false, false, d}};
-      case Op::copy_peer:
-      case Op::copy_peer_staged:
+      case CopyPath::peer:
+      case CopyPath::peer_staged:
         if (peer_device < 0) return {};  // the receiving rank of the pair does nothing
         return {{dev_a_.data(), peer_.data(), false, false, peer_device}};
-      default:
+      case CopyPath::kernel_launch:
+      case CopyPath::none:
         return {};
     }
+    return {};
   }
 
   std::string path_of(Op op, int peer_device) const {
-    switch (op) {
-      case Op::copy_d2d_ce:
-      case Op::copy_d2d_sm:
+    switch (copy_path(op)) {
+      case CopyPath::d2d_ce:
+      case CopyPath::d2d_sm:
         return fmt::format("GPU{} memory", gpu_.device);
-      case Op::copy_h2d_pinned:
-      case Op::copy_d2h_pinned:
-      case Op::copy_bidir_pinned:
+      case CopyPath::h2d_pinned:
+      case CopyPath::d2h_pinned:
+      case CopyPath::bidir_pinned:
         return fmt::format("host pinned<->GPU{}", gpu_.device);
-      case Op::copy_h2d_pageable:
-      case Op::copy_d2h_pageable:
+      case CopyPath::h2d_pageable:
+      case CopyPath::d2h_pageable:
         return fmt::format("host pageable<->GPU{}", gpu_.device);
-      case Op::copy_peer:
+      case CopyPath::peer:
         return fmt::format("GPU{}->GPU{} peer access", gpu_.device, peer_device);
-      case Op::copy_peer_staged:
+      case CopyPath::peer_staged:
         return fmt::format("GPU{}->GPU{} staged", gpu_.device, peer_device);
-      default:
-        return fmt::format("GPU{} launch", gpu_.device);
+      case CopyPath::kernel_launch:
+      case CopyPath::none:
+        break;
     }
+    return fmt::format("GPU{} launch", gpu_.device);
   }
 
   Comm comm_;
@@ -218,11 +224,12 @@ class CudaCopyBackend final : public gpu::GpuBackend {
                        driver % 1000 / 10);
   }
 
+  OpSet ops() const override { return kCudaCopyOps; }
+  std::string_view elsewhere() const override {
+    return "the cuda backend measures copy paths and kernel launches; communication ops run on --backend nccl";
+  }
+
   Support supports(const OpSpec& spec) const override {
-    if (!is_copy_op(spec.op))
-      return Support::no(fmt::format("{} is a communication op: the cuda backend measures copy paths and kernel "
-                                     "launches; use --backend nccl",
-                                     fb::name(spec.op)));
     if (spec.in_place) return Support::no("copy paths have no in-place variant");
     if (spec.op == Op::kernel_launch && spec.layout.bytes > 8)
       return Support::no("kernel_launch has no message size: it runs at sizes up to 8 B only (include -b 8)");

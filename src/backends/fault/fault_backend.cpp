@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -31,8 +32,8 @@ void wait_us(double us) {
 
 class FaultOp final : public IterationHooks {
  public:
-  FaultOp(std::unique_ptr<PreparedOp> inner, std::vector<Armed*> armed)
-      : IterationHooks(std::move(inner)), armed_(std::move(armed)) {}
+  FaultOp(std::unique_ptr<PreparedOp> inner, std::vector<Armed*> armed, std::uint64_t out_elems)
+      : IterationHooks(std::move(inner)), armed_(std::move(armed)), out_elems_(out_elems) {}
 
  private:
   // Before an iteration is issued: the faults that stop a rank strike here,
@@ -65,10 +66,13 @@ class FaultOp final : public IterationHooks {
     last_us_ = iteration_us;
     for (Armed* a : armed_)
       if (a->fault.kind == Kind::corrupt && a->hits > a->fault.after)
-        for (std::uint64_t i = 0; i < a->fault.count; ++i) inner().corrupt_output_element(i);
+        // At most every element once: a count beyond the buffer would loop
+        // for as long as the count without changing anything more.
+        for (std::uint64_t i = 0; i < std::min(a->fault.count, out_elems_); ++i) inner().corrupt_output_element(i);
   }
 
   std::vector<Armed*> armed_;
+  std::uint64_t out_elems_ = 0;
   double last_us_ = 0;
 };
 
@@ -83,7 +87,7 @@ class FaultGroup final : public ForwardingGroup {
         matching.push_back(&a);
     auto op = ForwardingGroup::prepare(spec);
     if (matching.empty()) return op;  // untouched: no fault here
-    return std::make_unique<FaultOp>(std::move(op), std::move(matching));
+    return std::make_unique<FaultOp>(std::move(op), std::move(matching), spec.layout.out_elems);
   }
 
  private:

@@ -1,6 +1,7 @@
 // Parsing --inject specifications.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -76,12 +77,17 @@ Fault parse_fault(std::string_view text) {
   if (!kind) bad(text, fmt::format("unknown kind '{}'", text.substr(0, colon)));
   f.kind = *kind;
   std::string_view rest = colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1);
+  std::vector<std::string_view> seen;  // a key given twice would silently keep only its last value
   while (!rest.empty()) {
     const auto comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const auto eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) bad(text, fmt::format("'{}' is not key=value", item));
+    const std::string_view key = item.substr(0, eq);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      bad(text, fmt::format("'{}' is given twice; give one value (one --inject per fault)", key));
+    seen.push_back(key);
     set(f, text, item.substr(0, eq), item.substr(eq + 1));
   }
   if (f.rank < 0) bad(text, "which rank? rank= is required");

@@ -15,9 +15,20 @@ cudaDataType_t cuda_type(Dtype dtype) {
       return CUDA_R_16BF;
     case Dtype::half:
       return CUDA_R_16F;
-    default:
+    case Dtype::float32:
       return CUDA_R_32F;
+    case Dtype::int8:  // `fabricbench gemm -d` takes the three above only
+    case Dtype::uint8:
+    case Dtype::int32:
+    case Dtype::uint32:
+    case Dtype::int64:
+    case Dtype::uint64:
+    case Dtype::float64:
+    case Dtype::fp8_e4m3:
+    case Dtype::fp8_e5m2:
+      break;
   }
+  throw UsageError(fmt::format("GEMM: no {} product here; use bf16, fp16 or fp32", name(dtype)));
 }
 
 void check_cublas(cublasStatus_t rc, const char* call, int device) {

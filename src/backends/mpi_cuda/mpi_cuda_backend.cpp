@@ -28,18 +28,18 @@ class MpiDeviceOp final : public MpiOp {
 
   void fill_check() override {
     const CheckContext ctx = check_context();
-    gpu::poison(output(), spec().layout.out_elems * dtype_bytes(spec().dtype), nullptr, device_);
+    gpu::poison(result(), spec().layout.out_elems * dtype_bytes(spec().dtype), nullptr, device_);
     gpu::fill_input(ctx, input(), nullptr, device_);
     gpu::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", device_);
   }
 
   std::uint64_t count_wrong() override {
     const CheckContext ctx = check_context();
-    return has_checked_output(ctx) ? gpu::count_wrong(ctx, output(), nullptr, device_) : 0;
+    return has_checked_output(ctx) ? gpu::count_wrong(ctx, result(), nullptr, device_) : 0;
   }
 
   void corrupt_output_element(std::uint64_t index) override {
-    if (index < spec().layout.out_elems) gpu::corrupt_element(spec().dtype, output(), index, device_);
+    if (index < spec().layout.out_elems) gpu::corrupt_element(spec().dtype, result(), index, device_);
   }
 
  private:
@@ -81,6 +81,8 @@ class MpiCudaBackend final : public gpu::GpuBackend {
     return GpuBackend::setup(world, options);
   }
 
+  OpSet ops() const override { return kMpiOps; }
+  std::string_view elsewhere() const override { return kMpiElsewhere; }
   Support supports(const OpSpec& spec) const override { return mpi_supports(spec, name()); }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     return std::make_unique<MpiCudaGroup>(comm, gpu_.device);

@@ -1,5 +1,6 @@
 // Page-aligned host buffers, touched at allocation so page faults never land
-// inside a timed iteration; and the node's available memory for fit checks.
+// inside a timed iteration; and the memory this process may still take, for
+// the fit check before a sweep.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,18 @@ class HostBuffer {
   std::size_t bytes_ = 0;
 };
 
-// MemAvailable from `meminfo_path` in bytes; nullopt when it cannot be read.
-std::optional<std::uint64_t> available_host_memory(const std::string& meminfo_path = "/proc/meminfo");
+// How much more host memory this process can take, and what sets the figure.
+struct HostMemory {
+  std::uint64_t bytes = 0;
+  std::string source;  // "MemAvailable", or the cgroup folder whose limit binds
+};
+
+// The smaller of the node's MemAvailable and the headroom under this
+// process's memory cgroup (v1 or v2, every ancestor up to the mount's root):
+// limit minus what is in use, where page cache that can be dropped
+// (inactive_file) does not count as in use. A job in a 3 GiB cgroup on a
+// 24 GiB node has about 3 GiB, whatever MemAvailable says. `root` is "/" or a
+// fixture tree holding proc/ and sys/. nullopt when neither can be read.
+std::optional<HostMemory> available_host_memory(const std::string& root = "/");
 
 }  // namespace fb

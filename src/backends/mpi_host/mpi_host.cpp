@@ -43,18 +43,21 @@ class MpiHostBackend final : public Backend {
   std::string_view name() const override { return "mpi"; }
   std::string version() const override { return MpiSession::library_version(); }
 
+  OpSet ops() const override { return kMpiOps; }
+  std::string_view elsewhere() const override { return kMpiElsewhere; }
   Support supports(const OpSpec& spec) const override { return mpi_supports(spec, name()); }
 
   Support fits(std::uint64_t bytes_per_rank, int local_ranks) const override {
     const auto available = available_host_memory();
     if (!available) return Support::yes();  // cannot tell: let the allocation decide
-    const std::uint64_t need = bytes_per_rank * static_cast<std::uint64_t>(local_ranks);
+    const auto ranks = static_cast<std::uint64_t>(std::max(local_ranks, 1));
+    const std::uint64_t need = bytes_per_rank > UINT64_MAX / ranks ? UINT64_MAX : bytes_per_rank * ranks;
     // Leave a tenth of what is free to the MPI library and the system.
-    if (need > *available / 10 * 9)
+    if (need > available->bytes / 10 * 9)
       return Support::no(fmt::format("the sweep needs {} of host memory per rank ({} for the {} ranks of this node) "
-                                     "but the node has {} available; lower --maxbytes",
+                                     "but this node has {} available ({}); lower --maxbytes",
                                      format_bytes(bytes_per_rank), format_bytes(need), local_ranks,
-                                     format_bytes(*available)));
+                                     format_bytes(available->bytes), available->source));
     return Support::yes();
   }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <stdexcept>
 
 #include "fabricbench/core/errors.hpp"
 #include "mpi_types.hpp"
@@ -17,18 +18,25 @@ constexpr int kTagAck = 7002;
 
 MpiOp::MpiOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out)
     : comm_(comm), spec_(spec), type_(mpi::datatype(spec.dtype)), redop_(mpi::reduction(spec.redop)) {
+  if (mpi_call(spec.op) == MpiCall::none)  // the engine refuses it first (backend_runs)
+    throw std::logic_error(fmt::format("MpiOp: {} is not an op of the mpi backends", name(spec.op)));
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
   word_ = dtype_bytes(spec.dtype);
   out_ = out;
+  result_ = out;
+  const std::size_t rank_block = static_cast<std::size_t>(rank_) * spec.layout.block * word_;
   // In-place variants read their input from the output buffer, at the
-  // position each MPI call defines for MPI_IN_PLACE.
+  // position each MPI call defines for MPI_IN_PLACE; scatter's result lands at
+  // the rank's block of it, where the root's own block already is (as
+  // nccl-tests places it, and NCCL's in-place rule for ncclScatter).
   if (!spec.in_place) {
     in_ = in;
-  } else if (spec.op == Op::all_gather) {
-    in_ = static_cast<char*>(out) + static_cast<std::size_t>(rank_) * spec.layout.block * word_;
+  } else if (spec.op == Op::all_gather || spec.op == Op::gather) {
+    in_ = static_cast<char*>(out) + rank_block;
   } else {
     in_ = out;
+    if (spec.op == Op::scatter) result_ = static_cast<char*>(out) + rank_block;
   }
   count_ = static_cast<int>(spec.layout.block);
   if (is_pair_op(spec.op)) {
@@ -58,66 +66,76 @@ bool MpiOp::finished() {
 
 double MpiOp::ops_per_iteration() const { return fb::ops_per_iteration(spec_); }
 
-void MpiOp::fill_check() { fill_for_check(check_context(), in_, out_); }
+void MpiOp::fill_check() { fill_for_check(check_context(), in_, result_); }
 
-std::uint64_t MpiOp::count_wrong() { return verify_output(check_context(), out_).wrong; }
+std::uint64_t MpiOp::count_wrong() { return verify_output(check_context(), result_).wrong; }
 
 void MpiOp::corrupt_output_element(std::uint64_t index) {
   if (index >= spec_.layout.out_elems) return;
-  auto* bytes = static_cast<unsigned char*>(out_) + index * word_;
+  auto* bytes = static_cast<unsigned char*>(result_) + index * word_;
   bytes[word_ - 1] ^= 0x40;  // flips a high bit of the element in every host datatype
 }
 
 CheckContext MpiOp::check_context() const { return fb::check_context(spec_, rank_, size_); }
 
 const char* MpiOp::call_name() const {
-  switch (spec_.op) {
-    case Op::all_reduce:
+  switch (mpi_call(spec_.op)) {
+    case MpiCall::allreduce:
       return "MPI_Allreduce";
-    case Op::all_gather:
+    case MpiCall::allgather:
       return "MPI_Allgather";
-    case Op::reduce_scatter:
+    case MpiCall::reduce_scatter_block:
       return "MPI_Reduce_scatter_block";
-    case Op::broadcast:
+    case MpiCall::bcast:
       return "MPI_Bcast";
-    case Op::reduce:
+    case MpiCall::reduce:
       return "MPI_Reduce";
-    case Op::alltoall:
+    case MpiCall::alltoall:
       return "MPI_Alltoall";
-    case Op::sendrecv:
+    case MpiCall::gather:
+      return "MPI_Gather";
+    case MpiCall::scatter:
+      return "MPI_Scatter";
+    case MpiCall::ring_sendrecv:
       return spec_.in_place ? "MPI_Sendrecv_replace" : "MPI_Sendrecv";
-    default:
+    case MpiCall::pingpong:
+    case MpiCall::window:
       return "MPI point-to-point";
+    case MpiCall::none:
+      break;
   }
+  return "no MPI call";
 }
 
 int MpiOp::call() {
-  switch (spec_.op) {
-    case Op::all_reduce:
+  switch (mpi_call(spec_.op)) {
+    case MpiCall::allreduce:
       return MPI_Allreduce(send_buf(), out_, count_, type_, redop_, comm_);
-    case Op::all_gather:
+    case MpiCall::allgather:
       return spec_.in_place ? MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_)
                             : MPI_Allgather(in_, count_, type_, out_, count_, type_, comm_);
-    case Op::reduce_scatter:
+    case MpiCall::reduce_scatter_block:
       return MPI_Reduce_scatter_block(send_buf(), out_, count_, type_, redop_, comm_);
-    case Op::broadcast:
+    case MpiCall::bcast:
       return MPI_Bcast(out_, count_, type_, spec_.root, comm_);
-    case Op::reduce:
+    case MpiCall::reduce:
       if (spec_.in_place && rank_ != spec_.root) return MPI_Reduce(out_, nullptr, count_, type_, redop_, spec_.root, comm_);
       return MPI_Reduce(send_buf(), out_, count_, type_, redop_, spec_.root, comm_);
-    case Op::alltoall:
+    case MpiCall::alltoall:
       return spec_.in_place ? MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_)
                             : MPI_Alltoall(in_, count_, type_, out_, count_, type_, comm_);
-    case Op::sendrecv:
+    case MpiCall::gather:
+      return gather(nullptr);
+    case MpiCall::scatter:
+      return scatter(nullptr);
+    case MpiCall::ring_sendrecv:
       return ring_sendrecv();
-    case Op::pingpong:
+    case MpiCall::pingpong:
       return pingpong();
-    case Op::unidir:
-      return window(rank_ == spec_.peer_a, rank_ == spec_.peer_b);
-    case Op::bidir:
-      return window(true, true);
-    default:
-      break;  // copy ops: refused by mpi_supports
+    case MpiCall::window:
+      return spec_.op == Op::bidir ? window(true, true) : window(rank_ == spec_.peer_a, rank_ == spec_.peer_b);
+    case MpiCall::none:
+      break;  // refused before the op was prepared
   }
   return MPI_ERR_OTHER;
 }
@@ -126,23 +144,27 @@ int MpiOp::start_call() {
   if (requests_.size() < 2) requests_.resize(2);
   MPI_Request* r = requests_.data();
   pending_ = 1;
-  switch (spec_.op) {
-    case Op::all_reduce:
+  switch (mpi_call(spec_.op)) {
+    case MpiCall::allreduce:
       return MPI_Iallreduce(send_buf(), out_, count_, type_, redop_, comm_, r);
-    case Op::all_gather:
+    case MpiCall::allgather:
       return spec_.in_place ? MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_, r)
                             : MPI_Iallgather(in_, count_, type_, out_, count_, type_, comm_, r);
-    case Op::reduce_scatter:
+    case MpiCall::reduce_scatter_block:
       return MPI_Ireduce_scatter_block(send_buf(), out_, count_, type_, redop_, comm_, r);
-    case Op::broadcast:
+    case MpiCall::bcast:
       return MPI_Ibcast(out_, count_, type_, spec_.root, comm_, r);
-    case Op::reduce:
+    case MpiCall::reduce:
       if (spec_.in_place && rank_ != spec_.root) return MPI_Ireduce(out_, nullptr, count_, type_, redop_, spec_.root, comm_, r);
       return MPI_Ireduce(send_buf(), out_, count_, type_, redop_, spec_.root, comm_, r);
-    case Op::alltoall:
+    case MpiCall::alltoall:
       return spec_.in_place ? MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out_, count_, type_, comm_, r)
                             : MPI_Ialltoall(in_, count_, type_, out_, count_, type_, comm_, r);
-    case Op::sendrecv:
+    case MpiCall::gather:
+      return gather(r);
+    case MpiCall::scatter:
+      return scatter(r);
+    case MpiCall::ring_sendrecv:
       if (!spec_.in_place) {
         pending_ = 2;
         const int next = (rank_ + 1) % size_;
@@ -151,11 +173,31 @@ int MpiOp::start_call() {
         return rc != MPI_SUCCESS ? rc : MPI_Isend(in_, count_, type_, next, kTagData, comm_, &r[1]);
       }
       break;
-    default:
+    case MpiCall::pingpong:
+    case MpiCall::window:
+    case MpiCall::none:
       break;
   }
   pending_ = 0;
   return call();  // no non-blocking form: complete it now
+}
+
+// MPI_IN_PLACE is the root's send buffer only: its own block is already at
+// its place in the output (MPI_Gather(3), "use of in-place option"). The
+// others' receive buffer is unused.
+int MpiOp::gather(MPI_Request* request) {
+  const void* send = spec_.in_place && root() ? MPI_IN_PLACE : in_;
+  if (request) return MPI_Igather(send, count_, type_, out_, count_, type_, spec_.root, comm_, request);
+  return MPI_Gather(send, count_, type_, out_, count_, type_, spec_.root, comm_);
+}
+
+// MPI_IN_PLACE is the root's receive buffer only: its own block stays where
+// it is in the input (MPI_Scatter(3), "use of in-place option"). The others'
+// send buffer is unused.
+int MpiOp::scatter(MPI_Request* request) {
+  void* recv = spec_.in_place && root() ? MPI_IN_PLACE : result_;
+  if (request) return MPI_Iscatter(in_, count_, type_, recv, count_, type_, spec_.root, comm_, request);
+  return MPI_Scatter(in_, count_, type_, recv, count_, type_, spec_.root, comm_);
 }
 
 int MpiOp::ring_sendrecv() {
@@ -196,8 +238,6 @@ int MpiOp::window(bool sends, bool receives) {
 }
 
 Support mpi_supports(const OpSpec& spec, std::string_view backend) {
-  if (is_copy_op(spec.op))
-    return Support::no(fmt::format("{} is a copy path inside a GPU node: run it with --backend cuda", fb::name(spec.op)));
   if (mpi::datatype(spec.dtype) == MPI_DATATYPE_NULL)
     return Support::no(fmt::format("MPI has no {} datatype; the {} backend takes int8, uint8, int32, uint32, "
                                    "int64, uint64, float, double",

@@ -24,9 +24,13 @@ MPI_Datatype datatype(Dtype dtype) {
       return MPI_FLOAT;
     case Dtype::float64:
       return MPI_DOUBLE;
-    default:
+    case Dtype::half:  // MPI has no 16- or 8-bit floating-point datatypes
+    case Dtype::bfloat16:
+    case Dtype::fp8_e4m3:
+    case Dtype::fp8_e5m2:
       return MPI_DATATYPE_NULL;
   }
+  return MPI_DATATYPE_NULL;
 }
 
 MPI_Op reduction(RedOp redop) {
@@ -39,9 +43,10 @@ MPI_Op reduction(RedOp redop) {
       return MPI_MAX;
     case RedOp::min:
       return MPI_MIN;
-    default:
+    case RedOp::avg:  // no MPI_Op computes a mean
       return MPI_OP_NULL;
   }
+  return MPI_OP_NULL;
 }
 
 std::string error_text(const char* call, int code, MPI_Comm comm) {

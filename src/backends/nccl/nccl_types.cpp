@@ -35,10 +35,13 @@ std::optional<ncclDataType_t> datatype(Dtype dtype) {
       return ncclFloat8e4m3;
     case Dtype::fp8_e5m2:
       return ncclFloat8e5m2;
-#endif
-    default:
+#else
+    case Dtype::fp8_e4m3:  // fp8 arrived in NCCL 2.24
+    case Dtype::fp8_e5m2:
       return std::nullopt;
+#endif
   }
+  return std::nullopt;
 }
 
 ncclRedOp_t reduction(RedOp redop) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/hostlist.hpp"
 #include "fabricbench/core/pairs.hpp"
 
 namespace fb {
@@ -36,7 +37,10 @@ std::string known_nodes(const std::vector<std::string>& hosts) {
 std::vector<int> select_nodes(const std::vector<std::string>& specs, const std::vector<std::string>& hosts) {
   std::set<int> chosen;
   const int count = static_cast<int>(hosts.size());
-  for (const auto& spec : specs) {
+  std::vector<std::string> items;  // "gpu[01-02],5-7" -> gpu01, gpu02, 5-7
+  for (const auto& list : specs)
+    for (auto& item : expand_hostlist(list, "--nodes")) items.push_back(std::move(item));
+  for (const auto& spec : items) {
     // A host name wins over a number: host names can be digits.
     const auto host = std::find(hosts.begin(), hosts.end(), spec);
     if (host != hosts.end()) {

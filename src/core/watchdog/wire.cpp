@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/types.hpp"
 #include "fabricbench/core/watch_wire.hpp"
@@ -93,7 +94,10 @@ std::array<std::uint64_t, kStateFields> state_fields(const StateReport& s) {
 std::optional<StateReport> parse_state(std::string_view p) {
   std::array<std::int64_t, kStateFields> f{};
   for (std::size_t i = 0; i < kStateFields; ++i) f[i] = static_cast<std::int64_t>(get_u64(p, 8 * i));
-  const auto ops = static_cast<std::int64_t>(all_ops().size());
+  // Every enumerator of fb::Op (the cover-checked table's size), copy ops
+  // and kernel_launch included: all_ops() lists the communication ops only,
+  // and a state naming a copy op refused here dropped its rank's leader.
+  constexpr auto ops = static_cast<std::int64_t>(kOpCount);
   const auto scopes = static_cast<std::int64_t>(all_scopes().size());
   if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[3] >= kPhaseCount || f[4] < -1 || f[4] >= ops ||
       f[5] < -1 || f[5] >= scopes || (f[7] != 0 && f[7] != 1) || f[9] < 0 || f[10] < 0)
