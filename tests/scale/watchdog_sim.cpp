@@ -8,12 +8,12 @@
 // to its report.
 //
 //   fb_watchdog_sim --ranks 4096 --per-node 8 --timeout 3 --fault hang:2345
-//                   [--steady 4] [--check]
+//                   [--steady 4] [--check [--margin 5]]
 // Faults: hang:R (rank R stops progressing, still reporting: the others
 // wait on it), freeze:R (rank R stops reporting, its leader still answers),
 // lose-node:N (node N's leader hangs up). Prints one JSON line; with
 // --check exits 1 unless rank 0 named exactly the planted rank(s) within
-// the timeout + 5 s.
+// the timeout + 5 s (--margin).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -49,7 +49,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr double kIterationS = 0.02;  // a simulated iteration
-constexpr double kMarginS = 5;        // the report comes within the timeout + this
+
 
 struct Options {
   int ranks = 4096;
@@ -59,12 +59,13 @@ struct Options {
   std::string fault = "hang";
   int target = -1;
   bool check = false;
+  double margin_s = 5;  // --check: the report comes within the timeout + this
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "fb_watchdog_sim: %s\nusage: fb_watchdog_sim --ranks N --per-node P --timeout S "
-               "--fault hang:R|freeze:R|lose-node:N [--steady S] [--check]\n",
+               "--fault hang:R|freeze:R|lose-node:N [--steady S] [--check [--margin S]]\n",
                why.c_str());
   std::exit(2);
 }
@@ -82,6 +83,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--timeout") o.timeout_s = std::stod(value());
     else if (a == "--steady") o.steady_s = std::stod(value());
     else if (a == "--check") o.check = true;
+    else if (a == "--margin") o.margin_s = std::stod(value());
     else if (a == "--fault") {
       const std::string f = value();
       const auto colon = f.find(':');
@@ -404,9 +406,9 @@ int main(int argc, char** argv) {
   const double after = r.value("report_after_s", 1e9);
   // Not before the timeout (a stall or a silence must reach it), within it and the margin.
   const double earliest = o.fault == "lose-node" ? 0 : o.timeout_s - 0.5;
-  ok = ok && after >= earliest && after <= o.timeout_s + kMarginS;
+  ok = ok && after >= earliest && after <= o.timeout_s + o.margin_s;
   if (!ok)
     std::fprintf(stderr, "fb_watchdog_sim: expected rank 0 to name %s within %.1f s of the fault\n",
-                 fb::watch::rank_list(expected).c_str(), o.timeout_s + kMarginS);
+                 fb::watch::rank_list(expected).c_str(), o.timeout_s + o.margin_s);
   return ok ? 0 : 1;
 }

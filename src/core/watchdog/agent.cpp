@@ -1,6 +1,7 @@
 #include "agent.hpp"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <stdexcept>
@@ -30,6 +31,10 @@ std::string connect_parent(const Tree& tree, int rank, const Endpoint& root, con
 }
 
 Agent::Agent(Config config, std::vector<Fd> tcp_listeners, Fd local_listener) : config_(std::move(config)) {
+  // spdlog makes its registry on first use; make it here, before the thread
+  // that logs from it exists (thread creation orders the two; the library's
+  // own lazy start, uninstrumented, is invisible to ThreadSanitizer).
+  spdlog::default_logger_raw();
   if (config_.rank == 0)
     thread_ = std::thread([this, tcp = std::move(tcp_listeners), local = std::move(local_listener)]() mutable {
       run_monitor(config_, control_, std::move(tcp), std::move(local));

@@ -78,6 +78,34 @@ void Judge::link_lost(int leader, const std::string& why, double now) {
     if (r != leader) mark_lost(r, fmt::format("cut off with its node leader, rank {} ({})", leader, why), now);
 }
 
+void Judge::message(const Message& m, double now) {
+  switch (m.type) {
+    case MsgType::state:
+      return state(m.rank, m.state, m.age_s, now);
+    case MsgType::bye:
+      return bye(m.rank);
+    case MsgType::fail:
+      return fail(m.rank, m.text);
+    case MsgType::signal:
+      return signal(m.rank, m.signal);
+    case MsgType::lost:
+      return lost(m.rank, m.text, now);
+    case MsgType::leaving:  // the monitor's: the job is over without a verdict
+    case MsgType::hello:    // the hub lets only up messages past the handshake through
+    case MsgType::welcome:
+    case MsgType::stop:
+    case MsgType::beat:
+      return;
+  }
+}
+
+void Judge::child_gone(int child, const std::string& why, double now) {
+  if (tree_.is_leader(child))
+    link_lost(child, why, now);
+  else
+    lost(child, why, now);
+}
+
 void Judge::finishing() {
   finishing_ = true;
   views_[0].finished = true;

@@ -28,6 +28,11 @@ class Judge {
   void lost(int rank, const std::string& why, double now);
   // A leader's connection is gone: the ranks of its node went with it.
   void link_lost(int leader, const std::string& why, double now);
+  // What rank 0's hub passed on from a child, read at `now` (state, bye,
+  // fail, signal, lost; the others are not the judge's), and a child whose
+  // connection is gone without a goodbye (a leader takes its node along).
+  void message(const Message& m, double now);
+  void child_gone(int child, const std::string& why, double now);
   // Rank 0's own sweep is over: from now on a rank lost costs no results.
   void finishing();
   // This thread was not running for a while (the job was suspended, the

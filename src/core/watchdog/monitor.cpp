@@ -116,39 +116,11 @@ class Monitor : public Hub::Events {
   void joined(int) override {}
 
   void message(int, const Message& m, double now) override {
-    switch (m.type) {
-      case MsgType::state:
-        judge_.state(m.rank, m.state, m.age_s, now);
-        break;
-      case MsgType::bye:
-        judge_.bye(m.rank);
-        break;
-      case MsgType::fail:
-        judge_.fail(m.rank, m.text);
-        break;
-      case MsgType::signal:
-        judge_.signal(m.rank, m.signal);
-        break;
-      case MsgType::lost:
-        judge_.lost(m.rank, m.text, now);
-        break;
-      case MsgType::leaving:
-        if (!abandoned_) abandoned_ = fmt::format("rank {} ended the job: {}", m.rank, m.text);
-        break;
-      case MsgType::hello:
-      case MsgType::welcome:
-      case MsgType::stop:
-      case MsgType::beat:
-        break;  // the hub lets only up messages through
-    }
+    if (m.type == MsgType::leaving && !abandoned_) abandoned_ = fmt::format("rank {} ended the job: {}", m.rank, m.text);
+    judge_.message(m, now);
   }
 
-  void gone(int child, const std::string& why, double now) override {
-    if (tree_.is_leader(child))
-      judge_.link_lost(child, why, now);
-    else
-      judge_.lost(child, why, now);
-  }
+  void gone(int child, const std::string& why, double now) override { judge_.child_gone(child, why, now); }
 
   // ---- the end ----
   void leave(int exit_code) {
