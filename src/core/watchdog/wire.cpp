@@ -74,9 +74,12 @@ std::uint64_t get_u64(std::string_view in, std::size_t at) {
   return v;
 }
 
+// Rounded, not truncated: a decoded 100000 us is 0.09999999999999999 s, which
+// truncation re-encoded as 99999 us (a leader forwarding a state lost a
+// microsecond per hop; the fuzz harness's round trip caught it).
 std::int64_t to_us(double seconds) {
   if (!(seconds > 0)) return 0;
-  return seconds > 1e12 ? static_cast<std::int64_t>(1e18) : static_cast<std::int64_t>(seconds * 1e6);
+  return seconds > 1e12 ? static_cast<std::int64_t>(1e18) : std::llround(seconds * 1e6);
 }
 
 std::array<std::uint64_t, kStateFields> state_fields(const StateReport& s) {
