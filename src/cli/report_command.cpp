@@ -1,5 +1,6 @@
-// `fabricbench report compare A B`: two results files side by side. Runs
-// alone (no MPI_Init).
+// `fabricbench report compare A B`: two results files side by side; the
+// subcommands in their own files (report_subcommands.hpp): `report html`,
+// `report import nccl-tests`. Runs alone (no MPI_Init).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/report.hpp"
+#include "report_subcommands.hpp"
 
 namespace fb::cli {
 namespace {
@@ -23,7 +25,9 @@ Results read_or_usage(const std::string& path) {
 }  // namespace
 
 int report_main(int argc, char** argv) {
-  CLI::App app{"Reports over results files.", "fabricbench report"};
+  CLI::App app{"Results records for people: compared, as one HTML page, or imported from nccl-tests. Runs alone, "
+               "without mpirun.",
+               "fabricbench report"};
   app.require_subcommand(1);
   std::string a, b, format = "text";
   bool fail_on_difference = false;
@@ -34,8 +38,15 @@ int report_main(int argc, char** argv) {
   compare->add_option("--format", format, "text, json or csv")->capture_default_str();
   compare->add_flag("--fail-on-difference", fail_on_difference,
                     "exit 1 when a row is slower in b beyond the spread, or a row of a is missing from b");
-  return run_alone("report", app, [&] {
+  const std::vector<ReportSubcommand> added{
+      add_report_html(app),
+      add_report_import(app),
+  };
+  if (argc < 2) return list_subcommands("report", app);
+  return run_alone("report", app, [&]() -> int {
     app.parse(argc, argv);
+    for (const auto& sub : added)
+      if (sub.app->parsed()) return sub.run(argc, argv);
     const model::Format fmt = model::parse_format(format);
     const Results ra = read_or_usage(a), rb = read_or_usage(b);
     const model::Comparison c = model::compare_results(ra, rb);

@@ -88,8 +88,12 @@ Table compare_table(const Comparison& c, const std::string& a_path, const std::s
   }
   t.notes.push_back(fmt::format("a = {}, b = {}; b_over_a > 1: b is slower", a_path, b_path));
   t.notes.push_back(fmt::format("{} rows slower and {} faster beyond their run-to-run spread (the [min, p99] ranges "
-                                "do not overlap); {} only in a, {} only in b",
-                                c.slower, c.faster, c.only_a, c.only_b));
+                                "do not overlap); {} only in a, {} only in b{}",
+                                c.slower, c.faster, c.only_a, c.only_b,
+                                c.no_spread ? fmt::format("; {} rows with one timed iteration (imported nccl-tests rows) "
+                                                          "have no spread to judge a difference by",
+                                                          c.no_spread)
+                                            : ""));
   return t;
 }
 

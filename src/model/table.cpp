@@ -33,7 +33,7 @@ bool numeric(const std::string& s) {
 // GB/s for bytes per second and Gbit/s for line rates. CSV keeps the keys.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kUnitSuffixes{{
     {"_gbps", "GB/s"}, {"_gbit", "Gbit/s"}, {"_us", "us"}, {"_s", "s"},
-    {"_pct", "%"},     {"_gib", "GiB"},     {"_bytes", "B"},
+    {"_pct", "%"},     {"_gib", "GiB"},     {"_bytes", "bytes"},
 }};
 
 }  // namespace
