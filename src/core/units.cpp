@@ -77,8 +77,6 @@ double parse_rate_gbps(std::string_view text, std::string_view what) {
   throw UsageError(fmt::format("{} '{}': {}; write {}", what, text, rate_unit_problem(unit), kSpellings));
 }
 
-std::string format_gbps(double gbps) { return fmt::format("{:.3g} GB/s", gbps); }
-
 std::string format_line_rate(double gbps) { return fmt::format("{:.4g} Gbit/s", gbps * 8); }
 
 }  // namespace fb

@@ -29,9 +29,7 @@ std::string_view rate_spellings();
 // spellings accepted.
 double parse_rate_gbps(std::string_view text, std::string_view what);
 
-// For people: "1.25 GB/s" (3 significant digits), and a line rate in
-// Gbit/s ("10 Gbit/s", "3200 Gbit/s") from GB/s.
-std::string format_gbps(double gbps);
+// For people: a line rate in Gbit/s ("10 Gbit/s", "3200 Gbit/s") from GB/s.
 std::string format_line_rate(double gbps);
 
 }  // namespace fb
