@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """`fabricbench report html` in a real browser: headless Chromium (Debian's
-`chromium`) opens the page from file:// with no network, its screenshot is not
-blank, and the DOM it built holds the figures the records hold, read back from
-the page's data attributes.
+`chromium`) opens the page from file:// with no network (a network namespace
+of its own where one can be made, host names resolving to nothing and a proxy
+on a closed port in any case) and the page names nothing outside itself; its
+screenshot is not blank; and the DOM it built holds the figures the inputs
+hold, read back from the page's data attributes: every measurement row of
+each record, every verdict of check.json, every quote as `model quotes`
+prices it, every link of the pair matrix.
 
     browser_test.py FABRICBENCH SOURCE_DIR
 
@@ -11,6 +15,7 @@ Exits 77 (ctest: skipped) saying why when Chromium is not installed.
 import html.parser
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -37,13 +42,26 @@ def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=240, **kw)
 
 
+def no_network_prefix():
+    """A fresh network namespace (no interface but a downed loopback) where we may make one (root, util-linux
+    unshare); elsewhere Chromium's own switches below are the only fence."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "--net", "true"], capture_output=True).returncode == 0:
+        return [unshare, "--net"], "in a network namespace of its own"
+    return [], "with host names resolving to nothing and a proxy that does not exist (no namespace: not root)"
+
+
+NO_NETWORK, FENCE = no_network_prefix()
+
+
 def chromium(page, tmp, *mode):
-    """One headless Chromium on a fresh profile, nothing reachable: every host name resolves to nothing."""
+    """One headless Chromium on a fresh profile with nothing reachable: no network at all where a namespace can be
+    made, and in any case every host name resolves to nothing and every request goes to a proxy on a closed port."""
     profile = tempfile.mkdtemp(dir=tmp, prefix="profile-")
-    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    args = [*NO_NETWORK, CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", "--hide-scrollbars",
-            *mode, "file://" + page]
+            "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+            f"--user-data-dir={profile}", "--hide-scrollbars", *mode, "file://" + page]
     r = run(args)
     if r.returncode != 0:
         print(r.stderr[-2000:])
@@ -137,6 +155,46 @@ def dump_dom(page, tmp):
     return elements(r.stdout)
 
 
+def nothing_to_fetch(page, name):
+    """The page names nothing outside itself: no URL with a scheme or a network path, no CSS import, and every
+    url() a fragment of the page (a chart's clip path). Chromium could not fetch it anyway; a reader's could."""
+    text = open(page, encoding="utf-8").read()
+    outside = re.findall(r"(?:https?|ftp|wss?):|(?:src|href)\s*=\s*[\"']?//|@import", text, flags=re.I)
+    foreign_urls = [u for u in re.findall(r"url\(\s*['\"]?([^)'\"]*)", text) if not u.startswith("#")]
+    check(not outside and not foreign_urls, f"{name}: the page names nothing outside itself ({outside[:3]} {foreign_urls[:3]})")
+
+
+def verdict_rows_hold_the_check(els, check_json):
+    """Each verdict of check.json is a row of the page with its status and measured figure, in order."""
+    verdicts = json.load(open(check_json))["verdicts"]
+    rows = [a for t, a in els if t == "tr" and "data-rule" in a]
+    check([a["data-rule"] for a in rows] == [v["rule"] for v in verdicts], "every verdict of check.json is a row, in order")
+    for a, v in zip(rows, verdicts):
+        check(a["data-status"] == v["status"], f"rule {v['rule']}: status {a['data-status']} = {v['status']}")
+        if v.get("measured") is None:
+            check(a["data-measured"] == "", f"rule {v['rule']}: no measured figure")
+        else:
+            check(close(float(a["data-measured"]), v["measured"]), f"rule {v['rule']}: measured {a['data-measured']}")
+    print(f"check.json: {len(rows)} of {len(verdicts)} verdicts read back from the page")
+
+
+def quote_rows_hold_the_model(els, model_quotes):
+    """Each quote the model prices (`fabricbench model quotes --format json`) is a row with its rank, cost and hours;
+    exactly the model's cheapest is marked."""
+    want = {q["name"]: q for q in model_quotes["quotes"]}
+    rows = [a for t, a in els if t == "tr" and "data-quote" in a]
+    check(sorted(a["data-quote"] for a in rows) == sorted(want), f"the model's quotes are the page's ({len(rows)} rows)")
+    for a in rows:
+        q = want.get(a["data-quote"])
+        if q is None:
+            continue
+        check(int(a["data-rank"]) == q["rank"], f"quote {q['name']}: rank")
+        check(close(float(a["data-cost"]), q["cost"]), f"quote {q['name']}: cost {a['data-cost']} = {q['cost']}")
+        check(close(float(a["data-hours"]), q["hours"]), f"quote {q['name']}: hours {a['data-hours']} = {q['hours']}")
+        check((a["data-cheapest"] == "1") == (q["rank"] == 1), f"quote {q['name']}: marked cheapest only if rank 1")
+    print(f"quotes: {len(rows)} of {len(want)} priced quotes read back from the page")
+
+
 def points_hold_the_rows(els, rec, label):
     """Each measurement row of a one-pass record is a point of the bandwidth charts with its figures."""
     points = {}
@@ -164,11 +222,20 @@ def main():
         r = run([FB, "report", "import", "nccl-tests", f"{fixtures}/all_gather_perf.json", f"{fixtures}/sendrecv_perf.json",
                  "--out", imported])
         check(r.returncode == 0, "report import nccl-tests: " + r.stderr)
+        judged = os.path.join(tmp, "check-imported")
+        r = run([FB, "check", "--profile", os.path.join(SRC, "tests/report/fixtures/h200-nccl-tests.yaml"), "--results", imported,
+                 "--out-dir", judged])
+        check(r.returncode == 0, "check --results on the imported runs passes: " + r.stdout[-1500:] + r.stderr)
+        check_json = os.path.join(judged, "check.json")
+        workload = os.path.join(SRC, "profiles/workloads/llama-7b-zero1-2x8-h100.yaml")
+        quotes = os.path.join(SRC, "profiles/quotes/h100-ib-vs-roce.yaml")
+        r = run([FB, "model", "quotes", "-w", workload, "-q", quotes, "--format", "json"])
+        check(r.returncode == 0, "model quotes: " + r.stderr)
+        model_quotes = json.loads(r.stdout) if r.returncode == 0 else {"quotes": []}
         h200 = os.path.join(SRC, "results/h200-device-check-2026-11-30/nccl.jsonl")
         page1 = os.path.join(tmp, "runs.html")
-        r = run([FB, "report", "html", h200, imported, "-w", os.path.join(SRC, "profiles/workloads/llama-7b-zero1-2x8-h100.yaml"),
-                 "-q", os.path.join(SRC, "profiles/quotes/h100-ib-vs-roce.yaml"), "-o", page1])
-        check(r.returncode == 0, "report html (runs and quotes): " + r.stderr)
+        r = run([FB, "report", "html", h200, imported, "--check", check_json, "-w", workload, "-q", quotes, "-o", page1])
+        check(r.returncode == 0, "report html (runs, check.json and quotes): " + r.stderr)
         pairs = os.path.join(SRC, "tests/accept/fixtures/four-nodes-degraded-port.jsonl")
         smoke = os.path.join(SRC, "tests/accept/fixtures/local-smoke-np4.jsonl")
         page2 = os.path.join(tmp, "check.html")
@@ -177,15 +244,20 @@ def main():
         if failures:
             return 1
 
+        print(f"Chromium {CHROMIUM} runs {FENCE}")
+        nothing_to_fetch(page1, "runs")
+        nothing_to_fetch(page2, "check")
         screenshot_is_not_blank(page1, tmp, "runs")
         screenshot_is_not_blank(page2, tmp, "check")
 
         els = dump_dom(page1, tmp)
         points_hold_the_rows(els, records(h200), "A")
         points_hold_the_rows(els, records(imported), "B")
-        quotes = [a for t, a in els if t == "tr" and "data-quote" in a]
-        check(len(quotes) == 4, f"four quotes in the table ({len(quotes)})")
-        check(sum(a["data-cheapest"] == "1" for a in quotes) == 1, "one quote is marked cheapest")
+        quote_rows_hold_the_model(els, model_quotes)
+        check(len(model_quotes["quotes"]) == 4, f"the example prices four quotes ({len(model_quotes['quotes'])})")
+        verdict = [a for t, a in els if t == "section" and a.get("id") == "verdict"]
+        check(verdict and verdict[0].get("data-status") == json.load(open(check_json))["status"], "the verdict is check.json's")
+        verdict_rows_hold_the_check(els, check_json)
         check(any(t == "section" and a.get("id") == "compare" for t, a in els), "the two records are compared")
         check(not any(t in ("script", "iframe", "img", "link") for t, a in els), "nothing but the page itself")
 
