@@ -219,7 +219,8 @@ std::string caption(const HtmlInputs& in, const Figure& f, bool algbw_only, cons
     const double bw = algbw_only ? x.algbw : x.busbw;
     std::string of_peak;
     const accept::SpecPeak p = accept::spec_peak(rec.results, f.scope);
-    if (!algbw_only && p.known && p.gbps > 0) of_peak = fmt::format(", {} of the spec peak", html::pct(bw / p.gbps));
+    // One rank moves its bytes inside its own memory: no link's peak applies.
+    if (!algbw_only && l.kind.nranks > 1 && p.known && p.gbps > 0) of_peak = fmt::format(", {} of the spec peak", html::pct(bw / p.gbps));
     out += fmt::format("<li>{}: at {} {} {} GB/s{}, {} us</li>", html::text(record_prefix(rec, in) + kind_label(l.kind, f)),
                        html::text(format_bytes(bytes)), algbw_only ? "algbw" : "busbw", html::num(bw), of_peak,
                        html::num(x.time_us));
@@ -263,11 +264,15 @@ std::string figure_html(const HtmlInputs& in, const Figure& f) {
     time.series.push_back(std::move(st));
   }
   std::string peak_note;
-  if (!algbw_only) {
+  bool one_rank = true;
+  for (const auto& l : f.lines) one_rank = one_rank && l.kind.nranks == 1;
+  if (!algbw_only && one_rank) {
+    // A one-rank sendrecv to itself has busbw = algbw, but crosses no link:
+    // the scope's spec peak (a PCIe or NIC rate) would read as 30x exceeded.
+    peak_note = "One rank: its bytes stay in its own memory and cross no link, so no spec peak line.";
+  } else if (!algbw_only) {
     bw.rules = peak_rules(in, f, peak_note);
   } else {
-    bool one_rank = true;
-    for (const auto& l : f.lines) one_rank = one_rank && l.kind.nranks == 1;
     peak_note = one_rank ? "busbw is 0 on one rank (nothing crosses a link), so this chart shows algbw, without a "
                            "spec peak line."
                          : "Every row's busbw is 0, so this chart shows algbw, without a spec peak line.";

@@ -98,6 +98,16 @@ TEST(HtmlReport, ThePeakLineIsTheSpecRulesPeak) {
   EXPECT_NE(html.find("spec peak 25 GB/s (IB: slowest port: 200 Gb/s (4X HDR))"), std::string::npos);
 }
 
+// The one-H200 run knows its GPU's PCIe Gen5 x16 (63 GB/s), but its one-rank
+// sendrecv to itself never crosses it: no peak line, no "3059% of the spec peak".
+TEST(HtmlReport, NoSpecPeakForOneRank) {
+  const std::string html = page({record(source("results/h200-device-check-2026-11-30/nccl.jsonl"), "A")});
+  EXPECT_NE(html.find("data-op=\"sendrecv\""), std::string::npos);
+  EXPECT_EQ(html.find("<line class=\"rule\""), std::string::npos);
+  EXPECT_EQ(html.find("of the spec peak"), std::string::npos);
+  EXPECT_NE(html.find("One rank: its bytes stay in its own memory and cross no link"), std::string::npos);
+}
+
 TEST(HtmlReport, PairMatrixIsAnchoredAtTheTypicalNodesRateNotTheData) {
   const std::string html = page({record(source("tests/accept/fixtures/four-nodes-degraded-port.jsonl"), "A")});
   const auto anchors = values(html, "anchor");
