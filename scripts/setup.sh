@@ -17,9 +17,11 @@ runtime=(
   python3 python3-matplotlib
 )
 # What only the tests need: a browser to open `report html` pages headless
-# (tests/report/browser_test.py skips without it).
+# (tests/report/browser_test.py skips without it), and a font named here
+# rather than left to fontconfig's alternatives (its recommended
+# fonts-liberation is not installed with --no-install-recommends).
 test=(
-  chromium
+  chromium fonts-dejavu-core
 )
 packages=("${runtime[@]}" "${test[@]}")
 
