@@ -19,7 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "fabricbench/backends/backend.hpp"  // now_us
+#include "fabricbench/core/clock.hpp"
 
 namespace fb::watch {
 namespace {

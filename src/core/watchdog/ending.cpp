@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "fabricbench/backends/backend.hpp"  // now_us
+#include "fabricbench/core/clock.hpp"
 #include "watchdog_impl.hpp"
 
 namespace fb {
