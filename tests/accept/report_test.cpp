@@ -85,14 +85,17 @@ TEST_F(JunitFile, IsWellFormedAndCountsAgree) {
   EXPECT_NE(failure.find("margin: -25.0%"), std::string::npos) << failure;
 }
 
-TEST_F(JunitFile, ARunThatDidNotFinishIsOneError) {
+TEST_F(JunitFile, ARunThatDidNotFinishKeepsEveryRuleAsAnError) {
   Report r = sample();
   r.run_error = "the run did not finish";
   const auto j = parse(r);
   ASSERT_FALSE(j.contains("problem")) << j.dump();
-  EXPECT_EQ(j["testsuite"]["tests"], "1");
-  EXPECT_EQ(j["testsuite"]["errors"], "1");
+  // The run's own testcase, then the five rules: none passes or fails.
+  EXPECT_EQ(j["testsuite"]["tests"], "6");
+  EXPECT_EQ(j["testsuite"]["errors"], "6");
+  EXPECT_EQ(j["testsuite"]["failures"], "0");
   EXPECT_EQ(j["names"][0], "run");
+  EXPECT_EQ(j["names"][2], "inter \"busbw\"");
   EXPECT_EQ(to_json(r)["status"], "incomplete");
   EXPECT_EQ(to_json(r)["exit_code"], 3);
 }
