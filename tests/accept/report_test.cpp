@@ -130,6 +130,24 @@ TEST(ReportJson, CountsStatusAndVerdicts) {
   EXPECT_EQ(j["verdicts"][1]["measured"], 30);
   EXPECT_EQ(j["verdicts"][2]["measured"], nullptr);
   EXPECT_EQ(j["baseline"], nullptr);
+  EXPECT_TRUE(j["bad"].empty()) << j["bad"].dump();  // no rule blamed a node
+}
+
+TEST(ReportJson, BadNodesAreDataFromFailedRulesOnly) {
+  Report r = sample();
+  r.verdicts[1].offenders = {{"node7", 12, "", 260, "us"}};
+  r.verdicts[0].offenders = {{"node9", 3, "", 100, "us"}};  // a passed rule blames nobody
+  r.verdicts[4].offenders = {{"node2", -1, "node4", 2.9, "GB/s"}};
+  const auto bad = to_json(r)["bad"];
+  ASSERT_EQ(bad.size(), 2u) << bad.dump();
+  EXPECT_EQ(bad[0]["host"], "node7");
+  EXPECT_EQ(bad[0]["rank"], 12);
+  EXPECT_EQ(bad[0]["rule"], "inter \"busbw\"");
+  EXPECT_EQ(bad[0]["figure"], 260);
+  EXPECT_EQ(bad[0]["peer"], nullptr);
+  EXPECT_EQ(bad[1]["rank"], nullptr);
+  EXPECT_EQ(bad[1]["peer"], "node4");
+  EXPECT_EQ(bad[1]["unit"], "GB/s");
 }
 
 TEST(VerdictTable, OneLinePerRuleWithTheFigures) {
