@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/record.hpp"

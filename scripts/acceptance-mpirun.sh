@@ -62,16 +62,43 @@ args=(--hostfile "$hostfile" --bind-to none)
 
 echo "fabricbench acceptance: profile $profile, hostfile $hostfile${np:+, $np ranks}${ppn:+, $ppn per node}"
 echo "outputs: $outdir/{results.jsonl,check.json,junit.xml}"
+# Outputs older than this marker are an earlier run's (kept under --overwrite until replaced).
+marker=$(mktemp "$outdir/.launch.XXXXXX") || exit 2
 # shellcheck disable=SC2086  # FB_MPIRUN_ARGS is a list of flags
 timeout --kill-after=30 "$((minutes * 60))" mpirun "${args[@]}" ${FB_MPIRUN_ARGS:-} \
   "$fabricbench" check --profile "$profile" --out-dir "$outdir" --progress off "$@"
-rc=$?
+launch_rc=$?
+
+# The verdict comes from check.json, never from mpirun's code: a check.json
+# written by this launch (newer than the marker) carries the exit code; none
+# at all means fabricbench never got to judge anything.
+json=$outdir/check.json
+if [ -s "$json" ] && [ "$json" -nt "$marker" ]; then
+  rc=$(sed -n 's/^  "exit_code": *\([0-9]*\).*/\1/p' "$json" | head -n 1)
+  [ -n "$rc" ] || { echo "nothing ran: $json has no exit_code (mpirun exit $launch_rc)"; rc=3; }
+elif [ "$launch_rc" -eq 2 ]; then
+  rc=2  # fabricbench refused its input before running (its message is above)
+else
+  case $launch_rc in
+    124|137) why="mpirun did not start fabricbench within $minutes minutes" ;;
+    *) why="mpirun exit $launch_rc before fabricbench wrote $json (MPI_Init abort, a bad mpirun flag, daemons that did not start: see the lines above)" ;;
+  esac
+  echo "nothing ran: $why"
+  rm -f "$marker"
+  exit 3
+fi
+rm -f "$marker"
 
 case $rc in
   0) echo "verdict: PASS (every rule passed; optional ones may have been skipped, with their reason)" ;;
   1) echo "verdict: FAIL (a rule failed or could not be judged: see the table above and $outdir/junit.xml)" ;;
   2) echo "verdict: bad input (profile, flags, baseline, or outputs of an earlier check in $outdir: add -- --overwrite to replace them; nothing judged)" ;;
-  124|137) echo "verdict: the run did not finish within $minutes minutes"; rc=3 ;;
-  *) echo "verdict: the run did not finish (mpirun exit $rc)"; rc=3 ;;
+  *)
+    case $launch_rc in
+      124|137) echo "verdict: the run did not finish within $minutes minutes; $json says so" ;;
+      *) echo "verdict: the run did not finish (mpirun exit $launch_rc); $json says why" ;;
+    esac
+    rc=3
+    ;;
 esac
 exit $rc

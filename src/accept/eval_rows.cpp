@@ -143,15 +143,16 @@ Verdict eval_correctness(const Rule& rule, const Results& run) {
   std::int64_t wrong = 0;
   std::string where;
   int listed = 0;
+  Verdict v = start_verdict(rule);
   for (const auto* m : rows) {
     if (m->wrong <= 0) continue;
     wrong += m->wrong;
+    for (int r : m->wrong_ranks) v.offenders.push_back({host_of(run, r), r, "", static_cast<double>(m->wrong), kUnitWrong});
     if (listed++ >= 5) continue;
     std::string ranks;
     for (int r : m->wrong_ranks) ranks += fmt::format("{}{} ({})", ranks.empty() ? "" : ", ", r, host_of(run, r));
     where += fmt::format("{}{}: {} wrong on ranks {}", where.empty() ? "" : "; ", row_label(*m), m->wrong, ranks);
   }
-  Verdict v = start_verdict(rule);
   v.unit = kUnitWrong;
   judge(v, Bound::max, static_cast<double>(wrong), 0, "0");
   v.reason = wrong == 0 ? fmt::format("{} rows checked", rows.size())

@@ -78,6 +78,9 @@ Verdict eval_rank_outliers(const Rule& rule, const Results& run) {
   v.unit = "x median";
   judge(v, Bound::max, worst.ratio, limit.value, limit.text);
   v.row = row_json(*worst.row);
+  for (std::size_t r = 0; r < worst.row->rank_mean_us.size(); ++r)
+    if (const double t = worst.row->rank_mean_us[r]; t > limit.value * worst.median_us)
+      v.offenders.push_back({host_of(run, static_cast<int>(r)), static_cast<int>(r), "", t, "us"});
   const std::string outliers = rank_outliers(run, worst, limit.value);
   v.reason = fmt::format(
       "{}: median rank {}; {}", row_label(*worst.row), figure(worst.median_us, "us"),
@@ -118,12 +121,17 @@ Verdict eval_pairs(const Rule& rule, const Results& run) {
   auto ratio = [&](double value) { return relative ? fmt::format(" = {:.2f}x", value / med) : std::string(); };
   std::string bad;
   int listed = 0;
+  Verdict v = start_verdict(rule);
   for (const auto& [line, value] : links) {
     const bool beyond = low_is_bad ? value < limit.value * scale : value > limit.value * scale;
+    if (beyond) {
+      // Either end may be the bad one: both are listed, each with its peer.
+      v.offenders.push_back({line->host_a, -1, line->host_b, value, unit});
+      v.offenders.push_back({line->host_b, -1, line->host_a, value, unit});
+    }
     if (beyond && listed++ < 8)
       bad += fmt::format("{}{} {}{}", bad.empty() ? "" : "; ", link_of(*line), figure(value, unit), ratio(value));
   }
-  Verdict v = start_verdict(rule);
   v.unit = relative ? "x median" : unit;
   judge(v, limit.bound, worst->second / scale, limit.value, limit.text);
   v.reason = fmt::format("median {} over {} links; {}", figure(med, unit), links.size(),

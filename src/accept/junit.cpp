@@ -113,11 +113,20 @@ std::string to_junit_xml(const Report& r) {
   const std::string classname = "fabricbench.check." + r.profile;
   std::vector<Verdict> cases = r.verdicts;
   if (!r.run_error.empty()) {
+    // A run that did not finish judges nothing, but a dashboard still sees
+    // every rule (as an error, with what was measured of it) and the run's
+    // own testcase saying why: the suite keeps its shape run after run.
+    for (auto& v : cases) {
+      if (v.status != Status::error)
+        v.reason = fmt::format("not judged ({} on the part that ran{}): {}", name(v.status),
+                               v.reason.empty() ? "" : ": " + v.reason, r.run_error);
+      v.status = Status::error;
+    }
     Verdict run;
     run.rule = "run";
     run.status = Status::error;
     run.reason = r.run_error;
-    cases = {run};
+    cases.insert(cases.begin(), run);
   }
   const Counts c = count(cases);
   const int tests = static_cast<int>(cases.size());

@@ -86,6 +86,26 @@ CheckLine check_line(const Verdict& v) {
 
 json to_json(const Verdict& v) { return fb::to_json(check_line(v)); }
 
+namespace {
+
+// Every node, rank and link a failed rule blames, one entry each.
+json bad_list(const Report& r) {
+  json out = json::array();
+  for (const auto& v : r.verdicts) {
+    if (v.status != Status::fail) continue;
+    for (const auto& o : v.offenders)
+      out.push_back({{"host", o.host},
+                     {"rank", o.rank >= 0 ? json(o.rank) : json(nullptr)},
+                     {"peer", o.peer.empty() ? json(nullptr) : json(o.peer)},
+                     {"rule", v.rule},
+                     {"figure", o.figure},
+                     {"unit", o.unit}});
+  }
+  return out;
+}
+
+}  // namespace
+
 json to_json(const Report& r) {
   const Counts c = count(r.verdicts);
   const int code = r.run_error.empty() ? exit_code(r.verdicts) : kExitRunError;
@@ -110,6 +130,7 @@ json to_json(const Report& r) {
           {"run_error", r.run_error.empty() ? json(nullptr) : json(r.run_error)},
           {"counts", {{"pass", c.pass}, {"fail", c.fail}, {"skip", c.skip}, {"error", c.error}}},
           {"not_judged", c.not_judged},
+          {"bad", bad_list(r)},
           {"verdicts", verdicts}};
 }
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/build_commit.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/version.hpp"
@@ -21,6 +21,10 @@ std::string version_text() {
   out += fmt::format("  MPI library  {}\n", MpiSession::library_version());
   out += fmt::format("  built with   CUDA {}, NCCL {}\n", *kCudaBuilt ? kCudaBuilt : "no",
                      *kNcclBuilt ? kNcclBuilt : "no");
+  const PluginDir dir = plugin_dir();
+  out += fmt::format("  plugins      {}\n", dir.path.empty() ? "none: " + dir.why : dir.path);
+  for (const auto& p : plugin_statuses())
+    out += fmt::format("    {:<9} {}\n", p.name, p.loaded ? "loaded (" + p.built_with + ")" : "not loaded: " + p.why);
   out += "  backends\n";
   for (const auto& b : backend_registry()) {
     const std::string absent = b.absent_reason();

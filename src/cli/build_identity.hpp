@@ -13,8 +13,8 @@ namespace fb::cli {
 
 // Facts fixed at build time plus the MPI library (asked without MPI_Init).
 BuildRef build_identity();
-// The --version text: build_identity() as lines, then each backend and
-// whether it is usable here (probing the GPU where one is built in).
+// The --version text: build_identity() as lines, then each plugin (loaded,
+// or why not) and each backend and whether it is usable here.
 std::string version_text();
 
 }  // namespace fb::cli

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fabricbench/accept/profile.hpp"
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/scope.hpp"

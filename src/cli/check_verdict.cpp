@@ -101,6 +101,18 @@ void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ran
                                           r.timestamp, setup.outputs.record)
                             : fmt::format("the run did not finish: {}; {} has the rows it finished", why,
                                           setup.outputs.record);
+  // Every rule stays in check.json and junit.xml, unjudged, so the files keep
+  // the shape of a finished check.
+  for (const auto& rule : setup.profile.rules) {
+    accept::Verdict v;
+    v.rule = rule.name;
+    v.kind = rule.kind;
+    v.status = accept::Status::error;
+    v.reason = r.run_error;
+    v.optional = rule.optional;
+    v.judged = false;
+    r.verdicts.push_back(std::move(v));
+  }
   if (auto err = write_outputs(setup.outputs, r); !err.empty()) spdlog::warn("{}", err);
 }
 

@@ -9,6 +9,7 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/plan.hpp"
+#include "fabricbench/backends/library_versions.hpp"
 #include "fabricbench/topo/report.hpp"
 
 namespace fb::cli {
@@ -127,7 +128,7 @@ int run_or_abort(const std::function<int()>& body) {
 }
 
 std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes) {
-  const auto inventory = topo::gather_inventory(world, nodes);
+  const auto inventory = topo::gather_inventory(world, nodes, loaded_library_versions());
   if (world.rank() == 0)
     for (const auto& d : topo::find_differences(inventory))
       spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());

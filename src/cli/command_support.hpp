@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record_lines.hpp"

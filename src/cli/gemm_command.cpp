@@ -12,6 +12,7 @@
 
 #include "command_support.hpp"
 #include "commands.hpp"
+#include "fabricbench/backends/gpu.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/csv.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -19,8 +20,6 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/topo/report.hpp"
-#include "gemm/gemm_probe.hpp"
-#include "gpu_backends.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
 
@@ -190,8 +189,11 @@ int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const
 }
 
 int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, const GemmPlan& plan) {
+  // The GPU tools are the gemm plugin's: absent, it says why, like a missing GPU.
+  std::string absent;
+  const GpuTools* tools = gpu_tools(&absent);
   GpuPlacement gpu;
-  const Support placed = place_on_gpu(world, flags.device, gpu);
+  const Support placed = tools ? tools->place(world, flags.device, gpu) : Support::no(absent);
   if (const auto error = agree_on_error(world, placed.ok ? "" : placed.why); !error.empty())
     return usage_exit(world, "gemm", error);
   const auto started = std::chrono::steady_clock::now();
@@ -201,7 +203,7 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
     GemmSpec spec = plan.base;
     spec.dtype = d;
     try {
-      mine.push_back(result_line(world, gpu, run_gemm(spec, gpu.device)));
+      mine.push_back(result_line(world, gpu, tools->run_gemm(spec, gpu.device)));
     } catch (const UsageError& e) {
       error = fmt::format("--size {}: {}", flags.size, e.what());
       break;

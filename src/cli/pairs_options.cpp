@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "run_options.hpp"

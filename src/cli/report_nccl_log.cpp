@@ -1,6 +1,6 @@
 // `fabricbench report nccl-log FILE...`: read NCCL INFO logs and print, per
 // communicator, the transports between ranks and a verdict per node pair
-// (the parser and the verdicts are src/backends/nccl/nccl_log_*). Runs alone.
+// (the parser and the verdicts: fabricbench/backends/nccl_log/). Runs alone.
 #include "report_nccl_log.hpp"
 
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "fabricbench/core/errors.hpp"
-#include "nccl/nccl_log_report.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_report.hpp"
 
 namespace fb::cli {
 namespace {

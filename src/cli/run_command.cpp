@@ -10,7 +10,7 @@
 
 #include "command_support.hpp"
 #include "commands.hpp"
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/record.hpp"

@@ -7,11 +7,11 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/watch_report.hpp"
-#include "fault/fault.hpp"
+#include "fabricbench/backends/fault.hpp"
 
 namespace fb::cli {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "nccl_tests_flags.hpp"

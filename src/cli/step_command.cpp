@@ -13,7 +13,8 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/gpu.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/output_file.hpp"
@@ -23,8 +24,6 @@
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/from_model.hpp"
 #include "command_support.hpp"
-#include "gemm/gemm_compute.hpp"
-#include "gpu_backends.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "step_report.hpp"
@@ -189,7 +188,9 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
   spec.dtype = *parse_dtype(f.gemm_dtype);
   spec.m = spec.n = spec.k = f.gemm_size;
   try {
-    out.kernel = make_gemm_compute(spec, current_gpu());  // the device setup placed this rank on
+    // The gemm plugin's products, on the device the backend's setup placed this rank on.
+    const GpuTools* tools = gpu_tools(&error);
+    if (tools) out.kernel = tools->make_gemm_compute(spec, tools->current_device());
   } catch (const UsageError& e) {
     error = fmt::format("--gemm-size {}: {}", f.gemm_size, e.what());
   }

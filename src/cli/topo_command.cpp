@@ -11,6 +11,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
+#include "fabricbench/backends/library_versions.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -116,7 +117,7 @@ int topo_main(int argc, char** argv) {
   const auto nvml = tree ? topo::absent_nvml("not asked: --sysfs-root reads a tree, NVML would describe this machine")
                          : topo::load_nvml();
   const auto started = std::chrono::steady_clock::now();
-  const auto lines = topo::gather_inventory(world, nodes, topo::Sysfs(tree ? flags.sysfs_root : "/"), *nvml);
+  const auto lines = topo::gather_inventory(world, nodes, loaded_library_versions(), topo::Sysfs(tree ? flags.sysfs_root : "/"), *nvml);
   const std::string run_id = shared_run_id(world);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::int64_t exit_code = kExitOk;

@@ -1,18 +1,11 @@
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <time.h>
 
 #include "fabricbench/core/errors.hpp"
 
 namespace fb {
-
-double now_us() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
-}
 
 void PreparedOp::run_timed(IterationTimes times) {
   // One clock read per iteration: back-to-back iterations start where the

@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/clock.hpp"
 #include "fabricbench/step/compute.hpp"
 
 namespace fb::step {

@@ -11,12 +11,12 @@
 namespace fb::topo {
 namespace {
 
-json read_line(const NodeMap& nodes, int rank, const Sysfs& sysfs, Nvml& nvml) {
+json read_line(const NodeMap& nodes, int rank, const LinkedVersions& linked, const Sysfs& sysfs, Nvml& nvml) {
   const RankPlace place{rank, nodes.node, nodes.local_rank, nodes.node_hosts[static_cast<std::size_t>(nodes.node)]};
   try {
     const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
     json line = to_json(
-        read_inventory(sysfs, nvml, linked_versions(), place, cvd ? std::optional<std::string>(cvd) : std::nullopt));
+        read_inventory(sysfs, nvml, linked, place, cvd ? std::optional<std::string>(cvd) : std::nullopt));
     // Where the launcher bound this rank: next to its GPU's CPUs, or not.
     const auto cpus = process_cpus();
     line["rank_cpus"] = cpus ? json(*cpus) : json(nullptr);
@@ -56,17 +56,18 @@ std::vector<std::string> gather_text(const Comm& world, const std::string& mine)
 
 }  // namespace
 
-std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const Sysfs& sysfs, Nvml& nvml) {
-  const json line = read_line(nodes, world.rank(), sysfs, nvml);
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
+                                   const Sysfs& sysfs, Nvml& nvml) {
+  const json line = read_line(nodes, world.rank(), linked, sysfs, nvml);
   std::vector<json> lines;
   for (const auto& text : gather_text(world, line.dump(-1, ' ', false, json::error_handler_t::replace)))
     lines.push_back(json::parse(text));
   return lines;
 }
 
-std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes) {
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked) {
   const auto nvml = load_nvml();
-  return gather_inventory(world, nodes, Sysfs("/"), *nvml);
+  return gather_inventory(world, nodes, linked, Sysfs("/"), *nvml);
 }
 
 }  // namespace fb::topo

@@ -276,7 +276,10 @@ TEST_F(CheckCli, ARecordThatDidNotFinishIsJudgedIncomplete) {
     EXPECT_EQ(report["status"], "incomplete") << name;
     EXPECT_EQ(report["exit_code"], 3) << name;
     const auto junit = test::junit_counts(path("out-" + name + "/junit.xml"));
-    EXPECT_EQ(junit["testsuite"]["errors"], "1") << name << junit.dump();
+    // The run's testcase and every rule's, each an error.
+    ASSERT_FALSE(report["verdicts"].empty()) << name;
+    EXPECT_EQ(junit["testsuite"]["errors"], std::to_string(report["verdicts"].size() + 1)) << name << junit.dump();
+    EXPECT_EQ(junit["testsuite"]["tests"], junit["testsuite"]["errors"]) << name << junit.dump();
   }
   // The whole record, as it finished: judged, and it passes.
   EXPECT_EQ(run_process(std::string(FB_BINARY) + " check --profile local-smoke -q --results " + fixture +
@@ -398,6 +401,21 @@ TEST_F(CheckCli, TheMpirunWrapperWritesTheSameOutputs) {
   const auto usage = run_process(std::string(FB_SOURCE_DIR) + "/scripts/acceptance-mpirun.sh local-smoke");
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_NE(usage.err.find("--hostfile"), std::string::npos) << usage.err;
+}
+
+// A launch that never starts fabricbench (here a flag mpirun refuses) judged
+// nothing: "nothing ran", exit 3, even where an earlier check's check.json
+// (a PASS) is still in the folder.
+TEST_F(CheckCli, TheMpirunWrapperSaysNothingRanWhenTheLaunchFails) {
+  std::ofstream(path("hosts")) << "localhost slots=2\n";
+  std::filesystem::create_directories(path("out"));
+  std::ofstream(path("out/check.json")) << "{\n  \"status\": \"pass\",\n  \"exit_code\": 0\n}\n";
+  const auto r = run_process("FB_MPIRUN_ARGS=--no-such-mpirun-flag FABRICBENCH=" + std::string(FB_BINARY) + " " +
+                             FB_SOURCE_DIR + "/scripts/acceptance-mpirun.sh --hostfile " + path("hosts") +
+                             " --np 2 --time 4 local-smoke " + path("out") + " -- -q --overwrite");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("nothing ran: mpirun exit "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("verdict: PASS"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -253,6 +253,11 @@ TEST(Uniformity, ARankFarAboveTheMedianIsNamed) {
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_NEAR(*v.measured, 260.0 / 102.0, 1e-9);  // median of 98, 100, 104, 260 is 102
   EXPECT_TRUE(mentions(v, "rank 3 (node2)")) << v.reason;
+  // As data too: the one rank above the bound, with its host and time.
+  ASSERT_EQ(v.offenders.size(), 1u);
+  EXPECT_EQ(v.offenders[0].host, "node2");
+  EXPECT_EQ(v.offenders[0].rank, 3);
+  EXPECT_DOUBLE_EQ(v.offenders[0].figure, 260);
   RecordBuilder even(4, 2);
   even.row("all_reduce", "intra", 1ull << 30, 5).rank_mean_us = {100, 104, 98, -1};  // rank 3 sat out
   EXPECT_EQ(judge_one(rule, even.results()).status, Status::pass);
@@ -302,6 +307,13 @@ TEST(Pairs, AWeakLinkIsNamed) {
   EXPECT_NEAR(*v.measured, 2.9 / 11.8, 1e-9);
   EXPECT_TRUE(mentions(v, "1-3 (node2 - node4)")) << v.reason;
   EXPECT_TRUE(mentions(v, "1 links beyond")) << v.reason;
+  // Both ends of the one weak link, each naming the other; no good link's node.
+  ASSERT_EQ(v.offenders.size(), 2u);
+  EXPECT_EQ(v.offenders[0].host, "node2");
+  EXPECT_EQ(v.offenders[0].peer, "node4");
+  EXPECT_EQ(v.offenders[1].host, "node4");
+  EXPECT_EQ(v.offenders[0].rank, -1);
+  EXPECT_DOUBLE_EQ(v.offenders[0].figure, 2.9);
   EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 2 of median}\n", b.results()).status, Status::fail);
   EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 5 of median}\n", b.results()).status, Status::pass);
   EXPECT_EQ(judge_one("  - {kind: pairs, min: 0.9 of median}\n", RecordBuilder(4, 4).results()).reason,

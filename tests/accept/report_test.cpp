@@ -85,14 +85,17 @@ TEST_F(JunitFile, IsWellFormedAndCountsAgree) {
   EXPECT_NE(failure.find("margin: -25.0%"), std::string::npos) << failure;
 }
 
-TEST_F(JunitFile, ARunThatDidNotFinishIsOneError) {
+TEST_F(JunitFile, ARunThatDidNotFinishKeepsEveryRuleAsAnError) {
   Report r = sample();
   r.run_error = "the run did not finish";
   const auto j = parse(r);
   ASSERT_FALSE(j.contains("problem")) << j.dump();
-  EXPECT_EQ(j["testsuite"]["tests"], "1");
-  EXPECT_EQ(j["testsuite"]["errors"], "1");
+  // The run's own testcase, then the five rules: none passes or fails.
+  EXPECT_EQ(j["testsuite"]["tests"], "6");
+  EXPECT_EQ(j["testsuite"]["errors"], "6");
+  EXPECT_EQ(j["testsuite"]["failures"], "0");
   EXPECT_EQ(j["names"][0], "run");
+  EXPECT_EQ(j["names"][2], "inter \"busbw\"");
   EXPECT_EQ(to_json(r)["status"], "incomplete");
   EXPECT_EQ(to_json(r)["exit_code"], 3);
 }
@@ -127,6 +130,24 @@ TEST(ReportJson, CountsStatusAndVerdicts) {
   EXPECT_EQ(j["verdicts"][1]["measured"], 30);
   EXPECT_EQ(j["verdicts"][2]["measured"], nullptr);
   EXPECT_EQ(j["baseline"], nullptr);
+  EXPECT_TRUE(j["bad"].empty()) << j["bad"].dump();  // no rule blamed a node
+}
+
+TEST(ReportJson, BadNodesAreDataFromFailedRulesOnly) {
+  Report r = sample();
+  r.verdicts[1].offenders = {{"node7", 12, "", 260, "us"}};
+  r.verdicts[0].offenders = {{"node9", 3, "", 100, "us"}};  // a passed rule blames nobody
+  r.verdicts[4].offenders = {{"node2", -1, "node4", 2.9, "GB/s"}};
+  const auto bad = to_json(r)["bad"];
+  ASSERT_EQ(bad.size(), 2u) << bad.dump();
+  EXPECT_EQ(bad[0]["host"], "node7");
+  EXPECT_EQ(bad[0]["rank"], 12);
+  EXPECT_EQ(bad[0]["rule"], "inter \"busbw\"");
+  EXPECT_EQ(bad[0]["figure"], 260);
+  EXPECT_EQ(bad[0]["peer"], nullptr);
+  EXPECT_EQ(bad[1]["rank"], nullptr);
+  EXPECT_EQ(bad[1]["peer"], "node4");
+  EXPECT_EQ(bad[1]["unit"], "GB/s");
 }
 
 TEST(VerdictTable, OneLinePerRuleWithTheFigures) {

@@ -6,14 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/step/executor.hpp"
-#include "gemm/gemm_compute.hpp"
-#include "gemm/gemm_probe.hpp"
-#include "gpu_backends.hpp"
+#include "fabricbench/backends/gpu.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "capture_sink.hpp"
 #include "hooked_backend.hpp"
 
@@ -29,6 +29,14 @@ namespace {
   } while (0)
 
 using test::CaptureSink;
+
+// The gemm plugin's tools (asked only after SKIP_WITHOUT_GPU: then it loaded).
+const GpuTools& tools() {
+  std::string why;
+  const GpuTools* t = gpu_tools(&why);
+  if (!t) throw std::runtime_error("gemm plugin: " + why);
+  return *t;
+}
 
 std::unique_ptr<Backend> make(const char* name) { return find_backend(name)->make(); }
 
@@ -181,14 +189,14 @@ TEST(CudaCopy, GraphModeRunsTheCapturableCopies) {
 TEST(Gemm, ProducesPositiveTflopsOnRandomData) {
   SKIP_WITHOUT_GPU();
   GpuPlacement gpu;
-  ASSERT_TRUE(place_on_gpu(Comm::world(), -1, gpu).ok);
+  ASSERT_TRUE(tools().place(Comm::world(), -1, gpu).ok);
   for (Dtype dtype : {Dtype::bfloat16, Dtype::half}) {
     GemmSpec spec;
     spec.dtype = dtype;
     spec.m = spec.n = spec.k = 2048;
     spec.iters = 5;
     spec.warmup = 2;
-    const GemmResult r = run_gemm(spec, gpu.device);
+    const GemmResult r = tools().run_gemm(spec, gpu.device);
     EXPECT_EQ(r.time.iterations, 5u);
     EXPECT_GT(r.tflops, 0.0) << name(dtype);
   }
@@ -221,9 +229,9 @@ class GpuStep : public ::testing::Test {
     SKIP_WITHOUT_GPU();
     backend_ = make("nccl");
     ASSERT_TRUE(backend_->setup(world_, RunOptions{}).ok);
-    ASSERT_TRUE(place_on_gpu(world_, -1, gpu_).ok);
+    ASSERT_TRUE(tools().place(world_, -1, gpu_).ok);
     spec_.m = spec_.n = spec_.k = 4096;
-    kernel_ = make_gemm_compute(spec_, gpu_.device);
+    kernel_ = tools().make_gemm_compute(spec_, gpu_.device);
   }
   // `products` of compute, and the gradient all-reduce in 4 buckets of `bytes` under it.
   step::StepReport run(int products, std::uint64_t bytes, bool run_one_rank_groups, int steps = 5, int warmup = 1) {
@@ -243,7 +251,7 @@ class GpuStep : public ::testing::Test {
 // Its compute is cuBLAS products at the rate the GEMM probe measures on its
 // own, the acceptance figure of the step issue.
 TEST_F(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfTheProbe) {
-  const GemmResult probe = run_gemm(spec_, gpu_.device);
+  const GemmResult probe = tools().run_gemm(spec_, gpu_.device);
   constexpr int kProducts = 200, kSteps = 5, kWarmup = 1;
   const std::uint64_t before = kernel_->products();
   const step::StepReport r = run(kProducts, 64ull << 20, false, kSteps, kWarmup);

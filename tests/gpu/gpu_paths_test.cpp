@@ -15,7 +15,8 @@
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/pattern.hpp"
-#include "gpu_backends.hpp"
+#include "fabricbench/backends/gpu.hpp"
+#include "fabricbench/backends/registry.hpp"
 
 namespace fb {
 namespace {

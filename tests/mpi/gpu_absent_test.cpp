@@ -3,7 +3,8 @@
 // host backend. Skipped on GPU machines, where the gpu label covers them.
 #include <gtest/gtest.h>
 
-#include "gpu_backends.hpp"
+#include "fabricbench/backends/gpu.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "process.hpp"
 
 namespace fb {
@@ -20,7 +21,8 @@ TEST(GpuAbsent, GpuBackendsSayWhyTheyCannotRun) {
   for (const std::string backend : {"nccl", "cuda", "mpi-cuda"}) {
     const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("run --progress off --backend " + backend));
     EXPECT_EQ(r.exit_code, 2) << backend << ": " << r.err;
-    EXPECT_NE(r.err.find("backend " + backend + " is not usable: " + why), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("backend " + backend + " is not usable: " + why), std::string::npos)
+        << r.err << "\nin this process: " << why;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   const auto gemm = run_process("timeout 60 " + mpirun(1) + " " + fabricbench("gemm"));

@@ -84,6 +84,10 @@ TEST_F(WatchedCommands, CheckHangClosesTheRecordInsteadOfHoldingTheAllocation) {
   const auto verdict = nlohmann::json::parse(std::ifstream(path("c/check.json")));
   EXPECT_EQ(verdict["status"], "incomplete") << verdict.dump();
   EXPECT_NE(verdict["run_error"].get<std::string>().find("rank 1 is behind"), std::string::npos) << verdict.dump();
+  // Every rule of the profile stays listed, unjudged, instead of vanishing.
+  ASSERT_GE(verdict["verdicts"].size(), 2u) << verdict.dump();
+  for (const auto& v : verdict["verdicts"]) EXPECT_EQ(v["status"], "error") << v.dump();
+  EXPECT_EQ(verdict["counts"]["error"], verdict["verdicts"].size()) << verdict.dump();
 }
 
 TEST_F(WatchedCommands, PairsHangInOnePairIsNamedWhileTheOtherRankSitsOut) {

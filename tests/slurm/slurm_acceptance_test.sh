@@ -132,15 +132,16 @@ start_slurm() {
   exit 1
 }
 
-# submit NAME PROFILE EXPECTED_EXIT: runs the acceptance job and checks it.
+# submit NAME PROFILE EXPECTED_EXIT [SRUN_ARGS [CHECK_FLAGS]]: runs the acceptance job and checks it.
 submit() {
-  local name=$1 profile=$2 expected=$3 out job rc state
+  local name=$1 profile=$2 expected=$3 srun_args=${4:-} check_flags=${5:-} out job rc state
   out=$tmp/out-$name
   cd "$src" || exit 1
   # In the background and waited for, so a signal to this script runs the
   # clean-up at once instead of after sbatch returns.
-  FABRICBENCH=$binary timeout 240 sbatch --parsable --wait --nodes=1 --ntasks=2 --time=4 \
-    --output="$tmp/job-$name.out" scripts/slurm/acceptance.sbatch "$profile" "$out" -- -q >"$tmp/job-$name.id" &
+  # shellcheck disable=SC2086  # check_flags is a list of flags
+  FB_SRUN_ARGS=$srun_args FABRICBENCH=$binary timeout 240 sbatch --parsable --wait --nodes=1 --ntasks=2 --time=4 \
+    --output="$tmp/job-$name.out" scripts/slurm/acceptance.sbatch "$profile" "$out" -- -q $check_flags >"$tmp/job-$name.id" &
   waiter=$!
   wait $waiter
   rc=$?
@@ -151,6 +152,14 @@ submit() {
   [ "$rc" -eq "$expected" ] || fail "$name: job exit code $rc, expected $expected"
   state=$(scontrol show job "$job" 2>/dev/null | grep -o 'ExitCode=[0-9]*:[0-9]*' | head -1)
   [ "$state" = "ExitCode=$expected:0" ] || fail "$name: slurmctld reports $state, expected ExitCode=$expected:0"
+  echo "  $state, last line: $(tail -n 1 "$tmp/job-$name.out")"
+  if [ "$name" = launch ]; then
+    # srun refused its flags: no fabricbench ran, nothing was judged.
+    grep -q "^nothing ran: srun exit " "$tmp/job-$name.out" || fail "$name: no 'nothing ran' line"
+    grep -q "verdict: FAIL" "$tmp/job-$name.out" && fail "$name: a launch failure called a FAIL"
+    [ ! -e "$out/check.json" ] || fail "$name: check.json exists though nothing ran"
+    return
+  fi
   grep -q "verdict: " "$tmp/job-$name.out" || fail "$name: the job's output has no verdict line"
   if [ "$expected" -eq 2 ]; then
     # A profile that does not parse: one message naming it, nothing judged or written.
@@ -176,9 +185,13 @@ junit = json.loads(subprocess.run([sys.executable, counter, f"{out}/junit.xml"],
 suite, counts = junit["testsuite"], report["counts"]
 problems = []
 if report["exit_code"] != expected: problems.append(f"check.json exit_code {report['exit_code']}")
-if int(suite["tests"]) != sum(counts.values()): problems.append(f"junit tests {suite['tests']} vs {counts}")
+# A run that did not finish: its own "run" testcase beside every rule's, all errors.
+extra = 1 if expected == 3 else 0
+if int(suite["tests"]) != sum(counts.values()) + extra: problems.append(f"junit tests {suite['tests']} vs {counts}")
 if int(suite["failures"]) != counts["fail"]: problems.append(f"junit failures {suite['failures']} vs {counts}")
-if int(suite["errors"]) != counts["error"]: problems.append(f"junit errors {suite['errors']} vs {counts}")
+if int(suite["errors"]) != counts["error"] + extra: problems.append(f"junit errors {suite['errors']} vs {counts}")
+if expected == 3 and (report["status"] != "incomplete" or counts["error"] != len(report["verdicts"]) or not report["verdicts"]):
+    problems.append(f"an unfinished run: status {report['status']}, counts {counts}, {len(report['verdicts'])} rules")
 if junit["failure_cases"] != counts["fail"]: problems.append("failure elements do not match the count")
 if expected == 1 and counts["fail"] < 1: problems.append("a failing job without a failed rule")
 if report["ranks"] != 2: problems.append(f"ranks {report['ranks']}, expected 2")
@@ -218,6 +231,8 @@ YAML
 submit pass local-smoke 0
 submit fail "$tmp/impossible.yaml" 1
 submit bad "$tmp/bad.yaml" 2
+submit launch local-smoke 3 --no-such-srun-flag
+submit hang local-smoke 3 "" "--timeout 3 --inject hang:rank=1,op=all_gather,after=3"
 
 if [ "$failures" -ne 0 ]; then
   echo "slurm acceptance test: $failures failures"

@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
-#include "gpu_backends.hpp"
+#include "fabricbench/backends/gpu.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "process.hpp"
 
 namespace fb {

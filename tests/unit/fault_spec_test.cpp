@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "fabricbench/core/errors.hpp"
-#include "fault/fault.hpp"
+#include "fabricbench/backends/fault.hpp"
 
 namespace fb::fault {
 namespace {

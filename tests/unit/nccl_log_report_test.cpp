@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nccl/nccl_log.hpp"
-#include "nccl/nccl_log_report.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_report.hpp"
 #include "process.hpp"
 
 namespace fb::nccl_log {

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb {
 namespace {

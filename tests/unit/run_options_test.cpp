@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "mpi_host/mpi_path.hpp"
 

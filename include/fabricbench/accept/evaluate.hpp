@@ -16,6 +16,16 @@ namespace fb::accept {
 enum class Status { pass, fail, skip, error };
 std::string_view name(Status status);
 
+// A node, rank or link a rule blames, as data (check.json "bad"), so a
+// dashboard can drain exactly those nodes.
+struct Offender {
+  std::string host;   // the node blamed
+  int rank = -1;      // the rank, when the rule judged ranks; -1 for a link
+  std::string peer;   // the other end, when the rule judged node pairs
+  double figure = 0;  // what was measured of it, in `unit`
+  std::string unit;
+};
+
 struct Verdict {
   std::string rule;
   RuleKind kind = RuleKind::absolute;
@@ -29,6 +39,7 @@ struct Verdict {
   std::optional<CheckRow> row;     // the deciding row (op, scope, bytes, ...) when there is one
   bool optional = false;           // the rule's `optional: true`
   bool judged = true;              // false: the record could not answer the rule (a SKIP, or its FAIL or ERROR)
+  std::vector<Offender> offenders; // what a failed rule blames (ranks above the bound, links below it, ...)
 };
 
 struct EvalOptions {

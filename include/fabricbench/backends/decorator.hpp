@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/link_analysis.hpp"
 #include "fabricbench/core/pair_schedule.hpp"

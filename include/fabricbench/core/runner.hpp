@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/progress.hpp"

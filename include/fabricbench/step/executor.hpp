@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/stats.hpp"

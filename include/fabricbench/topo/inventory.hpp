@@ -109,12 +109,12 @@ struct Inventory {
   std::vector<std::string> flags;  // every GPU and NIC flag, prefixed with its name
 };
 
-// Versions of the libraries fabricbench is linked with (CUDA runtime, NCCL),
-// and the CUDA driver as the runtime sees it (a fallback for NVML's).
+// Versions of the libraries fabricbench loaded (CUDA runtime, NCCL: its GPU
+// plugins link them), and the CUDA driver as the runtime sees it (a fallback
+// for NVML's). The registry asks the plugins (fb::loaded_library_versions).
 struct LinkedVersions {
   Fact<std::string> cuda_runtime, cuda_driver, nccl;
 };
-LinkedVersions linked_versions();
 
 // The readers. Each reads under the Sysfs root and asks `nvml`; none throws
 // on what the machine answers.

@@ -10,6 +10,7 @@
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/scope.hpp"
+#include "fabricbench/topo/inventory.hpp"
 #include "fabricbench/topo/nvml.hpp"
 #include "fabricbench/topo/sysfs.hpp"
 
@@ -42,8 +43,11 @@ std::string format_report(const std::vector<json>& inventories, const std::vecto
 // Collective over `world`: every rank reads its own inventory; rank 0 gets
 // all lines in rank order, other ranks an empty vector. A reader that throws
 // unexpectedly gives a line with "error" rather than stopping the job.
-std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const Sysfs& sysfs, Nvml& nvml);
+// `linked`: the CUDA and NCCL versions this process loaded (the GPU plugins
+// know them: fb::loaded_library_versions()).
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
+                                   const Sysfs& sysfs, Nvml& nvml);
 // The same on this machine: sysfs at "/", NVML loaded at run time.
-std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes);
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked);
 
 }  // namespace fb::topo

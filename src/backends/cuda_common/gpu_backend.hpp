@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cuda_common/gpu_memory.hpp"
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "gpu_backends.hpp"
 
 namespace fb::gpu {

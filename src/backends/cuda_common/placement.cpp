@@ -4,10 +4,9 @@
 
 #include <sstream>
 
-#include "cuda_common/placement_rules.hpp"
 #include "gpu_backends.hpp"
 
-namespace fb {
+namespace fb::gpu {
 namespace {
 
 std::string probe() {
@@ -25,9 +24,9 @@ std::string probe() {
 
 // This rank's device, or why it has none.
 std::string pick_device(int device_option, GpuPlacement& out) {
-  if (const std::string absent = gpu_absent_reason(); !absent.empty()) return absent;
+  if (const std::string absent = absent_reason(); !absent.empty()) return absent;
   cudaGetDeviceCount(&out.device_count);
-  const gpu::DeviceChoice choice = gpu::choose_device(device_option, out.local_rank, out.device_count, host_name());
+  const gpu::DeviceChoice choice = choose_device(device_option, out.local_rank, out.device_count, host_name());
   if (!choice.error.empty()) return choice.error;
   out.device = choice.device;
   cudaDeviceProp prop{};
@@ -49,7 +48,7 @@ std::string pick_device(int device_option, GpuPlacement& out) {
 
 }  // namespace
 
-std::string gpu_absent_reason() {
+std::string absent_reason() {
   static const std::string reason = probe();
   return reason;
 }
@@ -65,22 +64,44 @@ Support place_on_gpu(const Comm& world, int device_option, GpuPlacement& out) {
   std::string error = pick_device(device_option, out);
   // Every rank of the node takes part, whatever it found, so none waits alone.
   const auto seen = node.allgather_strings(fmt::format("{} {}", world.rank(), error.empty() ? out.pci_bus_id : "-"));
-  std::vector<gpu::PlacedRank> placed;
+  std::vector<PlacedRank> placed;
   for (const auto& text : seen) {
     std::istringstream fields(text);
-    gpu::PlacedRank p;
+    PlacedRank p;
     fields >> p.world_rank >> p.bus_id;
     if (p.bus_id == "-") p.bus_id.clear();
     placed.push_back(p);
   }
   if (error.empty())
-    error = gpu::shared_gpu_error(placed, static_cast<std::size_t>(node.rank()), out.device, out.device_count,
+    error = shared_gpu_error(placed, static_cast<std::size_t>(node.rank()), out.device, out.device_count,
                                   host_name());
   // The job's lowest GPU, so that what a GPU generation supports is decided alike on every rank.
-  gpu::Capability mine;
+  Capability mine;
   if (error.empty()) mine = {out.cc_major, out.cc_minor, world.rank(), host_name()};
-  out.lowest = gpu::lowest_capability(world.allgather_strings(gpu::encode(mine)));
+  out.lowest = lowest_capability(world.allgather_strings(encode(mine)));
   return error.empty() ? Support::yes() : Support::no(error);
 }
 
-}  // namespace fb
+namespace {
+
+std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+}  // namespace
+
+std::vector<LibraryVersion> cuda_versions() {
+  std::vector<LibraryVersion> out;
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess && runtime > 0)
+    out.push_back({"cuda_runtime", cuda_version_text(runtime), ""});
+  else
+    out.push_back({"cuda_runtime", "", "cudaRuntimeGetVersion failed"});
+  // 0 with success means no driver: the runtime loaded, libcuda did not.
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+    out.push_back({"cuda_driver", cuda_version_text(driver), ""});
+  else
+    out.push_back({"cuda_driver", "", "cudaDriverGetVersion: no CUDA driver installed"});
+  return out;
+}
+
+}  // namespace fb::gpu

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/backends/gpu.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb::gpu {
 
@@ -38,12 +39,7 @@ std::string shared_gpu_error(const std::vector<PlacedRank>& node, std::size_t me
                              const std::string& host);
 
 // A rank's compute capability as one text for an allgather, and the lowest of the job's.
-struct Capability {
-  int major = 0;  // 0: this rank has no GPU
-  int minor = 0;
-  int rank = -1;
-  std::string host;
-};
+using Capability = GpuCapability;
 std::string encode(const Capability& c);
 // The lowest over every rank with a GPU (major 0 when none has one).
 Capability lowest_capability(const std::vector<std::string>& encoded);

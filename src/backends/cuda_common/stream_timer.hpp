@@ -14,7 +14,7 @@
 #include <functional>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb::gpu {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cuda_common/stream_timer.hpp"
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb {
 

@@ -249,11 +249,4 @@ class CudaCopyBackend final : public gpu::GpuBackend {
 
 std::unique_ptr<Backend> make_cuda_copy_backend() { return std::make_unique<CudaCopyBackend>(); }
 
-BackendInfo cuda_copy_backend_info() {
-  return {"cuda",
-          "copy paths inside a node: device-local (copy engine, SM kernel), host<->device pinned and pageable, "
-          "peer GPUs; kernel-launch latency",
-          [] { return gpu_absent_reason(); }, make_cuda_copy_backend, copy_ops()};
-}
-
 }  // namespace fb

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb {
 

@@ -8,7 +8,7 @@
 
 #include "fabricbench/backends/decorator.hpp"
 #include "fabricbench/core/errors.hpp"
-#include "fault.hpp"
+#include "fabricbench/backends/fault.hpp"
 
 namespace fb::fault {
 namespace {

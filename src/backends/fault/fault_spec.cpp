@@ -7,7 +7,7 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
-#include "fault.hpp"
+#include "fabricbench/backends/fault.hpp"
 
 namespace fb::fault {
 namespace {

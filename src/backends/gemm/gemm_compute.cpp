@@ -56,7 +56,7 @@ class CublasCompute final : public GemmCompute {
  private:
   gpu::GemmRunner gemm_;
   GemmResult calibration_;
-  step::UnitQuota quota_;
+  UnitQuota quota_;
   cudaEvent_t done_ = nullptr;
   std::uint64_t products_ = 0;
 };

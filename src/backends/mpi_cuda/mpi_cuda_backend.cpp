@@ -107,13 +107,4 @@ std::string mpi_cuda_awareness() {
 
 std::unique_ptr<Backend> make_mpi_cuda_backend() { return std::make_unique<MpiCudaBackend>(); }
 
-BackendInfo mpi_cuda_backend_info() {
-  return {"mpi-cuda", "MPI collectives and point-to-point on device buffers (a CUDA-aware MPI)",
-          [] {
-            const std::string gpu = gpu_absent_reason();
-            return gpu.empty() ? mpi_cuda_awareness() : gpu;
-          },
-          make_mpi_cuda_backend};
-}
-
 }  // namespace fb

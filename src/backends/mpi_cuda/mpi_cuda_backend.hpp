@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb {
 

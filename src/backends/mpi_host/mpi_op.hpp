@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/host_check.hpp"
 
 namespace fb {

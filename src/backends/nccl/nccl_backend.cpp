@@ -158,11 +158,4 @@ class NcclBackend final : public gpu::GpuBackend {
 
 std::unique_ptr<Backend> make_nccl_backend() { return std::make_unique<NcclBackend>(); }
 
-BackendInfo nccl_backend_info() {
-  return {"nccl", "NCCL collectives and point-to-point on device buffers, one rank per GPU", [] {
-            return gpu_absent_reason();
-          },
-          make_nccl_backend};
-}
-
 }  // namespace fb

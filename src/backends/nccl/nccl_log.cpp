@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "nccl_log_line.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_line.hpp"
 
 namespace fb {
 namespace {

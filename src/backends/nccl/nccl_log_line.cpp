@@ -1,4 +1,4 @@
-#include "nccl_log_line.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_line.hpp"
 
 #include <cctype>
 #include <charconv>

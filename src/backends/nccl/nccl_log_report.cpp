@@ -1,4 +1,4 @@
-#include "nccl_log_report.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_report.hpp"
 
 #include <fmt/format.h>
 

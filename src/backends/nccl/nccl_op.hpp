@@ -9,7 +9,7 @@
 #include <nccl.h>
 
 #include "cuda_common/stream_timer.hpp"
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "nccl_comm.hpp"
 
 namespace fb {

@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "fabricbench/backends/backend.hpp"  // now_us
+#include "fabricbench/core/clock.hpp"
 
 namespace fb::watch {
 namespace {

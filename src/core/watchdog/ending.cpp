@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fabricbench/backends/backend.hpp"  // now_us
+#include "fabricbench/core/clock.hpp"
 #include "watchdog_impl.hpp"
 
 namespace fb {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nccl_log_model.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_model.hpp"
 
 namespace fb::nccl_log {
 

@@ -1,12 +1,13 @@
-// The data plane behind one interface. The engine prepares an op on a group
-// (a scope's communicator) and times it; a backend moves the bytes: host MPI,
-// MPI on device buffers, NCCL, CUDA copies. Backends never print: they return
-// what they know (support, path, errors) and the engine reports it.
+// The engine's port: the data plane behind one interface. The engine prepares
+// an op on a group (a scope's communicator) and times it; a backend moves the
+// bytes: host MPI, MPI on device buffers, NCCL, CUDA copies. Backends never
+// print: they return what they know (support, path, errors) and the engine
+// reports it. Which backends exist is the registry's business
+// (fabricbench/backends/registry.hpp); the engine knows only this port.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fabricbench/core/check_values.hpp"
+#include "fabricbench/core/clock.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/layout.hpp"
 #include "fabricbench/core/op_desc.hpp"
@@ -58,9 +60,6 @@ class Backend;
 Support backend_runs(const Backend& backend, Op op);
 // What the engine asks of every spec: backend_runs, then the backend's supports().
 Support support_for(const Backend& backend, const OpSpec& spec);
-
-// Clock shared by the engine and backends: monotonic microseconds.
-double now_us();
 
 // Per-iteration timing the engine collects. `start_us` is when this rank
 // entered the iteration (on the engine's clock), `duration_us` how long the
@@ -182,20 +181,5 @@ class Backend {
 // rank), agreed across ranks. Throws UsageError, on every rank alike, with any
 // rank's refusal; world rank 0 logs the backend's notes.
 void set_up_backend(const Comm& world, Backend& backend, const RunOptions& options);
-
-// The backends this build knows, in the registry's order.
-struct BackendInfo {
-  std::string name;
-  std::string summary;
-  // Empty when usable here; otherwise why not (no CUDA at build time, no GPU...).
-  std::function<std::string()> absent_reason;
-  std::function<std::unique_ptr<Backend>()> make;
-  // The ops a sweep runs when --ops is not given; empty = the six collectives.
-  std::span<const Op> default_ops{};
-};
-
-const std::vector<BackendInfo>& backend_registry();
-const BackendInfo* find_backend(std::string_view name);
-std::string backend_names();
 
 }  // namespace fb

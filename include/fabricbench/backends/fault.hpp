@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 
 namespace fb::fault {
 

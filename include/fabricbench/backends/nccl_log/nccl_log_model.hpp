@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "nccl_log_line.hpp"
+#include "fabricbench/backends/nccl_log/nccl_log_line.hpp"
 
 namespace fb::nccl_log {
 
