@@ -100,10 +100,10 @@ class SameCallBackend final : public fb::Backend {
 
 class LastRow final : public fb::RowSink {
  public:
-  void begin(const nlohmann::ordered_json&) override {}
+  void begin(const fb::RunHeader&) override {}
   void measurement(const fb::Measurement& row) override { median_us = row.time.median_us; }
   void skip(const fb::Skip&) override {}
-  void end(const nlohmann::ordered_json&) override {}
+  void end(const fb::Summary&) override {}
   double median_us = 0;
 };
 

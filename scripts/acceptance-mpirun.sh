@@ -68,9 +68,9 @@ timeout --kill-after=30 "$((minutes * 60))" mpirun "${args[@]}" ${FB_MPIRUN_ARGS
 rc=$?
 
 case $rc in
-  0) echo "verdict: PASS (every rule passed or was skipped with its reason)" ;;
-  1) echo "verdict: FAIL (see the table above and $outdir/junit.xml)" ;;
-  2) echo "verdict: bad input (profile, flags or baseline; nothing judged)" ;;
+  0) echo "verdict: PASS (every rule passed; optional ones may have been skipped, with their reason)" ;;
+  1) echo "verdict: FAIL (a rule failed or could not be judged: see the table above and $outdir/junit.xml)" ;;
+  2) echo "verdict: bad input (profile, flags, baseline, or outputs of an earlier check in $outdir: add -- --overwrite to replace them; nothing judged)" ;;
   124|137) echo "verdict: the run did not finish within $minutes minutes"; rc=3 ;;
   *) echo "verdict: the run did not finish (mpirun exit $rc)"; rc=3 ;;
 esac

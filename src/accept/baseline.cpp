@@ -11,8 +11,8 @@ namespace fb::accept {
 namespace {
 
 std::string header_int(const Results& r, const char* key) {
-  const auto it = r.run().find(key);
-  return it != r.run().end() && it->is_number_integer() ? it->dump() : std::string("?");
+  const int n = std::string_view(key) == "ranks" ? r.header.ranks : r.header.nodes;
+  return n >= 0 ? std::to_string(n) : std::string("?");
 }
 
 std::set<std::string> measured(const Results& r, bool scopes) {

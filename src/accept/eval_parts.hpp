@@ -2,7 +2,6 @@
 // against a limit, and one evaluator per family of kinds.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -22,7 +21,7 @@ std::string why_no_rows(const Results& results, const RowFilter& filter);
 double metric_value(const Measurement& m, Metric metric);
 // "all_reduce/inter 1 GiB out-of-place"
 std::string row_label(const Measurement& m);
-nlohmann::ordered_json row_json(const Measurement& m);
+CheckRow row_json(const Measurement& m);
 // "node3" for a world rank, from the run header; "" when unknown.
 std::string host_of(const Results& results, int rank);
 

@@ -9,8 +9,6 @@
 namespace fb::accept {
 namespace {
 
-using json = nlohmann::ordered_json;
-
 struct Spread {
   const Measurement* row = nullptr;
   double median_us = 0;
@@ -44,31 +42,18 @@ std::string rank_outliers(const Results& run, const Spread& s, double k) {
   return out;
 }
 
-std::optional<double> number_of(const json& line, const std::string& key) {
-  const auto it = line.find(key);
-  if (it == line.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 // A pair line's figure (docs/results-schema.md, `pair`): a link's unidir is
 // its slower direction, since either way can be the degraded one.
-std::optional<double> pair_figure(const json& line, PairMetric metric) {
-  if (metric == PairMetric::latency) return number_of(line, "latency_us");
-  if (metric == PairMetric::bidir) return number_of(line, "bidir_gbps");
-  const auto ab = number_of(line, "unidir_ab_gbps");
-  const auto ba = number_of(line, "unidir_ba_gbps");
-  if (!ab || !ba) return std::nullopt;
-  return std::min(*ab, *ba);
+std::optional<double> pair_figure(const PairLine& line, PairMetric metric) {
+  if (metric == PairMetric::latency) return line.latency_us;
+  if (metric == PairMetric::bidir) return line.bidir_gbps;
+  if (!line.unidir_ab_gbps || !line.unidir_ba_gbps) return std::nullopt;
+  return std::min(*line.unidir_ab_gbps, *line.unidir_ba_gbps);
 }
 
-std::string link_of(const json& line) {
-  auto text = [&](const char* k) {
-    const auto it = line.find(k);
-    return it == line.end() ? std::string("?") : it->is_string() ? it->get<std::string>() : it->dump();
-  };
-  const auto rail = number_of(line, "rail");
-  return fmt::format("{}-{} ({} - {}){}", text("node_a"), text("node_b"), text("host_a"), text("host_b"),
-                     rail && *rail > 0 ? fmt::format(" rail {}", *rail) : "");
+std::string link_of(const PairLine& line) {
+  return fmt::format("{}-{} ({} - {}){}", line.node_a, line.node_b, line.host_a, line.host_b,
+                     line.rail > 0 ? fmt::format(" rail {}", line.rail) : "");
 }
 
 }  // namespace
@@ -105,13 +90,12 @@ Verdict eval_pairs(const Rule& rule, const Results& run) {
   const std::string key = rule.pair_metric == PairMetric::latency ? "latency_us"
                           : rule.pair_metric == PairMetric::bidir ? "bidir_gbps"
                                                                   : "unidir_ab_gbps and unidir_ba_gbps";
-  std::vector<std::pair<const json*, double>> links;
+  std::vector<std::pair<const PairLine*, double>> links;
   bool any = false;
-  for (const auto& line : run.lines) {
-    if (!line.contains("type") || line["type"] != "pair") continue;
+  for (const auto& line : run.pairs) {
     // Retests measure a suspect again against one good node: the schedule's
     // lines alone are the matrix whose median the rule compares against.
-    if (const auto r = line.find("retest"); r != line.end() && r->is_boolean() && r->get<bool>()) continue;
+    if (line.retest) continue;
     any = true;
     if (auto v = pair_figure(line, rule.pair_metric)) links.emplace_back(&line, *v);
   }

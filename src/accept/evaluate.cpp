@@ -32,6 +32,7 @@ Verdict start_verdict(const Rule& rule) {
   Verdict v;
   v.rule = rule.name;
   v.kind = rule.kind;
+  v.optional = rule.optional;
   return v;
 }
 
@@ -39,6 +40,7 @@ Verdict skipped(const Rule& rule, std::string reason) {
   Verdict v = start_verdict(rule);
   v.status = Status::skip;
   v.reason = std::move(reason);
+  v.judged = false;
   return v;
 }
 
@@ -109,6 +111,11 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
   if (v.status == Status::skip && options.strict) {
     v.status = Status::error;
     v.reason = "--strict: " + v.reason;
+  } else if (v.status == Status::skip && !rule.optional && !options.allow_skipped) {
+    v.status = Status::fail;
+    v.reason = fmt::format("not judged: {} (a rule the run cannot answer fails unless the profile marks it "
+                           "optional: true, or with --allow-skipped)",
+                           v.reason);
   }
   return v;
 }
@@ -118,12 +125,22 @@ std::vector<Verdict> evaluate(const std::vector<Rule>& rules, const Results& run
   std::vector<Verdict> out;
   out.reserve(rules.size());
   for (const auto& r : rules) out.push_back(evaluate_rule(r, run, baseline, options));
+  const bool any_judged = std::any_of(out.begin(), out.end(), [](const Verdict& v) { return v.judged; });
+  if (!any_judged && !options.allow_skipped)
+    for (auto& v : out)
+      if (v.status == Status::skip) {
+        v.status = Status::fail;
+        v.reason = fmt::format("not judged: {} (no rule of the profile could be judged: optional rules may skip, "
+                               "not all of them)",
+                               v.reason);
+      }
   return out;
 }
 
 Counts count(const std::vector<Verdict>& verdicts) {
   Counts c;
   for (const auto& v : verdicts) {
+    c.not_judged += !v.judged;
     switch (v.status) {
       case Status::pass:
         ++c.pass;

@@ -12,48 +12,30 @@
 namespace fb::accept {
 namespace {
 
-using json = nlohmann::ordered_json;
-
-std::vector<const json*> lines_of(const Results& run, const char* type) {
-  std::vector<const json*> out;
-  for (const auto& line : run.lines)
-    if (line.contains("type") && line["type"] == type) out.push_back(&line);
-  return out;
-}
-
-std::string text_of(const json& j, const char* key, std::string fallback = {}) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
 // Inventory scopes whose paths carry a collective at `scope`: a global
 // collective crosses the node's fabric and, with several nodes, the network.
 std::set<std::string> path_scopes(const Results& run, const std::string& scope) {
   if (scope != "global") return {scope};
-  const auto nodes = run.run().find("nodes");
-  const bool several = nodes != run.run().end() && nodes->is_number_integer() && nodes->get<int>() > 1;
+  const bool several = run.header.nodes > 1;
   return several ? std::set<std::string>{"intra", "inter"} : std::set<std::string>{"intra"};
 }
 
 // A line's value of each compared field, as `fabricbench topo` compares
 // them (topo::fingerprint). A value with an unreadable part ("unknown") is
 // left out: unknown is not a difference. A line of the wrong shape gives none.
-std::map<std::string, std::string> known_fields(const json& line) {
+std::map<std::string, std::string> known_fields(const InventoryLine& line) {
   std::map<std::string, std::string> out;
   try {
-    for (auto& [field, value] : topo::fingerprint(line))
+    for (auto& [field, value] : topo::fingerprint(line.line.get()))
       if (value.find("unknown") == std::string::npos) out.emplace(field, std::move(value));
-  } catch (const json::exception&) {
+  } catch (const nlohmann::json::exception&) {
     out.clear();
   }
   return out;
 }
 
-std::string where_of(const json& line) {
-  const std::string host = text_of(line, "host");
-  if (!host.empty()) return host;
-  const auto rank = line.find("rank");
-  return rank != line.end() && rank->is_number_integer() ? fmt::format("rank {}", rank->get<int>()) : "?";
+std::string where_of(const InventoryLine& line) {
+  return !line.host.empty() ? line.host : fmt::format("rank {}", line.rank);
 }
 
 std::string join_set(const std::set<std::string>& items) {
@@ -66,27 +48,23 @@ std::string join_set(const std::set<std::string>& items) {
 
 SpecPeak spec_peak(const Results& run, const std::string& scope) {
   SpecPeak peak;
-  const auto lines = lines_of(run, "inventory");
-  if (lines.empty()) {
+  if (run.inventory.empty()) {
     peak.reason = "no inventory lines in this run";
     return peak;
   }
   const auto wanted = path_scopes(run, scope);
   std::string unknown;
-  for (const auto* line : lines) {
-    const auto paths = line->find("paths");
-    if (paths == line->end() || !paths->is_array()) continue;
-    for (const auto& p : *paths) {
-      if (!p.is_object() || !wanted.count(text_of(p, "scope"))) continue;
-      const auto v = p.find("peak_gbps");
-      if (v == p.end() || !v->is_number() || v->get<double>() <= 0) {
-        if (unknown.empty()) unknown = text_of(p, "unknown_reason", "peak_gbps is unknown");
+  for (const auto& line : run.inventory) {
+    for (const auto& p : line.paths) {
+      if (!wanted.count(p.scope)) continue;
+      if (!p.peak_gbps || *p.peak_gbps <= 0) {
+        if (unknown.empty()) unknown = p.unknown_reason.empty() ? "peak_gbps is unknown" : p.unknown_reason;
         continue;
       }
-      if (!peak.known || v->get<double>() < peak.gbps) {
+      if (!peak.known || *p.peak_gbps < peak.gbps) {
         peak.known = true;
-        peak.gbps = v->get<double>();
-        peak.basis = fmt::format("{}{}{}", text_of(p, "class"), p.contains("basis") ? ": " : "", text_of(p, "basis"));
+        peak.gbps = *p.peak_gbps;
+        peak.basis = fmt::format("{}{}{}", p.cls, p.basis.empty() ? "" : ": ", p.basis);
       }
     }
   }
@@ -97,18 +75,18 @@ SpecPeak spec_peak(const Results& run, const std::string& scope) {
 }
 
 Verdict eval_heterogeneity(const Rule& rule, const Results& run) {
-  const auto lines = lines_of(run, "inventory");
+  const auto& lines = run.inventory;
   if (lines.empty()) return skipped(rule, "no inventory lines in this run");
   const auto fields = rule.fields.empty() ? inventory_fields() : rule.fields;
   std::vector<std::map<std::string, std::string>> values;
-  for (const auto* line : lines) values.push_back(known_fields(*line));
+  for (const auto& line : lines) values.push_back(known_fields(line));
   std::vector<std::string> differ;
   std::vector<std::string> compared;
   std::vector<std::string> unknown;
   for (const auto& field : fields) {
     std::map<std::string, std::set<std::string>> where_by_value;
     for (std::size_t i = 0; i < lines.size(); ++i)
-      if (auto v = values[i].find(field); v != values[i].end()) where_by_value[v->second].insert(where_of(*lines[i]));
+      if (auto v = values[i].find(field); v != values[i].end()) where_by_value[v->second].insert(where_of(lines[i]));
     if (where_by_value.empty()) {
       unknown.push_back(field);
       continue;

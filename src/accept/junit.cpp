@@ -49,8 +49,8 @@ std::string figures(const Verdict& v) {
   if (v.measured) out += fmt::format("measured: {}\n", figure(*v.measured, v.unit));
   if (!v.expected_text.empty()) out += fmt::format("expected: {}\n", v.expected_text);
   if (v.margin) out += fmt::format("margin: {:+.1f}%\n", 100 * *v.margin);
-  if (!v.row.is_null())
-    out += fmt::format("row: {}\n", v.row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (v.row)
+    out += fmt::format("row: {}\n", to_json(*v.row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!v.reason.empty()) out += fmt::format("detail: {}\n", v.reason);
   return out;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "eval_parts.hpp"
+#include "fabricbench/core/errors.hpp"
 
 namespace fb::accept {
 namespace {
@@ -48,28 +49,46 @@ std::string format_table(const std::vector<Verdict>& verdicts) {
 
 std::string format_summary(const Report& r) {
   const Counts c = count(r.verdicts);
-  return fmt::format("check {}: {} passed, {} failed, {} skipped{} of {} rules", r.profile, c.pass, c.fail, c.skip,
-                     c.error ? fmt::format(", {} not judged", c.error) : "", c.total());
+  std::string text = fmt::format("check {}: {}{} passed, {} failed, {} skipped{} of {} rules", r.profile,
+                                 r.run_error.empty() ? "" : "INCOMPLETE, ", c.pass, c.fail, c.skip,
+                                 c.error ? fmt::format(", {} in error", c.error) : "", c.total());
+  // Every rule the record could not answer, and why: a check that judged
+  // little must say so on its one line.
+  if (c.not_judged > 0) {
+    constexpr int kNamed = 4;  // the table has every reason; the line names the first few
+    std::string which;
+    int named = 0;
+    for (const auto& v : r.verdicts)
+      if (!v.judged && named++ < kNamed)
+        which += fmt::format("{}'{}' {}", which.empty() ? "" : ", ", v.rule,
+                             v.status == Status::skip ? "skipped (optional)" : status_word(v.status));
+    if (named > kNamed) which += fmt::format(" and {} more", named - kNamed);
+    text += fmt::format("; {} not judged (see each reason above): {}", c.not_judged, which);
+  }
+  return text;
 }
 
-json to_json(const Verdict& v) {
-  auto optional = [](const std::optional<double>& x) { return x ? json(*x) : json(nullptr); };
-  return {{"type", "check"},
-          {"rule", v.rule},
-          {"kind", name(v.kind)},
-          {"status", status_word(v.status)},
-          {"measured", optional(v.measured)},
-          {"expected", optional(v.expected)},
-          {"unit", v.unit},
-          {"expected_text", v.expected_text},
-          {"margin", optional(v.margin)},
-          {"reason", v.reason},
-          {"row", v.row.is_null() ? json(nullptr) : v.row}};
+CheckLine check_line(const Verdict& v) {
+  CheckLine c;
+  c.rule = v.rule;
+  c.kind = std::string(name(v.kind));
+  c.status = status_word(v.status);
+  c.optional = v.optional;
+  c.measured = v.measured;
+  c.expected = v.expected;
+  c.unit = v.unit;
+  c.expected_text = v.expected_text;
+  c.margin = v.margin;
+  c.reason = v.reason;
+  c.row = v.row;
+  return c;
 }
+
+json to_json(const Verdict& v) { return fb::to_json(check_line(v)); }
 
 json to_json(const Report& r) {
   const Counts c = count(r.verdicts);
-  const int code = r.run_error.empty() ? exit_code(r.verdicts) : 3;
+  const int code = r.run_error.empty() ? exit_code(r.verdicts) : kExitRunError;
   const char* status = !r.run_error.empty() ? "incomplete" : c.error ? "error" : c.fail ? "fail" : "pass";
   json verdicts = json::array();
   for (const auto& v : r.verdicts) {
@@ -90,6 +109,7 @@ json to_json(const Report& r) {
           {"exit_code", code},
           {"run_error", r.run_error.empty() ? json(nullptr) : json(r.run_error)},
           {"counts", {{"pass", c.pass}, {"fail", c.fail}, {"skip", c.skip}, {"error", c.error}}},
+          {"not_judged", c.not_judged},
           {"verdicts", verdicts}};
 }
 

@@ -13,7 +13,7 @@
 namespace fb::accept {
 namespace {
 
-const std::vector<std::string_view> kRowKeys = {"name", "kind", "op", "scope", "size", "placement", "datatype"};
+const std::vector<std::string_view> kRowKeys = {"name", "kind", "optional", "op", "scope", "size", "placement", "datatype"};
 
 std::vector<std::string_view> row_keys(std::vector<std::string_view> extra) {
   std::vector<std::string_view> keys = kRowKeys;
@@ -126,7 +126,7 @@ Dimension dimension_of(Metric m) { return is_time(m) ? Dimension::time : Dimensi
 void parse_uniformity(const Field& f, Rule& r) {
   const std::string across = f["across"].text();
   if (across == "inventory") {
-    f.expect_map({"name", "kind", "across", "fields"});
+    f.expect_map({"name", "kind", "optional", "across", "fields"});
     r.across = Across::inventory;
     if (auto v = f.find("fields")) {
       for (const auto& field : v->list()) {
@@ -146,7 +146,7 @@ void parse_uniformity(const Field& f, Rule& r) {
 }
 
 void parse_pairs_rule(const Field& f, Rule& r) {
-  f.expect_map({"name", "kind", "metric", "min", "max"});
+  f.expect_map({"name", "kind", "optional", "metric", "min", "max"});
   if (auto m = f.find("metric")) {
     const auto pm = parse_pair_metric(m->text());
     if (!pm) m->fail(fmt::format("'{}' is unknown; allowed: unidir, bidir, latency", m->text()));
@@ -233,6 +233,9 @@ Rule parse_rule(const Field& f) {
   const Field named = f.has("name") ? Field(f.node(), fmt::format("{} '{}'", f.where(), f["name"].text())) : f;
   parse_kind_fields(named, r);
   r.name = f.has("name") ? f["name"].text() : default_name(r);
+  // A rule that may legitimately not be judged where the profile runs (a
+  // spec peak host memory does not have): its SKIP does not fail the check.
+  if (f.has("optional")) r.optional = named["optional"].boolean();
   return r;
 }
 

@@ -40,14 +40,11 @@ std::string sizes_measured(const std::vector<const Measurement*>& rows) {
 // The run's own word on why op/scope did not run: a skip line for the op at
 // that scope, or for the whole scope ("inter: one node").
 std::string run_skip_reason(const Results& results, const RowFilter& f) {
-  for (const auto& line : results.lines) {
-    if (line.value("type", "") != "skip") continue;
-    const std::string op = line.value("op", "");
-    const std::string scope = line.value("scope", "");
-    if ((f.scope.empty() || scope == f.scope) && (op.empty() || op == f.op) &&
-        (line.value("bytes", std::uint64_t{0}) == 0 || (f.bytes && line.value("bytes", std::uint64_t{0}) == *f.bytes)))
-      return fmt::format("the run skipped {}{}{}: {}", op.empty() ? "scope " : op, op.empty() ? "" : "/", scope,
-                         line.value("reason", std::string("no reason given")));
+  for (const Skip& s : results.skips) {
+    if ((f.scope.empty() || s.scope == f.scope) && (s.op.empty() || s.op == f.op) &&
+        (s.bytes == 0 || (f.bytes && s.bytes == *f.bytes)))
+      return fmt::format("the run skipped {}{}{}: {}", s.op.empty() ? "scope " : s.op, s.op.empty() ? "" : "/", s.scope,
+                         s.reason);
   }
   return {};
 }
@@ -123,25 +120,18 @@ std::string row_label(const Measurement& m) {
   return fmt::format("{}/{} {} {}{}", m.op, m.scope, size, m.in_place ? "in-place" : "out-of-place", peers);
 }
 
-nlohmann::ordered_json row_json(const Measurement& m) {
-  nlohmann::ordered_json j = {{"op", m.op},       {"scope", m.scope}, {"bytes", m.bytes},  {"in_place", m.in_place},
-                              {"dtype", m.dtype}, {"path", m.path},   {"nranks", m.nranks}};
-  if (m.peer_a >= 0) j["peers"] = {m.peer_a, m.peer_b};
-  return j;
+CheckRow row_json(const Measurement& m) {
+  CheckRow row{m.op, m.scope, m.bytes, m.in_place, m.dtype, m.path, m.nranks, std::nullopt};
+  if (m.peer_a >= 0) row.peers = std::pair{m.peer_a, m.peer_b};
+  return row;
 }
 
 std::string host_of(const Results& results, int rank) {
-  const auto& run = results.run();
-  const auto nodes = run.find("rank_node");
-  const auto hosts = run.find("hosts");
-  if (rank < 0 || nodes == run.end() || hosts == run.end() || !nodes->is_array() || !hosts->is_array()) return {};
-  if (static_cast<std::size_t>(rank) >= nodes->size()) return {};
-  const auto& node = (*nodes)[static_cast<std::size_t>(rank)];
-  if (!node.is_number_integer()) return {};
-  const auto n = node.get<std::int64_t>();
-  if (n < 0 || static_cast<std::size_t>(n) >= hosts->size() || !(*hosts)[static_cast<std::size_t>(n)].is_string())
-    return {};
-  return (*hosts)[static_cast<std::size_t>(n)].get<std::string>();
+  const auto& h = results.header;
+  if (rank < 0 || static_cast<std::size_t>(rank) >= h.rank_node.size()) return {};
+  const int n = h.rank_node[static_cast<std::size_t>(rank)];
+  if (n < 0 || static_cast<std::size_t>(n) >= h.hosts.size()) return {};
+  return h.hosts[static_cast<std::size_t>(n)];
 }
 
 }  // namespace fb::accept

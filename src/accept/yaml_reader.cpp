@@ -9,6 +9,7 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
+#include "fabricbench/yaml/documents.hpp"
 
 namespace fb::accept {
 namespace {
@@ -144,14 +145,13 @@ std::vector<Field> Field::items() const {
 
 YAML::Node load_yaml(std::string_view text) {
   try {
-    // LoadAll, not Load: Load keeps the first document of a file and drops
-    // the rest without a word, so rules after a stray '---' were never judged.
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1)
-      throw UsageError(fmt::format("{}the file holds {} YAML documents (separated by '---'); a profile is one "
-                                   "document: remove the separator or split the file",
-                                   line_prefix(docs[1].Mark().is_null() ? 0 : docs[1].Mark().line + 1), docs.size()));
-    return docs.empty() ? YAML::Node() : docs.front();
+    const std::string copy(text);
+    YAML::Node doc = YAML::Load(copy);
+    // A second document would be dropped with its rules unjudged: refuse it.
+    if (yaml::documents_up_to_two(copy) > 1)
+      throw UsageError("the file holds more than one YAML document ('---' separates them); a profile is one "
+                       "document: remove the separator or split the file");
+    return doc;
   } catch (const YAML::Exception& e) {
     throw UsageError(fmt::format("{}not valid YAML: {}", line_prefix(e.mark.is_null() ? 0 : e.mark.line + 1), e.msg));
   }

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/build_commit.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -11,17 +9,9 @@
 
 namespace fb::cli {
 
-nlohmann::ordered_json build_identity() {
-  return {
-      {"version", kVersion},
-      {"git_commit", kGitCommit},
-      {"git_dirty", kGitDirty},
-      {"build_type", kBuildType},
-      {"compiler", kCompiler},
-      {"mpi_library", MpiSession::library_version()},
-      {"cuda_built", kCudaBuilt},
-      {"nccl_built", kNcclBuilt},
-  };
+BuildRef build_identity() {
+  return {kVersion, kGitCommit, kGitDirty, kBuildType, kCompiler, MpiSession::library_version(), kCudaBuilt,
+          kNcclBuilt};
 }
 
 std::string version_text() {

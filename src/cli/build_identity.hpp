@@ -5,14 +5,14 @@
 // figure can be traced to the exact code that measured it.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <string>
+
+#include "fabricbench/core/record_lines.hpp"
 
 namespace fb::cli {
 
 // Facts fixed at build time plus the MPI library (asked without MPI_Init).
-nlohmann::ordered_json build_identity();
+BuildRef build_identity();
 // The --version text: build_identity() as lines, then each backend and
 // whether it is usable here (probing the GPU where one is built in).
 std::string version_text();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
@@ -142,7 +143,7 @@ SinkList make_sinks(const CheckFlags& flags, const CheckOutputs& out) {
   SinkList sinks;
   if (show_progress(flags.progress) && !flags.quiet) sinks.add(make_progress_sink(stderr));
   if (!flags.quiet) sinks.add(make_table_sink(stdout));
-  sinks.add(make_record_sink(out.record));
+  sinks.add(make_record_sink(out.record, flags.overwrite));
   return sinks;
 }
 
@@ -152,15 +153,44 @@ bool any_checked(const Profile& p) {
   return false;
 }
 
-nlohmann::ordered_json check_header(const CheckSetup& setup, nlohmann::ordered_json header) {
-  header["profile"] = {{"name", setup.profile.name}, {"path", setup.profile_path}, {"source", setup.profile.source}};
-  auto sweeps = nlohmann::ordered_json::array();
-  for (const auto& s : setup.profile.sweeps) sweeps.push_back({{"name", s.name}, {"options", to_json(s.options)}});
-  header["sweeps"] = sweeps;
-  if (const auto& p = setup.profile.pairs)
-    header["pairs"] = {{"size_bytes", p->size_bytes}, {"iters", p->iters}, {"time_budget_s", p->time_budget_s},
-                       {"rails", p->rails}};
+RunHeader check_header(const CheckSetup& setup, RunHeader header) {
+  header.profile = ProfileRef{setup.profile.name, setup.profile_path, setup.profile.source};
+  header.sweeps.emplace();
+  for (const auto& s : setup.profile.sweeps) header.sweeps->push_back({s.name, to_json(s.options)});
+  if (const auto& p = setup.profile.pairs) header.pairs = PairsPlanRef{p->size_bytes, p->iters, p->time_budget_s, p->rails};
   return header;
+}
+
+// The sweeps' totals together, as `run` closes its record.
+void add_totals(RunTotals& all, const RunTotals& t) {
+  all.rows += t.rows;
+  all.skipped += t.skipped;
+  all.wrong += t.wrong;
+  all.busbw_sum_gbps += t.busbw_sum_gbps;
+  all.passes += t.passes;
+  if (all.wrong_by_rank.size() < t.wrong_by_rank.size()) all.wrong_by_rank.resize(t.wrong_by_rank.size(), 0);
+  for (std::size_t r = 0; r < t.wrong_by_rank.size(); ++r) all.wrong_by_rank[r] += t.wrong_by_rank[r];
+}
+
+Summary check_summary(const Profile& profile, const RunTotals& totals, double seconds, int code) {
+  SweepTotals::Figures f;
+  const bool checked = any_checked(profile);
+  f.wrong = checked ? totals.wrong : -1;
+  if (checked) {
+    std::vector<int> ranks;
+    for (std::size_t r = 0; r < totals.wrong_by_rank.size(); ++r)
+      if (totals.wrong_by_rank[r] > 0) ranks.push_back(static_cast<int>(r));
+    f.wrong_ranks = ranks;
+  }
+  bool burn_in = false;
+  for (const auto& s : profile.sweeps) burn_in = burn_in || s.options.duration_s > 0;
+  if (burn_in) f.passes = totals.passes;
+  f.avg_busbw_gbps = totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0;
+  Summary s;
+  s.sweep = SweepTotals{totals.rows, totals.skipped, f};
+  s.elapsed_s = seconds;
+  s.exit_code = code;
+  return s;
 }
 
 int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& flags, const CheckSetup& setup) {
@@ -212,42 +242,31 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     // What the figures are measured on (fabricbench topo's inventory), right
     // after the header as in every record: spec and uniformity rules read it.
     const auto inventory = inventory_lines(world, nodes);
+    const std::string run_id = shared_run_id(world);
     started = std::chrono::steady_clock::now();
     if (world.rank() == 0) {
       sinks = make_sinks(flags, setup.outputs);
-      auto header = record_header("check", argc, argv, world, nodes);
-      header["backend"] = backend->name();
-      header["backend_version"] = backend->version();
+      auto header = record_header("check", argc, argv, world, nodes, run_id);
+      header.backend = backend->name();
+      header.backend_version = backend->version();
       sinks.begin(check_header(setup, std::move(header)));
-      for (const auto& line : inventory) sinks.line(line);
+      for (const auto& line : inventory) sinks.record_line(line);
       // An early end closes the record and says why in check.json and junit.xml too.
-      watched->arm([&sinks, &setup, &flags, ranks](const nlohmann::ordered_json& summary) {
+      watched->arm([&sinks, &setup, &flags, ranks](const Summary& summary) {
         sinks.abort(summary);
-        write_placeholder(setup, flags, ranks, summary.value("reason", std::string()));
+        write_placeholder(setup, flags, ranks, summary.reason);
       });
     }
-    for (auto& runner : runners) {
-      const RunTotals t = runner->run();
-      totals.rows += t.rows;
-      totals.skipped += t.skipped;
-      totals.wrong += t.wrong;
-      totals.busbw_sum_gbps += t.busbw_sum_gbps;
-    }
+    for (auto& runner : runners) add_totals(totals, runner->run());
     if (pairs) pairs->run(sinks);
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::int64_t code = kExitOk;
   if (world.rank() == 0) {
-    const Judgement j = judge(setup, flags, setup.outputs.record, seconds, &sinks);
+    const Judgement j = judge(setup, flags, setup.outputs.record, seconds, &sinks, sinks.error());
     code = j.code;
-    sinks.end({{"type", "summary"},
-               {"status", "complete"},
-               {"rows", totals.rows},
-               {"skipped", totals.skipped},
-               {"wrong", any_checked(setup.profile) ? totals.wrong : -1},
-               {"avg_busbw_gbps", totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0},
-               {"elapsed_s", seconds},
-               {"exit_code", code}});
+    sinks.end(check_summary(setup.profile, totals, seconds, static_cast<int>(code)));
+    if (code != kExitRunError) code = output_failure("check", sinks.error(), static_cast<int>(code));
     std::fputs(j.text.c_str(), stdout);
     std::fflush(stdout);
     if (!flags.save_baseline.empty()) {

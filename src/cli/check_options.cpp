@@ -8,11 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/errors.hpp"
-#include "fabricbench/core/record.hpp"
+#include "fabricbench/core/output_file.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
@@ -31,6 +30,11 @@ void add_check_flags(CLI::App& app, CheckFlags& f) {
   app.add_flag("--strict", f.strict,
                "a rule that cannot be judged (size not measured, no inventory) is an error "
                "(exit 2) instead of a SKIP");
+  app.add_flag("--allow-skipped", f.allow_skipped,
+               "a rule the run cannot answer (a size not measured, no spec peak) is a SKIP; without it such a rule "
+               "FAILs unless the profile marks it optional: true");
+  app.add_flag("--overwrite", f.overwrite,
+               "replace results.jsonl, check.json, junit.xml (and --save-baseline) when they exist; refused without it");
   app.add_flag("-q,--quiet", f.quiet, "no sweep table: the verdict table and messages only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
@@ -90,25 +94,10 @@ std::string prepare_outputs(const CheckOutputs& out, const CheckFlags& flags) {
   std::error_code ec;
   fs::create_directories(out.dir, ec);
   if (ec) return fmt::format("--out-dir '{}': cannot create it: {}", out.dir, ec.message());
-  for (const auto& [path, flag] :
-       {std::pair{out.record, "results record"}, std::pair{out.json, "check.json"}, std::pair{out.junit, "junit.xml"}})
-    if (auto err = check_writable(path, flag); !err.empty()) return err;
-  if (!flags.save_baseline.empty()) return check_writable(flags.save_baseline, "--save-baseline");
-  return {};
-}
-
-std::string write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return fmt::format("cannot write '{}': {}", tmp, std::strerror(errno));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return fmt::format("cannot write '{}': {}", path, ec.message());
-  return {};
+  if (auto err = check_output_dir(out.dir, "--out-dir"); !err.empty()) return err;
+  std::vector<OutputPath> files{{out.json, "check.json"}, {out.junit, "junit.xml"}, {flags.save_baseline, "--save-baseline"}};
+  if (flags.results.empty()) files.insert(files.begin(), {out.record, "results record"});
+  return check_outputs(files, flags.overwrite);
 }
 
 }  // namespace fb::cli

@@ -16,6 +16,8 @@ struct CheckFlags {
   std::string out_dir;  // default: check-<profile name>
   std::string backend;  // overrides the profile's backend
   bool strict = false;
+  bool allow_skipped = false;  // a rule that cannot be judged is a SKIP, not a FAIL, even when not optional
+  bool overwrite = false;      // replace the outputs of an earlier check in --out-dir
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
@@ -41,11 +43,8 @@ struct CheckOutputs {
   std::string junit;   // junit.xml
 };
 CheckOutputs check_outputs(const CheckFlags& flags, const std::string& profile_name);
-// Creates the folder and checks every output can be written: "" or the problem.
+// Creates the folder, checks no other user can plant files in it, and that
+// every output can be written (none exists unless --overwrite): "" or the problem.
 std::string prepare_outputs(const CheckOutputs& out, const CheckFlags& flags);
-
-// Writes `text` to `path` through a temporary file and a rename, so a reader
-// never sees half a file. Returns "" or the problem.
-std::string write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace fb::cli

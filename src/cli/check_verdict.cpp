@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <filesystem>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "fabricbench/accept/evaluate.hpp"
 #include "fabricbench/accept/report.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
+#include "fabricbench/core/output_file.hpp"
 #include "record_header.hpp"
 
 namespace fb::cli {
@@ -28,6 +32,16 @@ accept::Report make_report(const CheckSetup& setup, const CheckFlags& flags, con
   return r;
 }
 
+// Why a recorded run cannot be judged as a whole: "" when it finished.
+std::string unfinished(const Results& r) {
+  if (r.complete) return {};
+  if (!r.summary)
+    return fmt::format("the record '{}' has no summary{}: the run was cut off (rank 0 killed or its host lost)", r.path,
+                       r.truncated ? " and its last line is cut" : "");
+  return fmt::format("the record '{}' did not finish: its summary says {}{}{}", r.path, r.status,
+                     r.summary->reason.empty() ? "" : ": ", r.summary->reason);
+}
+
 // check.json and junit.xml; "" or the problem.
 std::string write_outputs(const CheckOutputs& out, const accept::Report& report) {
   std::string err = write_file_atomically(
@@ -38,19 +52,19 @@ std::string write_outputs(const CheckOutputs& out, const accept::Report& report)
 
 }  // namespace
 
-int header_ranks(const Results& r) {
-  const auto it = r.run().find("ranks");
-  return it != r.run().end() && it->is_number_integer() ? it->get<int>() : -1;
-}
+int header_ranks(const Results& r) { return r.header.ranks; }
 
 std::string copy_record(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
-  return ec ? fmt::format("--save-baseline '{}': {}", to, ec.message()) : std::string();
+  std::ifstream in(from, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return fmt::format("--save-baseline: cannot read '{}': {}", from, std::strerror(errno));
+  const std::string err = write_file_atomically(to, text.str());
+  return err.empty() ? err : "--save-baseline: " + err;
 }
 
 Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::string& results_path, double elapsed_s,
-                RowSink* record) {
+                RowSink* record, const std::string& output_error) {
   Results results;
   try {
     results = read_results(results_path);
@@ -60,11 +74,15 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
   }
   accept::Report report = make_report(setup, flags, results_path, header_ranks(results));
   report.elapsed_s = elapsed_s;
-  report.verdicts =
-      accept::evaluate(setup.profile.rules, results, setup.baseline ? &*setup.baseline : nullptr, {flags.strict});
-  const int code = accept::exit_code(report.verdicts);
+  report.verdicts = accept::evaluate(setup.profile.rules, results, setup.baseline ? &*setup.baseline : nullptr,
+                                     {flags.strict, flags.allow_skipped});
+  // Rules judged on part of a run say nothing of the rest: such a verdict is
+  // "incomplete" whatever they say.
+  report.run_error = record ? output_error : unfinished(results);
+  if (!report.run_error.empty()) std::fprintf(stderr, "fabricbench check: %s\n", report.run_error.c_str());
+  const int code = report.run_error.empty() ? accept::exit_code(report.verdicts) : kExitRunError;
   if (record) {
-    for (const auto& v : report.verdicts) record->record_line(accept::to_json(v));
+    for (const auto& v : report.verdicts) record->record_line(accept::check_line(v));
   }
   Judgement j{code, accept::format_table(report.verdicts) + fmt::format("{}; exit code {}; verdict in {} and {}\n",
                                                                         accept::format_summary(report), code,

@@ -30,9 +30,13 @@ struct Judgement {
 };
 
 // Evaluates the record at `results_path` and writes check.json and junit.xml.
-// `record` (the live run's sinks) gets the check lines; null with --results.
+// `record` (the live run's sinks) gets the check lines; null with --results,
+// where a record that did not finish (its summary says hang, rank_lost,
+// error or killed, or it has none) is judged incomplete: exit 3, never a
+// pass. `output_error`: the live run's record could not be written whole
+// (a full disk), which makes it incomplete too.
 Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::string& results_path, double elapsed_s,
-                RowSink* record);
+                RowSink* record, const std::string& output_error = "");
 
 // Until the run ends, check.json and junit.xml say it did not finish: a job
 // killed midway leaves an error for CI to read, not an old verdict.

@@ -9,7 +9,6 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/plan.hpp"
-#include "fabricbench/core/record.hpp"
 #include "fabricbench/topo/report.hpp"
 
 namespace fb::cli {
@@ -84,8 +83,7 @@ std::string options_differ(const Comm& world, const std::string& mine) {
 }
 
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<void()>& validate,
-                        const std::function<std::vector<OutputFile>()>& outputs) {
+                        const std::function<void()>& validate, const std::function<Outputs()>& outputs) {
   std::string error;
   try {
     app.parse(argc, argv);
@@ -102,9 +100,10 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
   // Every option's parsed value, defaults included, derived from the flags
   // themselves: a new flag is compared without anyone remembering to add it.
   if (error.empty()) error = options_differ(world, compared_options(app));
-  if (error.empty() && world.rank() == 0)
-    for (const auto& file : outputs())
-      if (error.empty() && !file.path.empty()) error = check_writable(file.path, file.flag);
+  if (error.empty() && world.rank() == 0) {
+    const Outputs out = outputs();
+    error = check_outputs(out.files, out.overwrite);
+  }
   error = agree_on_error(world, error);
   if (error.empty()) return -1;
   return usage_exit(world, command, error);
@@ -127,12 +126,25 @@ int run_or_abort(const std::function<int()>& body) {
   }
 }
 
-std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes) {
-  auto inventory = topo::gather_inventory(world, nodes);
+std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes) {
+  const auto inventory = topo::gather_inventory(world, nodes);
   if (world.rank() == 0)
     for (const auto& d : topo::find_differences(inventory))
       spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
-  return inventory;
+  std::vector<InventoryLine> lines;
+  for (const auto& line : inventory) lines.push_back(inventory_line(line));
+  return lines;
+}
+
+void add_overwrite_flag(CLI::App& app, bool& overwrite) {
+  app.add_flag("--overwrite", overwrite, "replace output files that exist (without it an existing file is refused)");
+}
+
+int output_failure(std::string_view command, const std::string& error, int code) {
+  if (error.empty()) return code;
+  std::fprintf(stderr, "fabricbench %.*s: %s; the file ends at its last whole line\n", static_cast<int>(command.size()),
+               command.data(), error.c_str());
+  return kExitRunError;
 }
 
 std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command) {

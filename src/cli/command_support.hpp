@@ -12,17 +12,19 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/output_file.hpp"
+#include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/core/scope.hpp"
 
 namespace fb::cli {
 
-struct OutputFile {
-  std::string path;  // "" = not asked for
-  std::string flag;
+// The files rank 0 will write, and whether --overwrite lets them replace
+// existing files (fabricbench/core/output_file.hpp).
+struct Outputs {
+  std::vector<OutputPath> files;
+  bool overwrite = false;
 };
 
 // Collective, the first thing every MPI command does after MPI_Init: rank 0
@@ -33,17 +35,20 @@ struct OutputFile {
 // ranks run what), or -1 to go on.
 int same_command_everywhere(const Comm& world, std::string_view command);
 
+// --overwrite, for every command that writes files.
+void add_overwrite_flag(CLI::App& app, bool& overwrite);
+
 // Parses on every rank; any rank's error stops every rank with one message
 // from rank 0 ("fabricbench <command>: ..."). `validate` checks the parsed
 // flags (throwing UsageError). Then every rank compares its parsed options
 // (every option's value, defaults included, as CLI11 writes them) with rank
 // 0's: a launcher that passes different arguments to different ranks would
 // otherwise hang or compare unlike with unlike; the message names the first
-// option that differs. `outputs` lists the files rank 0 will write. Returns
-// the exit code to stop with, or -1 to go on.
+// option that differs. `outputs` lists the files rank 0 will write: each must
+// be writable, none may exist without --overwrite, no two on one path.
+// Returns the exit code to stop with, or -1 to go on.
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<void()>& validate,
-                        const std::function<std::vector<OutputFile>()>& outputs);
+                        const std::function<void()>& validate, const std::function<Outputs()>& outputs);
 
 // The text ranks compare: every option of `app` as CLI11 writes its parsed
 // value (one per line, defaults included), less the options in `per_rank`,
@@ -69,7 +74,12 @@ int run_or_abort(const std::function<int()>& body);
 
 // Collective: every rank's inventory, for the lines right after a record's
 // header (docs/results-schema.md, `inventory`). Rank 0 warns when ranks differ.
-std::vector<nlohmann::ordered_json> inventory_lines(const Comm& world, const NodeMap& nodes);
+std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes);
+
+// Rank 0, at the end of a command that wrote files: the first write error of
+// `error` ("" = none) printed as "fabricbench <command>: ...", and the exit
+// code it makes (kExitRunError), else `code` unchanged.
+int output_failure(std::string_view command, const std::string& error, int code);
 
 // The backend called `name` when every rank can use it; otherwise rank 0
 // says why and the result is null (exit with kExitUsage).

@@ -13,6 +13,7 @@
 #include "command_support.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/csv.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
@@ -36,6 +37,7 @@ struct GemmFlags {
   int device = -1;
   std::string out;
   std::string csv;
+  bool overwrite = false;
   bool quiet = false;
 };
 
@@ -55,6 +57,7 @@ void add_flags(CLI::App& app, GemmFlags& f) {
   app.add_option("--out", f.out, "record, JSON Lines: a run header, one \"gemm\" line per rank and datatype")
       ->check(output_path_validator());
   app.add_option("--csv", f.csv, "also write the per-rank rows as CSV")->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace --out and --csv files that exist (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no table: errors and the slowest-GPU line only");
 }
 
@@ -76,114 +79,114 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
   return p;
 }
 
-json result_line(const Comm& world, const GpuPlacement& gpu, const GemmResult& r) {
-  return {{"type", "gemm"},
-          {"rank", world.rank()},
-          {"host", host_name()},
-          {"device", gpu.device},
-          {"gpu", gpu.name},
-          {"pci_bus_id", gpu.pci_bus_id},
-          {"dtype", name(r.spec.dtype)},
-          {"m", r.spec.m},
-          {"n", r.spec.n},
-          {"k", r.spec.k},
-          {"iterations", r.time.iterations},
-          {"time_min_us", r.time.min_us},
-          {"time_median_us", r.time.median_us},
-          {"time_max_us", r.time.max_us},
-          {"tflops", r.tflops}};
+GemmLine result_line(const Comm& world, const GpuPlacement& gpu, const GemmResult& r) {
+  GemmLine g;
+  g.rank = world.rank();
+  g.host = host_name();
+  g.device = gpu.device;
+  g.gpu = gpu.name;
+  g.pci_bus_id = gpu.pci_bus_id;
+  g.dtype = std::string(name(r.spec.dtype));
+  g.m = r.spec.m;
+  g.n = r.spec.n;
+  g.k = r.spec.k;
+  g.iterations = r.time.iterations;
+  g.time_min_us = r.time.min_us;
+  g.time_median_us = r.time.median_us;
+  g.time_max_us = r.time.max_us;
+  g.tflops = r.tflops;
+  return g;
 }
 
 // Every rank's lines, on rank 0 (empty elsewhere).
-std::vector<json> gather(const Comm& world, const std::vector<json>& mine) {
-  const auto all = world.allgather_strings(json(mine).dump());
-  std::vector<json> lines;
+std::vector<GemmLine> gather(const Comm& world, const std::vector<GemmLine>& mine) {
+  json text = json::array();
+  for (const auto& l : mine) text.push_back(to_json(l));
+  const auto all = world.allgather_strings(text.dump());
+  std::vector<GemmLine> lines;
   if (world.rank() != 0) return lines;
-  for (const auto& text : all)
-    for (auto& line : json::parse(text)) lines.push_back(std::move(line));
+  for (const auto& t : all)
+    for (const auto& line : json::parse(t)) lines.push_back(gemm_from_json(line));
   return lines;
 }
 
 // "bf16: slowest rank 3 (host n07, GPU 3 0000:1B:00.0, NVIDIA H200) 612.3 TFLOP/s, 21.7% below the fastest (782.5)"
-std::vector<json> slowest_per_dtype(const std::vector<json>& lines, const std::vector<Dtype>& dtypes) {
-  std::vector<json> out;
+std::vector<GemmSlowest> slowest_per_dtype(const std::vector<GemmLine>& lines, const std::vector<Dtype>& dtypes) {
+  std::vector<GemmSlowest> out;
   for (Dtype d : dtypes) {
-    const json* slow = nullptr;
+    const GemmLine* slow = nullptr;
     double fastest = 0;
     for (const auto& l : lines) {
-      if (l["dtype"] != name(d)) continue;
-      fastest = std::max(fastest, l["tflops"].get<double>());
-      if (!slow || l["tflops"].get<double>() < (*slow)["tflops"].get<double>()) slow = &l;
+      if (l.dtype != name(d)) continue;
+      fastest = std::max(fastest, l.tflops);
+      if (!slow || l.tflops < slow->tflops) slow = &l;
     }
     if (!slow) continue;
-    const double tf = (*slow)["tflops"].get<double>();
-    out.push_back({{"dtype", name(d)},
-                   {"rank", (*slow)["rank"]},
-                   {"host", (*slow)["host"]},
-                   {"device", (*slow)["device"]},
-                   {"pci_bus_id", (*slow)["pci_bus_id"]},
-                   {"tflops", tf},
-                   {"fastest_tflops", fastest},
-                   {"below_fastest_pct", fastest > 0 ? 100.0 * (1.0 - tf / fastest) : 0.0}});
+    out.push_back({std::string(name(d)), slow->rank, slow->host, slow->device, slow->pci_bus_id, slow->tflops, fastest,
+                   fastest > 0 ? 100.0 * (1.0 - slow->tflops / fastest) : 0.0});
   }
   return out;
 }
 
-void print_table(const std::vector<json>& lines, const GemmPlan& plan) {
+void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
   std::printf("# fabricbench gemm  %dx%dx%d  cuBLAS, fp32 accumulation, random inputs\n", plan.base.m, plan.base.n,
               plan.base.k);
   std::printf("# %5s %-20s %6s %-24s %-9s %12s %10s\n", "rank", "host", "device", "gpu", "dtype", "time (us)",
               "TFLOP/s");
   for (const auto& l : lines)
-    std::printf("  %5d %-20s %6d %-24s %-9s %12.2f %10.2f\n", l["rank"].get<int>(),
-                l["host"].get<std::string>().c_str(), l["device"].get<int>(), l["gpu"].get<std::string>().c_str(),
-                l["dtype"].get<std::string>().c_str(), l["time_median_us"].get<double>(), l["tflops"].get<double>());
+    std::printf("  %5d %-20s %6d %-24s %-9s %12.2f %10.2f\n", l.rank, l.host.c_str(), l.device, l.gpu.c_str(),
+                l.dtype.c_str(), l.time_median_us, l.tflops);
 }
 
-void write_csv(const std::string& path, const std::vector<json>& lines) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw RunError(fmt::format("cannot write CSV file '{}'", path));
-  std::fprintf(f, "rank,host,device,gpu,pci_bus_id,dtype,m,n,k,iterations,time_median_us,tflops\n");
+// "" or the first write error.
+std::string write_csv(const std::string& path, bool overwrite, const std::vector<GemmLine>& lines,
+                      const std::string& run_id) {
+  CsvWriter csv;
+  if (auto err = csv.open(path, overwrite,
+                          {"rank", "host", "device", "gpu", "pci_bus_id", "dtype", "m", "n", "k", "iterations",
+                           "time_median_us", "tflops", "run_id"});
+      !err.empty())
+    return err;
   for (const auto& l : lines)
-    std::fprintf(f, "%d,%s,%d,%s,%s,%s,%d,%d,%d,%zu,%.3f,%.3f\n", l["rank"].get<int>(),
-                 l["host"].get<std::string>().c_str(), l["device"].get<int>(), l["gpu"].get<std::string>().c_str(),
-                 l["pci_bus_id"].get<std::string>().c_str(), l["dtype"].get<std::string>().c_str(), l["m"].get<int>(),
-                 l["n"].get<int>(), l["k"].get<int>(), l["iterations"].get<std::size_t>(),
-                 l["time_median_us"].get<double>(), l["tflops"].get<double>());
-  std::fclose(f);
+    csv.write_row({std::to_string(l.rank), l.host, std::to_string(l.device), l.gpu, l.pci_bus_id, l.dtype,
+                   std::to_string(l.m), std::to_string(l.n), std::to_string(l.k), std::to_string(l.iterations),
+                   fmt::format("{:.3f}", l.time_median_us), fmt::format("{:.3f}", l.tflops), run_id});
+  csv.sync();
+  return csv.error();
 }
 
 struct Gathered {
-  std::vector<json> inventory;  // what the GPUs are, from topo (rank 0 only)
-  std::vector<json> lines;      // the gemm lines of every rank (rank 0 only)
+  std::vector<InventoryLine> inventory;  // what the GPUs are, from topo (rank 0 only)
+  std::vector<GemmLine> lines;           // the gemm lines of every rank (rank 0 only)
 };
 
-void report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const GemmFlags& flags,
-            const GemmPlan& plan, const Gathered& g, double seconds) {
+// Returns the exit code: 3 when an output could not be written.
+int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const GemmFlags& flags,
+           const GemmPlan& plan, const Gathered& g, double seconds, const std::string& run_id) {
   const auto slowest = slowest_per_dtype(g.lines, plan.dtypes);
   if (!flags.quiet) print_table(g.lines, plan);
   for (const auto& s : slowest)
     std::fprintf(stderr, "fabricbench gemm: %s slowest GPU: rank %d (host %s, GPU %d %s) %.1f TFLOP/s, %.1f%% below "
                  "the fastest (%.1f)\n",
-                 s["dtype"].get<std::string>().c_str(), s["rank"].get<int>(), s["host"].get<std::string>().c_str(),
-                 s["device"].get<int>(), s["pci_bus_id"].get<std::string>().c_str(), s["tflops"].get<double>(),
-                 s["below_fastest_pct"].get<double>(), s["fastest_tflops"].get<double>());
-  if (!flags.csv.empty()) write_csv(flags.csv, g.lines);
-  if (flags.out.empty()) return;
+                 s.dtype.c_str(), s.rank, s.host.c_str(), s.device, s.pci_bus_id.c_str(), s.tflops, s.below_fastest_pct,
+                 s.fastest_tflops);
+  int code = kExitOk;
+  if (!flags.csv.empty()) code = output_failure("gemm", write_csv(flags.csv, flags.overwrite, g.lines, run_id), code);
+  if (flags.out.empty()) return code;
   RecordWriter record;
-  if (const auto error = record.open(flags.out); !error.empty()) throw RunError(error);
-  json header = record_header("gemm", argc, argv, world, nodes);
-  header["options"] = {{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
-                       {"warmup_iters", plan.base.warmup}};
+  if (const auto error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
+  RunHeader header = record_header("gemm", argc, argv, world, nodes, run_id);
+  header.options = json{{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
+                        {"warmup_iters", plan.base.warmup}};
   record.write(header);
   for (const auto& l : g.inventory) record.write(l);
   for (const auto& l : g.lines) record.write(l);
-  record.write({{"type", "summary"},
-                {"status", "complete"},
-                {"rows", g.lines.size()},
-                {"slowest", slowest},
-                {"elapsed_s", seconds},
-                {"exit_code", kExitOk}});
+  Summary summary;
+  summary.gemm = GemmTotals{g.lines.size(), slowest};
+  summary.elapsed_s = seconds;
+  summary.exit_code = code;
+  record.seal(summary);
+  return output_failure("gemm", record.error(), code);
 }
 
 int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, const GemmPlan& plan) {
@@ -192,7 +195,7 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
   if (const auto error = agree_on_error(world, placed.ok ? "" : placed.why); !error.empty())
     return usage_exit(world, "gemm", error);
   const auto started = std::chrono::steady_clock::now();
-  std::vector<json> mine;
+  std::vector<GemmLine> mine;
   std::string error;
   for (Dtype d : plan.dtypes) {
     GemmSpec spec = plan.base;
@@ -207,9 +210,11 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
   if (error = agree_on_error(world, error); !error.empty()) return usage_exit(world, "gemm", error);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const NodeMap nodes = map_nodes(world);
-  const Gathered g{topo::gather_inventory(world, nodes), gather(world, mine)};
-  if (world.rank() == 0) report(argc, argv, world, nodes, flags, plan, g, seconds);
-  return kExitOk;
+  const Gathered g{inventory_lines(world, nodes), gather(world, mine)};
+  const std::string run_id = shared_run_id(world);
+  std::int64_t code = world.rank() == 0 ? report(argc, argv, world, nodes, flags, plan, g, seconds, run_id) : kExitOk;
+  world.bcast_quiet({&code, 1}, 0);
+  return static_cast<int>(code);
 }
 
 }  // namespace
@@ -226,7 +231,7 @@ int gemm_main(int argc, char** argv) {
   const int stop = parse_on_every_rank(
       world, app, argc, argv, "gemm",
       [&] { plan = resolve_gemm(flags); },
-      [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
+      [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; });
   if (stop >= 0) return stop;
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   return run_or_abort([&] { return execute(argc, argv, world, flags, plan); });

@@ -1,3 +1,4 @@
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -17,7 +18,7 @@ const std::vector<Command>& commands() {
        pairs_main},
       {"topo", "inventory of GPUs, NVLink, PCIe and NICs; path spec peaks; differences between nodes", topo_main},
       {"model", "what the network costs a training job: fit, step, scale, memory, quotes (alone)", model_main},
-      {"report", "compare two results files per op, scope and size (alone)", report_main},
+      {"report", "compare two results files; read NCCL INFO logs for the transports used (alone)", report_main},
       {"gemm", "cuBLAS bf16/fp16 matrix products per GPU: achieved TFLOP/s, the slowest GPU named (under mpirun)",
        gemm_main},
       {"step", "run a workload's training step on the ranks: measured communication share, beside the model",
@@ -43,6 +44,9 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file size limit (ulimit -f) must make a write fail with EFBIG, which
+  // the writers report naming the file, not kill the rank with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? fb::kExitUsage : fb::kExitOk;

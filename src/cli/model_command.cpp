@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/report.hpp"
+#include "fabricbench/model/units.hpp"
 
 namespace fb::cli {
 namespace {
@@ -19,9 +20,42 @@ using namespace fb::model;
 
 struct ModelFlags {
   std::string results, scope, workload, quotes, node, gpu, presets, format = "text";
+  std::string exposed_target = "5%";
   std::vector<std::string> networks;
-  std::vector<int> nodes{1, 2, 4, 8, 16, 32, 64, 128};
+  std::vector<std::string> nodes{"1", "2", "4", "8", "16", "32", "64", "128"};
 };
+
+void add_target(CLI::App* sub, ModelFlags& f) {
+  sub->add_option("--exposed-target", f.exposed_target,
+                  "exposed share of the step the bandwidth target aims under (0.05 or 5%)")
+      ->capture_default_str();
+}
+
+double target_of(const ModelFlags& f) {
+  const double t = parse_fraction(f.exposed_target, "--exposed-target");
+  if (t <= 0 || t >= 1) throw UsageError(fmt::format("--exposed-target '{}': above 0% and below 100%", f.exposed_target));
+  return t;
+}
+
+// "--nodes 1,2,4": whole numbers from 1 to 100000 (0 divided a GPU count, a
+// negative count gave an infinite step).
+std::vector<int> node_counts(const ModelFlags& f) {
+  std::vector<int> out;
+  for (const auto& text : f.nodes) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+      n = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || text.empty() || n < 1 || n > 100000)
+      throw UsageError(fmt::format("--nodes '{}': node counts are whole numbers from 1 to 100000, comma-separated",
+                                   text));
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
 
 void add_common(CLI::App* sub, ModelFlags& f) {
   sub->add_option("--format", f.format, "text, json or csv")->capture_default_str();
@@ -34,7 +68,7 @@ void add_workload(CLI::App* sub, ModelFlags& f) {
 
 void add_networks(CLI::App* sub, ModelFlags& f) {
   sub->add_option("--network", f.networks,
-                  "network between nodes, repeatable: a preset (10gbe, 8x400g-ndr-ib), a results file measured across "
+                  "network between nodes, repeatable: NICs x preset (1x10gbe, 8x400g-ndr-ib), a results file measured across "
                   "nodes, or FILE@SCOPE (default: the workload's cluster: network)");
   sub->add_option("--node", f.node, "fabric inside the node: a node preset or a results file (default: the GPU's)");
 }
@@ -59,12 +93,7 @@ int print(const ModelFlags& f, const Table& t, const json& j) {
 }
 
 int run_fit(const ModelFlags& f) {
-  Results results;
-  try {
-    results = read_results(f.results);
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
-  }
+  const Results results = load_results(f.results);
   std::vector<Curve> curves;
   for (auto& c : fit_curves(results))
     if (f.scope.empty() || c.scope == f.scope) curves.push_back(std::move(c));
@@ -77,7 +106,9 @@ int run_step(const ModelFlags& f) {
   const Presets presets = presets_of(f);
   const Workload w = workload_of(f);
   std::vector<StepCost> steps;
-  for (const auto& net : networks_of(f, w)) steps.push_back(predict_step(w, fabric_for(w, net, presets), presets));
+  const double target = target_of(f);
+  for (const auto& net : networks_of(f, w))
+    steps.push_back(predict_step(w, fabric_for(w, net, presets), presets, target));
   const Table t = steps.size() == 1 ? step_items_table(steps.front()) : steps_table(steps);
   return print(f, t, steps_json(w.name, steps));
 }
@@ -85,10 +116,12 @@ int run_step(const ModelFlags& f) {
 int run_scale(const ModelFlags& f) {
   const Presets presets = presets_of(f);
   const Workload w = workload_of(f);
+  const std::vector<int> nodes = node_counts(f);
+  const double target = target_of(f);
   Scaling scaling;
   for (const auto& net : networks_of(f, w)) {
     const Fabric fabric = fabric_for(w, net, presets);
-    scaling.emplace_back(fabric.inter.label, predict_scaling(w, fabric, presets, f.nodes));
+    scaling.emplace_back(fabric.inter.label, predict_scaling(w, fabric, presets, nodes, target));
   }
   return print(f, scale_table(scaling), scale_json(w.name, scaling));
 }
@@ -106,7 +139,7 @@ int run_quotes(const ModelFlags& f) {
   const Workload w = workload_of(f);
   const QuoteSet set = load_quotes(f.quotes);
   const auto base = std::filesystem::path(f.quotes).parent_path().string();
-  const auto ranked = evaluate_quotes(set, w, presets, base);
+  const auto ranked = evaluate_quotes(set, w, presets, base, target_of(f));
   return print(f, quotes_table(ranked, set.currency), quotes_json(w.name, ranked, set.currency));
 }
 
@@ -133,6 +166,7 @@ int model_main(int argc, char** argv) {
   for (auto* sub : subs) add_common(sub, f);
   for (auto* sub : {step, scale, memory, quotes}) add_workload(sub, f);
   for (auto* sub : {step, scale}) add_networks(sub, f);
+  for (auto* sub : {step, scale, quotes}) add_target(sub, f);
   const auto is_sub = [&](const char* word) {
     return std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
   };

@@ -54,23 +54,23 @@ void print_intro(const PairsRunner& runner, const PairsLabels& labels, const std
   std::fflush(stdout);
 }
 
-nlohmann::ordered_json summary_line(const PairsResult& r, const PairsLabels& labels, double seconds, int exit_code) {
+Summary summary_line(const PairsResult& r, const PairsLabels& labels, double seconds, int exit_code) {
   std::size_t retests = 0;
   for (const auto& m : r.measured) retests += m.retest;
-  return {{"type", "summary"},
-          {"status", "complete"},
-          {"pairs", r.measured.size() - retests},
-          {"retests", retests},
-          {"rounds", r.rounds},
-          {"retest_rounds", r.retest_rounds},
-          {"findings", r.finding_count()},
-          {"failing_findings", r.failing_count()},
-          {"bad_nodes", bad_hosts(r, labels)},
-          {"reference_unidir_gbps", r.analyses.front().refs.unidir_gbps},
-          {"reference_bidir_gbps", r.analyses.front().refs.bidir_gbps},
-          {"threshold", labels.options.analysis.threshold},
-          {"elapsed_s", seconds},
-          {"exit_code", exit_code}};
+  Summary s;
+  s.pairs = PairsTotals{r.measured.size() - retests,
+                        retests,
+                        r.rounds,
+                        r.retest_rounds,
+                        r.finding_count(),
+                        r.failing_count(),
+                        bad_hosts(r, labels),
+                        r.analyses.front().refs.unidir_gbps,
+                        r.analyses.front().refs.bidir_gbps,
+                        labels.options.analysis.threshold};
+  s.elapsed_s = seconds;
+  s.exit_code = exit_code;
+  return s;
 }
 
 int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, PairsOptions options) {
@@ -100,16 +100,17 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
   // rank 0 cannot open) ends the job saying why.
   watched->run([&] {
     const auto inventory = inventory_lines(world, nodes);
+    const std::string run_id = shared_run_id(world);
     if (world.rank() == 0) {
       if (!flags.out.empty()) {
-        if (const std::string error = record.open(flags.out); !error.empty()) throw RunError(error);
-        auto header = record_header("pairs", argc, argv, world, nodes);
-        header["backend"] = backend->name();
-        header["backend_version"] = backend->version();
-        header["options"] = to_json(flags, options);
+        if (const std::string error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
+        auto header = record_header("pairs", argc, argv, world, nodes, run_id);
+        header.backend = backend->name();
+        header.backend_version = backend->version();
+        header.options = to_json(flags, options);
         record.write(header);
         for (const auto& line : inventory) record.write(line);
-        watched->arm([&record](const nlohmann::ordered_json& summary) { record.seal(summary); });
+        watched->arm([&record](const Summary& summary) { record.seal(summary); });
       }
       if (!flags.quiet) print_intro(*runner, labels, flags.backend);
     }
@@ -118,11 +119,13 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
-  const int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;
+  int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;
   if (world.rank() != 0) return exit_code;
   for (const auto& line : node_lines(result, labels)) record.write(line);
   for (const auto& line : finding_lines(result, labels)) record.write(line);
-  record.write(summary_line(result, labels, seconds, exit_code));
+  exit_code = output_failure("pairs", record.error(), exit_code);
+  record.seal(summary_line(result, labels, seconds, exit_code));
+  if (exit_code != kExitRunError) exit_code = output_failure("pairs", record.error(), exit_code);
   const std::string report = format_report(result, labels);
   std::fputs(report.c_str(), flags.quiet ? stderr : stdout);
   std::fprintf(stderr, "fabricbench pairs: %zu pairs in %d rounds, %d retest rounds, %zu findings, %.1f s%s%s\n",
@@ -146,7 +149,7 @@ int pairs_main(int argc, char** argv) {
   const int stop = parse_on_every_rank(
       world, app, argc, argv, "pairs",
       [&] { options = resolve(flags); },
-      [&] { return std::vector<OutputFile>{{flags.out, "--out"}}; });
+      [&] { return Outputs{{{flags.out, "--out"}}, flags.overwrite}; });
   if (stop >= 0) return stop;
   setup_logging(world.rank(), verbosity(flags));
   return run_or_abort([&] { return execute(world, argc, argv, flags, options); });

@@ -38,6 +38,7 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
   app.add_option("--backend", f.backend, "data plane: " + backend_names())->capture_default_str();
   app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)")
       ->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace the --out file when it exists (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no matrices: warnings, errors, findings and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "a line per round on stderr: auto, on, off")->capture_default_str();

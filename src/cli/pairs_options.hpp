@@ -25,6 +25,7 @@ struct PairsFlags {
   double expect_gbps = 0;
   std::string backend = "mpi";
   std::string out;
+  bool overwrite = false;  // --out may replace an existing file
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
@@ -38,7 +39,7 @@ void add_pairs_flags(CLI::App& app, PairsFlags& flags);
 // node map (select_nodes). Throws UsageError naming the flag.
 PairsOptions resolve(const PairsFlags& flags);
 
-// The options for the record header, and as one canonical text to compare across ranks.
+// The options for the record header.
 nlohmann::ordered_json to_json(const PairsFlags& flags, const PairsOptions& options);
 
 Verbosity verbosity(const PairsFlags& flags);

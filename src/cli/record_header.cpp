@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "build_identity.hpp"
-#include "fabricbench/core/record.hpp"
 #include "fabricbench/version.hpp"
 
 namespace fb::cli {
@@ -17,26 +16,27 @@ std::string utc_now() {
   return buf;
 }
 
-nlohmann::ordered_json record_header(std::string_view command, int argc, char** argv, const Comm& world,
-                                     const NodeMap& nodes) {
-  std::vector<std::string> args(argv, argv + argc);
-  std::vector<int> ranks_per_node(static_cast<std::size_t>(nodes.nodes), 0);
-  for (int n : nodes.rank_node) ++ranks_per_node[static_cast<std::size_t>(n)];
-  return {
-      {"type", "run"},
-      {"schema_version", schema_version()},
-      {"command", command},
-      {"version", kVersion},
-      {"argv", args},
-      {"start_time", utc_now()},
-      {"ranks", world.size()},
-      {"nodes", nodes.nodes},
-      {"hosts", nodes.node_hosts},
-      {"ranks_per_node", ranks_per_node},
-      {"rank_node", nodes.rank_node},
-      {"mpi_library", MpiSession::library_version()},
-      {"build", build_identity()},
-  };
+std::string shared_run_id(const Comm& world) {
+  return world.bcast_string_quiet(world.rank() == 0 ? make_run_id() : std::string(), 0);
+}
+
+RunHeader record_header(std::string_view command, int argc, char** argv, const Comm& world, const NodeMap& nodes,
+                        std::string run_id) {
+  RunHeader h;
+  h.command = command;
+  h.version = kVersion;
+  h.argv.assign(argv, argv + argc);
+  h.start_time = utc_now();
+  h.run_id = std::move(run_id);
+  h.ranks = world.size();
+  h.nodes = nodes.nodes;
+  h.hosts = nodes.node_hosts;
+  h.ranks_per_node.assign(static_cast<std::size_t>(nodes.nodes), 0);
+  for (int n : nodes.rank_node) ++h.ranks_per_node[static_cast<std::size_t>(n)];
+  h.rank_node = nodes.rank_node;
+  h.mpi_library = MpiSession::library_version();
+  h.build = build_identity();
+  return h;
 }
 
 }  // namespace fb::cli

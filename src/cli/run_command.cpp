@@ -2,7 +2,9 @@
 // sinks on rank 0, hand the plan to the engine, close the record.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -21,12 +23,12 @@
 namespace fb::cli {
 namespace {
 
-nlohmann::ordered_json run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
-                                  const RunOptions& options) {
-  auto header = record_header("run", argc, argv, world, nodes);
-  header["backend"] = backend.name();
-  header["backend_version"] = backend.version();
-  header["options"] = to_json(options);
+RunHeader run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
+                     const RunOptions& options, std::string run_id) {
+  auto header = record_header("run", argc, argv, world, nodes, std::move(run_id));
+  header.backend = backend.name();
+  header.backend_version = backend.version();
+  header.options = to_json(options);
   return header;
 }
 
@@ -34,34 +36,69 @@ int parse_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, Ru
   return parse_on_every_rank(
       world, app, argc, argv, "run",
       [&] { options = resolve(flags); },
-      [&] { return std::vector<OutputFile>{{flags.out, "--out"}, {flags.csv, "--csv"}}; });
+      [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; });
 }
 
-SinkList make_sinks(const RunFlags& flags) {
+// Rank 0: rows per scope and the skips, to tell a run that measured what it
+// was asked from one that measured nothing of it.
+class RowCount final : public RowSink {
+ public:
+  void begin(const RunHeader&) override {}
+  void measurement(const Measurement& row) override { ++rows_by_scope[row.scope]; }
+  void skip(const Skip& s) override { skips.push_back(s); }
+  void end(const Summary&) override {}
+  std::map<std::string, std::size_t> rows_by_scope;
+  std::vector<Skip> skips;
+};
+
+SinkList make_sinks(const RunFlags& flags, std::unique_ptr<RowCount> count) {
   SinkList sinks;
+  sinks.add(std::move(count));
   if (show_progress(flags.progress) && !flags.quiet) sinks.add(make_progress_sink(stderr));
   if (!flags.quiet) sinks.add(make_table_sink(stdout));
-  if (!flags.out.empty()) sinks.add(make_record_sink(flags.out));
-  if (!flags.csv.empty()) sinks.add(make_csv_sink(flags.csv));
+  if (flags.quiet) sinks.add(make_skip_note_sink(stderr, "run"));  // the table says them otherwise
+  if (!flags.out.empty()) sinks.add(make_record_sink(flags.out, flags.overwrite));
+  if (!flags.csv.empty()) sinks.add(make_csv_sink(flags.csv, flags.overwrite));
   return sinks;
+}
+
+// "" when the run measured what it was asked; else why not: nothing at all,
+// or nothing at a scope named in --scope (`all` asks for the scopes that apply).
+std::string nothing_measured(const RunFlags& flags, const RunOptions& options, const RowCount& count) {
+  std::string reasons;
+  for (const auto& s : count.skips) reasons += (reasons.empty() ? "" : "; ") + describe(s);
+  if (count.rows_by_scope.empty())
+    return fmt::format("nothing was measured: {}", reasons.empty() ? "every measurement was skipped" : reasons);
+  const bool all = std::find(flags.scopes.begin(), flags.scopes.end(), "all") != flags.scopes.end();
+  if (all) return {};
+  for (Scope scope : options.scopes) {
+    const std::string n(name(scope));
+    if (count.rows_by_scope.count(n)) continue;
+    std::string why;
+    for (const auto& s : count.skips)
+      if (s.scope == n) why += (why.empty() ? "" : "; ") + describe(s);
+    return fmt::format("--scope {} measured nothing: {}", n, why.empty() ? "every measurement was skipped" : why);
+  }
+  return {};
 }
 
 using Clock = std::chrono::steady_clock;
 
-nlohmann::ordered_json summary(const RunOptions& options, const RunTotals& totals, double seconds, int exit_code) {
-  const double avg = totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0;
-  nlohmann::ordered_json s = {{"type", "summary"},         {"status", "complete"},     {"rows", totals.rows},
-                              {"skipped", totals.skipped}, {"wrong", options.check ? totals.wrong : -1}};
+Summary summary(const RunOptions& options, const RunTotals& totals, double seconds, int exit_code) {
+  SweepTotals::Figures figures;
+  figures.wrong = options.check ? totals.wrong : -1;
   if (options.check) {
     std::vector<int> ranks;
     for (std::size_t r = 0; r < totals.wrong_by_rank.size(); ++r)
       if (totals.wrong_by_rank[r] > 0) ranks.push_back(static_cast<int>(r));
-    s["wrong_ranks"] = ranks;
+    figures.wrong_ranks = ranks;
   }
-  if (options.duration_s > 0) s["passes"] = totals.passes;
-  s["avg_busbw_gbps"] = avg;
-  s["elapsed_s"] = seconds;
-  s["exit_code"] = exit_code;
+  if (options.duration_s > 0) figures.passes = totals.passes;
+  figures.avg_busbw_gbps = totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0;
+  Summary s;
+  s.sweep = SweepTotals{totals.rows, totals.skipped, figures};
+  s.elapsed_s = seconds;
+  s.exit_code = exit_code;
   return s;
 }
 
@@ -79,11 +116,28 @@ void report_end(const RunFlags& flags, const RunOptions& options, const RunTotal
                    flags.out.empty() ? "" : " (by op, size and iteration in the record)");
 }
 
+// Rank 0: closes the sinks with the run's verdict; returns the exit code.
+int finish(SinkList& sinks, const RowCount& count, const RunFlags& flags, const RunOptions& options,
+           const RunTotals& totals, double seconds) {
+  int code = totals.wrong > 0 ? kExitFailed : kExitOk;
+  const std::string nothing = nothing_measured(flags, options, count);
+  if (!nothing.empty()) code = kExitUsage;
+  code = output_failure("run", sinks.error(), code);
+  Summary s = summary(options, totals, seconds, code);
+  s.reason = nothing;
+  sinks.end(s);
+  report_end(flags, options, totals, seconds);
+  if (!nothing.empty()) std::fprintf(stderr, "fabricbench run: %s\n", nothing.c_str());
+  if (code != kExitRunError) code = output_failure("run", sinks.error(), code);  // the summary's own write
+  return code;
+}
+
 int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, const RunOptions& options) {
   auto usable = usable_backend(world, options.backend, "run");
   if (!usable) return kExitUsage;
   const NodeMap nodes = map_nodes(world);
   SinkList sinks;
+  const RowCount* count = nullptr;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<WatchedRun> watched;
   try {
@@ -104,22 +158,23 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     // What the figures are measured on, from every rank: recorded right
     // after the header (docs/results-schema.md, "inventory").
     const auto inventory = inventory_lines(world, nodes);
+    const std::string run_id = shared_run_id(world);
     started = Clock::now();
     if (world.rank() == 0) {
-      sinks = make_sinks(flags);
-      sinks.begin(run_header(argc, argv, world, nodes, *backend, options));
-      for (const auto& line : inventory) sinks.line(line);
-      watched->arm([&sinks](const nlohmann::ordered_json& summary) { sinks.abort(summary); });
+      auto counter = std::make_unique<RowCount>();
+      count = counter.get();
+      sinks = make_sinks(flags, std::move(counter));
+      sinks.begin(run_header(argc, argv, world, nodes, *backend, options, run_id));
+      for (const auto& line : inventory) sinks.record_line(line);
+      watched->arm([&sinks](const Summary& summary) { sinks.abort(summary); });
     }
     totals = runner.run();
   });
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  const int exit_code = totals.wrong > 0 ? kExitFailed : kExitOk;
-  if (world.rank() == 0) {
-    sinks.end(summary(options, totals, seconds, exit_code));
-    report_end(flags, options, totals, seconds);
-  }
-  return exit_code;
+  // Rank 0 alone knows the rows and whether its files were written: every rank ends with its code.
+  std::int64_t exit_code = world.rank() == 0 ? finish(sinks, *count, flags, options, totals, seconds) : kExitOk;
+  world.bcast_quiet({&exit_code, 1}, 0);
+  return static_cast<int>(exit_code);
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--out", f.out, "results record, JSON Lines (see docs/results-schema.md)")
       ->check(output_path_validator());
   app.add_option("--csv", f.csv, "also write the rows as CSV")->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace --out and --csv files that exist (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();

@@ -39,6 +39,7 @@ struct RunFlags {
   bool graph = false;
   std::string out;
   std::string csv;
+  bool overwrite = false;  // --out and --csv may replace existing files
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";

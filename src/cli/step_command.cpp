@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "fabricbench/backends/backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
+#include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/step.hpp"
@@ -41,6 +44,7 @@ struct StepFlags {
   std::string presets;
   std::string out;
   std::string calibrated;
+  bool overwrite = false;
   int device = -1;
   int gemm_size = 4096;
   std::string gemm_dtype = "bf16";
@@ -61,6 +65,7 @@ void add_step_flags(CLI::App& app, StepFlags& f) {
   app.add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
   app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')")
       ->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace --out and --calibrated-workload files that exist (refused without it)");
   app.add_option("--device", f.device, "nccl: CUDA device of every rank (default: the rank's index on its node)");
   app.add_option("--gemm-size", f.gemm_size, "nccl: m = n = k of the cuBLAS products the compute is made of")
       ->capture_default_str();
@@ -98,8 +103,9 @@ void check_step_backend(const CLI::App& app, const StepFlags& f) {
 }
 
 // The workload as this job runs it: its cluster is the job's layout.
-model::Workload job_workload(const std::string& yaml, const NodeMap& nodes) {
-  model::Workload w = model::parse_workload(yaml);
+model::Workload job_workload(const std::string& yaml, const std::string& path, const NodeMap& nodes) {
+  // A GEMM curve file in the workload is named relative to the workload's folder.
+  model::Workload w = model::parse_workload(yaml, std::filesystem::path(path).parent_path().string());
   if (!nodes.uniform)
     throw UsageError("the nodes of this job have different rank counts; a step needs the same ranks on every node");
   w.cluster.nodes = nodes.nodes;
@@ -136,17 +142,28 @@ std::string shared_workload_text(const Comm& world, const std::string& path, std
   return world.bcast_string_quiet(text, 0);
 }
 
-void write_calibrated(const std::string& path, const std::string& yaml, double factor) {
+// "" or the problem (file and errno).
+std::string write_calibrated(const std::string& path, const std::string& yaml, double factor) {
   YAML::Node root = YAML::Load(yaml);
   YAML::Node compute = root["compute"];
+  // The workload parsed, so its rate is a number (or "40%"): scale what it
+  // states, the GEMM curve's share of it for a curve.
+  const auto scaled = [&](const char* key) {
+    const std::string text = compute[key].as<std::string>();
+    const double v = text.ends_with("%") ? std::stod(text) / 100.0 : std::stod(text);
+    compute[key] = v * factor;
+  };
   if (compute["tflops"]) {
-    compute["tflops"] = compute["tflops"].as<double>() * factor;
+    scaled("tflops");
   } else if (compute["mfu"]) {
-    compute["mfu"] = compute["mfu"].as<double>() * factor;
+    scaled("mfu");
+  } else if (compute["of_gemm"]) {
+    scaled("of_gemm");
   }
-  std::ofstream out(path);
+  std::ostringstream out;
   out << "# Calibrated by `fabricbench step`: compute rate scaled by " << factor << " to the measured step.\n"
       << root << "\n";
+  return write_file_atomically(path, out.str());
 }
 
 struct StepCompute {
@@ -161,8 +178,7 @@ struct StepCompute {
 StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f) {
   RunOptions options;
   options.device = f.device;
-  const Support setup = backend.setup(world, options);
-  if (const auto error = agree_on_error(world, setup.ok ? "" : setup.why); !error.empty()) throw UsageError(error);
+  set_up_backend(world, backend, options);
   StepCompute out;
   if (f.backend == "mpi") {
     out.kernel = step::make_host_kernel();
@@ -190,7 +206,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   model::Presets presets;
   try {
     presets = f.presets.empty() ? model::builtin_presets() : model::load_presets(f.presets);
-    w = job_workload(yaml, nodes);
+    w = job_workload(yaml, f.workload, nodes);
     schedule = step::schedule_from(structure_of(w, presets));
     step::validate(schedule, world.size());
     // The model's fabric is checked before the measurement, not after it:
@@ -225,18 +241,20 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   step::StepReport report;
   // Watched from here: a hang, a lost rank or an error on one rank (a record
   // rank 0 cannot open) ends the job saying why.
+  const auto started = std::chrono::steady_clock::now();
   watched->run([&] {
     const auto inventory = inventory_lines(world, nodes);
+    const std::string run_id = shared_run_id(world);
     // The record is open before the measurement, so a hang or a lost rank
     // leaves one that says what happened (the watchdog seals it).
     if (world.rank() == 0 && !f.out.empty()) {
-      if (const std::string err = writer.open(f.out); !err.empty()) throw RunError(err);
-      auto header = record_header("step", argc, argv, world, nodes);
-      header["backend"] = backend->name();
-      header["backend_version"] = backend->version();
+      if (const std::string err = writer.open(f.out, f.overwrite); !err.empty()) throw RunError(err);
+      auto header = record_header("step", argc, argv, world, nodes, run_id);
+      header.backend = backend->name();
+      header.backend_version = backend->version();
       writer.write(header);
       for (const auto& line : inventory) writer.write(line);
-      watched->arm([&writer](const nlohmann::ordered_json& summary) { writer.seal(summary); });
+      watched->arm([&writer](const Summary& summary) { writer.seal(summary); });
     }
     report = executor->run(f.steps, f.warmup);
   });
@@ -253,18 +271,24 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   }
   std::fputs(step_text(view).c_str(), stdout);
   for (const auto& line : step_lines(view)) writer.write(line);  // the measurement stands either way
+  Summary summary;
+  summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!model_error.empty()) {
     std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", model_error.c_str());
-    writer.seal({{"type", "summary"},
-                 {"status", "error"},
-                 {"reason", "--compare-model: " + model_error},
-                 {"report", {{"rank", 0}, {"host", host_name()}, {"error", model_error}}},
-                 {"exit_code", kExitRunError}});
+    summary.status = "error";
+    summary.reason = "--compare-model: " + model_error;
+    summary.report = nlohmann::ordered_json{{"rank", 0}, {"host", host_name()}, {"error", model_error}};
+    summary.exit_code = kExitRunError;
+    writer.seal(summary);
     return kExitRunError;
   }
-  writer.seal({{"type", "summary"}, {"status", "complete"}, {"exit_code", kExitOk}});
-  if (!f.calibrated.empty()) write_calibrated(f.calibrated, yaml, calibration_factor(view));
-  return kExitOk;
+  int code = output_failure("step", writer.error(), kExitOk);
+  summary.exit_code = code;
+  writer.seal(summary);
+  if (code == kExitOk) code = output_failure("step", writer.error(), code);
+  if (!f.calibrated.empty() && code == kExitOk)
+    code = output_failure("step", write_calibrated(f.calibrated, yaml, calibration_factor(view)), code);
+  return code;
 }
 
 }  // namespace
@@ -288,7 +312,7 @@ int step_main(int argc, char** argv) {
         check_injected(flags.inject);
       },
       [&] {
-        return std::vector<OutputFile>{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}};
+        return Outputs{{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}}, flags.overwrite};
       });
   if (stop >= 0) return stop;
   std::string read_error;

@@ -87,43 +87,32 @@ std::string step_text(const StepView& v) {
   return s;
 }
 
-std::vector<nlohmann::ordered_json> step_lines(const StepView& v) {
+std::vector<RecordLine> step_lines(const StepView& v) {
   const auto& r = v.report;
-  nlohmann::ordered_json modes = nlohmann::ordered_json::object();
+  StepLine line;
+  line.workload = v.workload.name;
+  line.backend = v.backend;
+  line.dp = v.schedule.dp;
+  line.tp = v.schedule.tp;
+  line.pp = v.schedule.pp;
+  line.kernel = v.kernel;
+  line.planned_compute_us = v.schedule.compute_us;
   for (const auto& m : r.modes)
-    modes[std::string(step::name(m.mode))] = {{"iterations", m.step.iterations}, {"time_min_us", m.step.min_us},
-                                              {"time_median_us", m.step.median_us}, {"time_mean_us", m.step.mean_us},
-                                              {"time_p99_us", m.step.p99_us},     {"time_max_us", m.step.max_us},
-                                              {"slowest_rank", m.slowest_rank},
-                                              {"slowest_rank_mean_us", m.slowest_rank_mean_us}};
-  nlohmann::ordered_json comms = nlohmann::ordered_json::array();
+    line.modes.push_back({std::string(step::name(m.mode)), m.step.iterations, m.step.min_us, m.step.median_us,
+                          m.step.mean_us, m.step.p99_us, m.step.max_us, m.slowest_rank, m.slowest_rank_mean_us});
+  line.comm_share = r.comm_share();
+  line.exposed_share = r.exposed_share();
+  line.efficiency = r.efficiency();
+  line.hidden_us = r.hidden_us();
   for (std::size_t i = 0; i < v.schedule.comms.size(); ++i) {
     const auto& c = v.schedule.comms[i];
-    comms.push_back({{"name", c.name}, {"group", step::name(c.group)}, {"op", fb::name(c.op)}, {"bytes", c.bytes},
-                     {"calls", c.calls}, {"window", c.window}, {"per_call_us", r.comms[i].per_call_us},
-                     {"per_step_us", r.comms[i].per_step_us}});
+    line.comms.push_back({c.name, std::string(step::name(c.group)), std::string(fb::name(c.op)), c.bytes, c.calls,
+                          c.window, r.comms[i].per_call_us, r.comms[i].per_step_us});
   }
-  std::vector<nlohmann::ordered_json> lines;
-  lines.push_back({{"type", "step"},
-                   {"workload", v.workload.name},
-                   {"backend", v.backend},
-                   {"dp", v.schedule.dp},
-                   {"tp", v.schedule.tp},
-                   {"pp", v.schedule.pp},
-                   {"kernel", v.kernel},
-                   {"planned_compute_us", v.schedule.compute_us},
-                   {"modes", modes},
-                   {"comm_share", r.comm_share()},
-                   {"exposed_share", r.exposed_share()},
-                   {"efficiency", r.efficiency()},
-                   {"hidden_us", r.hidden_us()},
-                   {"comms", comms}});
+  std::vector<RecordLine> lines{std::move(line)};
   for (const auto& p : v.predictions)
-    lines.push_back({{"type", "step_model"},   {"basis", p.basis},           {"network", p.network},
-                     {"node", p.node},         {"compute_us", p.compute_us}, {"comm_us", p.comm_us},
-                     {"exposed_us", p.exposed_us}, {"step_us", p.step_us},   {"comm_share", p.comm_share},
-                     {"exposed_share", p.exposed_share}, {"efficiency", p.efficiency},
-                     {"step_diff_pct", p.step_diff_pct}});
+    lines.push_back(StepModelLine{p.basis, p.network, p.node, p.compute_us, p.comm_us, p.exposed_us, p.step_us,
+                                  p.comm_share, p.exposed_share, p.efficiency, p.step_diff_pct});
   return lines;
 }
 

@@ -2,10 +2,10 @@
 // model's prediction for the same step beside it.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/workload.hpp"
 #include "fabricbench/step/executor.hpp"
@@ -45,6 +45,7 @@ std::vector<Prediction> predictions_for(const model::Workload& w, const step::St
                                         const std::string& node);
 
 std::string step_text(const StepView& v);
-std::vector<nlohmann::ordered_json> step_lines(const StepView& v);
+// The `step` line and one `step_model` line per prediction.
+std::vector<RecordLine> step_lines(const StepView& v);
 
 }  // namespace fb::cli

@@ -2,6 +2,7 @@
 // (per node: GPUs, NVLink, PCIe, NICs, rails, paths and their spec peaks, then
 // the differences between nodes) and writes the record with --out.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -21,6 +22,7 @@ using json = nlohmann::ordered_json;
 
 struct TopoFlags {
   std::string out;
+  bool overwrite = false;
   std::string sysfs_root;
   bool strict = false;
   bool quiet = false;
@@ -29,6 +31,7 @@ struct TopoFlags {
 void add_topo_flags(CLI::App& app, TopoFlags& f) {
   app.add_option("--out", f.out, "write the record (header, one inventory line per rank, summary), JSON Lines")
       ->check(output_path_validator());
+  app.add_flag("--overwrite", f.overwrite, "replace the --out file when it exists (refused without it)");
   app.add_flag("--strict", f.strict, "exit 1 when GPUs, software or NICs differ between ranks");
   app.add_option("--sysfs-root", f.sysfs_root,
                  "read sysfs under this folder instead of / (a copied or fixture tree; NVML is then not asked)");
@@ -48,37 +51,36 @@ std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv,
   std::error_code ec;
   if (!f.sysfs_root.empty() && !std::filesystem::is_directory(f.sysfs_root + "/sys", ec))
     return "--sysfs-root '" + f.sysfs_root + "': no sys folder inside; give the folder that holds sys/";
-  if (world.rank() == 0 && !f.out.empty()) return check_writable(f.out, "--out");
+  if (world.rank() == 0 && !f.out.empty()) return check_output(f.out, "--out", f.overwrite);
   return "";
 }
 
-void write_record(const std::string& path, const json& header, const std::vector<json>& lines, const json& summary) {
+// "" or the first write error (file and errno).
+std::string write_record(const std::string& path, bool overwrite, const RunHeader& header,
+                         const std::vector<json>& lines, const Summary& summary) {
   RecordWriter w;
-  const std::string err = w.open(path);
-  if (!err.empty()) throw RunError(err);
+  if (std::string err = w.open(path, overwrite); !err.empty()) return err;
   w.write(header);
-  for (const auto& l : lines) w.write(l);
-  w.write(summary);
-  w.sync();
+  for (const auto& l : lines) w.write(inventory_line(l));
+  w.seal(summary);
+  return w.error();
 }
 
 int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const NodeMap& nodes,
-           const std::vector<json>& lines) {
+           const std::vector<json>& lines, const std::string& run_id, double seconds) {
   const auto differences = topo::find_differences(lines);
-  const int exit_code = f.strict && !differences.empty() ? kExitFailed : kExitOk;
+  int exit_code = f.strict && !differences.empty() ? kExitFailed : kExitOk;
   std::size_t flags = 0;
   for (const auto& l : lines) flags += l.value("flags", json::array()).size();
   if (!f.quiet) std::fputs(topo::format_report(lines, differences).c_str(), stdout);
   if (!f.out.empty()) {
-    const json summary = {{"type", "summary"},
-                          {"status", "complete"},
-                          {"ranks", world.size()},
-                          {"nodes", nodes.nodes},
-                          {"flags", flags},
-                          {"heterogeneous", !differences.empty()},
-                          {"differences", topo::to_json(differences)},
-                          {"exit_code", exit_code}};
-    write_record(f.out, record_header("topo", argc, argv, world, nodes), lines, summary);
+    Summary summary;
+    summary.topo = TopoTotals{world.size(), nodes.nodes, flags, !differences.empty(), topo::to_json(differences)};
+    summary.elapsed_s = seconds;
+    summary.exit_code = exit_code;
+    exit_code = output_failure(
+        "topo", write_record(f.out, f.overwrite, record_header("topo", argc, argv, world, nodes, run_id), lines, summary),
+        exit_code);
   }
   std::fprintf(stderr, "fabricbench topo: %d rank%s, %d node%s, %zu flag%s, %s%s%s\n", world.size(),
                world.size() == 1 ? "" : "s", nodes.nodes, nodes.nodes == 1 ? "" : "s", flags, flags == 1 ? "" : "s",
@@ -113,11 +115,14 @@ int topo_main(int argc, char** argv) {
   const bool tree = !flags.sysfs_root.empty();
   const auto nvml = tree ? topo::absent_nvml("not asked: --sysfs-root reads a tree, NVML would describe this machine")
                          : topo::load_nvml();
+  const auto started = std::chrono::steady_clock::now();
   const auto lines = topo::gather_inventory(world, nodes, topo::Sysfs(tree ? flags.sysfs_root : "/"), *nvml);
+  const std::string run_id = shared_run_id(world);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::int64_t exit_code = kExitOk;
   if (world.rank() == 0) {
     try {
-      exit_code = report(argc, argv, world, flags, nodes, lines);
+      exit_code = report(argc, argv, world, flags, nodes, lines, run_id, seconds);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "fabricbench topo: %s\n", e.what());
       exit_code = kExitRunError;

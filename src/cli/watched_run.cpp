@@ -29,12 +29,13 @@ void WatchedRun::close_early(const watch::RunEnd& end) const {
   std::fprintf(stderr, "fabricbench %s: %s\n", command_.c_str(), end.message.c_str());
   std::lock_guard lock(mutex_);
   if (!close_) return;  // before the record was opened
-  close_({{"type", "summary"},
-          {"status", end.status},
-          {"reason", end.message},
-          {"report", end.report},
-          {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()},
-          {"exit_code", end.exit_code}});
+  Summary summary;
+  summary.status = end.status;
+  summary.reason = end.message;
+  summary.report = end.report;
+  summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  summary.exit_code = end.exit_code;
+  close_(summary);
 }
 
 void WatchedRun::run(const std::function<void()>& body) {

@@ -9,11 +9,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/progress.hpp"
+#include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/watchdog.hpp"
 
@@ -31,9 +31,9 @@ class WatchedRun {
 
   ProgressBoard& board() { return board_; }
   // Closes the record with a closing summary line: called from the
-  // watchdog's thread, so it must be thread-safe and use no MPI (SinkList::
-  // abort and RecordWriter::seal are).
-  using CloseRecord = std::function<void(const nlohmann::ordered_json& summary)>;
+  // watchdog's thread, so it must be thread-safe, use no MPI and not throw
+  // (SinkList::abort and RecordWriter::seal are and do not).
+  using CloseRecord = std::function<void(const Summary& summary)>;
   // Rank 0, once the record's header is written: from now on an early end
   // closes the record with a summary saying why.
   void arm(CloseRecord close);

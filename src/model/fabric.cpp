@@ -1,5 +1,4 @@
-// Links from presets and from measured results files; the time of one
-// collective on a link.
+// Links from presets and from measured results files.
 #include "fabricbench/model/fabric.hpp"
 
 #include <fmt/format.h>
@@ -17,12 +16,6 @@
 namespace fb::model {
 namespace {
 
-const Curve* find_curve(const Link& link, Op op, int nranks) {
-  for (const auto& c : link.curves)
-    if (c.nranks == nranks && parse_op(c.op) == op) return &c;
-  return nullptr;
-}
-
 std::set<std::string> scopes_in(const Results& r) {
   std::set<std::string> out;
   for (const auto& m : r.measurements) out.insert(m.scope);
@@ -35,16 +28,11 @@ std::string scope_list(const std::set<std::string>& scopes) {
   return out.empty() ? "none" : out;
 }
 
-// Rail rows run every rail of a node at once: per node they move groups x bytes.
-Curve to_node_level(Curve c) {
-  for (auto& p : c.points) p.bytes *= c.groups;
-  c.groups = 1;
-  c.fit = fit_alpha_beta(c.points);
-  return c;
-}
-
-// alpha per hop and bandwidth per rank from the fit of the most telling op.
-void derive_alpha_bw(Link& link) {
+// Latency per ring step and bandwidth from the fit of the most telling op:
+// latency from the fit's alpha (small sizes), bandwidth from the largest
+// size (the regime bucket-sized collectives live in), as busbw. Rail rows
+// run every rail of a node at once: the node moves groups x that.
+void derive_hop_bw(Link& link) {
   static constexpr Op kPreferred[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::sendrecv,
                                       Op::unidir,     Op::alltoall,       Op::broadcast,  Op::reduce};
   for (const Op op : kPreferred) {
@@ -53,15 +41,15 @@ void derive_alpha_bw(Link& link) {
       if (parse_op(c.op) == op && c.fit.valid() && (c.nranks >= 2 || is_pair_op(op)) && (!best || c.nranks > best->nranks))
         best = &c;
     if (!best) continue;
-    // alpha from the fit (small sizes weigh in), bandwidth from the largest
-    // size: the regime the model's bucket-sized collectives live in.
-    const int steps = ring_steps(op, best->nranks);
-    link.alpha_us = best->fit.alpha_us / steps;
-    link.bw_gbps = best->tail_gbps() * ring_wire_bytes(op, best->nranks, 1.0);
-    link.source = fmt::format("alpha {:.3g} us per hop from the {} fit on {} ranks (fit error {:.0f}% rms over {} "
-                              "sizes), {:.3g} GB/s per rank at its largest size ({} bytes)",
-                              link.alpha_us, best->op, best->nranks, 100 * best->fit.rms_rel_error, best->fit.points,
-                              link.bw_gbps, static_cast<long long>(best->points.back().bytes));
+    const int steps = std::max(1, ring_steps(op, best->nranks));
+    link.hop_us = best->fit.alpha_us / steps;
+    link.bw_gbps = best->tail_gbps() * std::max(1.0, ring_wire_bytes(op, best->nranks, 1.0)) * best->groups;
+    link.source = fmt::format("{:.3g} us per step from the {} fit on {} ranks (alpha {:.3g} us over {} steps, {:.0f}% "
+                              "rms over its small sizes), {:.4g} GB/s busbw{} at its largest size ({} bytes)",
+                              link.hop_us, best->op, best->nranks, best->fit.alpha_us, steps,
+                              100 * best->fit.alpha_rms_rel_error, link.bw_gbps,
+                              best->groups > 1 ? fmt::format(" ({} rails at once)", best->groups) : "",
+                              static_cast<long long>(best->points.back().bytes));
     return;
   }
   throw UsageError(fmt::format("{}: no collective at this scope grows with size, so no bandwidth can be fitted; "
@@ -89,22 +77,19 @@ FileSpec split_file_spec(std::string_view spec, const std::string& base_dir) {
 }
 
 Results read_measured(const std::string& path) {
-  try {
-    Results r = read_results(path);
-    if (r.measurements.empty()) throw UsageError(fmt::format("results file '{}' has no measurement rows", path));
-    return r;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
-  }
+  Results r = load_results(path);
+  if (r.measurements.empty()) throw UsageError(fmt::format("results file '{}' has no measurement rows", path));
+  return r;
 }
 
 std::string preset_names(const std::vector<NetworkPreset>& list) {
   std::string out;
-  for (const auto& p : list) out += (out.empty() ? "" : ", ") + p.name;
+  for (const auto& p : list) out += (out.empty() ? "" : ", ") + fmt::format("{}x{}", p.nics_per_node, p.name);
   return out;
 }
+
+LinkKind kind_of(Transport t) { return t == Transport::rdma ? LinkKind::rdma : LinkKind::tcp; }
+LinkKind kind_of(NodeFabric f) { return f == NodeFabric::nvlink ? LinkKind::nvlink : LinkKind::pcie; }
 
 }  // namespace
 
@@ -113,25 +98,19 @@ std::string_view name(Basis basis) {
     case Basis::measured: return "measured";
     case Basis::fit: return "fit";
     case Basis::preset: return "preset";
-    default: return "model";
+    case Basis::model: break;
   }
-}
-
-Timed link_time(const Link& link, Op op, int nranks, double bytes) {
-  const Basis formula = link.curves.empty() ? Basis::preset : Basis::model;
-  if (ring_steps(op, nranks) == 0 || bytes <= 0) return {0.0, formula};
-  if (const Curve* c = find_curve(link, op, nranks)) {
-    return {c->time_us(bytes), c->covers(bytes) ? Basis::measured : Basis::fit};
-  }
-  return {ring_time_us(op, nranks, bytes, link.alpha_us, link.bw_gbps), formula};
+  return "model";
 }
 
 Link network_link(const NetworkPreset& p, int nics) {
   Link l;
   l.label = fmt::format("{}x{}", nics, p.name);
-  l.alpha_us = p.alpha_us;
+  l.kind = kind_of(p.transport);
+  l.nics = nics;
   l.line_gbps = p.line_gbps * nics;
   l.bw_gbps = l.line_gbps * p.achievable;
+  l.extra_hop_us = p.extra_hop_us;
   l.source = p.source;
   return l;
 }
@@ -139,9 +118,11 @@ Link network_link(const NetworkPreset& p, int nics) {
 Link node_link(const NodePreset& p) {
   Link l;
   l.label = p.name;
-  l.alpha_us = p.alpha_us;
+  l.kind = kind_of(p.fabric);
   l.line_gbps = p.line_gbps;
   l.bw_gbps = p.line_gbps * p.achievable;
+  l.nvls_gbps = p.nvls_gbps;
+  l.extra_hop_us = p.extra_hop_us;
   l.source = p.source;
   return l;
 }
@@ -149,14 +130,14 @@ Link node_link(const NodePreset& p) {
 Link measured_link(const Results& results, std::string_view scope, std::string_view label) {
   Link l;
   l.label = std::string(label);
-  for (auto& c : fit_curves(results)) {
-    if (c.scope != scope) continue;
-    l.curves.push_back(scope == "rail" ? to_node_level(std::move(c)) : std::move(c));
-  }
+  l.scope = std::string(scope);
+  l.measured_nodes = std::max(1, results.run().value("nodes", 1));
+  for (auto& c : fit_curves(results))
+    if (c.scope == scope) l.curves.push_back(std::move(c));
   if (l.curves.empty())
     throw UsageError(fmt::format("results file '{}' has no rows at scope '{}' (it has: {})", results.path, scope,
                                  scope_list(scopes_in(results))));
-  derive_alpha_bw(l);
+  derive_hop_bw(l);
   return l;
 }
 
@@ -177,20 +158,22 @@ Link resolve_network(std::string_view spec, const Presets& presets, const std::s
     }
     return measured_link(r, scope, fmt::format("{}@{}", f.path, scope));
   }
-  // "8x400g-ndr-ib": NICs per node before the x.
+  // "8x400g-ndr-ib": NICs per node before the x, always.
   int nics = 0;
   std::size_t i = 0;
   while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i])) && nics < 100000)
     nics = nics * 10 + (spec[i++] - '0');
-  std::string_view name = spec;
   if (i > 0 && i < spec.size() && spec[i] == 'x') {
-    name = spec.substr(i + 1);
+    const std::string_view name = spec.substr(i + 1);
+    const NetworkPreset& p = presets.network(name, fmt::format("network '{}'", spec));
     if (nics < 1 || nics > 64) throw UsageError(fmt::format("network '{}': NICs per node must be 1 to 64", spec));
-  } else {
-    nics = 0;
+    return network_link(p, nics);
   }
-  const NetworkPreset& p = presets.network(name, fmt::format("network '{}'", spec));
-  return network_link(p, nics > 0 ? nics : p.nics_per_node);
+  const NetworkPreset& p = presets.network(spec, fmt::format("network '{}'", spec));
+  throw UsageError(fmt::format("network '{}': say how many NICs each node has, e.g. 1x{} or {}x{} ({} is usual for {}); "
+                               "the count changes the answer {}-fold",
+                               spec, p.name, p.nics_per_node, p.name, p.nics_per_node, p.name,
+                               std::max(2, p.nics_per_node)));
 }
 
 Link resolve_node(std::string_view spec, const Presets& presets, const std::string& base_dir) {
@@ -200,7 +183,7 @@ Link resolve_node(std::string_view spec, const Presets& presets, const std::stri
   std::string scope = f.scope;
   if (scope.empty()) {
     const auto scopes = scopes_in(r);
-    const bool one_node = r.run().value("nodes", 0) == 1;
+    const bool one_node = r.header.nodes == 1;
     scope = scopes.contains("intra") ? "intra" : (one_node && scopes.contains("global")) ? "global" : "";
     if (scope.empty())
       throw UsageError(fmt::format("results file '{}' has no intra-node rows (scope intra, or global on one node; it "
@@ -208,6 +191,19 @@ Link resolve_node(std::string_view spec, const Presets& presets, const std::stri
                                    f.path, scope_list(scopes)));
   }
   return measured_link(r, scope, fmt::format("{}@{}", f.path, scope));
+}
+
+std::string describe(const Link& l, bool network) {
+  if (l.measured()) return fmt::format("{}: measured, {}", l.label, l.source);
+  if (network)
+    return fmt::format("{}: {} NIC{} x {:.4g} GB/s x {:.0f}% = {:.4g} GB/s per node, {}{}", l.label, l.nics, l.nics == 1 ? "" : "s",
+                       l.line_gbps / std::max(1, l.nics), 100 * l.bw_gbps / l.line_gbps, l.bw_gbps,
+                       l.kind == LinkKind::rdma ? "RDMA" : "TCP sockets",
+                       l.extra_hop_us > 0 ? fmt::format(", +{:.3g} us per step", l.extra_hop_us) : "");
+  return fmt::format("{}: {:.4g} GB/s per GPU x {:.0f}% = {:.4g} GB/s busbw, {}{}{}", l.label, l.line_gbps,
+                     100 * l.bw_gbps / l.line_gbps, l.bw_gbps, l.kind == LinkKind::nvlink ? "NVLink" : "PCIe",
+                     l.nvls_gbps > 0 ? fmt::format(", NVLS {:.4g} GB/s", l.nvls_gbps) : "",
+                     l.extra_hop_us > 0 ? fmt::format(", +{:.3g} us per step", l.extra_hop_us) : "");
 }
 
 }  // namespace fb::model

@@ -1,9 +1,15 @@
 #include "fabricbench/model/fit.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
+#include <system_error>
 #include <tuple>
+
+#include "fabricbench/core/errors.hpp"
 
 namespace fb::model {
 namespace {
@@ -26,48 +32,79 @@ double Fit::time_us(double bytes) const {
   return alpha_us + (beta_gbps > 0 ? bytes / (beta_gbps * kBytesPerUsPerGbps) : 0.0);
 }
 
+namespace {
+
+struct Weighted {
+  double sum_w = 0, sum = 0;
+  void add(double value, double weight) {
+    sum += weight * value;
+    sum_w += weight;
+  }
+  double mean() const { return sum_w > 0 ? sum / sum_w : 0.0; }
+};
+
+double rms_over(const Fit& fit, std::span<const FitPoint> points) {
+  double sum_sq = 0;
+  for (const auto& p : points) {
+    const double rel = (fit.time_us(p.bytes) - p.time_us) / p.time_us;
+    sum_sq += rel * rel;
+  }
+  return points.empty() ? 0.0 : std::sqrt(sum_sq / static_cast<double>(points.size()));
+}
+
+// gamma = 1/beta in us per byte through alpha on relative error:
+// minimise sum(((alpha + gamma x - T) / T)^2) over gamma.
+double gamma_through(double alpha, std::span<const FitPoint> large) {
+  double num = 0, den = 0;
+  for (const auto& p : large) {
+    const double w = 1.0 / (p.time_us * p.time_us);
+    num += w * p.bytes * (p.time_us - alpha);
+    den += w * p.bytes * p.bytes;
+  }
+  return den > 0 ? num / den : 0.0;
+}
+
+}  // namespace
+
 Fit fit_alpha_beta(std::span<const FitPoint> points) {
-  // Minimise sum(((alpha + gamma*x - T) / T)^2), gamma = 1/beta: weighted
-  // linear least squares with w = 1/T^2. x is scaled to [0, 1] for conditioning.
   Fit fit;
-  double x_max = 0;
   std::vector<FitPoint> usable;
   for (const auto& p : points)
-    if (p.time_us > 0 && p.bytes >= 0 && std::isfinite(p.time_us)) {
-      usable.push_back(p);
-      x_max = std::max(x_max, p.bytes);
-    }
+    if (p.time_us > 0 && p.bytes >= 0 && std::isfinite(p.time_us) && std::isfinite(p.bytes)) usable.push_back(p);
+  std::sort(usable.begin(), usable.end(), [](const FitPoint& a, const FitPoint& b) { return a.bytes < b.bytes; });
   fit.points = usable.size();
   if (usable.empty()) return fit;
-  double sw = 0, swx = 0, swxx = 0, swy = 0, swxy = 0;
-  for (const auto& p : usable) {
-    const double w = 1.0 / (p.time_us * p.time_us);
-    const double x = x_max > 0 ? p.bytes / x_max : 0.0;
-    sw += w;
-    swx += w * x;
-    swxx += w * x * x;
-    swy += w * p.time_us;
-    swxy += w * x * p.time_us;
+  const std::size_t n = usable.size(), quarter = std::max<std::size_t>(1, n / 4);
+  const std::span<const FitPoint> small(usable.data(), quarter);
+  const std::span<const FitPoint> large(usable.data() + (n - quarter), quarter);
+  const bool sizes_differ = usable.back().bytes > usable.front().bytes;
+  double alpha = 0, gamma = 0;
+  for (const auto& p : small) alpha += p.time_us / static_cast<double>(small.size());
+  // Alternate until neither moves (each pass shrinks the coupling between
+  // the two ends by the small sizes' bandwidth share).
+  for (int pass = 0; pass < 100 && sizes_differ; ++pass) {
+    const double before = alpha;
+    gamma = std::max(0.0, gamma_through(alpha, large));
+    Weighted a;
+    for (const auto& p : small) a.add(p.time_us - gamma * p.bytes, 1.0 / (p.time_us * p.time_us));
+    alpha = std::max(0.0, a.mean());
+    if (std::abs(alpha - before) <= 1e-13 * std::max(1.0, alpha)) break;
   }
-  const double det = sw * swxx - swx * swx;
-  double alpha = swy / sw;
-  double gamma = 0;  // us per scaled byte
-  if (det > 1e-12 * sw * swxx) {
-    alpha = (swxx * swy - swx * swxy) / det;
-    gamma = (sw * swxy - swx * swy) / det;
-    if (alpha < 0) {  // no negative latency: refit through the origin
-      alpha = 0;
-      gamma = swxy / swxx;
-    }
-    if (gamma <= 0) {  // flat or falling curve: latency only
-      gamma = 0;
-      alpha = swy / sw;
-    }
+  if (sizes_differ) gamma = std::max(0.0, gamma_through(alpha, large));
+  if (gamma <= 0) {  // flat or falling curve: latency only
+    Weighted a;
+    for (const auto& p : usable) a.add(p.time_us, 1.0 / (p.time_us * p.time_us));
+    alpha = a.mean();
+    gamma = 0;
   }
   fit.alpha_us = alpha;
-  fit.beta_gbps = gamma > 0 ? x_max / gamma / kBytesPerUsPerGbps : 0.0;
+  fit.beta_gbps = gamma > 0 ? 1.0 / gamma / kBytesPerUsPerGbps : 0.0;
   fit.n_half_bytes = fit.alpha_us * fit.beta_gbps * kBytesPerUsPerGbps;
   add_errors(fit, usable);
+  fit.alpha_points = small.size();
+  fit.beta_points = large.size();
+  fit.alpha_rms_rel_error = rms_over(fit, small);
+  fit.beta_rms_rel_error = rms_over(fit, large);
   return fit;
 }
 
@@ -127,6 +164,24 @@ std::vector<Curve> fit_curves(const Results& results) {
     curves.push_back(std::move(c));
   }
   return curves;
+}
+
+Results load_results(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw UsageError(fmt::format("results file '{}': cannot read it (no such file)", path));
+  if (!std::filesystem::is_regular_file(status))
+    throw UsageError(fmt::format("results file '{}': not a regular file (a device, FIFO or folder); give the .jsonl "
+                                 "file `fabricbench run --out` wrote",
+                                 path));
+  try {
+    return read_results(path);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace fb::model

@@ -15,68 +15,52 @@ namespace {
 constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e3 bytes per microsecond
 }
 
-// Ring algorithms (Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms
+// The one place that knows each op's ring, read from the op table
+// (op_desc.hpp): NCCL's step counts (src/graph/tuning.cc, ncclTopoTuneModel:
+// nsteps and nInterSteps) and nccl-tests' busbw factors (fb::busbw_factor).
+// Ring algorithms: Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms
 // for clusters of workstations", JPDC 2009; Thakur, Rabenseifner & Gropp,
-// "Optimization of collective communication operations in MPICH", IJHPCA
-// 2005): all-reduce = reduce-scatter + all-gather, n-1 hops each; a pipelined
-// chain broadcast or reduce also pays n-1 hops of latency; point-to-point one.
-int ring_steps(Op op, int nranks) {
-  switch (op_desc(op).steps) {
-    case StepsRule::one:
-      return 1;
+// "Optimization of collective communication operations in MPICH", IJHPCA 2005.
+RingFactors ring_factors(Op op, int nranks, int nodes) {
+  const OpDesc& d = op_desc(op);
+  const int n = nranks, nn = std::max(1, nodes);
+  RingFactors f;
+  switch (d.steps) {
+    case StepsRule::one:  // one hop whatever n: point-to-point, sendrecv's ring, copies
+      return {1, nodes > 1 ? 1 : 0, 1.0};
     case StepsRule::ring:
-      return nranks <= 1 ? 0 : nranks - 1;
+      f.steps = n - 1;
+      f.inter_steps = nn - 1;
+      break;
     case StepsRule::double_ring:
-      return nranks <= 1 ? 0 : 2 * (nranks - 1);
-  }
-  return 1;  // not reached
-}
-
-// T = steps * alpha + busbw_factor * S / B: the bandwidth term is the
-// definition of nccl-tests' busbw (busbw = factor * S / T tends to B).
-double ring_time_us(Op op, int nranks, double bytes, double alpha_us, double bw_gbps) {
-  const int steps = ring_steps(op, nranks);
-  if (steps == 0) return 0.0;
-  return steps * alpha_us + ring_wire_bytes(op, nranks, bytes) / (bw_gbps * kBytesPerUsPerGbps);
-}
-
-double ring_wire_bytes(Op op, int nranks, double bytes) {
-  switch (op_desc(op).wire) {
-    case WireRule::message:
-      return bytes;
-    case WireRule::bus:
-      return nranks <= 1 ? 0.0 : busbw_factor(op, nranks) * bytes;
-  }
-  return bytes;  // not reached
-}
-
-// Hierarchical (two-level) collectives, as in Horovod's hierarchical
-// all-reduce (Sergeev & Del Balso, arXiv:1802.05799) and the 2D scheme of
-// Jia et al. (arXiv:1807.11205): reduce-scatter inside the node over
-// NVLink/PCIe, all-reduce of each GPU's 1/g share across nodes on its rail,
-// all-gather inside the node. The g rails of a node (and every other group
-// doing the same at the same time, `sharing`) cross the node's NICs together:
-// g rails of S/g bytes at B/g each take as long as one collective of S bytes
-// at B, so an inter-node phase is priced at node level on the node's
-// aggregate bytes, with its latency counted once.
-std::vector<Phase> hierarchical_phases(Op op, double bytes, const GroupShape& s) {
-  const double node_bytes = bytes * s.sharing;
-  if (s.nodes <= 1) return {{Level::intra, op, s.per_node, bytes}};
-  if (s.per_node <= 1) return {{Level::inter, op, s.nodes, node_bytes}};
-  switch (op_desc(op).two_level) {
-    case TwoLevel::all_reduce:
-      return {{Level::intra, Op::reduce_scatter, s.per_node, bytes},
-              {Level::inter, Op::all_reduce, s.nodes, node_bytes},
-              {Level::intra, Op::all_gather, s.per_node, bytes}};
-    case TwoLevel::gather_rails:  // gather across nodes on each rail, then inside the node
-      return {{Level::inter, Op::all_gather, s.nodes, node_bytes}, {Level::intra, Op::all_gather, s.per_node, bytes}};
-    case TwoLevel::scatter_rails:  // the mirror image
-      return {{Level::intra, Op::reduce_scatter, s.per_node, bytes},
-              {Level::inter, Op::reduce_scatter, s.nodes, node_bytes}};
-    case TwoLevel::flat:
+      f.steps = 2 * (n - 1);
+      f.inter_steps = 2 * (nn - 1);
+      break;
+    case StepsRule::chain:  // a pipelined chain through every rank
+      f.steps = n;
+      f.inter_steps = nn > 1 ? nn : 0;
       break;
   }
-  return {{Level::inter, op, s.nodes, node_bytes}};
+  if (n <= 1) return {};
+  switch (d.wire) {
+    case WireRule::message:
+      f.wire = 1.0;
+      break;
+    case WireRule::bus:
+      f.wire = busbw_factor(op, n);
+      break;
+  }
+  return f;
+}
+
+int ring_steps(Op op, int nranks) { return ring_factors(op, nranks).steps; }
+
+double ring_wire_bytes(Op op, int nranks, double bytes) { return ring_factors(op, nranks).wire * bytes; }
+
+double ring_time_us(Op op, int nranks, double bytes, double alpha_us, double bw_gbps) {
+  const RingFactors f = ring_factors(op, nranks);
+  if (f.steps == 0) return 0.0;
+  return f.steps * alpha_us + f.wire * bytes / (bw_gbps * kBytesPerUsPerGbps);
 }
 
 // 6N per token for the forward and backward matmuls (Kaplan et al., "Scaling
@@ -88,19 +72,29 @@ double model_flops_per_token(double params, int layers, int hidden, int seq_len)
 
 // Full recompute runs the forward twice: 8N instead of 6N (Narayanan et al.,
 // "Efficient large-scale language model training on GPU clusters using
-// Megatron-LM", SC 2021, eq. 3: 96 instead of 72).
-double recompute_factor(bool recompute) { return recompute ? 4.0 / 3.0 : 1.0; }
+// Megatron-LM", SC 2021, eq. 3: 96 instead of 72). Selective recompute
+// (Korthikanti et al., "Reducing activation recomputation in large
+// transformer models", 2022, section 5) re-runs only the attention core,
+// QK^T and the product with V: 4*s*h forward FLOPs per token per layer.
+double hardware_flops_per_token(double model_flops, Recompute r, int layers, int hidden, int seq_len) {
+  switch (r) {
+    case Recompute::full: return model_flops * 4.0 / 3.0;
+    case Recompute::selective: return model_flops + 4.0 * layers * static_cast<double>(hidden) * seq_len;
+    case Recompute::none: break;
+  }
+  return model_flops;
+}
 
-// Backward = 2x forward (Kaplan et al. 2020); with recompute the backward pass
-// also re-runs the forward: 3 of 4 parts.
-double backward_share(bool recompute) { return recompute ? 3.0 / 4.0 : 2.0 / 3.0; }
+// Backward = 2x forward (Kaplan et al. 2020); with full recompute the
+// backward pass also re-runs the forward: 3 of 4 parts.
+double backward_share(Recompute r) { return r == Recompute::full ? 3.0 / 4.0 : 2.0 / 3.0; }
 
 // Megatron-LM tensor parallelism (Shoeybi et al., arXiv:1909.08053, fig. 4):
 // per transformer layer two all-reduces in the forward (after attention and
 // after the MLP) and two in the backward, each of b*s*h activations; full
 // recompute repeats the forward's two (Korthikanti et al., "Reducing
 // activation recomputation in large transformer models", MLSys 2023).
-int tp_allreduces_per_layer(bool recompute) { return recompute ? 6 : 4; }
+int tp_allreduces_per_layer(Recompute r) { return r == Recompute::full ? 6 : 4; }
 
 double tp_allreduce_bytes(int micro_batch, int seq_len, int hidden, double act_bytes) {
   return static_cast<double>(micro_batch) * seq_len * hidden * act_bytes;
@@ -110,6 +104,11 @@ double tp_allreduce_bytes(int micro_batch, int seq_len, int hidden, double act_b
 // model chunks per stage divides it by v (Narayanan et al. SC 2021, 2.2).
 double bubble_fraction(int pp, int virtual_stages, int micro_batches) {
   return pp <= 1 ? 0.0 : static_cast<double>(pp - 1) / (static_cast<double>(virtual_stages) * micro_batches);
+}
+
+int max_stage_layers(int layers, int pp, int virtual_stages) {
+  const int chunks = pp * virtual_stages;
+  return (layers + chunks - 1) / chunks * virtual_stages;
 }
 
 // Each micro-batch sends its activations forward and receives its gradients
@@ -151,37 +150,63 @@ double bucket_calls(double bytes, double bucket_bytes, double minimum) {
   return std::max({calls, minimum, 1.0});
 }
 
+// DeepSpeed fetches a ZeRO-3 module's partitioned parameters when the module
+// runs (PartitionedParameterCoordinator, one coalesced all-gather per
+// module), prefetching the next modules up to stage3_prefetch_bucket_size
+// elements. Going backward, module j from the end is reused after 2 j
+// modules' worth of parameters; it stays live (no second gather) while that
+// is within stage3_max_reuse_distance and the live ones fit
+// stage3_max_live_parameters. Gradients go out in reduce_bucket_size
+// buckets (DeepSpeed's config.py documents each key).
+Zero3Calls zero3_calls(const Zero3Config& c, double params_per_gpu, int layers) {
+  Zero3Calls z;
+  z.modules = std::max(1.0, static_cast<double>(layers) * c.modules_per_layer);
+  z.module_params = params_per_gpu / z.modules;
+  z.forward_gathers = z.modules;
+  const double by_reuse = std::floor(c.max_reuse_distance / (2.0 * z.module_params)) + 1.0;
+  const double by_live = std::floor(c.max_live / z.module_params);
+  z.kept_modules = std::clamp(std::min(by_reuse, by_live), 0.0, z.modules);
+  z.backward_gathers = z.modules - z.kept_modules;
+  z.prefetch_depth = c.prefetch_bucket > 0 ? std::max(1.0, std::floor(c.prefetch_bucket / z.module_params)) : 0.0;
+  z.reduce_scatters = c.reduce_bucket > 0 ? std::max(1.0, std::ceil(params_per_gpu / c.reduce_bucket)) : 1.0;
+  return z;
+}
+
 // Mixed-precision Adam keeps 2 (fp16/bf16 parameters) + 2 (gradients) + 12
 // (fp32 parameters, momentum, variance) bytes per parameter (ZeRO, 3.1);
-// stage 1 shards the 12 over DP, stage 2 also the gradients, stage 3 all 16
-// (ZeRO, 5, figure 1).
-double model_state_bytes(double params_per_gpu, int zero_stage, int dp) {
-  const double d = dp;
+// Megatron-LM's fp32 main_grad buffer holds 4 bytes of gradient instead of 2
+// (--accumulate-allreduce-grads-in-fp32). Stage 1 shards the 12 over DP,
+// stage 2 also the gradients, stage 3 everything (ZeRO, 5, figure 1).
+double model_state_bytes(double params_per_gpu, int zero_stage, int dp, double grad_bytes) {
+  const double d = dp, g = grad_bytes;
   switch (zero_stage) {
-    case 0: return 16.0 * params_per_gpu;
-    case 1: return (4.0 + 12.0 / d) * params_per_gpu;
-    case 2: return (2.0 + 14.0 / d) * params_per_gpu;
-    default: return 16.0 * params_per_gpu / d;
+    case 0: return (14.0 + g) * params_per_gpu;
+    case 1: return (2.0 + g + 12.0 / d) * params_per_gpu;
+    case 2: return (2.0 + (g + 12.0) / d) * params_per_gpu;
+    default: return (14.0 + g) * params_per_gpu / d;
   }
 }
 
-// Activations of one layer for one micro-batch with tensor parallelism t and
-// no sequence parallelism: s*b*h*(10 + 24/t + 5*a*s/(h*t)) bytes at 16 bits
-// (Korthikanti et al. MLSys 2023, table 2); flash attention (Dao et al. 2022)
-// keeps no a*s^2 scores, dropping the last term. Full recompute stores only
-// each layer's input (2*s*b*h) plus one layer's activations while it is
-// recomputed. 1F1B keeps up to p micro-batches in flight on the first stage
-// (Narayanan et al. SC 2021, 2.2.1; Korthikanti 4.2.3).
+// Activations of one layer for one micro-batch with tensor parallelism t:
+// s*b*h*(10 + 24/t + 5*a*s/(h*t)) bytes at 16 bits, or s*b*h*(34/t +
+// 5*a*s/(h*t)) with sequence parallelism (Korthikanti et al. 2022, table 2);
+// flash attention (Dao et al. 2022) and selective recompute keep no a*s^2
+// scores, dropping the last term. Full recompute stores only each layer's
+// input (2*s*b*h, /t with sequence parallelism) plus one layer's activations
+// while it is recomputed. 1F1B keeps up to p micro-batches in flight on the
+// first stage (Narayanan et al. SC 2021, 2.2.1; Korthikanti 4.2.3).
 double activation_bytes(const ActivationShape& a) {
   const double sbh = static_cast<double>(a.seq_len) * a.micro_batch * a.hidden;
   const double scale = a.act_bytes / 2.0;
   const double t = a.tp;
-  double per_layer = sbh * (10.0 + 24.0 / t);
-  if (!a.flash_attention) per_layer += sbh * 5.0 * a.heads * a.seq_len / (a.hidden * t);
+  double per_layer = a.sequence_parallel ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
+  if (!a.flash_attention && a.recompute != Recompute::selective)
+    per_layer += sbh * 5.0 * a.heads * a.seq_len / (a.hidden * t);
   per_layer *= scale;
   const double in_flight = a.pp > 1 ? std::min(a.pp, a.micro_batches) : 1;
-  if (!a.recompute) return a.layers_per_stage * in_flight * per_layer;
-  return a.layers_per_stage * in_flight * 2.0 * sbh * scale + per_layer;
+  if (a.recompute != Recompute::full) return a.layers_per_stage * in_flight * per_layer;
+  const double input = 2.0 * sbh * scale / (a.sequence_parallel ? t : 1.0);
+  return a.layers_per_stage * in_flight * input + per_layer;
 }
 
 }  // namespace fb::model

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <utility>
 
 #include "builtin_presets.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -41,6 +43,26 @@ double achievable(const Fields& f) {
   return a;
 }
 
+// Names of each enum, in the enum's order; the static_asserts keep a new
+// value from going without its name.
+constexpr std::array<std::string_view, 2> kTransports{"rdma", "tcp"};
+constexpr std::array<std::string_view, 2> kFabrics{"nvlink", "pcie"};
+constexpr std::array<std::string_view, 3> kArchs{"ampere", "ada", "hopper"};
+static_assert(static_cast<std::size_t>(Transport::tcp) + 1 == kTransports.size());
+static_assert(static_cast<std::size_t>(NodeFabric::pcie) + 1 == kFabrics.size());
+static_assert(static_cast<std::size_t>(GpuArch::hopper) + 1 == kArchs.size());
+
+template <typename E, std::size_t N>
+E enum_of(const Fields& f, std::string_view key, const std::array<std::string_view, N>& names) {
+  const std::string v = f.text(key);
+  std::string allowed;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (names[i] == v) return static_cast<E>(i);
+    allowed += (allowed.empty() ? "" : ", ") + std::string(names[i]);
+  }
+  throw UsageError(fmt::format("{} '{}': allowed: {}", f.name(key), v, allowed));
+}
+
 template <typename T>
 const T& find(const std::vector<T>& list, std::string_view name, std::string_view what, const char* kind) {
   std::string names;
@@ -53,17 +75,24 @@ const T& find(const std::vector<T>& list, std::string_view name, std::string_vie
 
 }  // namespace
 
+std::string_view name(Transport t) { return kTransports.at(static_cast<std::size_t>(t)); }
+std::string_view name(NodeFabric f) { return kFabrics.at(static_cast<std::size_t>(f)); }
+std::string_view name(GpuArch a) { return kArchs.at(static_cast<std::size_t>(a)); }
+
 std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text) {
   return parse_list<NetworkPreset>(yaml_text, "networks.yaml", "networks", [](const YAML::Node& n, std::string where) {
     const Fields f(n, std::move(where),
-                   {"name", "description", "rate", "achievable", "alpha_us", "nics_per_node", "source"});
+                   {"name", "description", "rate", "achievable", "transport", "extra_hop_us", "nics_per_node",
+                    "source"});
     NetworkPreset p;
     p.name = preset_name(f);
     p.description = f.optional_text("description").value_or("");
     p.line_gbps = f.rate_gbps("rate");
     p.achievable = achievable(f);
-    p.alpha_us = f.number("alpha_us");
+    p.transport = enum_of<Transport>(f, "transport", kTransports);
+    p.extra_hop_us = f.number_or("extra_hop_us", 0);
     p.nics_per_node = f.integer_or("nics_per_node", 1);
+    if (p.nics_per_node > 64) throw UsageError(fmt::format("{}: 1 to 64", f.name("nics_per_node")));
     p.source = f.text("source");
     return p;
   });
@@ -71,14 +100,20 @@ std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text) {
 
 std::vector<NodePreset> parse_node_presets(std::string_view yaml_text) {
   return parse_list<NodePreset>(yaml_text, "nodes.yaml", "nodes", [](const YAML::Node& n, std::string where) {
-    const Fields f(n, std::move(where), {"name", "description", "gpus", "rate", "achievable", "alpha_us", "source"});
+    const Fields f(n, std::move(where),
+                   {"name", "description", "gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us", "source"});
     NodePreset p;
     p.name = preset_name(f);
     p.description = f.optional_text("description").value_or("");
     p.gpus = f.integer("gpus");
+    if (p.gpus > 1024) throw UsageError(fmt::format("{}: at most 1024", f.name("gpus")));
     p.line_gbps = f.rate_gbps("rate");
     p.achievable = achievable(f);
-    p.alpha_us = f.number("alpha_us");
+    p.fabric = enum_of<NodeFabric>(f, "fabric", kFabrics);
+    if (f.has("nvls")) p.nvls_gbps = f.rate_gbps("nvls");
+    if (p.nvls_gbps > 0 && p.fabric != NodeFabric::nvlink)
+      throw UsageError(fmt::format("{}: NVLS needs fabric: nvlink (NVSwitch multicast)", f.name("nvls")));
+    p.extra_hop_us = f.number_or("extra_hop_us", 0);
     p.source = f.text("source");
     return p;
   });
@@ -86,11 +121,12 @@ std::vector<NodePreset> parse_node_presets(std::string_view yaml_text) {
 
 std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text) {
   return parse_list<GpuPreset>(yaml_text, "gpus.yaml", "gpus", [](const YAML::Node& n, std::string where) {
-    const Fields f(n, std::move(where), {"name", "description", "memory_gib", "bf16_tflops", "fp16_tflops",
+    const Fields f(n, std::move(where), {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops",
                                          "interconnect", "node", "source"});
     GpuPreset p;
     p.name = preset_name(f);
     p.description = f.optional_text("description").value_or("");
+    p.arch = enum_of<GpuArch>(f, "arch", kArchs);
     p.memory_gib = f.number("memory_gib");
     p.bf16_tflops = f.number("bf16_tflops");
     p.fp16_tflops = f.number("fp16_tflops");

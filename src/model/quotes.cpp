@@ -78,14 +78,15 @@ Workload on_quote(const Workload& w, const Quote& q) {
   return out;
 }
 
-QuoteResult evaluate(const Quote& q, const Workload& w, const Presets& presets, const std::string& base_dir) {
+QuoteResult evaluate(const Quote& q, const Workload& w, const Presets& presets, const std::string& base_dir,
+                     double target) {
   try {
     const Workload wq = on_quote(w, q);
     const GpuPreset& gpu = presets.gpu(q.gpu, "gpu");
     const Fabric fabric = fabric_for(wq, q.network, presets, base_dir);
     QuoteResult r;
     r.quote = q;
-    r.step = predict_step(wq, fabric, presets);
+    r.step = predict_step(wq, fabric, presets, target);
     r.memory = memory_fit(wq, gpu).at(static_cast<std::size_t>(w.zero));
     return r;
   } catch (const UsageError& e) {
@@ -153,9 +154,9 @@ double job_cost(const Quote& q, double hours) {
 }
 
 std::vector<QuoteResult> evaluate_quotes(const QuoteSet& set, const Workload& w, const Presets& presets,
-                                         const std::string& base_dir) {
+                                         const std::string& base_dir, double exposed_target) {
   std::vector<QuoteResult> results;
-  for (const auto& q : set.quotes) results.push_back(evaluate(q, w, presets, base_dir));
+  for (const auto& q : set.quotes) results.push_back(evaluate(q, w, presets, base_dir, exposed_target));
   const double steps = job_steps(set, w, results);
   for (auto& r : results) {
     const double run_hours = steps * r.step.step_us / 3.6e9;

@@ -35,15 +35,23 @@ json measurement_json(const Measurement& m) {
 Table quotes_table(const std::vector<QuoteResult>& ranked, const std::string& currency) {
   Table t;
   t.header = {"rank", "quote", "gpus", "network", "billing", "price_gpu_h", "step_s", "exposed_pct",
-              "efficiency_pct", "fits", "hours", "cost", "per_effective_gpu_h"};
+              "efficiency_pct", "target_gbps", "fits", "hours", "cost", "per_effective_gpu_h"};
+  std::vector<std::pair<std::string, const StepCost*>> steps;
   for (const auto& r : ranked) {
     const auto& q = r.quote;
     t.rows.push_back({std::to_string(r.rank), q.name, fmt::format("{}x{} {}", q.nodes, q.gpus_per_node, q.gpu),
                       r.step.network, billing_label(q), cell(q.price_per_gpu_hour, 2), cell(r.step.step_us / 1e6, 3),
-                      percent(r.step.exposed_share), percent(r.step.efficiency), r.memory.fits ? "yes" : "no",
+                      percent(r.step.exposed_share), percent(r.step.efficiency),
+                      r.step.inter_wire_bytes > 0 ? cell(r.step.target_gbps, 2) : "-", r.memory.fits ? "yes" : "no",
                       cell(r.hours, 0), cell(r.cost, 0), cell(r.cost_per_effective_gpu_hour, 2)});
+    steps.emplace_back(q.name, &r.step);
   }
   t.notes.push_back(fmt::format("costs in {}; {}", currency, verdict(ranked, currency)));
+  if (!ranked.empty())
+    t.notes.push_back(fmt::format("network: NICs per node x NIC type; target_gbps: achievable network bandwidth per "
+                                  "node for an exposed share of at most {:.3g}% (inf: none suffices)",
+                                  100 * ranked.front().step.exposed_target));
+  add_assumptions(t, steps);
   return t;
 }
 
@@ -103,16 +111,17 @@ Table presets_table(const Presets& p) {
   t.header = {"kind", "name", "figures"};
   for (const auto& n : p.networks)
     t.rows.push_back({"network", n.name,
-                      fmt::format("{:.4g} GB/s/NIC x {:.0f}%, alpha {:.3g} us, {} NICs/node", n.line_gbps,
-                                  100 * n.achievable, n.alpha_us, n.nics_per_node)});
+                      fmt::format("{:.4g} GB/s/NIC x {:.0f}%, {}, +{:.3g} us per step, usually {}x{}", n.line_gbps,
+                                  100 * n.achievable, name(n.transport), n.extra_hop_us, n.nics_per_node, n.name)});
   for (const auto& n : p.nodes)
     t.rows.push_back({"node", n.name,
-                      fmt::format("{} GPUs, {:.4g} GB/s/GPU x {:.0f}%, alpha {:.3g} us", n.gpus, n.line_gbps,
-                                  100 * n.achievable, n.alpha_us)});
+                      fmt::format("{} GPUs, {:.4g} GB/s/GPU x {:.0f}%, {}{}", n.gpus, n.line_gbps, 100 * n.achievable,
+                                  name(n.fabric),
+                                  n.nvls_gbps > 0 ? fmt::format(", NVLS {:.4g} GB/s", n.nvls_gbps) : "")});
   for (const auto& g : p.gpus)
     t.rows.push_back({"gpu", g.name,
-                      fmt::format("{:.0f} GiB, bf16 {:.0f} / fp16 {:.0f} TFLOP/s, {}, node {}", g.memory_gib,
-                                  g.bf16_tflops, g.fp16_tflops, g.interconnect, g.node)});
+                      fmt::format("{}, {:.0f} GiB, bf16 {:.0f} / fp16 {:.0f} TFLOP/s, {}, node {}", name(g.arch),
+                                  g.memory_gib, g.bf16_tflops, g.fp16_tflops, g.interconnect, g.node)});
   for (const auto& n : p.networks) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& n : p.nodes) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& g : p.gpus) t.notes.push_back(g.name + ": " + g.source);
@@ -123,14 +132,17 @@ json presets_json(const Presets& p) {
   json out = {{"type", "presets"}, {"networks", json::array()}, {"nodes", json::array()}, {"gpus", json::array()}};
   for (const auto& n : p.networks)
     out["networks"].push_back({{"name", n.name}, {"description", n.description}, {"line_gbps", n.line_gbps},
-                               {"achievable", n.achievable}, {"alpha_us", n.alpha_us},
-                               {"nics_per_node", n.nics_per_node}, {"source", n.source}});
+                               {"achievable", n.achievable}, {"transport", std::string(name(n.transport))},
+                               {"extra_hop_us", n.extra_hop_us}, {"nics_per_node", n.nics_per_node},
+                               {"source", n.source}});
   for (const auto& n : p.nodes)
     out["nodes"].push_back({{"name", n.name}, {"description", n.description}, {"gpus", n.gpus},
-                            {"line_gbps", n.line_gbps}, {"achievable", n.achievable}, {"alpha_us", n.alpha_us},
-                            {"source", n.source}});
+                            {"line_gbps", n.line_gbps}, {"achievable", n.achievable},
+                            {"fabric", std::string(name(n.fabric))}, {"nvls_gbps", n.nvls_gbps},
+                            {"extra_hop_us", n.extra_hop_us}, {"source", n.source}});
   for (const auto& g : p.gpus)
-    out["gpus"].push_back({{"name", g.name}, {"description", g.description}, {"memory_gib", g.memory_gib},
+    out["gpus"].push_back({{"name", g.name}, {"description", g.description}, {"arch", std::string(name(g.arch))},
+                           {"memory_gib", g.memory_gib},
                            {"bf16_tflops", g.bf16_tflops}, {"fp16_tflops", g.fp16_tflops},
                            {"interconnect", g.interconnect}, {"node", g.node}, {"source", g.source}});
   return out;

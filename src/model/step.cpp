@@ -1,4 +1,5 @@
-// A step assembled from the formulas (formulas.cpp) and the links of a fabric.
+// A step assembled from the formulas (formulas.cpp), NCCL's collective costs
+// (collective.cpp) and the links of a fabric.
 #include "fabricbench/model/step.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compute_rate.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/formulas.hpp"
 
@@ -17,7 +19,7 @@ struct Context {
   const Workload& w;
   const Parallel& p;
   const Fabric& fabric;
-  double compute_us;
+  double compute_us;   // the fullest stage's: what its communication can hide under
   double backward_us;  // all micro-batches
   double forward_us;
 };
@@ -30,33 +32,19 @@ GroupShape shape_of(int size, int stride, int gpus_per_node) {
   return {per_node, size / per_node, gpus_per_node / per_node};
 }
 
-// Prices one call of `op` on `bytes` over the group, phase by phase, and
-// fills the per-call parts of the item.
 void price(const Context& c, CommItem& item, const GroupShape& shape, double calls) {
-  double per_call = 0, fixed = 0, wire = 0;
-  bool intra = false, inter = false;
-  item.intra_basis = item.inter_basis = Basis::measured;
-  for (const Phase& ph : hierarchical_phases(item.op, item.bytes_per_call, shape)) {
-    const Link& link = ph.level == Level::intra ? c.fabric.intra : c.fabric.inter;
-    const Timed t = link_time(link, ph.op, ph.nranks, ph.bytes);
-    per_call += t.time_us;
-    Basis& basis = ph.level == Level::intra ? item.intra_basis : item.inter_basis;
-    basis = std::max(basis, t.basis);
-    if (ph.level == Level::intra) {
-      intra = true;
-      fixed += t.time_us;
-    } else {
-      inter = true;
-      fixed += ring_steps(ph.op, ph.nranks) * link.alpha_us;
-      wire += ring_wire_bytes(ph.op, ph.nranks, ph.bytes);
-    }
-  }
-  item.where = intra && inter ? "intra+inter" : inter ? "inter" : "intra";
+  const CollectiveCost cost = collective_cost(c.fabric, item.op, item.bytes_per_call, shape);
+  item.where = cost.where;
   item.calls = calls;
-  item.time_per_call_us = per_call;
-  item.total_us = per_call * calls;
-  item.fixed_us = fixed * calls;
-  item.inter_wire_bytes = wire * calls;
+  item.time_per_call_us = cost.time_us;
+  item.total_us = cost.time_us * calls;
+  item.inter_wire_bytes = cost.inter_wire_bytes * calls;
+  item.basis = cost.basis;
+  item.algorithm = cost.algorithm;
+  item.protocol = cost.protocol;
+  item.formula = cost.formula;
+  item.latency_us = cost.latency_us;
+  item.busbw_gbps = cost.busbw_gbps;
 }
 
 CommItem make_item(std::string name, const char* group, Op op, int ranks) {
@@ -77,28 +65,38 @@ void expose(CommItem& item, double window_us, double floor_us = 0, double hiding
   item.exposed_us = std::min(item.exposed_us, item.total_us);
 }
 
+// Calls issued evenly through a window, each as the compute before it ends
+// (gradient buckets as they become ready, prefetched parameters ahead of
+// their layer): n calls of d us per pass in a window W expose at least one
+// call per pass and otherwise what the (n-1)/n of the window before the last
+// one cannot hold, on one communication stream (`fabricbench step` runs
+// exactly this).
+void expose_stream(CommItem& item, double window_us, double calls_per_pass, double passes) {
+  if (window_us <= 0) return expose(item, 0);
+  const double n = std::max(1.0, calls_per_pass);
+  expose(item, window_us, item.time_per_call_us * passes, window_us * (n - 1) / n);
+}
+
 void add_tp(const Context& c, std::vector<CommItem>& items) {
   if (c.p.tp <= 1) return;
   CommItem item = make_item("TP all-reduce", "tp", Op::all_reduce, c.p.tp);
   item.bytes_per_call = tp_allreduce_bytes(c.w.micro_batch, c.w.seq_len, c.w.hidden, c.w.act_bytes);
-  const double calls = static_cast<double>(c.p.micro_batches) * (c.w.layers / c.p.pp) * tp_allreduces_per_layer(c.w.recompute);
+  const double calls =
+      static_cast<double>(c.p.micro_batches) * c.p.stage_layers * tp_allreduces_per_layer(c.w.recompute);
   price(c, item, shape_of(c.p.tp, 1, c.p.gpus_per_node), calls);
   expose(item, c.w.overlap.tp * c.compute_us);
   items.push_back(item);
 }
 
-void add_dp(const Context& c, std::vector<CommItem>& items) {
-  if (c.p.dp <= 1) return;
-  const double params_per_gpu = c.w.params / (c.p.tp * c.p.pp);
-  const int layers_per_stage = c.w.layers / c.p.pp;
+// DDP and ZeRO-1/2: buckets of `bucket` bytes (PyTorch DDP's bucket_cap_mb,
+// Horovod's fusion buffer).
+void add_dp_bucketed(const Context& c, std::vector<CommItem>& items, double params) {
   const int m = c.p.micro_batches;
   for (const DpCollective& d : dp_collectives(c.w.zero)) {
     const std::string prefix = c.w.zero == 0 ? "DP " : "ZeRO-" + std::to_string(c.w.zero) + " ";
     CommItem item = make_item(prefix + d.name, "dp", d.op, c.p.dp);
-    const double bytes = params_per_gpu * (d.gradients ? c.w.grad_bytes : c.w.param_bytes);
-    // ZeRO-3 gathers parameters layer by layer, at least one call per layer.
-    const double per_pass = bucket_calls(bytes, static_cast<double>(c.w.bucket_bytes),
-                                         c.w.zero == 3 && !d.gradients ? layers_per_stage : 1);
+    const double bytes = params * (d.gradients ? c.w.grad_bytes : c.w.param_bytes);
+    const double per_pass = bucket_calls(bytes, static_cast<double>(c.w.bucket_bytes), 1);
     const double passes = d.per_micro_batch > 0 ? static_cast<double>(m) * d.per_micro_batch : 1.0;
     item.bytes_per_call = bytes / per_pass;
     price(c, item, shape_of(c.p.dp, c.p.tp, c.p.gpus_per_node), per_pass * passes);
@@ -106,65 +104,123 @@ void add_dp(const Context& c, std::vector<CommItem>& items) {
     const double pass_us = d.window == Pass::backward ? c.backward_us : c.forward_us;
     const double window = (d.per_micro_batch > 0 ? pass_us : pass_us / m) *
                           (d.gradients ? c.w.overlap.grad_reduce : c.w.overlap.param_gather);
-    // The first layer's gather of each pass has nothing before it to hide under.
-    double floor = c.w.zero == 3 && !d.gradients ? item.time_per_call_us * passes : 0.0;
-    double hiding = window;
-    if (d.gradients && window > 0) {
-      // Gradient buckets become ready evenly through the backward pass, the
-      // last one as it ends (as DDP issues them): that one has nothing left
-      // to hide under, and the others share only the window before it. With
-      // n calls of d us in a window W, one stream drains max(d, n d - W (n-1)/n)
-      // after the compute (`fabricbench step` runs exactly this).
-      const double calls = per_pass * passes;
-      floor = item.time_per_call_us;
-      hiding = window * (calls - 1) / calls;
+    if (d.gradients) {
+      expose_stream(item, window, per_pass * passes, 1);
+    } else {
+      expose(item, window);
     }
-    expose(item, window, floor, hiding);
     items.push_back(item);
   }
 }
 
+// ZeRO-3 as DeepSpeed runs it (formulas.cpp, zero3_calls): a gather per
+// module and pass, prefetched ahead when the prefetch bucket allows, fewer
+// in the backward for the modules still live; gradients reduce-scattered in
+// reduce buckets every micro-batch.
+void add_zero3(const Context& c, std::vector<CommItem>& items, double params) {
+  const double m = c.p.micro_batches;
+  const Zero3Calls z = zero3_calls(c.w.zero3, params, c.p.stage_layers);
+  const GroupShape shape = shape_of(c.p.dp, c.p.tp, c.p.gpus_per_node);
+  const double prefetch = z.prefetch_depth > 0 ? c.w.overlap.param_gather : 0.0;
+  struct Gather {
+    const char* name;
+    double per_pass;
+    double pass_us;
+  };
+  for (const Gather g : {Gather{"ZeRO-3 parameter all-gather (forward)", z.forward_gathers, c.forward_us},
+                         Gather{"ZeRO-3 parameter all-gather (backward)", z.backward_gathers, c.backward_us}}) {
+    if (g.per_pass <= 0) continue;
+    CommItem item = make_item(g.name, "dp", Op::all_gather, c.p.dp);
+    item.bytes_per_call = z.module_params * c.w.param_bytes;
+    price(c, item, shape, g.per_pass * m);
+    expose_stream(item, g.pass_us * prefetch, g.per_pass, m);  // the first gather of each pass waits
+    items.push_back(item);
+  }
+  CommItem rs = make_item("ZeRO-3 gradient reduce-scatter", "dp", Op::reduce_scatter, c.p.dp);
+  rs.bytes_per_call = params * c.w.grad_bytes / z.reduce_scatters;
+  price(c, rs, shape, z.reduce_scatters * m);
+  expose_stream(rs, c.backward_us * c.w.overlap.grad_reduce, z.reduce_scatters * m, 1);
+  items.push_back(rs);
+}
+
+void add_dp(const Context& c, std::vector<CommItem>& items) {
+  if (c.p.dp <= 1) return;
+  const double params = params_per_gpu(c.w, c.p);
+  if (c.w.zero == 3) return add_zero3(c, items, params);
+  add_dp_bucketed(c, items, params);
+}
+
+// Megatron-LM's pipeline sends (Narayanan et al. SC 2021, 4.1): with the
+// scatter/gather optimisation each of a stage's tp ranks sends 1/tp of the
+// b*s*h activations and the receiving stage all-gathers them over its node.
 void add_pp(const Context& c, std::vector<CommItem>& items) {
   if (c.p.pp <= 1) return;
-  CommItem item = make_item("PP send/recv", "pp", Op::sendrecv, 2);
   const int g = c.p.gpus_per_node, stage = c.p.tp * c.p.dp;
-  const double bytes = tp_allreduce_bytes(c.w.micro_batch, c.w.seq_len, c.w.hidden, c.w.act_bytes);
+  const double full = tp_allreduce_bytes(c.w.micro_batch, c.w.seq_len, c.w.hidden, c.w.act_bytes);
+  const bool split = c.w.pp_scatter_gather && c.p.tp > 1;
+  const double messages = pp_messages_per_step(c.p.micro_batches, c.p.virtual_stages);
+  CommItem item = make_item(split ? "PP send/recv (1/tp each)" : "PP send/recv", "pp", Op::sendrecv, 2);
   // Stage boundaries cross nodes once the pipeline spans more than one node;
   // then every GPU of the stage on that node sends at once.
   const bool crosses = static_cast<long long>(stage) * c.p.pp > g;
   const GroupShape shape = crosses ? GroupShape{1, 2, std::min(g, stage)} : GroupShape{2, 1, 1};
-  item.bytes_per_call = bytes;
-  price(c, item, shape, pp_messages_per_step(c.p.micro_batches, c.p.virtual_stages));
+  item.bytes_per_call = split ? full / c.p.tp : full;
+  price(c, item, shape, messages);
   expose(item, c.w.overlap.pp * c.compute_us);
   items.push_back(item);
+  if (!split) return;
+  CommItem gather = make_item("PP all-gather (scatter/gather)", "tp", Op::all_gather, c.p.tp);
+  gather.bytes_per_call = full;
+  price(c, gather, shape_of(c.p.tp, 1, g), messages);
+  expose(gather, c.w.overlap.pp * c.compute_us);
+  items.push_back(gather);
 }
 
-double compute_rate_tflops(const Workload& w, const GpuPreset& gpu, const Presets& presets) {
-  const auto peak = [&](const GpuPreset& g) { return w.dtype == "fp16" ? g.fp16_tflops : g.bf16_tflops; };
-  if (w.mfu > 0) return w.mfu * peak(gpu) * recompute_factor(w.recompute);
-  const GpuPreset& measured_on = presets.gpu(w.compute_gpu, "workload: cluster: gpu");
-  return w.tflops * peak(gpu) / peak(measured_on);
+double peak_of(const Workload& w, const GpuPreset& g) { return w.dtype == "fp16" ? g.fp16_tflops : g.bf16_tflops; }
+
+double model_flops_per_step(const Workload& w) {
+  if (!w.transformer()) return 3.0 * w.forward_flops_per_sample * w.global_batch;  // backward = 2 x forward
+  return w.tokens_per_step() * model_flops_per_token(w.params, w.layers, w.hidden, w.seq_len);
 }
 
-}  // namespace
-
-Fabric fabric_for(const Workload& w, std::string_view network, const Presets& presets, const std::string& base_dir) {
-  Fabric f;
-  const std::string& node = w.cluster.node.empty() ? presets.gpu(w.cluster.gpu, "cluster: gpu").node : w.cluster.node;
-  f.intra = resolve_node(node, presets, base_dir);
-  if (!network.empty()) {
-    f.inter = resolve_network(network, presets, base_dir);
-  } else if (w.cluster.nodes > 1) {
-    throw UsageError(fmt::format("{} nodes need a network: a preset such as 1x10gbe or 8x400g-ndr-ib, or a results "
-                                 "file measured across nodes",
-                                 w.cluster.nodes));
-  } else {
-    f.inter.label = "none (one node)";
-  }
-  return f;
+double hardware_flops_per_step(const Workload& w, double model_flops) {
+  if (!w.transformer()) return w.recompute == Recompute::full ? model_flops * 4.0 / 3.0 : model_flops;
+  const double per_token = model_flops / w.tokens_per_step();
+  return w.tokens_per_step() * hardware_flops_per_token(per_token, w.recompute, w.layers, w.hidden, w.seq_len);
 }
 
-StepCost predict_step(const Workload& w, const Fabric& fabric, const Presets& presets) {
+std::string overlap_words(const Workload& w) {
+  return fmt::format("overlap: grad_reduce {:.2g}, param_gather {:.2g}, tp {:.2g}, pp {:.2g} of their windows "
+                     "(0 = exposed)",
+                     w.overlap.grad_reduce, w.overlap.param_gather, w.overlap.tp, w.overlap.pp);
+}
+
+std::string bucket_words(const Workload& w, const Parallel& p) {
+  if (p.dp <= 1) return "data parallel: none (dp 1)";
+  if (w.zero != 3)
+    return fmt::format("buckets: {} of {:.4g} MiB per call (ZeRO-{})",
+                       w.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter",
+                       static_cast<double>(w.bucket_bytes) / (1 << 20), w.zero);
+  const Zero3Calls z = zero3_calls(w.zero3, params_per_gpu(w, p), p.stage_layers);
+  return fmt::format("ZeRO-3 (DeepSpeed): {} fetches per layer of {:.3g} parameters each, prefetch bucket {:.3g} "
+                     "({:.0f} modules ahead), max live {:.3g}, reuse distance {:.3g} ({:.0f} modules kept for the "
+                     "backward), reduce bucket {:.3g} ({:.0f} reduce-scatters per micro-batch)",
+                     w.zero3.modules_per_layer, z.module_params, w.zero3.prefetch_bucket, z.prefetch_depth,
+                     w.zero3.max_live, w.zero3.max_reuse_distance, z.kept_modules, w.zero3.reduce_bucket,
+                     z.reduce_scatters);
+}
+
+std::string pipeline_words(const Workload& w, const Parallel& p) {
+  if (p.pp <= 1) return "";
+  const double even = static_cast<double>(w.layers) / p.pp;
+  return fmt::format("pipeline: pp {} x {} chunks, {} micro-batches, {} layers on the fullest stage ({:.3g} on "
+                     "average){}",
+                     p.pp, p.virtual_stages, p.micro_batches, p.stage_layers, even,
+                     w.pp_scatter_gather && p.tp > 1 ? ", sends scattered over tp and gathered on arrival" : "");
+}
+
+// The step without the bandwidth target.
+StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& presets) {
   StepCost s;
   s.parallel = resolve_parallel(w);
   const Parallel& p = s.parallel;
@@ -175,44 +231,116 @@ StepCost predict_step(const Workload& w, const Fabric& fabric, const Presets& pr
   s.network_line_gbps = fabric.inter.line_gbps;
   s.network_bw_gbps = fabric.inter.bw_gbps;
   s.tokens = w.tokens_per_step();
-  s.model_flops = s.tokens * model_flops_per_token(w.params, w.layers, w.hidden, w.seq_len);
-  const double rate = compute_rate_tflops(w, gpu, presets);
-  s.compute_us = s.model_flops * recompute_factor(w.recompute) / (p.gpus * rate * 1e12) * 1e6;
-  s.bubble_us = s.compute_us * bubble_fraction(p.pp, p.virtual_stages, p.micro_batches);
+  s.model_flops = model_flops_per_step(w);
+  const double hardware = hardware_flops_per_step(w, s.model_flops);
+  const detail::ComputeRate rate = detail::compute_rate(w, gpu, presets, hardware / s.model_flops);
+  s.rate_tflops = rate.tflops;
+  s.compute_us = hardware / (p.gpus * rate.tflops * 1e12) * 1e6;
+  // The fullest stage sets the pipeline's pace (uneven layers).
+  const double imbalance = static_cast<double>(p.stage_layers) * p.pp / w.layers;
+  const double stage_us = s.compute_us * imbalance;
+  s.imbalance_us = stage_us - s.compute_us;
+  s.bubble_us = stage_us * bubble_fraction(p.pp, p.virtual_stages, p.micro_batches);
   const double bwd = backward_share(w.recompute);
-  const Context c{w, p, fabric, s.compute_us, s.compute_us * bwd, s.compute_us * (1 - bwd)};
+  const Context c{w, p, fabric, stage_us, stage_us * bwd, stage_us * (1 - bwd)};
   add_tp(c, s.items);
   add_dp(c, s.items);
   add_pp(c, s.items);
 
-  double fixed = 0;
   for (const auto& item : s.items) {
     s.comm_us += item.total_us;
     s.exposed_us += item.exposed_us;
     s.inter_wire_bytes += item.inter_wire_bytes;
-    fixed += item.fixed_us;
   }
   // Windows of different collectives can name the same compute: never hide
   // more communication than there is compute to hide it under.
-  s.exposed_us = std::max(s.exposed_us, s.comm_us - s.compute_us);
-  s.step_us = s.compute_us + s.bubble_us + s.exposed_us;
-  s.comm_share = s.comm_us / (s.compute_us + s.bubble_us + s.comm_us);
+  s.exposed_us = std::max(s.exposed_us, s.comm_us - stage_us);
+  s.step_us = stage_us + s.bubble_us + s.exposed_us;
+  s.comm_share = s.comm_us / (stage_us + s.bubble_us + s.comm_us);
   s.exposed_share = s.exposed_us / s.step_us;
   s.efficiency = s.compute_us / s.step_us;
-  const double peak = w.dtype == "fp16" ? gpu.fp16_tflops : gpu.bf16_tflops;
-  s.mfu = s.model_flops / (s.step_us * 1e-6 * p.gpus * peak * 1e12);
+  s.mfu = s.model_flops / (s.step_us * 1e-6 * p.gpus * peak_of(w, gpu) * 1e12);
+  if (!std::isfinite(s.step_us) || !std::isfinite(s.mfu) || !std::isfinite(s.comm_us) || s.step_us <= 0)
+    throw UsageError(fmt::format("workload '{}': its numbers give no finite step time (check params, sizes and rates)",
+                                 w.name));
   const MemoryFit memory = memory_fit(w, gpu).at(static_cast<std::size_t>(w.zero));
   s.memory_bytes = memory.total_bytes;
   s.memory_capacity_bytes = memory.capacity_bytes;
-  if (s.inter_wire_bytes > 0) {
-    const double room_us = s.compute_us - fixed;
-    s.hide_gbps = room_us > 0 ? s.inter_wire_bytes / room_us / 1e3 : std::numeric_limits<double>::infinity();
+
+  s.assumptions.push_back(
+      "collectives: NCCL's tuner model (NCCL 2.2x src/graph/tuning.cc): ring, tree (all_reduce), NVLS (all_reduce "
+      "in an NVSwitch node) with LL, LL128 and Simple, the fastest per call; measured curves first where the op, "
+      "rank count and group shape were measured");
+  s.assumptions.push_back("node: " + describe(fabric.intra, false));
+  if (p.nodes > 1) s.assumptions.push_back("network: " + describe(fabric.inter, true));
+  s.assumptions.push_back(rate.how);
+  s.assumptions.push_back(overlap_words(w));
+  s.assumptions.push_back(bucket_words(w, p));
+  if (const std::string pipe = pipeline_words(w, p); !pipe.empty()) s.assumptions.push_back(pipe);
+  return s;
+}
+
+// The same fabric with a network of `gbps` achievable per node, no measured
+// curves (its latency per step kept): what the target search varies.
+Fabric with_network_bw(const Fabric& f, double gbps) {
+  Fabric out = f;
+  out.inter.curves.clear();
+  out.inter.bw_gbps = gbps;
+  return out;
+}
+
+// Exposed share falls as the network gets faster: bisect on log bandwidth.
+void find_target(StepCost& s, const Workload& w, const Fabric& fabric, const Presets& presets, double target) {
+  s.exposed_target = target;
+  if (s.inter_wire_bytes <= 0) return;
+  const auto share = [&](double gbps) { return assemble(w, with_network_bw(fabric, gbps), presets).exposed_share; };
+  constexpr double kFastest = 1e7, kSlowest = 1e-3;  // GB/s per node
+  s.exposed_floor = share(kFastest);
+  if (s.exposed_floor > target) {
+    s.target_gbps = std::numeric_limits<double>::infinity();
+    return;
   }
+  double lo = kSlowest, hi = kFastest;
+  if (share(lo) <= target) {
+    s.target_gbps = lo;
+    return;
+  }
+  for (int i = 0; i < 60 && hi / lo > 1.001; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (share(mid) <= target ? hi : lo) = mid;
+  }
+  s.target_gbps = hi;
+}
+
+}  // namespace
+
+Fabric fabric_for(const Workload& w, std::string_view network, const Presets& presets, const std::string& base_dir) {
+  Fabric f;
+  const GpuPreset& gpu = presets.gpu(w.cluster.gpu, "cluster: gpu");
+  f.arch = gpu.arch;
+  const std::string& node = w.cluster.node.empty() ? gpu.node : w.cluster.node;
+  f.intra = resolve_node(node, presets, base_dir);
+  if (!network.empty()) {
+    f.inter = resolve_network(network, presets, base_dir);
+  } else if (w.cluster.nodes > 1) {
+    throw UsageError(fmt::format("{} nodes need a network: a preset with its NIC count such as 1x10gbe or "
+                                 "8x400g-ndr-ib, or a results file measured across nodes",
+                                 w.cluster.nodes));
+  } else {
+    f.inter.label = "none (one node)";
+  }
+  return f;
+}
+
+StepCost predict_step(const Workload& w, const Fabric& fabric, const Presets& presets, double exposed_target) {
+  StepCost s = assemble(w, fabric, presets);
+  find_target(s, w, fabric, presets, exposed_target);
+  s.assumptions.push_back(fmt::format("target: exposed communication at most {:.3g}% of the step", 100 * exposed_target));
   return s;
 }
 
 std::vector<ScalePoint> predict_scaling(const Workload& w, const Fabric& fabric, const Presets& presets,
-                                        const std::vector<int>& node_counts) {
+                                        const std::vector<int>& node_counts, double exposed_target) {
   std::vector<ScalePoint> out;
   for (const int nodes : node_counts) {
     Workload wn = w;
@@ -221,7 +349,7 @@ std::vector<ScalePoint> predict_scaling(const Workload& w, const Fabric& fabric,
     ScalePoint point;
     point.nodes = nodes;
     try {
-      point.step = predict_step(wn, fabric, presets);
+      point.step = predict_step(wn, fabric, presets, exposed_target);
     } catch (const UsageError& e) {
       point.why = e.what();
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "fabricbench/core/csv.hpp"
 #include "fabricbench/core/errors.hpp"
 
 namespace fb::model {
@@ -55,20 +56,10 @@ std::string render_text(const Table& t) {
   return out;
 }
 
+// The project's one CSV quoting (core/csv.hpp), as `run --csv` writes it.
 std::string render_csv(const Table& t) {
-  const auto quote = [](const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  std::string out;
-  const auto line = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + quote(row[i]);
-    out += "\n";
-  };
-  line(t.header);
-  for (const auto& r : t.rows) line(r);
+  std::string out = csv_row(t.header) + "\n";
+  for (const auto& r : t.rows) out += csv_row(r) + "\n";
   return out;
 }
 

@@ -63,12 +63,12 @@ double parse_rate_gbps(std::string_view text, std::string_view what) {
 
 double parse_count(std::string_view text, std::string_view what) {
   const auto [value, unit] = split_number(text, what, "7B, 7e9, 300M or 2M");
-  static constexpr std::array<std::pair<std::string_view, double>, 5> kScale{
-      {{"", 1.0}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"T", 1e12}}};
+  static constexpr std::array<std::pair<std::string_view, double>, 6> kScale{
+      {{"", 1.0}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}}};
   for (const auto& [name, scale] : kScale)
     if (unit == name) return value * scale;
   throw UsageError(fmt::format("{} '{}': unknown suffix '{}'; write a count such as 7B, 7e9, 300M or 2M "
-                               "(K, M, B, T are powers of 1000)",
+                               "(K, M, B or G, T are powers of 1000)",
                                what, text, unit));
 }
 
@@ -89,6 +89,5 @@ double parse_number(std::string_view text, std::string_view what) {
   return value;
 }
 
-std::string format_gbps(double gbps) { return fmt::format("{:.3g} GB/s", gbps); }
 
 }  // namespace fb::model

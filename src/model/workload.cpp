@@ -4,10 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <map>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/types.hpp"
+#include "fabricbench/model/fit.hpp"
+#include "fabricbench/model/units.hpp"
 #include "yaml_fields.hpp"
 
 namespace fb::model {
@@ -31,9 +37,29 @@ YAML::Node section(const Fields& top, const char* key) {
   return top.node(key);
 }
 
+// A transformer by its shape, or any model by its forward FLOPs per sample.
 void read_model(const Fields& top, Workload& w) {
-  const Fields f(section(top, "model"), "workload: model", {"params", "layers", "hidden", "heads", "seq_len"});
+  const Fields f(section(top, "model"), "workload: model",
+                 {"params", "layers", "hidden", "heads", "seq_len", "forward_flops_per_sample",
+                  "activation_bytes_per_sample"});
   w.params = f.count("params");
+  if (f.has("forward_flops_per_sample")) {
+    for (const char* key : {"hidden", "heads", "seq_len"})
+      if (f.has(key))
+        throw UsageError(fmt::format("{}: a model given by forward_flops_per_sample has no transformer shape; drop it "
+                                     "or give layers, hidden, heads and seq_len instead",
+                                     f.name(key)));
+    w.forward_flops_per_sample = f.count("forward_flops_per_sample");
+    w.layers = f.integer_or("layers", 1);
+    w.seq_len = 1;
+    w.heads = w.hidden = 1;
+    if (f.has("activation_bytes_per_sample")) w.activation_bytes_per_sample = f.count("activation_bytes_per_sample");
+    return;
+  }
+  if (f.has("activation_bytes_per_sample"))
+    throw UsageError(fmt::format("{}: only for a model given by forward_flops_per_sample (a transformer's activations "
+                                 "follow from its shape)",
+                                 f.name("activation_bytes_per_sample")));
   w.layers = f.integer("layers");
   w.hidden = f.integer("hidden");
   w.heads = f.integer_or("heads", std::max(1, w.hidden / 128));
@@ -42,22 +68,40 @@ void read_model(const Fields& top, Workload& w) {
     throw UsageError(fmt::format("workload: model: hidden {} is not a multiple of heads {}", w.hidden, w.heads));
 }
 
+Recompute recompute_of(const Fields& f) {
+  const std::string v = f.optional_text("recompute").value_or("false");
+  if (v == "false" || v == "no" || v == "none" || v == "off") return Recompute::none;
+  if (v == "true" || v == "yes" || v == "full" || v == "on") return Recompute::full;
+  if (v == "selective") return Recompute::selective;
+  throw UsageError(fmt::format("{} '{}': expected true or false (full recompute), or selective", f.name("recompute"),
+                               v));
+}
+
 void read_training(const Fields& top, Workload& w) {
   const Fields f(section(top, "training"), "workload: training",
-                 {"global_batch", "micro_batch", "dtype", "grad_dtype", "recompute", "flash_attention", "tokens"});
+                 {"global_batch", "micro_batch", "dtype", "grad_dtype", "main_grad", "recompute", "flash_attention",
+                  "tokens"});
   w.global_batch = f.integer("global_batch");
   w.micro_batch = f.integer("micro_batch");
   w.param_bytes = w.act_bytes = dtype_size(f, "dtype", 2.0);
   w.dtype = f.optional_text("dtype").value_or("bf16");
-  w.grad_bytes = dtype_size(f, "grad_dtype", w.param_bytes);
-  w.recompute = f.boolean_or("recompute", false);
+  // Megatron-LM keeps an fp32 main_grad per parameter and reduces it in fp32
+  // (--accumulate-allreduce-grads-in-fp32) unless told to reduce in bf16.
+  const double main_grad = dtype_size(f, "main_grad", 0.0);
+  if (f.has("main_grad") && main_grad != 4.0)
+    throw UsageError(fmt::format("{} '{}': fp32 (Megatron's main_grad buffer) or leave it out", f.name("main_grad"),
+                                 f.text("main_grad")));
+  w.grad_memory_bytes = main_grad > 0 ? main_grad : w.param_bytes;
+  w.grad_bytes = dtype_size(f, "grad_dtype", main_grad > 0 ? main_grad : w.param_bytes);
+  w.recompute = recompute_of(f);
   w.flash_attention = f.boolean_or("flash_attention", true);
   if (f.has("tokens")) w.tokens = f.count("tokens");
 }
 
 void read_parallel(const Fields& top, Workload& w) {
   if (!top.has("parallel")) return;
-  const Fields f(top.node("parallel"), "workload: parallel", {"tp", "pp", "dp", "virtual_stages", "zero", "bucket"});
+  const Fields f(top.node("parallel"), "workload: parallel",
+                 {"tp", "pp", "dp", "virtual_stages", "zero", "bucket", "sequence_parallel", "pp_scatter_gather"});
   w.tp = f.integer_or("tp", 1);
   w.pp = f.integer_or("pp", 1);
   w.dp = f.integer_or("dp", 0);
@@ -69,19 +113,109 @@ void read_parallel(const Fields& top, Workload& w) {
     w.zero = static_cast<int>(z);
   }
   w.bucket_bytes = f.bytes_or("bucket", w.bucket_bytes);
+  w.sequence_parallel = f.boolean_or("sequence_parallel", false);
+  w.pp_scatter_gather = f.boolean_or("pp_scatter_gather", true);
+  if (!w.transformer() && (w.tp > 1 || w.pp > 1 || w.sequence_parallel))
+    throw UsageError("workload: parallel: tensor, sequence and pipeline parallelism need a transformer's shape "
+                     "(model: layers, hidden, heads, seq_len); a model given by forward_flops_per_sample runs data "
+                     "parallel");
 }
 
-void read_compute(const Fields& top, Workload& w) {
-  const Fields f(section(top, "compute"), "workload: compute", {"tflops", "mfu"});
-  if (f.has("tflops") == f.has("mfu"))
-    throw UsageError("workload: compute: give exactly one of tflops (achieved TFLOP/s per GPU) or mfu (0.4 or 40%)");
+// DeepSpeed's ZeRO-3 knobs under their own names (counts of parameters).
+void read_zero3(const Fields& top, Workload& w) {
+  if (!top.has("zero3")) return;
+  if (w.zero != 3) throw UsageError("workload: zero3: only with parallel: zero: 3");
+  const Fields f(top.node("zero3"), "workload: zero3",
+                 {"stage3_prefetch_bucket_size", "reduce_bucket_size", "stage3_max_live_parameters",
+                  "stage3_max_reuse_distance", "fetch_modules_per_layer"});
+  const auto count_or = [&](const char* key, double fallback) {
+    if (!f.has(key)) return fallback;
+    const double v = parse_count(f.text(key), f.name(key));
+    if (v > detail::kMaxNumber) throw UsageError(fmt::format("{}: too large (at most 1e15)", f.name(key)));
+    return v;
+  };
+  w.zero3.prefetch_bucket = count_or("stage3_prefetch_bucket_size", w.zero3.prefetch_bucket);
+  w.zero3.reduce_bucket = count_or("reduce_bucket_size", w.zero3.reduce_bucket);
+  w.zero3.max_live = count_or("stage3_max_live_parameters", w.zero3.max_live);
+  w.zero3.max_reuse_distance = count_or("stage3_max_reuse_distance", w.zero3.max_reuse_distance);
+  w.zero3.modules_per_layer = f.integer_or("fetch_modules_per_layer", w.zero3.modules_per_layer);
+}
+
+// (size, TFLOP/s) of each square GEMM in a `fabricbench gemm --out` record of
+// this dtype: the slowest rank's, since synchronous training waits for it.
+std::vector<std::pair<double, double>> curve_from_record(const std::string& path, const std::string& dtype) {
+  const Results r = load_results(path);
+  std::map<double, double> slowest;
+  for (const auto& line : r.lines) {
+    if (line.value("type", "") != "gemm" || line.value("dtype", "") != dtype) continue;
+    const double mnk = line.value("m", 0.0) * line.value("n", 0.0) * line.value("k", 0.0);
+    const double tflops = line.value("tflops", 0.0);
+    if (mnk <= 0 || !(tflops > 0)) continue;
+    const double size = std::cbrt(mnk);
+    const auto it = slowest.find(size);
+    slowest[size] = it == slowest.end() ? tflops : std::min(it->second, tflops);
+  }
+  if (slowest.empty())
+    throw UsageError(fmt::format("workload: compute: gemm_curve '{}': no {} \"gemm\" lines; record one with "
+                                 "`fabricbench gemm --dtype {} --size N --out FILE` at several sizes",
+                                 path, dtype, dtype));
+  return {slowest.begin(), slowest.end()};
+}
+
+std::vector<std::pair<double, double>> stated_curve(const Fields& f) {
+  std::vector<std::pair<double, double>> out;
+  for (const YAML::Node& item : detail::list(f, "gemm_curve")) {
+    if (!item.IsSequence() || item.size() != 2 || !item[0].IsScalar() || !item[1].IsScalar())
+      throw UsageError(fmt::format("{}: each point is [size, tflops], e.g. [4096, 250]", f.name("gemm_curve")));
+    const double size = parse_number(item[0].Scalar(), f.name("gemm_curve"));
+    const double tflops = parse_number(item[1].Scalar(), f.name("gemm_curve"));
+    if (size < 1 || tflops <= 0 || size > detail::kMaxNumber || tflops > detail::kMaxNumber)
+      throw UsageError(fmt::format("{}: sizes and TFLOP/s must be positive and at most 1e15", f.name("gemm_curve")));
+    out.emplace_back(size, tflops);
+  }
+  std::sort(out.begin(), out.end());
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i].first == out[i - 1].first)
+      throw UsageError(fmt::format("{}: size {} is given twice", f.name("gemm_curve"), out[i].first));
+  if (out.empty()) throw UsageError(fmt::format("{}: the list is empty", f.name("gemm_curve")));
+  return out;
+}
+
+void read_compute(const Fields& top, Workload& w, const std::string& base_dir) {
+  const Fields f(section(top, "compute"), "workload: compute", {"tflops", "mfu", "gemm_curve", "of_gemm", "gemm_size"});
+  const int given = f.has("tflops") + f.has("mfu") + f.has("gemm_curve");
+  if (given != 1)
+    throw UsageError("workload: compute: give exactly one of tflops (achieved TFLOP/s per GPU), mfu (0.4 or 40%) or "
+                     "gemm_curve (with of_gemm)");
   if (f.has("tflops")) {
     w.tflops = f.number("tflops");
     if (w.tflops <= 0) throw UsageError("workload: compute: tflops must be positive");
-  } else {
+  } else if (f.has("mfu")) {
     w.mfu = f.fraction_or("mfu", 0);
     if (w.mfu <= 0) throw UsageError("workload: compute: mfu must be above 0");
+  } else {
+    const YAML::Node curve = f.node("gemm_curve");
+    if (curve.IsScalar()) {
+      std::string path = curve.Scalar();
+      if (!base_dir.empty() && std::filesystem::path(path).is_relative()) path = base_dir + "/" + path;
+      w.gemm.points = curve_from_record(path, w.dtype);
+      w.gemm.source = path;
+    } else {
+      w.gemm.points = stated_curve(f);
+      w.gemm.source = "stated";
+    }
+    if (!f.has("of_gemm"))
+      throw UsageError("workload: compute: of_gemm: missing: the share of the GEMM rate the whole step reaches, e.g. "
+                       "0.7 (calibrate it once with `fabricbench step --calibrated-workload`)");
+    w.gemm.of_gemm = f.fraction_or("of_gemm", 0);
+    if (w.gemm.of_gemm <= 0) throw UsageError("workload: compute: of_gemm must be above 0");
+    if (f.has("gemm_size")) w.gemm.size = f.number("gemm_size");
+    if (!w.transformer() && w.gemm.size <= 0)
+      throw UsageError("workload: compute: gemm_size: missing: a model given by forward_flops_per_sample has no "
+                       "shape to size its matrix products by");
   }
+  if (!f.has("gemm_curve") && (f.has("of_gemm") || f.has("gemm_size")))
+    throw UsageError("workload: compute: of_gemm and gemm_size go with gemm_curve");
 }
 
 void read_cluster(const Fields& top, Workload& w) {
@@ -104,15 +238,17 @@ void read_overlap(const Fields& top, Workload& w) {
 
 }  // namespace
 
-Workload parse_workload(std::string_view yaml_text) {
+Workload parse_workload(std::string_view yaml_text, const std::string& base_dir) {
   const YAML::Node doc = detail::load_yaml(yaml_text, "workload");
-  const Fields top(doc, "workload", {"name", "model", "training", "parallel", "compute", "cluster", "overlap"});
+  const Fields top(doc, "workload",
+                   {"name", "model", "training", "parallel", "zero3", "compute", "cluster", "overlap"});
   Workload w;
   w.name = top.optional_text("name").value_or("workload");
   read_model(top, w);
   read_training(top, w);
   read_parallel(top, w);
-  read_compute(top, w);
+  read_zero3(top, w);
+  read_compute(top, w, base_dir);
   read_cluster(top, w);
   read_overlap(top, w);
   resolve_parallel(w);  // reject degrees that cannot run, now, with the file's names
@@ -120,14 +256,15 @@ Workload parse_workload(std::string_view yaml_text) {
 }
 
 Workload load_workload(const std::string& path) {
-  return detail::parse_file(path, "workload file", parse_workload);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return detail::parse_file(path, "workload file", [&](const std::string& text) { return parse_workload(text, dir); });
 }
 
 Parallel resolve_parallel(const Workload& w) {
   using i64 = std::int64_t;  // products of degrees in 64 bits: inputs are untrusted
-  if (w.cluster.nodes > 100000 || w.cluster.gpus_per_node > 1024)
-    throw UsageError(fmt::format("cluster: {} nodes x {} GPUs: at most 100000 nodes of at most 1024 GPUs",
-                                 w.cluster.nodes, w.cluster.gpus_per_node));
+  if (w.cluster.nodes < 1 || w.cluster.gpus_per_node < 1 || w.cluster.nodes > 100000 || w.cluster.gpus_per_node > 1024)
+    throw UsageError(fmt::format("cluster: {} nodes x {} GPUs: 1 to 100000 nodes of 1 to 1024 GPUs", w.cluster.nodes,
+                                 w.cluster.gpus_per_node));
   const i64 g = w.cluster.gpus_per_node, gpus = static_cast<i64>(w.cluster.nodes) * g;
   const i64 tp = w.tp, pp = w.pp, tp_pp = tp * pp;
   if (gpus % tp_pp != 0)
@@ -148,9 +285,12 @@ Parallel resolve_parallel(const Workload& w) {
                                  stage, g, g));
   if (w.heads % tp != 0)
     throw UsageError(fmt::format("parallel: tp {} does not divide the {} attention heads", tp, w.heads));
-  if (w.layers % (pp * w.virtual_stages) != 0)
-    throw UsageError(fmt::format("parallel: pp {} x virtual_stages {} does not divide the {} layers", pp,
-                                 w.virtual_stages, w.layers));
+  // Layers need not divide pp x v (Megatron splits them unevenly, 126
+  // layers on 16 stages); each model chunk needs one.
+  if (w.layers < pp * w.virtual_stages)
+    throw UsageError(fmt::format("parallel: pp {} x virtual_stages {} = {} model chunks for {} layers; each chunk needs "
+                                 "a layer",
+                                 pp, w.virtual_stages, pp * w.virtual_stages, w.layers));
   const i64 replica_batch = dp * w.micro_batch;
   if (w.global_batch % replica_batch != 0)
     throw UsageError(fmt::format("training: global_batch {} is not a multiple of dp {} x micro_batch {} = {}; choose a "
@@ -165,7 +305,12 @@ Parallel resolve_parallel(const Workload& w) {
   p.pp = w.pp;
   p.virtual_stages = w.virtual_stages;
   p.micro_batches = static_cast<int>(w.global_batch / replica_batch);
+  p.stage_layers = max_stage_layers(w.layers, w.pp, w.virtual_stages);
   return p;
+}
+
+double params_per_gpu(const Workload& w, const Parallel& p) {
+  return w.params * (static_cast<double>(p.stage_layers) / w.layers) / p.tp;
 }
 
 }  // namespace fb::model

@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <system_error>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/model/units.hpp"
+#include "fabricbench/yaml/documents.hpp"
 
 namespace fb::model::detail {
 namespace {
@@ -22,6 +26,12 @@ std::string join(std::initializer_list<std::string_view> keys) {
 }  // namespace
 
 std::string read_file(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw UsageError(fmt::format("{} '{}': not a regular file (a device, FIFO or folder)", what, path));
+  if (!ec && std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) > kMaxFileBytes)
+    throw UsageError(fmt::format("{} '{}': larger than {} MiB; not a model input", what, path, kMaxFileBytes >> 20));
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("cannot read {} '{}'", what, path));
   std::ostringstream text;
@@ -30,8 +40,13 @@ std::string read_file(const std::string& path, std::string_view what) {
 }
 
 YAML::Node load_yaml(std::string_view text, std::string_view what) {
+  const std::string copy(text);
   try {
-    return YAML::Load(std::string(text));
+    YAML::Node doc = YAML::Load(copy);
+    // A second document would be ignored without a word: refuse it.
+    if (yaml::documents_up_to_two(copy) > 1)
+      throw UsageError(fmt::format("{}: more than one YAML document ('---' separates them); give one per file", what));
+    return doc;
   } catch (const YAML::Exception& e) {
     throw UsageError(fmt::format("{}: not valid YAML (line {}, column {}): {}", what, e.mark.line + 1,
                                  e.mark.column + 1, e.msg));
@@ -41,9 +56,12 @@ YAML::Node load_yaml(std::string_view text, std::string_view what) {
 Fields::Fields(const YAML::Node& node, std::string where, std::initializer_list<std::string_view> allowed)
     : map_(node), where_(std::move(where)) {
   if (!node || !node.IsMap()) throw UsageError(fmt::format("{}: expected a map of keys ({})", where_, join(allowed)));
+  std::set<std::string> seen;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) throw UsageError(fmt::format("{}: keys must be plain names", where_));
     const std::string key = kv.first.Scalar();
+    // yaml-cpp keeps both and answers the first: say so instead.
+    if (!seen.insert(key).second) throw UsageError(fmt::format("{}: key '{}' is given twice", where_, key));
     bool known = false;
     for (const auto a : allowed) known = known || key == a;
     if (!known) throw UsageError(fmt::format("{}: unknown key '{}'; allowed: {}", where_, key, join(allowed)));
@@ -69,7 +87,14 @@ std::string Fields::text(std::string_view key) const {
   return *v;
 }
 
-double Fields::number(std::string_view key) const { return parse_number(text(key), name(key)); }
+double Fields::bounded(std::string_view key, double v) const {
+  if (v > kMaxNumber)
+    throw UsageError(fmt::format("{} '{}': too large (at most 1e15); results would not be finite", name(key),
+                                 text(key)));
+  return v;
+}
+
+double Fields::number(std::string_view key) const { return bounded(key, parse_number(text(key), name(key))); }
 
 double Fields::number_or(std::string_view key, double fallback) const {
   return has(key) ? number(key) : fallback;
@@ -85,7 +110,7 @@ int Fields::integer(std::string_view key) const {
 int Fields::integer_or(std::string_view key, int fallback) const { return has(key) ? integer(key) : fallback; }
 
 double Fields::count(std::string_view key) const {
-  const double v = parse_count(text(key), name(key));
+  const double v = bounded(key, parse_count(text(key), name(key)));
   if (v <= 0) throw UsageError(fmt::format("{} '{}': must be positive", name(key), text(key)));
   return v;
 }
@@ -95,13 +120,16 @@ double Fields::fraction_or(std::string_view key, double fallback) const {
 }
 
 double Fields::rate_gbps(std::string_view key) const {
-  const double v = parse_rate_gbps(text(key), name(key));
+  const double v = bounded(key, parse_rate_gbps(text(key), name(key)));
   if (v <= 0) throw UsageError(fmt::format("{} '{}': must be positive", name(key), text(key)));
   return v;
 }
 
 std::uint64_t Fields::bytes_or(std::string_view key, std::uint64_t fallback) const {
-  return has(key) ? parse_bytes(text(key), name(key)) : fallback;
+  if (!has(key)) return fallback;
+  const std::uint64_t v = parse_bytes(text(key), name(key));
+  bounded(key, static_cast<double>(v));
+  return v;
 }
 
 bool Fields::boolean_or(std::string_view key, bool fallback) const {

@@ -16,7 +16,13 @@
 
 namespace fb::model::detail {
 
-// A whole text file; throws fb::UsageError "cannot read <what> '<path>'".
+// Every number the model reads is at most this: products of a dozen of them
+// stay far from overflow, so no answer is infinite or NaN.
+inline constexpr double kMaxNumber = 1e15;
+inline constexpr std::uintmax_t kMaxFileBytes = 16ull << 20;
+
+// A whole text file; throws fb::UsageError "cannot read <what> '<path>'", or
+// naming a path that is not a regular file (a device, a FIFO) or too large.
 std::string read_file(const std::string& path, std::string_view what);
 
 // parse(read_file(path)), with the path put before any error's message.
@@ -30,13 +36,14 @@ auto parse_file(const std::string& path, std::string_view what, Parse parse) {
   }
 }
 
-// Parses text into a YAML document; yaml-cpp errors become fb::UsageError
-// with `what` and the line.
+// Parses text into one YAML document; yaml-cpp errors and a second document
+// become fb::UsageError with `what` (and the line).
 YAML::Node load_yaml(std::string_view text, std::string_view what);
 
 class Fields {
  public:
-  // Throws UsageError when `node` is not a map or holds a key outside `allowed`.
+  // Throws UsageError when `node` is not a map, holds a key outside
+  // `allowed` or the same key twice.
   Fields(const YAML::Node& node, std::string where, std::initializer_list<std::string_view> allowed);
 
   const std::string& where() const { return where_; }
@@ -49,6 +56,7 @@ class Fields {
   std::string text(std::string_view key) const;
   std::optional<std::string> optional_text(std::string_view key) const;
 
+  // Numbers are at most kMaxNumber.
   double number(std::string_view key) const;  // plain number
   double number_or(std::string_view key, double fallback) const;
   int integer(std::string_view key) const;  // positive integer
@@ -60,6 +68,7 @@ class Fields {
   bool boolean_or(std::string_view key, bool fallback) const;
 
  private:
+  double bounded(std::string_view key, double value) const;
   YAML::Node map_;
   std::string where_;
 };

@@ -2,10 +2,12 @@
 // fails on purpose, usage errors, --strict, baselines, judging a recorded
 // run, and the mpirun wrapper script.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
@@ -79,12 +81,17 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   EXPECT_EQ(inventory, 3);  // one per rank, right after the header, as in a `run` record
   ASSERT_GE(rec.lines.size(), 2u);
   EXPECT_EQ(rec.lines[1]["type"], "inventory");
-  // Three ranks of one machine: the inventory rule is judged (not skipped) and passes.
+  // Three ranks of one machine: the inventory rule is judged (not skipped) and
+  // passes. Counted, so a profile without the rule fails here instead of
+  // passing an empty loop.
+  int inventory_rules = 0;
   for (const auto& v : report["verdicts"]) {
     if (v["rule"] == "same hardware on every node") {
+      ++inventory_rules;
       EXPECT_EQ(v["status"], "pass") << v.dump();
     }
   }
+  EXPECT_EQ(inventory_rules, 1) << report.dump();
   ASSERT_FALSE(rec.measurements.empty());
   for (const auto& m : rec.measurements) {
     ASSERT_EQ(m.rank_mean_us.size(), 3u) << m.op;  // the profile has a uniformity rule across ranks
@@ -114,13 +121,23 @@ TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
 TEST_F(CheckCli, PairsOnOneNodeAreSkippedWithTheReasonNotMeasured) {
   std::ofstream(path("links.yaml")) << "name: links\n" << kSweep << "pairs: {size: 64K, iters: 3}\n"
                                     << "rules:\n  - {name: no weak link, kind: pairs, min: 0.8 of median}\n";
+  // The rule is not optional: what the run cannot answer fails the check.
   const auto r = run_process(check(2) + " --profile " + path("links.yaml") + " -q --out-dir " + path("out"));
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("there are no node pairs to measure"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("1 not judged"), std::string::npos) << r.out;
   const auto verdict = json_file("out/check.json")["verdicts"][0];
-  EXPECT_EQ(verdict["status"], "skip");
-  EXPECT_EQ(verdict["reason"], "no pair lines in this run");
+  EXPECT_EQ(verdict["status"], "fail");
+  EXPECT_NE(verdict["reason"].get<std::string>().find("not judged: no pair lines in this run"), std::string::npos)
+      << verdict.dump();
   EXPECT_EQ(read_results(path("out/results.jsonl")).run()["pairs"]["size_bytes"], 65536);
+  // --allow-skipped: the user accepts what the run could not judge.
+  const auto allowed = run_process(check(2) + " --profile " + path("links.yaml") + " -q --allow-skipped --out-dir " +
+                                   path("allowed"));
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
+  const auto skipped = json_file("allowed/check.json")["verdicts"][0];
+  EXPECT_EQ(skipped["status"], "skip");
+  EXPECT_EQ(skipped["reason"], "no pair lines in this run");
   const auto strict =
       run_process(check(2) + " --profile " + path("links.yaml") + " -q --strict --out-dir " + path("strict"));
   EXPECT_EQ(strict.exit_code, 2) << strict.out << strict.err;
@@ -137,7 +154,7 @@ TEST_F(CheckCli, StrictTurnsAnUnmeasuredSizeIntoAnError) {
   const std::string p = profile("strict", R"(
   - {name: size the sweep skipped, kind: absolute, op: all_reduce, size: 64M, metric: busbw, min: 1 MB/s}
 )");
-  const auto lenient = run_process(check(2) + " --profile " + p + " -q --out-dir " + path("a"));
+  const auto lenient = run_process(check(2) + " --profile " + p + " -q --allow-skipped --out-dir " + path("a"));
   EXPECT_EQ(lenient.exit_code, 0) << lenient.out << lenient.err;
   EXPECT_NE(lenient.out.find("size 64 MiB was not measured"), std::string::npos) << lenient.out;
   const auto strict = run_process(check(2) + " --profile " + p + " -q --strict --out-dir " + path("b"));
@@ -176,7 +193,7 @@ TEST_F(CheckCli, BaselinesAreSavedComparedAndRefusedWhenTheyDoNotMatch) {
   const std::string more =
       profile("more", "  - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 1.01 of baseline}\n");
   const std::string judge = std::string(FB_BINARY) + " check --results " + path("base.jsonl") + " --baseline " +
-                            path("base.jsonl") + " --out-dir " + path("c") + " --profile ";
+                            path("base.jsonl") + " --overwrite --out-dir " + path("c") + " --profile ";
   EXPECT_EQ(run_process(judge + one).exit_code, 0);
   EXPECT_EQ(run_process(judge + more).exit_code, 1);
 
@@ -219,9 +236,113 @@ TEST_F(CheckCli, JudgesARecordedRunWithoutRunningIt) {
   EXPECT_FALSE(std::filesystem::exists(path("out/results.jsonl")));
   EXPECT_EQ(json_file("out/check.json")["results"], fixtures + "local-smoke-np4.jsonl");
   const auto bad = run_process(std::string(FB_BINARY) + " check --profile local-smoke --results " + path("nope.jsonl") +
-                               " --out-dir " + path("out"));
+                               " --out-dir " + path("out2"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("nope.jsonl"), std::string::npos) << bad.err;
+}
+
+// issue 17: a record that did not finish was judged on what it had
+// ("1 passed, 0 failed, 6 skipped", exit 0). It is incomplete: exit 3, never
+// a pass, whatever its rules say; check.json and junit.xml say so.
+TEST_F(CheckCli, ARecordThatDidNotFinishIsJudgedIncomplete) {
+  const std::string fixture = std::string(FB_SOURCE_DIR) + "/tests/accept/fixtures/local-smoke-np4.jsonl";
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(fixture);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_NE(lines.back().find("\"summary\""), std::string::npos);
+  const auto write = [&](const std::string& name, std::size_t keep, const std::string& last) {
+    std::ofstream out(path(name));
+    for (std::size_t i = 0; i < keep; ++i) out << lines[i] << "\n";
+    out << last;
+  };
+  const auto closing = [](const std::string& status) {
+    return nlohmann::json{{"type", "summary"}, {"status", status}, {"reason", "rank 1 stopped"}, {"exit_code", 3}}
+               .dump() + "\n";
+  };
+  // The summary's early-end statuses, no summary, the header alone, and a cut last line.
+  for (const std::string status : {"hang", "rank_lost", "error", "killed"}) write(status + ".jsonl", lines.size() - 1, closing(status));
+  write("nosummary.jsonl", lines.size() - 1, "");
+  write("header.jsonl", 1, "");
+  write("cut.jsonl", lines.size() - 1, lines.back().substr(0, 20));
+  for (const std::string name : {"hang", "rank_lost", "error", "killed", "nosummary", "header", "cut"}) {
+    const auto r = run_process(std::string(FB_BINARY) + " check --profile local-smoke -q --results " +
+                               path(name + ".jsonl") + " --out-dir " + path("out-" + name));
+    EXPECT_EQ(r.exit_code, 3) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("INCOMPLETE"), std::string::npos) << name << "\n" << r.out;
+    EXPECT_EQ(r.out.find("exit code 0"), std::string::npos) << name << "\n" << r.out;
+    const auto report = json_file("out-" + name + "/check.json");
+    EXPECT_EQ(report["status"], "incomplete") << name;
+    EXPECT_EQ(report["exit_code"], 3) << name;
+    const auto junit = test::junit_counts(path("out-" + name + "/junit.xml"));
+    EXPECT_EQ(junit["testsuite"]["errors"], "1") << name << junit.dump();
+  }
+  // The whole record, as it finished: judged, and it passes.
+  EXPECT_EQ(run_process(std::string(FB_BINARY) + " check --profile local-smoke -q --results " + fixture +
+                        " --out-dir " + path("out-whole"))
+                .exit_code,
+            0);
+}
+
+// issue 17: check into a folder that holds an earlier check's outputs
+// replaced them silently; now refused unless --overwrite.
+TEST_F(CheckCli, ARerunIntoTheSameFolderNeedsOverwrite) {
+  const std::string fixture = std::string(FB_SOURCE_DIR) + "/tests/accept/fixtures/local-smoke-np4.jsonl";
+  const std::string judge =
+      std::string(FB_BINARY) + " check --profile local-smoke -q --results " + fixture + " --out-dir " + path("out");
+  ASSERT_EQ(run_process(judge).exit_code, 0);
+  const auto again = run_process(judge);
+  EXPECT_EQ(again.exit_code, 2) << again.out << again.err;
+  EXPECT_NE(again.err.find("exists: give --overwrite"), std::string::npos) << again.err;
+  EXPECT_EQ(run_process(judge + " --overwrite").exit_code, 0);
+}
+
+// issue 17: a link planted where check writes (results.jsonl, check.json)
+// made root overwrite the link's target; and a planted `check.json.tmp`
+// link was written through.
+TEST_F(CheckCli, PlantedLinksAreRefusedOrNeverFollowed) {
+  const std::string target = path("precious");
+  std::ofstream(target) << "keep me\n";
+  const std::string fixture = std::string(FB_SOURCE_DIR) + "/tests/accept/fixtures/local-smoke-np4.jsonl";
+  std::filesystem::create_directories(path("a"));
+  std::filesystem::create_symlink(target, path("a/check.json"));
+  const auto linked = run_process(std::string(FB_BINARY) + " check --profile local-smoke -q --overwrite --results " +
+                                  fixture + " --out-dir " + path("a"));
+  EXPECT_EQ(linked.exit_code, 2) << linked.err;
+  EXPECT_NE(linked.err.find("symbolic link"), std::string::npos) << linked.err;
+  std::filesystem::create_directories(path("b"));
+  std::filesystem::create_symlink(target, path("b/check.json.tmp"));
+  std::filesystem::create_symlink(target, path("b/junit.xml.tmp"));
+  const auto temps = run_process(std::string(FB_BINARY) + " check --profile local-smoke -q --results " + fixture +
+                                 " --out-dir " + path("b"));
+  EXPECT_EQ(temps.exit_code, 0) << temps.err;
+  EXPECT_EQ(json_file("b/check.json")["status"], "pass");
+  std::ifstream in(target);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "keep me\n");
+}
+
+// issue 17: an --out-dir others can write (without the sticky bit) or that
+// belongs to another user is refused: someone could plant links in it.
+TEST_F(CheckCli, AnOutDirOthersCanWriteIsRefused) {
+  const std::string fixture = std::string(FB_SOURCE_DIR) + "/tests/accept/fixtures/local-smoke-np4.jsonl";
+  const std::string judge = std::string(FB_BINARY) + " check --profile local-smoke -q --results " + fixture;
+  std::filesystem::create_directories(path("open"));
+  std::filesystem::permissions(path("open"), std::filesystem::perms::all);  // 0777
+  const auto open = run_process(judge + " --out-dir " + path("open"));
+  EXPECT_EQ(open.exit_code, 2) << open.err;
+  EXPECT_NE(open.err.find("writable by everyone and not sticky"), std::string::npos) << open.err;
+  std::filesystem::permissions(path("open"), std::filesystem::perms::sticky_bit, std::filesystem::perm_options::add);
+  EXPECT_EQ(run_process(judge + " --out-dir " + path("open")).exit_code, 0);  // like /tmp
+  std::filesystem::create_directories(path("theirs"));
+  if (::geteuid() == 0 && ::chown(path("theirs").c_str(), 65534, 65534) == 0) {
+    const auto theirs = run_process(judge + " --out-dir " + path("theirs"));
+    EXPECT_EQ(theirs.exit_code, 2) << theirs.err;
+    EXPECT_NE(theirs.err.find("belongs to another user"), std::string::npos) << theirs.err;
+  } else {
+    std::printf("[ note ] another user's folder not tried: needs root to chown\n");
+  }
 }
 
 struct BadProfile {

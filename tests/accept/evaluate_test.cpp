@@ -14,10 +14,13 @@ using json = nlohmann::ordered_json;
 using test::profile_with_rules;
 using test::RecordBuilder;
 
+// With allow_skipped, so a rule the record cannot answer shows the SKIP and
+// the reason its evaluator gives (the tests under Skipped below take the
+// default, where such a rule fails).
 Verdict judge_one(const std::string& rule_yaml, const Results& run, const Results* baseline = nullptr,
                   bool strict = false) {
   const Profile p = profile_with_rules(rule_yaml);
-  return evaluate_rule(p.rules.at(0), run, baseline, {strict});
+  return evaluate_rule(p.rules.at(0), run, baseline, {strict, true});
 }
 
 bool mentions(const Verdict& v, const std::string& text) { return v.reason.find(text) != std::string::npos; }
@@ -33,7 +36,8 @@ TEST(Absolute, PassesAndFailsWithTheFigures) {
   EXPECT_DOUBLE_EQ(*pass.expected, 40);
   EXPECT_NEAR(*pass.margin, 0.10, 1e-12);
   EXPECT_EQ(pass.unit, "GB/s");
-  EXPECT_EQ(pass.row["bytes"], 1ull << 30);
+  ASSERT_TRUE(pass.row);
+  EXPECT_EQ(pass.row->bytes, 1ull << 30);
 
   RecordBuilder low(4, 4);
   low.row("all_reduce", "inter", 1ull << 30, 30);
@@ -343,24 +347,81 @@ TEST(Pairs, TheSlowerDirectionCountsAndRetestsAreNotPartOfTheMatrix) {
   EXPECT_TRUE(mentions(v, "over 3 links")) << v.reason;
 }
 
-TEST(Evaluate, LinesOfTheWrongShapeAreUnknownNotACrash) {
+// The record's lines are typed (record_lines.hpp): a line whose keys have
+// the wrong type is refused by the reader, naming the line and the key,
+// before any rule reads it (it used to reach the rules as an unknown).
+TEST(Evaluate, LinesOfTheWrongShapeAreRefusedNamingLineAndKey) {
+  const std::vector<std::pair<json, std::string>> bad = {
+      {{{"type", "inventory"}, {"rank", 0}, {"host", 7}}, "'host'"},
+      {{{"type", "inventory"}, {"rank", 0}, {"host", "a"}, {"paths", "not a list"}}, "'paths'"},
+      {{{"type", "pair"}, {"node_a", 0}, {"node_b", 1}, {"unidir_ab_gbps", "fast"}}, "'unidir_ab_gbps'"},
+      {{{"type", "skip"}, {"op", "all_reduce"}, {"scope", "inter"}, {"bytes", "many"}}, "'bytes'"}};
+  for (const auto& [line, key] : bad) {
+    RecordBuilder b(2, 2);
+    b.line(line);
+    try {
+      (void)b.results();
+      ADD_FAILURE() << line.dump();
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("built-in-memory.jsonl:2"), std::string::npos) << what;
+      EXPECT_NE(what.find(key), std::string::npos) << what;
+    }
+  }
+}
+
+// Lines of the right types whose content a rule cannot use stay unknown to it.
+TEST(Evaluate, LinesWithoutTheFiguresAreUnknownNotACrash) {
   RecordBuilder b(2, 2);
-  b.line({{"type", "inventory"}, {"rank", 0}, {"host", 7}, {"paths", "not a list"}, {"gpus", "none"}});
-  b.line({{"type", "pair"}, {"node_a", 0}, {"node_b", 1}, {"unidir_ab_gbps", "fast"}, {"unidir_ba_gbps", 1}});
+  b.line({{"type", "inventory"}, {"rank", 0}, {"host", "a"}, {"gpus", "none"}});
+  b.line({{"type", "pair"}, {"node_a", 0}, {"node_b", 1}, {"unidir_ba_gbps", 1}});
   b.row("all_reduce", "global", 1ull << 30, 10);
   const Profile p = profile_with_rules(
       "  - {kind: uniformity, across: inventory}\n  - {kind: pairs, min: 0.9 of median}\n"
       "  - {kind: spec, op: all_reduce, size: 1G, min: 0.8 of spec}\n");
-  const auto verdicts = evaluate(p.rules, b.results(), nullptr, {});
+  const auto verdicts = evaluate(p.rules, b.results(), nullptr, {false, true});
   for (const auto& v : verdicts) EXPECT_EQ(v.status, Status::skip) << v.rule << ": " << v.reason;
 }
 
-TEST(Evaluate, ALineThatCannotBeReadMakesTheRuleUnjudged) {
-  RecordBuilder b(2, 1);
-  b.line({{"type", "skip"}, {"op", "all_reduce"}, {"scope", "inter"}, {"bytes", "many"}});
-  const Verdict v = judge_one(kBusbw40, b.results());
-  EXPECT_EQ(v.status, Status::error);
-  EXPECT_TRUE(mentions(v, "cannot be read")) << v.reason;
+// issue 17: a rule the run cannot answer is a failure unless the profile
+// marks it optional (or --allow-skipped); the check passed before with 6
+// of 7 rules skipped.
+TEST(Skipped, ARuleTheRunCannotAnswerFailsUnlessOptional) {
+  RecordBuilder b(4, 4);
+  b.row("all_reduce", "inter", 1ull << 30, 44);
+  const Profile p = profile_with_rules(std::string(kBusbw40) +
+                                       "  - {kind: absolute, op: all_reduce, scope: inter, size: 8G, metric: busbw, min: 40 GB/s}\n"
+                                       "  - {kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.8 of spec, "
+                                       "optional: true}\n");
+  const auto verdicts = evaluate(p.rules, b.results(), nullptr, {});
+  ASSERT_EQ(verdicts.size(), 3u);
+  EXPECT_EQ(verdicts[0].status, Status::pass);
+  EXPECT_EQ(verdicts[1].status, Status::fail) << verdicts[1].reason;
+  EXPECT_FALSE(verdicts[1].judged);
+  EXPECT_TRUE(mentions(verdicts[1], "not judged: ")) << verdicts[1].reason;
+  EXPECT_TRUE(mentions(verdicts[1], "size 8 GiB was not measured")) << verdicts[1].reason;
+  EXPECT_EQ(verdicts[2].status, Status::skip) << verdicts[2].reason;  // optional
+  EXPECT_EQ(exit_code(verdicts), 1);
+  const Counts c = count(verdicts);
+  EXPECT_EQ(c.not_judged, 2);
+  // --allow-skipped: both are SKIPs, and the check passes on the one rule it judged.
+  const auto allowed = evaluate(p.rules, b.results(), nullptr, {false, true});
+  EXPECT_EQ(allowed[1].status, Status::skip);
+  EXPECT_EQ(exit_code(allowed), 0);
+}
+
+TEST(Skipped, NoRuleJudgedIsNoPassEvenWhenAllAreOptional) {
+  RecordBuilder b(4, 4);
+  const Profile p = profile_with_rules(
+      "  - {kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.8 of spec, optional: true}\n"
+      "  - {kind: uniformity, across: inventory, optional: true}\n");
+  const auto verdicts = evaluate(p.rules, b.results(), nullptr, {});
+  for (const auto& v : verdicts) {
+    EXPECT_EQ(v.status, Status::fail) << v.rule;
+    EXPECT_TRUE(mentions(v, "no rule of the profile could be judged")) << v.reason;
+  }
+  EXPECT_EQ(exit_code(verdicts), 1);
+  EXPECT_EQ(exit_code(evaluate(p.rules, b.results(), nullptr, {false, true})), 0);
 }
 
 TEST(ExitCode, ErrorsOverFailuresOverPasses) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "rows.hpp"
 
 namespace fb::test {
@@ -62,9 +64,12 @@ void RecordBuilder::skip(const std::string& op, const std::string& scope, const 
 }
 
 Results RecordBuilder::results() const {
-  Results r = results_;
-  for (const auto& m : r.measurements) r.lines.push_back(to_json(m));
-  return r;
+  // Through the reader, as a file on disk would go: its typed lines and all.
+  std::string text;
+  for (const auto& l : results_.lines) text += l.dump() + "\n";
+  for (const auto& m : results_.measurements) text += to_json(m).dump() + "\n";
+  std::istringstream in(text);
+  return parse_results(in, results_.path);
 }
 
 accept::Profile profile_with_rules(const std::string& rules_yaml) {

@@ -26,7 +26,8 @@ class RecordBuilder {
   void pair(int a, int b, double unidir_gbps, double bidir_gbps, double latency_us);
   void skip(const std::string& op, const std::string& scope, const std::string& reason);
 
-  // The record as read_results would return it (measurement lines in `lines` too).
+  // The record as read_results would return it: the lines, then the rows,
+  // through parse_results (a line of a shape the reader refuses throws).
   Results results() const;
 
  private:

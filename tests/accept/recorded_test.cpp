@@ -27,8 +27,7 @@ TEST(Recorded, LocalSmokeOnFourRanksPassesAsItDidWhenRecorded) {
   EXPECT_EQ(exit_code(verdicts), 0);
   // The record holds the check lines of the live run: the same rules, the same statuses.
   std::map<std::string, std::string> recorded;
-  for (const auto& line : run.lines)
-    if (line["type"] == "check") recorded[line["rule"]] = line["status"];
+  for (const auto& line : run.checks) recorded[line.rule] = line.status;
   ASSERT_EQ(recorded.size(), verdicts.size());
   for (const auto& v : verdicts) {
     std::string status(name(v.status));
@@ -42,8 +41,7 @@ TEST(Recorded, LocalSmokeOnFourRanksPassesAsItDidWhenRecorded) {
   // Four ranks of one machine: the inventory lines agree; shared memory has no spec peak.
   EXPECT_EQ(find(verdicts, "same hardware on every node").status, Status::pass);
   EXPECT_EQ(find(verdicts, "all_reduce 1 MiB near the path's peak").status, Status::skip);
-  EXPECT_EQ(std::count_if(run.lines.begin(), run.lines.end(), [](const auto& l) { return l["type"] == "inventory"; }),
-            4);
+  EXPECT_EQ(run.inventory.size(), 4u);
   // A strict reading turns that skip into an error.
   EXPECT_EQ(exit_code(evaluate(p.rules, run, nullptr, {true})), 2);
 }
@@ -58,7 +56,7 @@ pairs: {size: 1G}
 rules:
   - {name: inter 0.8 of spec, kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.80 of spec}
   - {name: inter 0.9 of spec, kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.90 of spec}
-  - {name: rail spec, kind: spec, op: all_reduce, scope: rail, size: 1G, min: 0.80 of spec}
+  - {name: rail spec, kind: spec, op: all_reduce, scope: rail, size: 1G, min: 0.80 of spec, optional: true}
   - {name: same hardware, kind: uniformity, across: inventory}
   - {name: no weak link, kind: pairs, metric: unidir, min: 0.9 of median}
   - {name: small latency, kind: latency, op: sendrecv, scope: inter, size: 8, max: 20 us}
@@ -77,7 +75,8 @@ TEST(Recorded, ADegradedPortShowsInSpecInventoryAndPairs) {
   EXPECT_DOUBLE_EQ(*spec80.measured, 21.1);  // the in-place row is the worse of two
   EXPECT_EQ(find(verdicts, "inter 0.9 of spec").status, Status::fail);
   const Verdict& rail = find(verdicts, "rail spec");
-  EXPECT_EQ(rail.status, Status::skip);  // no rail rows in this record
+  EXPECT_EQ(rail.status, Status::skip);  // no rail rows in this record, and the rule is optional
+  EXPECT_TRUE(rail.optional);
   const Verdict& same = find(verdicts, "same hardware");
   EXPECT_EQ(same.status, Status::fail);
   EXPECT_NE(same.reason.find("nic_rates differs"), std::string::npos) << same.reason;

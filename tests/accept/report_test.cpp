@@ -24,7 +24,11 @@ Verdict verdict(const std::string& rule, Status s) {
     v.unit = "GB/s";
     v.expected_text = ">= 40 GB/s";
     v.margin = s == Status::pass ? 0.1 : -0.25;
-    v.row = {{"op", "all_reduce"}, {"scope", "inter"}, {"bytes", 1073741824}};
+    v.row = CheckRow{"all_reduce", "inter", 1073741824, false, "float", "tcp", 4, std::nullopt};
+  }
+  if (s == Status::skip) {
+    v.judged = false;
+    v.optional = true;
   }
   v.reason = s == Status::skip ? "no inventory lines in this run" : "all_reduce/inter 1 GiB <worst> & \"slow\"";
   return v;
@@ -131,7 +135,13 @@ TEST(VerdictTable, OneLinePerRuleWithTheFigures) {
   EXPECT_NE(t.find("-25.0%"), std::string::npos) << t;
   EXPECT_NE(t.find("SKIP    no inventory lines in this run"), std::string::npos) << t;
   EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 6);  // header + 5 rules
-  EXPECT_EQ(format_summary(sample()), "check h100-8x-ndr400: 1 passed, 2 failed, 1 skipped, 1 not judged of 5 rules");
+  EXPECT_EQ(format_summary(sample()),
+            "check h100-8x-ndr400: 1 passed, 2 failed, 1 skipped, 1 in error of 5 rules; 1 not judged (see each "
+            "reason above): 'spec' skipped (optional)");
+  Report incomplete = sample();
+  incomplete.run_error = "the record did not finish";
+  EXPECT_EQ(format_summary(incomplete).rfind("check h100-8x-ndr400: INCOMPLETE, 1 passed", 0), 0u)
+      << format_summary(incomplete);
 }
 
 }  // namespace

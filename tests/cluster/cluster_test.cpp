@@ -44,7 +44,9 @@ class Cluster : public ::testing::Test {
   std::string host(int node) const { return name_ + "-n" + std::to_string(node); }
   std::string out() const { return tmp_ + "/r.jsonl"; }
   // One rank per node unless `extra` maps otherwise.
+  // Each call writes a fresh record (an existing --out is refused without --overwrite).
   test::ProcessResult fabricbench(const std::string& args, int ranks = 4, const std::string& extra = "") const {
+    std::filesystem::remove(out());
     return test::run_process(mpirun_ + " -np " + std::to_string(ranks) + " " + extra + " " + FB_BINARY + " " + args +
                              " --progress off --out " + out());
   }
@@ -207,7 +209,9 @@ class ClusterStep : public Cluster {
   }
   Measured step_between(int a, int b) {
     const std::string hosts = "--host " + address(a) + "," + address(b);
-    const std::string sweep = tmp_ + "/sweep.jsonl", steps = tmp_ + "/step.jsonl";
+    // One pair's files each (an existing --out is refused without --overwrite).
+    const std::string pair = std::to_string(a) + "-" + std::to_string(b);
+    const std::string sweep = tmp_ + "/sweep-" + pair + ".jsonl", steps = tmp_ + "/step-" + pair + ".jsonl";
     auto r = test::run_process(mpirun_ + " -np 2 " + hosts + " " + FB_BINARY +
                                " run --backend mpi --ops all_reduce -b 256K -e 16M -f 4 -n 5 -w 1 --progress off"
                                " --out " + sweep);

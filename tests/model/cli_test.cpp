@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include "model_rows.hpp"
 #include "process.hpp"
 
@@ -25,6 +27,12 @@ class ModelCli : public ::testing::Test {
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(path(name)) << text;
     return path(name);
+  }
+  static std::string with_text(const std::string& file, const std::string& from, const std::string& to) {
+    std::string text = test::read_text(file);
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
   }
   std::string dir_;
 };
@@ -45,21 +53,34 @@ TEST_F(ModelCli, FitPrintsAlphaBetaInEveryFormat) {
   EXPECT_EQ(csv.out.rfind("op,scope,dtype,ranks", 0), 0u) << csv.out;
 }
 
-TEST_F(ModelCli, StepComparesNetworksAndSaysWhatWouldHideTheCommunication) {
+TEST_F(ModelCli, StepComparesNetworksAndSaysWhatBringsTheExposedShareUnderTheTarget) {
   const auto r = run_process(fb("model step -w " + profile("workloads/llama-7b-zero1-2x8-h100.yaml") +
                                 " --network 1x10gbe --network 8x400g-ndr-ib"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1x10gbe"), std::string::npos);
   EXPECT_NE(r.out.find("8x400g-ndr-ib"), std::string::npos);
-  EXPECT_NE(r.out.find("GB/s per node to hide its communication under the compute; 1x10gbe gives 1.25"),
+  EXPECT_NE(r.out.find("at most 5% needs >= "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GB/s per node achievable with this workload's overlap windows; 1x10gbe gives 1.25"),
             std::string::npos)
       << r.out;
+  // Every assumption that moves the answer is printed, the NIC counts too.
+  for (const char* words : {"assumption: collectives: NCCL's tuner model", "assumption: compute: MFU 40.0%",
+                            "assumption: overlap: grad_reduce 1", "assumption: buckets:",
+                            "assumption (8x400g-ndr-ib): network: 8x400g-ndr-ib: 8 NICs x 50 GB/s",
+                            "assumption (1x10gbe): network: 1x10gbe: 1 NIC x 1.25 GB/s"})
+    EXPECT_NE(r.out.find(words), std::string::npos) << words << "\n" << r.out;
   const auto one = run_process(fb("model step -w " + profile("workloads/llama-70b-3d-16x8-h100.yaml") +
-                                  " --format json"));
+                                  " --format json --exposed-target 20%"));
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const auto j = nlohmann::json::parse(one.out);
   EXPECT_EQ(j["networks"][0]["network"], "8x400g-ndr-ib");  // the workload's own
-  EXPECT_EQ(j["networks"][0]["items"].size(), 4u);          // TP, two ZeRO-1, PP
+  EXPECT_EQ(j["networks"][0]["items"].size(), 5u);          // TP, two ZeRO-1, PP send and its all-gather
+  EXPECT_DOUBLE_EQ(j["networks"][0]["exposed_target"].get<double>(), 0.2);
+  EXPECT_FALSE(j["networks"][0]["assumptions"].empty());
+  for (const auto& item : j["networks"][0]["items"]) {
+    EXPECT_FALSE(item["algorithm"].get<std::string>().empty()) << item;
+    EXPECT_FALSE(item["formula"].get<std::string>().empty()) << item;
+  }
 }
 
 TEST_F(ModelCli, ScaleMemoryQuotesAndPresets) {
@@ -75,7 +96,7 @@ TEST_F(ModelCli, ScaleMemoryQuotesAndPresets) {
   EXPECT_NE(quotes.out.find(" wins: USD "), std::string::npos) << quotes.out;
   const auto presets = run_process(fb("model presets --format json"));
   ASSERT_EQ(presets.exit_code, 0);
-  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 8u);
+  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 9u);
 }
 
 TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
@@ -97,12 +118,38 @@ TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
       {"model quotes -w " + w + " -q " + write("q.yaml", "quotes: []\n"), "the list is empty"},
       {"model nonsense", "nonsense"},
       {"report compare " + one_node, "b is required"},
+      // Issue 17: each crashed, hung or printed inf before.
+      {"model scale -w " + w + " --network 8x400g-ndr-ib --nodes 0", "--nodes '0': node counts are whole numbers"},
+      {"model scale -w " + w + " --network 8x400g-ndr-ib --nodes 2,-1", "--nodes '-1'"},
+      {"model fit /dev/zero", "results file '/dev/zero': not a regular file"},
+      {"model step -w /dev/zero", "workload file '/dev/zero': not a regular file"},
+      {"model step -w " + w + " --network 400g-ndr-ib", "say how many NICs each node has, e.g. 1x400g-ndr-ib"},
+      {"model step -w " + w + " --network 8x400g-ndr-ib --exposed-target 0", "--exposed-target '0'"},
+      {"model step -w " + write("dup.yaml", with_text(w, "global_batch: 256", "global_batch: 256\n  global_batch: 512")),
+       "dup.yaml: workload: training: key 'global_batch' is given twice"},
+      {"model step -w " + write("two.yaml", test::read_text(w) + "---\n" + test::read_text(w)),
+       "two.yaml: workload: more than one YAML document"},
+      {"model step -w " + write("huge.yaml", with_text(w, "params: 6.7B", "params: 1e308")),
+       "huge.yaml: workload: model: params '1e308': too large"},
+      {"model quotes -w " + w + " -q " +
+           write("price.yaml", "job: {tokens: 1B}\nquotes:\n  - {name: a, gpu: a100-80gb, gpus_per_node: 8, nodes: 2, "
+                               "network: 8x200g-hdr-ib, price_per_gpu_hour: 1e308}\n"),
+       "price.yaml: quote 'a': price_per_gpu_hour '1e308': too large"},
   };
   for (const auto& c : cases) {
     const auto r = run_process(fb(c.args));
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
   }
+}
+
+// A FIFO is not a results file: refused at once, not read until a writer comes.
+TEST_F(ModelCli, FitRefusesAFifoWithoutWaiting) {
+  const std::string fifo = path("fifo.jsonl");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto r = run_process("timeout 20 " + fb("model fit " + fifo));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
 }
 
 TEST_F(ModelCli, ReportCompareFlagsRowsBeyondTheirSpread) {

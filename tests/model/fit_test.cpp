@@ -41,23 +41,40 @@ TEST(Fit, ExactRowsGiveZeroError) {
 }
 
 TEST(Fit, NegativeInterceptIsClampedAndFlatCurvesHaveNoBandwidth) {
-  // Pure bandwidth with a dip at small sizes would fit alpha < 0; refitted
-  // through the origin on relative error: 1/beta = sum(x/T) / sum(x^2/T^2).
+  // Pure bandwidth with a dip at small sizes would fit alpha < 0: clamped,
+  // and beta through the origin from the largest quarter of the sizes.
   const std::vector<FitPoint> pts{{1000, 0.5}, {2000, 1.9}, {4000, 4.0}, {8000, 8.0}};
   const Fit clamped = fit_alpha_beta(pts);
   EXPECT_EQ(clamped.alpha_us, 0.0);
-  double sx = 0, sxx = 0;
-  for (const auto& p : pts) {
-    sx += p.bytes / p.time_us;
-    sxx += p.bytes * p.bytes / (p.time_us * p.time_us);
-  }
-  EXPECT_NEAR(clamped.beta_gbps, sxx / sx / 1e3, 1e-9);
+  EXPECT_NEAR(clamped.beta_gbps, 8000 / 8.0 / 1e3, 1e-9);
+  EXPECT_EQ(clamped.beta_points, 1u);
+  EXPECT_NEAR(clamped.beta_rms_rel_error, 0.0, 1e-12);
   const Fit flat = fit_alpha_beta(std::vector<FitPoint>{{8, 3.0}, {64, 3.0}, {512, 3.0}});
   EXPECT_FALSE(flat.valid());
   EXPECT_NEAR(flat.alpha_us, 3.0, 1e-12);
   const Fit one = fit_alpha_beta(std::vector<FitPoint>{{8, 3.0}});
   EXPECT_FALSE(one.valid());
   EXPECT_FALSE(fit_alpha_beta({}).valid());
+}
+
+// alpha comes from the small sizes and beta from the large ones: a middle
+// that follows neither (a protocol switch) bends neither, and each end's
+// residual is reported on its own.
+TEST(Fit, AlphaFromSmallSizesBetaFromLargeOnes) {
+  std::vector<FitPoint> pts;
+  for (double b = 8; b <= (64 << 20); b *= 2) {
+    double t = 12.0 + b / 20e3;  // 12 us + S / (20 GB/s)
+    if (b >= 4096 && b <= (1 << 20)) t *= 1.6;  // a slow protocol in the middle
+    pts.push_back({b, t});
+  }
+  const Fit f = fit_alpha_beta(pts);
+  EXPECT_NEAR(f.alpha_us, 12.0, 1e-6);
+  EXPECT_NEAR(f.beta_gbps, 20.0, 1e-6);
+  EXPECT_EQ(f.alpha_points, 6u);
+  EXPECT_EQ(f.beta_points, 6u);
+  EXPECT_LT(f.alpha_rms_rel_error, 1e-9);
+  EXPECT_LT(f.beta_rms_rel_error, 1e-9);
+  EXPECT_GT(f.max_rel_error, 0.3);  // the middle is off, and the overall error says so
 }
 
 TEST(Fit, CurveUsesMeasuredPointsInsideAndTheFitOutside) {

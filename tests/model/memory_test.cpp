@@ -21,7 +21,7 @@ TEST(Memory, ModelStatesPerZeroStage) {
 }
 
 TEST(Memory, ActivationsFollowKorthikanti) {
-  ActivationShape a{1, 2048, 4096, 32, 32, 1, 1, 8, 2.0, false, false};
+  ActivationShape a{1, 2048, 4096, 32, 32, 1, 1, 8, 2.0, Recompute::none, false};
   const double sbh = 2048.0 * 4096;
   // s*b*h*(34 + 5*a*s/h) per layer, 32 layers.
   EXPECT_DOUBLE_EQ(activation_bytes(a), 32 * sbh * (34 + 5.0 * 32 * 2048 / 4096));
@@ -29,12 +29,47 @@ TEST(Memory, ActivationsFollowKorthikanti) {
   EXPECT_DOUBLE_EQ(activation_bytes(a), 32 * sbh * 34);
   a.tp = 8;  // 10 + 24/t
   EXPECT_DOUBLE_EQ(activation_bytes(a), 32 * sbh * 13);
-  a.recompute = true;  // inputs only, plus one layer recomputed
+  a.recompute = Recompute::full;  // inputs only, plus one layer recomputed
   EXPECT_DOUBLE_EQ(activation_bytes(a), 32 * 2 * sbh + sbh * 13);
-  a.recompute = false;
+  a.sequence_parallel = true;  // 34/t per layer, the inputs split over tp too
+  EXPECT_DOUBLE_EQ(activation_bytes(a), 32 * 2 * sbh / 8 + sbh * 34 / 8);
+  a.sequence_parallel = false;
+  a.flash_attention = false;
+  a.recompute = Recompute::selective;  // no a*s^2 scores kept
+  EXPECT_DOUBLE_EQ(activation_bytes(a), 32 * sbh * 13);
+  a.flash_attention = true;
+  a.recompute = Recompute::none;
   a.pp = 4;  // 1F1B: p micro-batches in flight on the first stage
   a.layers_per_stage = 8;
   EXPECT_DOUBLE_EQ(activation_bytes(a), 8 * 4 * sbh * 13);
+}
+
+// Megatron-LM's fp32 main_grad: 4 bytes of gradient per parameter, sharded
+// with the gradients.
+TEST(Memory, AnFp32MainGradAddsTwoBytesPerParameter) {
+  const double psi = 1e9;
+  EXPECT_DOUBLE_EQ(model_state_bytes(psi, 0, 8, 4), 18e9);
+  EXPECT_DOUBLE_EQ(model_state_bytes(psi, 1, 4, 4), 6e9 + 3e9);
+  EXPECT_DOUBLE_EQ(model_state_bytes(psi, 2, 8, 4), 2e9 + 2e9);
+  EXPECT_DOUBLE_EQ(model_state_bytes(psi, 3, 18, 4), 1e9);
+  auto w = test::small_workload();
+  const GpuPreset& gpu = builtin_presets().gpu("a100-80gb", "gpu");
+  const double bf16 = memory_fit(w, gpu)[0].states_bytes;
+  w.grad_memory_bytes = 4;
+  EXPECT_DOUBLE_EQ(memory_fit(w, gpu)[0].states_bytes - bf16, 2 * w.params);
+}
+
+// ZeRO-3 holds up to stage3_max_live_parameters gathered at once.
+TEST(Memory, Zero3CountsItsLiveGatheredParameters) {
+  auto w = test::small_workload();  // 2^30 parameters
+  const GpuPreset& gpu = builtin_presets().gpu("a100-80gb", "gpu");
+  auto fits = memory_fit(w, gpu);
+  EXPECT_DOUBLE_EQ(fits[3].gathered_bytes, 1e9 * 2);  // DeepSpeed's default 1e9, bf16
+  EXPECT_DOUBLE_EQ(fits[1].gathered_bytes, 0);
+  w.zero3.max_live = 1e8;
+  fits = memory_fit(w, gpu);
+  EXPECT_DOUBLE_EQ(fits[3].gathered_bytes, 1e8 * 2);
+  EXPECT_DOUBLE_EQ(fits[3].total_bytes, fits[3].states_bytes + fits[3].gathered_bytes + fits[3].activation_bytes);
 }
 
 TEST(Memory, FitsAndTheSmallestDegreeThatFits) {
@@ -47,6 +82,7 @@ TEST(Memory, FitsAndTheSmallestDegreeThatFits) {
   EXPECT_EQ(fits[0].smallest_tp, 4);  // 16 x 20e9 / 4 = 80 GB of states < 80 GiB; tp 2: 160 GB
   EXPECT_TRUE(fits[3].fits);
   EXPECT_DOUBLE_EQ(fits[3].states_bytes, 20e9);
+  EXPECT_DOUBLE_EQ(fits[3].total_bytes, 20e9 + 2e9 + fits[3].activation_bytes);  // 1e9 live parameters
   EXPECT_DOUBLE_EQ(fits[3].capacity_bytes, 80 * kGiB);
   // ZeRO-1: 4 psi + 12 psi / dp + activations <= 80 GiB.
   const double act = fits[1].activation_bytes;

@@ -31,10 +31,15 @@ std::vector<Measurement> alpha_beta_rows(const std::string& op, const std::strin
 
 void write_results(const std::string& path, const std::vector<Measurement>& rows, int nodes) {
   RecordWriter w;
-  w.open(path);
-  w.write({{"type", "run"}, {"schema_version", schema_version()}, {"command", "run"}, {"nodes", nodes}});
-  for (const auto& m : rows) w.write(to_json(m));
-  w.write({{"type", "summary"}, {"status", "complete"}, {"rows", rows.size()}});
+  w.open(path, true);
+  RunHeader header;
+  header.command = "run";
+  header.nodes = nodes;
+  w.write(header);
+  for (const auto& m : rows) w.write(m);
+  Summary summary;
+  summary.sweep = SweepTotals{rows.size(), 0, std::nullopt};
+  w.seal(summary);
 }
 
 std::string read_text(const std::string& path) {

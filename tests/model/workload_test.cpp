@@ -47,7 +47,7 @@ TEST(Workload, ParsesEveryKey) {
   EXPECT_EQ(w.seq_len, 2048);
   EXPECT_DOUBLE_EQ(w.grad_bytes, 4);
   EXPECT_DOUBLE_EQ(w.param_bytes, 2);
-  EXPECT_TRUE(w.recompute);
+  EXPECT_EQ(w.recompute, Recompute::full);
   EXPECT_DOUBLE_EQ(w.tokens, 1e12);
   EXPECT_EQ(w.bucket_bytes, 50ull << 20);
   EXPECT_DOUBLE_EQ(w.mfu, 0.45);
@@ -81,7 +81,20 @@ TEST(Workload, BadInputNamesTheKeyAndTheFix) {
       {with(w, "dtype: bf16", "dtype: int8"), "allowed: bf16"},
       {with(w, "grad_reduce: 0.8", "grad_reduce: 1.8"), "between 0 and 1"},
       {with(w, "recompute: true", "recompute: maybe"), "expected true or false"},
-      {with(w, "virtual_stages: 2", "virtual_stages: 3"), "does not divide the 32 layers"},
+      {with(w, "virtual_stages: 2", "virtual_stages: 20"), "40 model chunks for 32 layers"},
+      {with(w, "recompute: true", "recompute: partial"), "or selective"},
+      {with(w, "grad_dtype: fp32", "grad_dtype: fp32, main_grad: bf16"), "main_grad 'bf16': fp32"},
+      {with(w, "compute: {mfu: 45%}", "compute: {gemm_curve: [[4096, 250]]}"), "of_gemm: missing"},
+      {with(w, "compute: {mfu: 45%}", "compute: {gemm_curve: [[4096, 250], [4096, 260]], of_gemm: 0.7}"),
+       "size 4096 is given twice"},
+      {with(w, "compute: {mfu: 45%}", "compute: {mfu: 45%, of_gemm: 0.7}"), "go with gemm_curve"},
+      {with(w, "overlap:", "zero3: {reduce_bucket_size: 1e8}\noverlap:"), "zero3: only with parallel: zero: 3"},
+      {with(w, "params: 7B, layers: 32, hidden: 4096, heads: 32, seq_len: 2048",
+            "params: 25M, forward_flops_per_sample: 8G"),
+       "need a transformer's shape"},
+      {with(w, "params: 7B", "params: 1e308"), "workload: model: params '1e308': too large"},
+      {with(w, "params: 7B", "params: 7B, params: 8B"), "workload: model: key 'params' is given twice"},
+      {std::string(w) + "---\n" + w, "more than one YAML document"},
       {with(w, "heads: 32", "heads: 1"), "tp 2 does not divide the 1 attention heads"},
       {"{model: [1, 2], training: {}, compute: {}, cluster: {}}", "workload: model: expected a map of keys"},
       {"{model: {}, training: {}, compute: {}, cluster: {}, extra: 1}", "workload: unknown key 'extra'"},
@@ -89,6 +102,42 @@ TEST(Workload, BadInputNamesTheKeyAndTheFix) {
       {"model: {params: 7B", "not valid YAML"},
   };
   for (const auto& c : cases) EXPECT_NE(error_of(c.yaml).find(c.expect), std::string::npos) << error_of(c.yaml);
+}
+
+TEST(Workload, DeepSpeedZero3KnobsAndOtherWorkloads) {
+  const Workload z = parse_workload(with(with(kWorkload, "zero: 1", "zero: 3"), "overlap:",
+                                         "zero3: {stage3_prefetch_bucket_size: 2e8, reduce_bucket_size: 1e8, "
+                                         "stage3_max_live_parameters: 3e9, stage3_max_reuse_distance: 0, "
+                                         "fetch_modules_per_layer: 6}\noverlap:"));
+  EXPECT_DOUBLE_EQ(z.zero3.prefetch_bucket, 2e8);
+  EXPECT_DOUBLE_EQ(z.zero3.reduce_bucket, 1e8);
+  EXPECT_DOUBLE_EQ(z.zero3.max_live, 3e9);
+  EXPECT_DOUBLE_EQ(z.zero3.max_reuse_distance, 0);
+  EXPECT_EQ(z.zero3.modules_per_layer, 6);
+  // A CNN by its forward FLOPs per sample, data parallel, Horovod's 64 MiB fusion buffer.
+  const Workload cnn = parse_workload(R"(
+model: {params: 25.6M, forward_flops_per_sample: 8.2G, activation_bytes_per_sample: 100M}
+training: {global_batch: 512, micro_batch: 32, dtype: fp16}
+parallel: {bucket: 64M}
+compute: {tflops: 100}
+cluster: {gpu: a100-80gb, nodes: 2, gpus_per_node: 8}
+)");
+  EXPECT_FALSE(cnn.transformer());
+  EXPECT_DOUBLE_EQ(cnn.forward_flops_per_sample, 8.2e9);
+  EXPECT_DOUBLE_EQ(cnn.tokens_per_step(), 512);
+  EXPECT_EQ(cnn.bucket_bytes, 64ull << 20);
+  // Megatron's fp32 main_grad: kept and reduced in fp32 unless grad_dtype says otherwise.
+  const Workload mg = parse_workload(with(kWorkload, "grad_dtype: fp32", "main_grad: fp32"));
+  EXPECT_DOUBLE_EQ(mg.grad_memory_bytes, 4);
+  EXPECT_DOUBLE_EQ(mg.grad_bytes, 4);
+  const Workload bf16_wire = parse_workload(with(kWorkload, "grad_dtype: fp32", "main_grad: fp32, grad_dtype: bf16"));
+  EXPECT_DOUBLE_EQ(bf16_wire.grad_memory_bytes, 4);
+  EXPECT_DOUBLE_EQ(bf16_wire.grad_bytes, 2);
+  const Workload sel = parse_workload(with(kWorkload, "recompute: true", "recompute: selective"));
+  EXPECT_EQ(sel.recompute, Recompute::selective);
+  // Layers need not divide pp x v.
+  const Workload uneven = parse_workload(with(kWorkload, "layers: 32", "layers: 30"));
+  EXPECT_EQ(resolve_parallel(uneven).stage_layers, 16);  // pp 2 x v 2: chunks of 8 or 7
 }
 
 TEST(Workload, LayoutChecksForTensorAndPipelineDegrees) {

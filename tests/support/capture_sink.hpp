@@ -9,10 +9,10 @@ namespace fb::test {
 
 class CaptureSink final : public RowSink {
  public:
-  void begin(const nlohmann::ordered_json&) override {}
+  void begin(const RunHeader&) override {}
   void measurement(const Measurement& row) override { rows.push_back(row); }
   void skip(const Skip& s) override { skips.push_back(s); }
-  void end(const nlohmann::ordered_json&) override {}
+  void end(const Summary&) override {}
   std::vector<Measurement> rows;
   std::vector<Skip> skips;
 };

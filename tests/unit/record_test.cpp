@@ -24,6 +24,18 @@ class RecordTest : public ::testing::Test {
   static nlohmann::ordered_json header() {
     return {{"type", "run"}, {"schema_version", schema_version()}, {"ranks", 2}};
   }
+  static RunHeader typed_header() {
+    RunHeader h;
+    h.command = "run";
+    h.ranks = 2;
+    h.run_id = "20261201T000000Z-0123456789abcdef";
+    return h;
+  }
+  static Summary closing(const std::string& status) {
+    Summary s;
+    s.status = status;
+    return s;
+  }
   fs::path dir_;
 };
 
@@ -51,11 +63,10 @@ Measurement sample() {
 
 TEST_F(RecordTest, WriteThenReadRoundTrips) {
   RecordWriter w;
-  ASSERT_EQ(w.open(path("r.jsonl")), "");
-  w.write(header());
-  w.write(to_json(sample()));
-  w.write({{"type", "summary"}, {"rows", 1}});
-  w.sync();
+  ASSERT_EQ(w.open(path("r.jsonl"), false), "");
+  w.write(typed_header());
+  w.write(sample());
+  w.seal(closing("complete"));
   const Results r = read_results(path("r.jsonl"));
   ASSERT_EQ(r.measurements.size(), 1u);
   EXPECT_TRUE(r.complete);
@@ -108,14 +119,32 @@ TEST_F(RecordTest, ReaderNamesTheBadLine) {
   }
 }
 
-TEST_F(RecordTest, CutOffLastLineIsReportedNotIgnored) {
-  std::ofstream(path("cut.jsonl")) << R"({"type":"run","schema_version":"1.0"})" << "\n" << R"({"type":"measur)";
+// What a crash or a full disk leaves: the last line cut, without its
+// newline. Every whole line is kept and the cut is said; the record is
+// incomplete (no summary). Before 1.4 the whole file was refused.
+TEST_F(RecordTest, CutLastLineKeepsEveryWholeLineAndSaysSo) {
+  std::ofstream(path("cut.jsonl")) << header().dump() << "\n" << to_json(sample()).dump() << "\n"
+                                   << R"({"type":"measur)";
+  const Results r = read_results(path("cut.jsonl"));
+  EXPECT_TRUE(r.truncated);
+  EXPECT_NE(r.truncated_note.find("cut.jsonl:3"), std::string::npos) << r.truncated_note;
+  EXPECT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.status, "incomplete");
+}
+
+// A cut line followed by more lines is damage, not a crash: an error naming it.
+TEST_F(RecordTest, CutLineInTheMiddleIsAnErrorNamingIt) {
+  std::ofstream(path("mid.jsonl")) << header().dump() << "\n" << R"({"type":"measur)" << "\n"
+                                   << to_json(sample()).dump() << "\n";
   try {
-    read_results(path("cut.jsonl"));
+    read_results(path("mid.jsonl"));
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("incomplete"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("mid.jsonl:2"), std::string::npos) << e.what();
   }
+  // The same with a newline after the last line: a writer never leaves that.
+  std::ofstream(path("nl.jsonl")) << header().dump() << "\n" << R"({"type":"measur)" << "\n";
+  EXPECT_THROW(read_results(path("nl.jsonl")), std::runtime_error);
 }
 
 // Found by tests/fuzz/record_fuzz.cpp: a "type" (or "schema_version",
@@ -154,30 +183,30 @@ TEST_F(RecordTest, NumbersOutOfRangeNameTheLine) {
 
 TEST_F(RecordTest, IncompleteRecordHasNoSummary) {
   RecordWriter w;
-  ASSERT_EQ(w.open(path("p.jsonl")), "");
-  w.write(header());
-  w.write(to_json(sample()));
+  ASSERT_EQ(w.open(path("p.jsonl"), false), "");
+  w.write(typed_header());
+  w.write(sample());
   EXPECT_FALSE(read_results(path("p.jsonl")).complete);
 }
 
 TEST_F(RecordTest, WritabilityChecks) {
-  EXPECT_EQ(check_writable(path("new.jsonl"), "--out"), "");
-  const std::string missing = check_writable(path("nope/r.jsonl"), "--out");
+  EXPECT_EQ(check_output(path("new.jsonl"), "--out", false), "");
+  const std::string missing = check_output(path("nope/r.jsonl"), "--out", false);
   EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
-  EXPECT_NE(check_writable(dir_.string(), "--out").find("is a folder"), std::string::npos);
+  EXPECT_NE(check_output(dir_.string(), "--out", true).find("is a folder"), std::string::npos);
   RecordWriter w;
-  EXPECT_NE(w.open(path("nope/r.jsonl")), "");
+  EXPECT_NE(w.open(path("nope/r.jsonl"), false), "");
   EXPECT_THROW(read_results(path("absent.jsonl")), std::runtime_error);
 }
 
 TEST_F(RecordTest, SealedRecordEndsWithItsClosingLine) {
   RecordWriter w;
-  ASSERT_EQ(w.open(path("s.jsonl")), "");
-  w.write(header());
-  w.write(to_json(sample()));
-  EXPECT_TRUE(w.seal({{"type", "summary"}, {"status", "hang"}}));
-  EXPECT_FALSE(w.seal({{"type", "summary"}, {"status", "complete"}}));  // the first closing line stands
-  w.write(to_json(sample()));                                            // too late: ignored
+  ASSERT_EQ(w.open(path("s.jsonl"), false), "");
+  w.write(typed_header());
+  w.write(sample());
+  EXPECT_TRUE(w.seal(closing("hang")));
+  EXPECT_FALSE(w.seal(closing("complete")));  // the first closing line stands
+  w.write(sample());                          // too late: ignored
   const Results r = read_results(path("s.jsonl"));
   EXPECT_EQ(r.lines.size(), 3u);
   EXPECT_EQ(r.measurements.size(), 1u);

@@ -3,7 +3,6 @@
 // tests on recorded files.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,16 +26,25 @@ struct Verdict {
   std::string expected_text;       // ">= 40 GB/s", ">= 0.80 of spec (50 GB/s)"
   std::optional<double> margin;    // room left as a fraction of the bound; < 0 failed
   std::string reason;              // why it failed, skipped or could not be judged
-  nlohmann::ordered_json row;      // the deciding row (op, scope, bytes, ...) when there is one
+  std::optional<CheckRow> row;     // the deciding row (op, scope, bytes, ...) when there is one
+  bool optional = false;           // the rule's `optional: true`
+  bool judged = true;              // false: the record could not answer the rule (a SKIP, or its FAIL or ERROR)
 };
 
 struct EvalOptions {
   // A rule that cannot be judged (a size not measured, no inventory) is an
   // error (exit 2) instead of a SKIP.
   bool strict = false;
+  // --allow-skipped: such a rule is a SKIP even when the profile does not
+  // mark it optional (by default it FAILs: a check must not pass on what it
+  // did not measure).
+  bool allow_skipped = false;
 };
 
-// `baseline` may be null; baseline rules then report an error.
+// `baseline` may be null; baseline rules then report an error. A rule that
+// cannot be judged is a SKIP when optional (or with allow_skipped), else a
+// FAIL; when no rule at all could be judged the skips fail too: a check that
+// measured nothing of what it asks does not pass.
 std::vector<Verdict> evaluate(const std::vector<Rule>& rules, const Results& run, const Results* baseline,
                               const EvalOptions& options);
 Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* baseline, const EvalOptions& options);
@@ -50,6 +58,7 @@ struct Counts {
   int fail = 0;
   int skip = 0;
   int error = 0;
+  int not_judged = 0;  // of the above, rules the record could not answer (skips, and the fails and errors they became)
   int total() const { return pass + fail + skip + error; }
 };
 Counts count(const std::vector<Verdict>& verdicts);

@@ -29,6 +29,8 @@ std::string format_table(const std::vector<Verdict>& verdicts);
 // One line: "check local-smoke: 5 passed, 1 failed, 2 skipped".
 std::string format_summary(const Report& report);
 
+// The record's `check` line of a verdict (record_lines.hpp).
+CheckLine check_line(const Verdict& verdict);
 nlohmann::ordered_json to_json(const Verdict& verdict);
 // The check.json document: the report's fields, counts, exit code, verdicts.
 nlohmann::ordered_json to_json(const Report& report);

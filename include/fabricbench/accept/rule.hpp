@@ -66,6 +66,8 @@ struct Rule {
   std::string name;
   RuleKind kind = RuleKind::absolute;
   int line = 0;  // where the rule starts in the profile (1-based), for messages
+  // May be skipped (not judged) without failing the check: `optional: true`.
+  bool optional = false;
   RowFilter rows;
   Metric metric = Metric::busbw;
   std::vector<Limit> limits;  // min and/or max, as the kind allows

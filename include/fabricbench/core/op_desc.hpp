@@ -55,22 +55,15 @@ enum class ExpectRule : std::uint8_t {
 // The model's latency term: sequential message hops of the algorithm on n ranks.
 enum class StepsRule : std::uint8_t {
   one,          // a single hop whatever n (sendrecv, point-to-point, copies)
-  ring,         // n-1 (0 on one rank): ring all_gather/reduce_scatter, chain broadcast/reduce, linear gather/scatter
+  ring,         // n-1 (0 on one rank): ring all_gather/reduce_scatter/alltoall, linear gather/scatter
   double_ring,  // 2(n-1): ring all_reduce = reduce_scatter + all_gather
+  chain,        // n: a pipelined chain through every rank (NCCL's broadcast and reduce rings)
 };
 
 // The model's bandwidth term: bytes each rank sends per direction.
 enum class WireRule : std::uint8_t {
   message,  // the message itself, whatever n
   bus,      // busbw factor x size (0 on one rank): the definition of busbw
-};
-
-// How the model splits the op over nodes (src/model/formulas.cpp, hierarchical_phases).
-enum class TwoLevel : std::uint8_t {
-  flat,            // one node-level phase of the op itself
-  all_reduce,      // reduce_scatter inside, all_reduce across, all_gather inside
-  gather_rails,    // all_gather across nodes on each rail, then inside the node
-  scatter_rails,   // reduce_scatter inside the node, then across on each rail
 };
 
 // What the check needs of the op, small and trivially copyable: the GPU
@@ -96,7 +89,6 @@ struct OpDesc {
   ExpectRule expect = ExpectRule::own;
   StepsRule steps = StepsRule::one;
   WireRule wire = WireRule::message;
-  TwoLevel two_level = TwoLevel::flat;
 
   constexpr OpCheck check() const { return {expect, reduces}; }
 };
@@ -105,19 +97,17 @@ struct OpDesc {
 inline constexpr std::array kOpTable{
     OpDesc{.op = Op::all_reduce, .name = "all_reduce", .aliases = {"allreduce"}, .reduces = true, .in_place = true,
            .default_sweep = true, .busbw = BusbwRule::all_reduce, .expect = ExpectRule::reduced,
-           .steps = StepsRule::double_ring, .wire = WireRule::bus, .two_level = TwoLevel::all_reduce},
+           .steps = StepsRule::double_ring, .wire = WireRule::bus},
     OpDesc{.op = Op::all_gather, .name = "all_gather", .aliases = {"allgather"}, .in_place = true,
            .default_sweep = true, .layout = LayoutRule::gathers, .busbw = BusbwRule::ring,
-           .expect = ExpectRule::gathered, .steps = StepsRule::ring, .wire = WireRule::bus,
-           .two_level = TwoLevel::gather_rails},
+           .expect = ExpectRule::gathered, .steps = StepsRule::ring, .wire = WireRule::bus},
     OpDesc{.op = Op::reduce_scatter, .name = "reduce_scatter", .aliases = {"reducescatter"}, .reduces = true,
            .in_place = true, .default_sweep = true, .layout = LayoutRule::scatters, .busbw = BusbwRule::ring,
-           .expect = ExpectRule::reduced_block, .steps = StepsRule::ring, .wire = WireRule::bus,
-           .two_level = TwoLevel::scatter_rails},
+           .expect = ExpectRule::reduced_block, .steps = StepsRule::ring, .wire = WireRule::bus},
     OpDesc{.op = Op::broadcast, .name = "broadcast", .aliases = {"bcast"}, .rooted = true, .in_place = true,
-           .default_sweep = true, .expect = ExpectRule::from_root, .steps = StepsRule::ring, .wire = WireRule::bus},
+           .default_sweep = true, .expect = ExpectRule::from_root, .steps = StepsRule::chain, .wire = WireRule::bus},
     OpDesc{.op = Op::reduce, .name = "reduce", .reduces = true, .rooted = true, .in_place = true,
-           .expect = ExpectRule::reduced_at_root, .steps = StepsRule::ring, .wire = WireRule::bus},
+           .expect = ExpectRule::reduced_at_root, .steps = StepsRule::chain, .wire = WireRule::bus},
     OpDesc{.op = Op::alltoall, .name = "alltoall", .aliases = {"all_to_all"}, .in_place = true, .default_sweep = true,
            .layout = LayoutRule::exchanges, .busbw = BusbwRule::ring, .expect = ExpectRule::transposed,
            .steps = StepsRule::ring, .wire = WireRule::bus},

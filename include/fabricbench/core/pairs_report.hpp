@@ -3,12 +3,11 @@
 // `pair`, `node` and `finding` lines (docs/results-schema.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
 #include "fabricbench/core/pairs.hpp"
+#include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/core/scope.hpp"
 
 namespace fb {
@@ -22,9 +21,9 @@ struct PairsLabels {
 
 PairsLabels make_labels(const std::vector<int>& selection, const NodeMap& nodes, const PairsOptions& options);
 
-nlohmann::ordered_json pair_line(const PairMeasurement& m, const PairsLabels& labels);
-std::vector<nlohmann::ordered_json> node_lines(const PairsResult& r, const PairsLabels& labels);
-std::vector<nlohmann::ordered_json> finding_lines(const PairsResult& r, const PairsLabels& labels);
+PairLine pair_line(const PairMeasurement& m, const PairsLabels& labels);
+std::vector<NodeLine> node_lines(const PairsResult& r, const PairsLabels& labels);
+std::vector<FindingLine> finding_lines(const PairsResult& r, const PairsLabels& labels);
 // The hosts of every node finding that fails the run, each once, in selection order.
 std::vector<std::string> bad_hosts(const PairsResult& r, const PairsLabels& labels);
 

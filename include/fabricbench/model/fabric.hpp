@@ -1,9 +1,8 @@
 // The two levels a step's traffic crosses: the fabric inside a node (per GPU)
 // and the network between nodes (per node). Each is a preset or a measured
-// results file; a measured level answers with its curve where the op and
-// rank count were measured and the size lies inside the sweep, with the
-// curve's fit outside it, and with alpha/beta derived from the fits for
-// shapes it never ran (other node counts).
+// results file. A measured level keeps its curves (used where the op, the
+// rank count and the group's shape were measured) and the latency per step
+// and bandwidth derived from their fits (for every other shape).
 #pragma once
 
 #include <string>
@@ -16,42 +15,45 @@
 
 namespace fb::model {
 
-// How a time was obtained, for the tables: "measured" (inside the sweep),
-// "fit" (outside it, the curve's fit), "model" (a ring with alpha and
-// bandwidth derived from a measurement, for shapes it never ran), "preset"
-// (a ring with a preset's figures).
+// How a time was obtained, for the tables: "measured" (a measured curve,
+// inside the sweep), "fit" (the curve's fit, outside it), "model" (NCCL's
+// algorithms on latency and bandwidth derived from a measurement, for shapes
+// it never ran), "preset" (NCCL's algorithms on a preset's figures).
 enum class Basis { measured, fit, model, preset };
 std::string_view name(Basis basis);
 
+// What a level is: a preset's kind (NCCL's per-hop latencies and protocols
+// follow from it) or measured.
+enum class LinkKind { nvlink, pcie, rdma, tcp, measured };
+
 struct Link {
-  std::string label;      // "8x400g-ndr-ib", "results/a.jsonl@inter"
-  double alpha_us = 0;    // per hop
-  double bw_gbps = 0;     // achievable per direction: per GPU (intra) or per node (inter)
-  double line_gbps = 0;   // line rate per direction (0 when measured)
-  std::vector<Curve> curves;  // measured curves, sizes per node for rail rows
-  std::string source;     // preset source, or how alpha/bw were derived
+  std::string label;          // "8x400g-ndr-ib", "results/a.jsonl@rail"
+  LinkKind kind = LinkKind::measured;
+  double bw_gbps = 0;         // achievable busbw: per GPU (intra) or per node, all NICs (inter)
+  double line_gbps = 0;       // line rate, same unit (0 when measured)
+  int nics = 0;               // network presets: NICs per node
+  double extra_hop_us = 0;    // presets: latency per step beyond NCCL's table
+  double hop_us = 0;          // measured: latency per ring step, from the fit
+  double nvls_gbps = 0;       // node presets: NVLS all_reduce busbw (0: none)
+  std::string scope;          // measured: the scope its curves come from
+  int measured_nodes = 1;     // measured: nodes of the run (ranks per node of global rows)
+  std::vector<Curve> curves;  // measured curves, as recorded (rail rows per rail)
+  std::string source;         // preset source, or how latency and bandwidth were derived
+  bool measured() const { return kind == LinkKind::measured; }
 };
-
-struct Timed {
-  double time_us = 0;
-  Basis basis = Basis::model;
-};
-
-// Time of one collective (nccl-tests size) on n ranks over the link.
-Timed link_time(const Link& link, Op op, int nranks, double bytes);
 
 Link network_link(const NetworkPreset& preset, int nics_per_node);
 Link node_link(const NodePreset& preset);
 
-// A measured level from a results file at one scope. Rail rows are turned
-// into node-level curves (bytes x groups). Throws fb::UsageError naming the
-// file when the scope has no collective with a bandwidth fit.
+// A measured level from a results file at one scope. Throws fb::UsageError
+// naming the file when the scope has no collective with a bandwidth fit.
 Link measured_link(const Results& results, std::string_view scope, std::string_view label);
 
-// Network specs: "10gbe", "8x400g-ndr-ib" (NICs per node), "FILE.jsonl"
-// (its rail or inter rows) or "FILE.jsonl@SCOPE" (that scope's rows stand in
-// for the network, e.g. a one-node run's global rows). Node specs: a node
-// preset, "FILE.jsonl" (intra rows, or global on a one-node run) or
+// Network specs: "8x400g-ndr-ib" (NICs per node x a network preset; a bare
+// preset name is refused: the count decides the answer), "FILE.jsonl" (its
+// rail or inter rows) or "FILE.jsonl@SCOPE" (that scope's rows stand in for
+// the network, e.g. a one-node run's global rows). Node specs: a node preset,
+// "FILE.jsonl" (intra rows, or global on a one-node run) or
 // "FILE.jsonl@SCOPE". Relative paths are taken from `base_dir` ("" = as is).
 Link resolve_network(std::string_view spec, const Presets& presets, const std::string& base_dir = "");
 Link resolve_node(std::string_view spec, const Presets& presets, const std::string& base_dir = "");
@@ -59,6 +61,11 @@ Link resolve_node(std::string_view spec, const Presets& presets, const std::stri
 struct Fabric {
   Link intra;
   Link inter;
+  GpuArch arch = GpuArch::ampere;  // the GPUs', for NCCL's protocol limits
 };
+
+// The link's one-line description for the tables' assumptions:
+// "8x400g-ndr-ib: 8 NICs x 50 GB/s x 96% = 384 GB/s per node, rdma".
+std::string describe(const Link& link, bool network);
 
 }  // namespace fb::model

@@ -23,16 +23,24 @@ struct Fit {
   double alpha_us = 0;
   double beta_gbps = 0;      // 0 when time does not grow with size: no bandwidth to fit
   double n_half_bytes = 0;   // alpha * beta: the size that reaches half of beta
-  double rms_rel_error = 0;  // of the fit against the points, relative to each point
+  double rms_rel_error = 0;  // of the fit against all the points, relative to each point
   double max_rel_error = 0;
+  double alpha_rms_rel_error = 0;  // over the small sizes alpha comes from
+  double beta_rms_rel_error = 0;   // over the large sizes beta comes from
+  std::size_t alpha_points = 0;
+  std::size_t beta_points = 0;
   std::size_t points = 0;
   bool valid() const { return beta_gbps > 0; }
   double time_us(double bytes) const;
 };
 
-// Least squares on relative error (each point weighted by 1/T^2), so 8 B and
-// 64 MiB rows count alike; alpha is clamped at 0. Needs two or more points of
-// distinct sizes for a bandwidth.
+// alpha from the small sizes and beta from the large ones, each on relative
+// error (1/T^2 weights, so 8 B and 64 KiB rows count alike): the smallest
+// quarter of the sizes (at least one) gives alpha = their time less their
+// bandwidth term, the largest quarter gives beta through alpha; twice, so
+// each sees the other's estimate. A middle that fits neither (a protocol
+// switch) then cannot bend either parameter. alpha is clamped at 0; a
+// bandwidth needs two or more distinct sizes.
 Fit fit_alpha_beta(std::span<const FitPoint> points);
 
 // One op at one scope and group shape, from a results file.
@@ -61,5 +69,10 @@ struct Curve {
 // Every (op, scope, nranks, groups, dtype) of a results file, out-of-place
 // rows where there are any (in-place otherwise: MPI's broadcast).
 std::vector<Curve> fit_curves(const Results& results);
+
+// A results file for the model: refuses (fb::UsageError naming the path)
+// what is not a regular file (a device or a FIFO would be read forever or
+// block) and turns the reader's errors into usage errors.
+Results load_results(const std::string& path);
 
 }  // namespace fb::model

@@ -11,7 +11,9 @@ namespace fb::model {
 
 struct MemoryFit {
   int zero = 0;
-  double states_bytes = 0;      // parameters, gradients, Adam states (16 B/param before sharding)
+  double states_bytes = 0;      // parameters, gradients, Adam states (16 B/param before sharding,
+                                // 18 with an fp32 main_grad)
+  double gathered_bytes = 0;    // ZeRO-3: gathered parameters live at once (stage3_max_live_parameters)
   double activation_bytes = 0;
   double total_bytes = 0;
   double capacity_bytes = 0;

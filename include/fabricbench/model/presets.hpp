@@ -10,14 +10,28 @@
 
 namespace fb::model {
 
-// A NIC type; a node has `nics_per_node` of them unless the spec says "8x...".
+// How a network carries NCCL's traffic: RDMA (InfiniBand, RoCE; NCCL NET/IB
+// with GPUDirect) or TCP sockets (NCCL NET/Socket). NCCL allows its LL128
+// protocol across nodes only over the first.
+enum class Transport { rdma, tcp };
+// The fabric between the GPUs of a node: NCCL's NVLink or PCI hop latencies.
+enum class NodeFabric { nvlink, pcie };
+// GPU generation, for NCCL's per-architecture protocol limits.
+enum class GpuArch { ampere, ada, hopper };
+
+std::string_view name(Transport t);
+std::string_view name(NodeFabric f);
+std::string_view name(GpuArch a);
+
+// A NIC type. A network spec names how many a node has ("8x400g-ndr-ib").
 struct NetworkPreset {
   std::string name;         // "400g-ndr-ib"
   std::string description;
   double line_gbps = 0;     // line rate per NIC per direction, GB/s
   double achievable = 1.0;  // fraction of line rate large collectives reach
-  double alpha_us = 0;      // latency per message hop
-  int nics_per_node = 1;
+  Transport transport = Transport::rdma;
+  double extra_hop_us = 0;  // latency per inter-node step beyond NCCL's table
+  int nics_per_node = 1;    // the usual count (suggested when a spec lacks one)
   std::string source;
 };
 
@@ -28,13 +42,16 @@ struct NodePreset {
   int gpus = 8;
   double line_gbps = 0;  // per GPU per direction, GB/s
   double achievable = 1.0;
-  double alpha_us = 0;
+  NodeFabric fabric = NodeFabric::nvlink;
+  double nvls_gbps = 0;     // NVLS all_reduce busbw, 0 = no NVLS
+  double extra_hop_us = 0;  // latency per step beyond NCCL's table
   std::string source;
 };
 
 struct GpuPreset {
   std::string name;  // "h100-sxm"
   std::string description;
+  GpuArch arch = GpuArch::ampere;
   double memory_gib = 0;
   double bf16_tflops = 0;  // peak dense (no sparsity)
   double fp16_tflops = 0;

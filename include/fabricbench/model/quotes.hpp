@@ -22,7 +22,7 @@ struct Quote {
   std::string gpu;
   int gpus_per_node = 8;
   int nodes = 1;
-  std::string network;  // preset spec or results file
+  std::string network;  // "8x400g-ndr-ib" (the NIC count is required) or a results file
   std::string node;     // "" = the GPU's default node preset
   double price_per_gpu_hour = 0;  // a node-hour price is divided by gpus_per_node
   Billing billing = Billing::hourly;
@@ -67,7 +67,8 @@ struct QuoteResult {
 // Evaluates and ranks (by cost; quotes that do not fit in memory last).
 // `base_dir` resolves results files named in the quotes.
 std::vector<QuoteResult> evaluate_quotes(const QuoteSet& set, const Workload& w, const Presets& presets,
-                                         const std::string& base_dir);
+                                         const std::string& base_dir,
+                                         double exposed_target = kDefaultExposedTarget);
 
 // "vendor-b wins: ..." — the winner against the runner-up, in numbers.
 std::string verdict(const std::vector<QuoteResult>& ranked, const std::string& currency);

@@ -46,6 +46,10 @@ json compare_json(const Comparison& c, const std::string& a_path, const std::str
 Table presets_table(const Presets& presets);
 json presets_json(const Presets& presets);
 
+// Notes "assumption: ..." for what every row assumes, then "assumption
+// (LABEL): ..." for what only some rows do.
+void add_assumptions(Table& table, const std::vector<std::pair<std::string, const StepCost*>>& rows);
+
 // The answer in the asked format: aligned text, CSV, or indented JSON.
 std::string render(Format format, const Table& table, const json& j);
 

@@ -1,12 +1,14 @@
-// One training step on a cluster: compute, every collective at its scope,
-// the pipeline bubble, what overlaps and what is exposed, and the figures a
-// buyer compares (communication share, effective efficiency, MFU, and the
-// network bandwidth that would hide the communication).
+// One training step on a cluster: compute, every collective priced as NCCL's
+// tuner prices it (model/collective.hpp), the pipeline bubble and stage
+// imbalance, what overlaps and what is exposed, and the figures a buyer
+// compares (communication share, effective efficiency, MFU, and the network
+// bandwidth that brings the exposed share under a target).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "fabricbench/model/collective.hpp"
 #include "fabricbench/model/fabric.hpp"
 #include "fabricbench/model/memory.hpp"
 #include "fabricbench/model/presets.hpp"
@@ -27,22 +29,27 @@ struct CommItem {
   double window_us = 0;  // compute that may hide it (overlap fraction x pass)
   double exposed_us = 0;
   double inter_wire_bytes = 0;  // per node per step, one direction
-  double fixed_us = 0;          // per step: the part that does not depend on the network's bandwidth
-  // The weakest basis of its phases at each level; the table shows the
-  // network's (inter) when it crosses nodes.
-  Basis intra_basis = Basis::preset;
-  Basis inter_basis = Basis::preset;
-  Basis basis() const { return where == "intra" ? intra_basis : inter_basis; }
+  // How one call is priced: NCCL's algorithm and protocol, or a measured
+  // curve, with the numbers.
+  Basis basis = Basis::preset;
+  std::string algorithm, protocol, formula;
+  double latency_us = 0;
+  double busbw_gbps = 0;
 };
+
+// The default exposed share that the bandwidth target aims under.
+inline constexpr double kDefaultExposedTarget = 0.05;
 
 struct StepCost {
   Parallel parallel;
-  std::string gpu, node, network;  // labels
+  std::string gpu, node, network;  // labels ("8x400g-ndr-ib": NICs per node always in it)
   double network_line_gbps = 0;     // per node, 0 when measured
   double network_bw_gbps = 0;       // achievable per node
-  double tokens = 0;                // per step
+  double tokens = 0;                // per step (samples for a model without a sequence)
   double model_flops = 0;           // per step, all GPUs
+  double rate_tflops = 0;           // achieved hardware TFLOP/s per GPU the compute runs at
   double compute_us = 0;            // ideal: hardware FLOPs at the achieved rate
+  double imbalance_us = 0;          // the fullest pipeline stage's extra compute (uneven layers)
   double bubble_us = 0;
   double comm_us = 0;
   double exposed_us = 0;
@@ -52,13 +59,19 @@ struct StepCost {
   double efficiency = 0;     // compute / step
   double mfu = 0;
   double inter_wire_bytes = 0;  // per node per step
-  // Achievable network bandwidth per node that would hide all communication
-  // under the compute (full overlap): 0 when nothing crosses nodes, infinity
-  // when the latency and intra-node terms alone exceed the compute.
-  double hide_gbps = 0;
+  // The achievable network bandwidth per node that brings the exposed share
+  // to at most `exposed_target` with the workload's own overlap windows: 0
+  // when nothing crosses nodes, infinity when no bandwidth does (then
+  // `exposed_floor` is the share left with an infinitely fast network).
+  double exposed_target = kDefaultExposedTarget;
+  double target_gbps = 0;
+  double exposed_floor = 0;
   double memory_bytes = 0;  // per GPU at the workload's ZeRO stage (model/memory.hpp)
   double memory_capacity_bytes = 0;
   std::vector<CommItem> items;
+  // Every input that moves the answer, in words: algorithms, NICs, links,
+  // compute rate, overlap, buckets, the target.
+  std::vector<std::string> assumptions;
 };
 
 // The fabric of the workload's cluster: its node preset (or the GPU's default
@@ -67,9 +80,11 @@ struct StepCost {
 Fabric fabric_for(const Workload& w, std::string_view network, const Presets& presets,
                   const std::string& base_dir = "");
 
-// Compute rate: the workload's tflops (scaled by peak to another GPU than the
-// workload's own) or its MFU times this GPU's peak.
-StepCost predict_step(const Workload& w, const Fabric& fabric, const Presets& presets);
+// Compute rate: the workload's tflops or GEMM curve (scaled by peak to
+// another GPU than the workload's own) or its MFU times this GPU's peak.
+// Throws fb::UsageError when the numbers make the step not finite.
+StepCost predict_step(const Workload& w, const Fabric& fabric, const Presets& presets,
+                      double exposed_target = kDefaultExposedTarget);
 
 // The same job (same global batch) on other node counts: dp follows the GPUs.
 // A node count the batch or the degrees cannot use gets `why` instead.
@@ -79,6 +94,7 @@ struct ScalePoint {
   StepCost step;
 };
 std::vector<ScalePoint> predict_scaling(const Workload& w, const Fabric& fabric, const Presets& presets,
-                                        const std::vector<int>& node_counts);
+                                        const std::vector<int>& node_counts,
+                                        double exposed_target = kDefaultExposedTarget);
 
 }  // namespace fb::model

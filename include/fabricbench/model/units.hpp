@@ -15,7 +15,8 @@ namespace fb::model {
 double parse_rate_gbps(std::string_view text, std::string_view what);
 
 // A count of parameters or tokens: "7B", "7e9", "175B", "1.5T", "300M",
-// "2M", "7000000000". K, M, B (billion), T are powers of 1000.
+// "2M", "7000000000", "8.2G" (FLOPs). K, M, B or G (billion), T are powers
+// of 1000.
 double parse_count(std::string_view text, std::string_view what);
 
 // A fraction: 0.4 or "40%", within [0, 1].
@@ -23,8 +24,5 @@ double parse_fraction(std::string_view text, std::string_view what);
 
 // A plain number with no unit (throws on trailing text).
 double parse_number(std::string_view text, std::string_view what);
-
-// "1.25 GB/s" style for tables: 3 significant digits.
-std::string format_gbps(double gbps);
 
 }  // namespace fb::model

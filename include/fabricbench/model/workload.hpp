@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fabricbench/model/formulas.hpp"
 
 namespace fb::model {
 
@@ -22,25 +26,41 @@ struct ClusterSpec {
   int nodes = 1;
   int gpus_per_node = 8;
   std::string node;     // node preset or results file; "" = the GPU's default node preset
-  std::string network;  // network preset or results file; "" = none given
+  std::string network;  // network spec ("8x400g-ndr-ib") or results file; "" = none given
+};
+
+// A compute rate that follows the size of the workload's matrix products:
+// TFLOP/s of square GEMMs by size (from `fabricbench gemm --out` records or
+// stated), times the share of it the whole step reaches (the calibration).
+struct GemmCurve {
+  std::vector<std::pair<double, double>> points;  // (m = n = k, TFLOP/s), ascending sizes
+  double of_gemm = 0;     // achieved rate / GEMM rate at the workload's size
+  double size = 0;        // the workload's GEMM size (cube root of m n k); 0 = from the model's shape
+  std::string source;     // "stated" or the record's path
+  bool empty() const { return points.empty(); }
 };
 
 struct Workload {
   std::string name;
-  // model
+  // model: a transformer (layers, hidden, heads, seq_len), or any network
+  // given by its forward FLOPs per sample (CNNs, recommender towers)
   double params = 0;
   int layers = 0;
   int hidden = 0;
   int heads = 0;  // default hidden / 128
   int seq_len = 0;
+  double forward_flops_per_sample = 0;   // > 0: not a transformer; seq_len is 1 (a sample)
+  double activation_bytes_per_sample = 0;  // such a model's activations, when stated
+  bool transformer() const { return forward_flops_per_sample <= 0; }
   // training
-  int global_batch = 0;  // sequences per step
+  int global_batch = 0;  // sequences (samples) per step
   int micro_batch = 0;   // sequences per GPU per micro-step
   std::string dtype = "bf16";  // training dtype: picks the GPU's bf16 or fp16 peak
   double param_bytes = 2;  // dtype of parameters on the wire
   double grad_bytes = 2;   // dtype of gradients on the wire
+  double grad_memory_bytes = 2;  // gradient buffer per parameter: 4 with an fp32 main_grad
   double act_bytes = 2;    // dtype of activations
-  bool recompute = false;
+  Recompute recompute = Recompute::none;
   bool flash_attention = true;
   double tokens = 0;  // job length in tokens; 0 = not given
   // parallelism
@@ -49,20 +69,25 @@ struct Workload {
   int dp = 0;  // 0 = the GPUs left over: gpus / (tp * pp)
   int virtual_stages = 1;
   int zero = 0;
-  std::uint64_t bucket_bytes = 25ull << 20;  // PyTorch DDP's default bucket_cap_mb = 25
+  bool sequence_parallel = false;   // Megatron's: activations split over tp (memory)
+  bool pp_scatter_gather = true;    // Megatron's: each TP rank sends 1/tp of a stage's activations
+  std::uint64_t bucket_bytes = 25ull << 20;  // PyTorch DDP's default bucket_cap_mb = 25 (Horovod: fusion buffer)
+  Zero3Config zero3;
   // compute: exactly one of these
   double tflops = 0;  // achieved hardware TFLOP/s per GPU (recompute included)
   double mfu = 0;     // model FLOPs utilisation
-  std::string compute_gpu;  // the GPU `tflops` was achieved on (the workload's own)
+  GemmCurve gemm;
+  std::string compute_gpu;  // the GPU `tflops` or the GEMM curve was measured on (the workload's own)
   ClusterSpec cluster;
   Overlap overlap;
 
-  double tokens_per_step() const { return static_cast<double>(global_batch) * seq_len; }
+  double tokens_per_step() const { return static_cast<double>(global_batch) * (transformer() ? seq_len : 1); }
 };
 
 // Throws fb::UsageError naming the key ("workload: parallel: tp") for unknown
-// keys, missing fields, bad units and inconsistent values.
-Workload parse_workload(std::string_view yaml_text);
+// keys, missing fields, bad units and inconsistent values. A GEMM curve
+// given as a file is read relative to `base_dir` ("" = as is).
+Workload parse_workload(std::string_view yaml_text, const std::string& base_dir = "");
 
 // Reads and parses a file; errors name the file.
 Workload load_workload(const std::string& path);
@@ -77,10 +102,15 @@ struct Parallel {
   int pp = 1;
   int virtual_stages = 1;
   int micro_batches = 1;  // per step per DP replica
+  int stage_layers = 0;   // layers of the fullest pipeline stage
 };
 
 // Checks that the degrees divide the GPUs, whole nodes and the batch; throws
 // fb::UsageError saying which does not and what would.
 Parallel resolve_parallel(const Workload& w);
+
+// Parameters per GPU before ZeRO sharding: the fullest stage's share of the
+// layers, over tp.
+double params_per_gpu(const Workload& w, const Parallel& p);
 
 }  // namespace fb::model

@@ -4,8 +4,6 @@
 
 namespace fb {
 
-using json = nlohmann::ordered_json;
-
 PairsLabels make_labels(const std::vector<int>& selection, const NodeMap& nodes, const PairsOptions& options) {
   PairsLabels l;
   l.nodes = selection;
@@ -14,49 +12,38 @@ PairsLabels make_labels(const std::vector<int>& selection, const NodeMap& nodes,
   return l;
 }
 
-json pair_line(const PairMeasurement& m, const PairsLabels& l) {
+PairLine pair_line(const PairMeasurement& m, const PairsLabels& l) {
   const auto a = static_cast<std::size_t>(m.job.pair.a);
   const auto b = static_cast<std::size_t>(m.job.pair.b);
-  return {
-      {"type", "pair"},
-      {"rail", m.job.rail},
-      {"retest", m.retest},
-      {"round", m.round},
-      {"node_a", l.nodes[a]},
-      {"node_b", l.nodes[b]},
-      {"host_a", l.hosts[a]},
-      {"host_b", l.hosts[b]},
-      {"path", m.path},
-      {"bytes", l.options.bytes},
-      {"window", l.options.window},
-      {"latency_bytes", l.options.latency_bytes},
-      {"iterations", m.iterations},
-      {"unidir_ab_gbps", m.figures.unidir_ab_gbps},
-      {"unidir_ba_gbps", m.figures.unidir_ba_gbps},
-      {"bidir_gbps", m.figures.bidir_gbps},
-      {"latency_us", m.figures.latency_us},
-      {"latency_p99_us", m.latency_p99_us},
-  };
+  PairLine p;
+  p.rail = m.job.rail;
+  p.retest = m.retest;
+  p.round = m.round;
+  p.node_a = l.nodes[a];
+  p.node_b = l.nodes[b];
+  p.host_a = l.hosts[a];
+  p.host_b = l.hosts[b];
+  p.path = m.path;
+  p.bytes = l.options.bytes;
+  p.window = l.options.window;
+  p.latency_bytes = l.options.latency_bytes;
+  p.iterations = m.iterations;
+  p.unidir_ab_gbps = m.figures.unidir_ab_gbps;
+  p.unidir_ba_gbps = m.figures.unidir_ba_gbps;
+  p.bidir_gbps = m.figures.bidir_gbps;
+  p.latency_us = m.figures.latency_us;
+  p.latency_p99_us = m.latency_p99_us;
+  return p;
 }
 
-std::vector<json> node_lines(const PairsResult& r, const PairsLabels& l) {
-  std::vector<json> out;
+std::vector<NodeLine> node_lines(const PairsResult& r, const PairsLabels& l) {
+  std::vector<NodeLine> out;
   for (int rail = 0; rail < r.rails; ++rail) {
     const Analysis& a = r.analyses[static_cast<std::size_t>(rail)];
     for (const NodeSummary& s : a.nodes) {
       const auto p = static_cast<std::size_t>(s.node);
-      out.push_back({{"type", "node"},
-                     {"rail", rail},
-                     {"node", l.nodes[p]},
-                     {"host", l.hosts[p]},
-                     {"links", s.links},
-                     {"low_links", s.low_links},
-                     {"unidir_median_gbps", s.unidir_median_gbps},
-                     {"unidir_min_gbps", s.unidir_min_gbps},
-                     {"bidir_median_gbps", s.bidir_median_gbps},
-                     {"latency_median_us", s.latency_median_us},
-                     {"suspect", s.suspect},
-                     {"reference_node", s.node == a.reference_node}});
+      out.push_back({rail, l.nodes[p], l.hosts[p], s.links, s.low_links, s.unidir_median_gbps, s.unidir_min_gbps,
+                     s.bidir_median_gbps, s.latency_median_us, s.suspect, s.node == a.reference_node});
     }
   }
   return out;
@@ -68,35 +55,36 @@ const char* kind_name(Finding::Kind k) { return k == Finding::Kind::node ? "node
 
 }  // namespace
 
-std::vector<json> finding_lines(const PairsResult& r, const PairsLabels& l) {
-  std::vector<json> out;
+std::vector<FindingLine> finding_lines(const PairsResult& r, const PairsLabels& l) {
+  std::vector<FindingLine> out;
   for (int rail = 0; rail < r.rails; ++rail) {
     const Analysis& a = r.analyses[static_cast<std::size_t>(rail)];
     for (const Finding& f : r.findings[static_cast<std::size_t>(rail)]) {
-      json j = {{"type", "finding"}, {"rail", rail}, {"kind", kind_name(f.kind)}};
-      std::vector<std::string> hosts;
+      FindingLine line;
+      line.rail = rail;
+      line.kind = kind_name(f.kind);
       if (f.kind == Finding::Kind::node) {
-        j["node"] = l.nodes[static_cast<std::size_t>(f.node)];
-        hosts.push_back(l.hosts[static_cast<std::size_t>(f.node)]);
-        j["low_links"] = f.low_links;
-        j["links"] = f.links;
+        line.node = l.nodes[static_cast<std::size_t>(f.node)];
+        line.hosts.push_back(l.hosts[static_cast<std::size_t>(f.node)]);
+        line.low_links = f.low_links;
+        line.links = f.links;
       } else {
-        j["node_a"] = l.nodes[static_cast<std::size_t>(f.link.a)];
-        j["node_b"] = l.nodes[static_cast<std::size_t>(f.link.b)];
-        hosts.push_back(l.hosts[static_cast<std::size_t>(f.link.a)]);
-        hosts.push_back(l.hosts[static_cast<std::size_t>(f.link.b)]);
+        line.node_a = l.nodes[static_cast<std::size_t>(f.link.a)];
+        line.node_b = l.nodes[static_cast<std::size_t>(f.link.b)];
+        line.hosts.push_back(l.hosts[static_cast<std::size_t>(f.link.a)]);
+        line.hosts.push_back(l.hosts[static_cast<std::size_t>(f.link.b)]);
       }
-      j["hosts"] = hosts;
-      j["ratio"] = f.ratio;
-      j["worst"] = f.worst;
-      j["threshold"] = a.options.threshold;
-      j["retested_against"] =
-          f.retested_against >= 0 ? json(l.hosts[static_cast<std::size_t>(f.retested_against)]) : json(nullptr);
-      j["retest_ratio"] = f.retested_against >= 0 ? json(f.retest_ratio) : json(nullptr);
-      j["confirmed"] = f.confirmed;
-      j["intermittent"] = f.intermittent();
-      j["detail"] = describe(f, a, l);
-      out.push_back(std::move(j));
+      line.ratio = f.ratio;
+      line.worst = f.worst;
+      line.threshold = a.options.threshold;
+      if (f.retested_against >= 0) {
+        line.retested_against = l.hosts[static_cast<std::size_t>(f.retested_against)];
+        line.retest_ratio = f.retest_ratio;
+      }
+      line.confirmed = f.confirmed;
+      line.intermittent = f.intermittent();
+      line.detail = describe(f, a, l);
+      out.push_back(std::move(line));
     }
   }
   return out;

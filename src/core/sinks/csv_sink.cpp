@@ -1,52 +1,77 @@
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <stdexcept>
-
+#include "fabricbench/core/csv.hpp"
+#include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sinks.hpp"
 
 namespace fb {
 
-std::string csv_header() {
-  return "op,backend,scope,path,dtype,redop,root,nranks,groups,bytes,count,in_place,iterations,time_min_us,"
-         "time_median_us,time_mean_us,time_p99_us,time_max_us,time_stddev_us,algbw_gbps,busbw_gbps,slowest_rank,"
-         "slowest_rank_lag_us,slowest_rank_mean_us,wrong";
+std::vector<std::string> csv_header() {
+  return {"op",          "backend",        "scope",        "path",        "dtype",       "redop",
+          "root",        "nranks",         "groups",       "bytes",       "count",       "in_place",
+          "iterations",  "time_min_us",    "time_median_us", "time_mean_us", "time_p99_us", "time_max_us",
+          "time_stddev_us", "algbw_gbps",  "busbw_gbps",   "slowest_rank", "slowest_rank_lag_us",
+          "slowest_rank_mean_us", "wrong", "run_id"};
 }
 
-std::string csv_line(const Measurement& m) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},{},"
-                     "{:.3f},{:.3f},{}",
-                     m.op, m.backend, m.scope, m.path, m.dtype, m.redop, m.root, m.nranks, m.groups, m.bytes, m.count,
-                     m.in_place ? 1 : 0, m.time.iterations, m.time.min_us, m.time.median_us, m.time.mean_us,
-                     m.time.p99_us, m.time.max_us, m.time.stddev_us, m.algbw_gbps, m.busbw_gbps, m.slowest_rank,
-                     m.slowest_rank_lag_us, m.slowest_rank_mean_us, m.wrong);
+std::vector<std::string> csv_fields(const Measurement& m) {
+  const auto f3 = [](double x) { return fmt::format("{:.3f}", x); };
+  const auto f4 = [](double x) { return fmt::format("{:.4f}", x); };
+  return {m.op,
+          m.backend,
+          m.scope,
+          m.path,
+          m.dtype,
+          m.redop,
+          std::to_string(m.root),
+          std::to_string(m.nranks),
+          std::to_string(m.groups),
+          std::to_string(m.bytes),
+          std::to_string(m.count),
+          m.in_place ? "1" : "0",
+          std::to_string(m.time.iterations),
+          f3(m.time.min_us),
+          f3(m.time.median_us),
+          f3(m.time.mean_us),
+          f3(m.time.p99_us),
+          f3(m.time.max_us),
+          f3(m.time.stddev_us),
+          f4(m.algbw_gbps),
+          f4(m.busbw_gbps),
+          std::to_string(m.slowest_rank),
+          f3(m.slowest_rank_lag_us),
+          f3(m.slowest_rank_mean_us),
+          std::to_string(m.wrong),
+          m.run_id};
 }
 
 namespace {
 
 class CsvSink final : public RowSink {
  public:
-  explicit CsvSink(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {
-    if (!file_) throw std::runtime_error(fmt::format("cannot write CSV file '{}': {}", path, std::strerror(errno)));
-    std::fprintf(file_, "%s\n", csv_header().c_str());
+  CsvSink(const std::string& path, bool overwrite) {
+    if (auto err = csv_.open(path, overwrite, csv_header()); !err.empty()) throw RunError(err);
   }
-  ~CsvSink() override {
-    if (file_) std::fclose(file_);
+  void begin(const RunHeader& header) override { run_id_ = header.run_id; }
+  void measurement(const Measurement& row) override {
+    Measurement stamped = row;
+    stamped.run_id = run_id_;
+    csv_.write_row(csv_fields(stamped));
   }
-  void begin(const nlohmann::ordered_json&) override {}
-  void measurement(const Measurement& row) override { std::fprintf(file_, "%s\n", csv_line(row).c_str()); }
   void skip(const Skip&) override {}
-  void size_done() override { std::fflush(file_); }
-  void end(const nlohmann::ordered_json&) override { std::fflush(file_); }
+  void size_done() override { csv_.sync(); }
+  void end(const Summary&) override { csv_.sync(); }
+  std::string error() const override { return csv_.error(); }
 
  private:
-  std::FILE* file_;
+  CsvWriter csv_;
+  std::string run_id_;
 };
 
 }  // namespace
 
-std::unique_ptr<RowSink> make_csv_sink(const std::string& path) { return std::make_unique<CsvSink>(path); }
+std::unique_ptr<RowSink> make_csv_sink(const std::string& path, bool overwrite) {
+  return std::make_unique<CsvSink>(path, overwrite);
+}
 
 }  // namespace fb

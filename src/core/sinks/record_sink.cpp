@@ -1,7 +1,7 @@
 #include <mutex>
-#include <nlohmann/json.hpp>
-#include <stdexcept>
 
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/record.hpp"
 #include "fabricbench/core/sinks.hpp"
 
 namespace fb {
@@ -9,47 +9,51 @@ namespace {
 
 class RecordSink final : public RowSink {
  public:
-  explicit RecordSink(const std::string& path) {
-    const std::string err = writer_.open(path);
-    if (!err.empty()) throw std::runtime_error(err);
+  RecordSink(const std::string& path, bool overwrite) {
+    const std::string err = writer_.open(path, overwrite);
+    if (!err.empty()) throw RunError(err);
   }
-  void begin(const nlohmann::ordered_json& header) override { writer_.write(header); }
+  void begin(const RunHeader& header) override {
+    run_id_ = header.run_id;
+    writer_.write(header);
+  }
   void measurement(const Measurement& row) override {
-    const auto line = to_json(row);
+    Measurement stamped = row;
+    stamped.run_id = run_id_;
     std::lock_guard lock(mutex_);
-    writer_.write(line);
+    writer_.write(stamped);
     ++rows_;
   }
-  void line(const nlohmann::ordered_json& line) override { writer_.write(line); }
   void skip(const Skip& s) override {
-    nlohmann::ordered_json j = {{"type", "skip"}, {"op", s.op},   {"scope", s.scope},
-                        {"bytes", s.bytes}, {"in_place", s.in_place}, {"reason", s.reason}};
     std::lock_guard lock(mutex_);
-    writer_.write(j);
+    writer_.write(s);
     ++skipped_;
   }
   void size_done() override { writer_.sync(); }
-  void record_line(const nlohmann::ordered_json& line) override { writer_.write(line); }
-  void end(const nlohmann::ordered_json& summary) override { writer_.seal(summary); }
-  void abort(const nlohmann::ordered_json& summary) override {
+  void record_line(const RecordLine& line) override { writer_.write(line); }
+  void end(const Summary& summary) override { writer_.seal(summary); }
+  void abort(const Summary& summary) override {
     // Counted here, not by the engine (whose thread may be blocked): exactly
     // the lines that are in the file before the closing one.
     std::lock_guard lock(mutex_);
-    nlohmann::ordered_json closing = summary;
-    closing["rows"] = rows_;
-    closing["skipped"] = skipped_;
+    Summary closing = summary;
+    closing.sweep = SweepTotals{rows_, skipped_, std::nullopt};
     writer_.seal(closing);
   }
+  std::string error() const override { return writer_.error(); }
 
  private:
   std::mutex mutex_;  // a row and its count go together
   RecordWriter writer_;
+  std::string run_id_;
   std::size_t rows_ = 0;
   std::size_t skipped_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<RowSink> make_record_sink(const std::string& path) { return std::make_unique<RecordSink>(path); }
+std::unique_ptr<RowSink> make_record_sink(const std::string& path, bool overwrite) {
+  return std::make_unique<RecordSink>(path, overwrite);
+}
 
 }  // namespace fb

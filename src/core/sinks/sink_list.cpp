@@ -2,7 +2,7 @@
 
 namespace fb {
 
-void SinkList::begin(const nlohmann::ordered_json& header) {
+void SinkList::begin(const RunHeader& header) {
   for (auto& s : sinks_) s->begin(header);
 }
 void SinkList::progress(const Progress& p) {
@@ -11,23 +11,25 @@ void SinkList::progress(const Progress& p) {
 void SinkList::measurement(const Measurement& row) {
   for (auto& s : sinks_) s->measurement(row);
 }
-void SinkList::line(const nlohmann::ordered_json& line) {
-  for (auto& s : sinks_) s->line(line);
-}
 void SinkList::skip(const Skip& skip) {
   for (auto& s : sinks_) s->skip(skip);
 }
 void SinkList::size_done() {
   for (auto& s : sinks_) s->size_done();
 }
-void SinkList::record_line(const nlohmann::ordered_json& line) {
+void SinkList::record_line(const RecordLine& line) {
   for (auto& s : sinks_) s->record_line(line);
 }
-void SinkList::end(const nlohmann::ordered_json& summary) {
+void SinkList::end(const Summary& summary) {
   for (auto& s : sinks_) s->end(summary);
 }
-void SinkList::abort(const nlohmann::ordered_json& summary) {
+void SinkList::abort(const Summary& summary) {
   for (auto& s : sinks_) s->abort(summary);
+}
+std::string SinkList::error() const {
+  for (const auto& s : sinks_)
+    if (auto e = s->error(); !e.empty()) return e;
+  return {};
 }
 
 }  // namespace fb

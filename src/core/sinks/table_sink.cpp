@@ -3,7 +3,6 @@
 // median over iterations of the slowest rank (nccl-tests prints a mean).
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "fabricbench/core/sinks.hpp"
@@ -22,9 +21,9 @@ class TableSink final : public RowSink {
  public:
   explicit TableSink(std::FILE* out) : out_(out) {}
 
-  void begin(const nlohmann::ordered_json& header) override {
-    print("# fabricbench {}  backend {}  ranks {}  nodes {}\n", header.value("version", "?"),
-          header.value("backend", "?"), header.value("ranks", 0), header.value("nodes", 0));
+  void begin(const RunHeader& header) override {
+    print("# fabricbench {}  backend {}  ranks {}  nodes {}\n", header.version, header.backend.value_or("?"),
+          header.ranks, header.nodes);
   }
 
   void measurement(const Measurement& row) override {
@@ -36,16 +35,7 @@ class TableSink final : public RowSink {
     (row.in_place ? in_place_ : out_of_place_) = row;
   }
 
-  void skip(const Skip& s) override {
-    if (s.op.empty()) {
-      print("# scope {} skipped: {}\n", s.scope, s.reason);
-    } else if (s.bytes == 0) {
-      print("# {} {}{} skipped: {}\n", s.scope, s.op, s.in_place ? " in-place" : "", s.reason);
-    } else {
-      print("# {} {} {}{} skipped: {}\n", s.scope, s.op, format_bytes(s.bytes), s.in_place ? " in-place" : "",
-            s.reason);
-    }
-  }
+  void skip(const Skip& s) override { print("# {}\n", describe(s)); }
 
   void size_done() override {
     const auto& any = out_of_place_ ? out_of_place_ : in_place_;
@@ -57,11 +47,12 @@ class TableSink final : public RowSink {
     in_place_.reset();
   }
 
-  void end(const nlohmann::ordered_json& summary) override {
-    const auto wrong = summary.value("wrong", std::int64_t{-1});
+  void end(const Summary& summary) override {
+    const auto figures = summary.sweep ? summary.sweep->figures : std::nullopt;
+    const std::int64_t wrong = figures ? figures->wrong : -1;
     print("# Out of bounds values : {}\n", wrong < 0 ? std::string("N/A (run with -c to check)")
                                                      : fmt::format("{} {}", wrong, wrong == 0 ? "OK" : "FAILED"));
-    print("# Avg bus bandwidth    : {:.4f}\n", summary.value("avg_busbw_gbps", 0.0));
+    print("# Avg bus bandwidth    : {:.4f}\n", figures ? figures->avg_busbw_gbps : 0.0);
   }
 
  private:
@@ -91,7 +82,7 @@ class TableSink final : public RowSink {
 class ProgressSink final : public RowSink {
  public:
   explicit ProgressSink(std::FILE* out) : out_(out) {}
-  void begin(const nlohmann::ordered_json&) override {}
+  void begin(const RunHeader&) override {}
   void progress(const Progress& p) override {
     std::fprintf(out_, "\r\033[K[%s %s] size %zu/%zu %s", p.scope.c_str(), p.op.c_str(), p.index, p.total,
                  format_bytes(p.bytes).c_str());
@@ -102,7 +93,7 @@ class ProgressSink final : public RowSink {
   void measurement(const Measurement&) override {}
   void skip(const Skip&) override { clear(); }
   void size_done() override { clear(); }
-  void end(const nlohmann::ordered_json&) override { clear(); }
+  void end(const Summary&) override { clear(); }
 
  private:
   void clear() {
@@ -113,7 +104,35 @@ class ProgressSink final : public RowSink {
   std::FILE* out_;
 };
 
+// -q: the skips alone, so a run that measured less than it was asked says why.
+class SkipNoteSink final : public RowSink {
+ public:
+  SkipNoteSink(std::FILE* out, std::string command) : out_(out), command_(std::move(command)) {}
+  void begin(const RunHeader&) override {}
+  void measurement(const Measurement&) override {}
+  void skip(const Skip& s) override {
+    std::fputs(fmt::format("fabricbench {}: {}\n", command_, describe(s)).c_str(), out_);
+    std::fflush(out_);
+  }
+  void end(const Summary&) override {}
+
+ private:
+  std::FILE* out_;
+  std::string command_;
+};
+
 }  // namespace
+
+std::string describe(const Skip& s) {
+  if (s.op.empty()) return fmt::format("scope {} skipped: {}", s.scope, s.reason);
+  if (s.bytes == 0) return fmt::format("{} {}{} skipped: {}", s.scope, s.op, s.in_place ? " in-place" : "", s.reason);
+  return fmt::format("{} {} {}{} skipped: {}", s.scope, s.op, format_bytes(s.bytes), s.in_place ? " in-place" : "",
+                     s.reason);
+}
+
+std::unique_ptr<RowSink> make_skip_note_sink(std::FILE* out, std::string command) {
+  return std::make_unique<SkipNoteSink>(out, std::move(command));
+}
 
 std::unique_ptr<RowSink> make_table_sink(std::FILE* out) { return std::make_unique<TableSink>(out); }
 std::unique_ptr<RowSink> make_progress_sink(std::FILE* out) { return std::make_unique<ProgressSink>(out); }

@@ -1,0 +1,442 @@
+// One struct per kind of line of the results record (docs/results-schema.md),
+// with its JSON both ways in one place (src/core/record_lines.cpp). Every
+// writer fills a struct and every reader gets one, so no writer can misspell
+// a key or drop one another writer has: the compiler holds the schema. The
+// unit test tests/unit/record_lines_test.cpp checks each struct writes
+// exactly the keys the schema document lists.
+//
+// Nested values whose shape another module owns (a command's options, the
+// watchdog's report, topo's GPU and NIC objects) travel whole as JsonValue.
+//
+// Reading: a key a line lacks reads as the field's default (older and
+// hand-made records), except the keys a measurement line has had since 1.0;
+// a key of the wrong type is an error naming it. Unknown keys are ignored, so
+// a newer minor version stays readable.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "fabricbench/core/stats.hpp"
+
+namespace fb {
+
+// A JSON value carried whole (shared, never changed once made). Null when empty.
+class JsonValue {
+ public:
+  JsonValue() = default;
+  JsonValue(const nlohmann::ordered_json& value);  // NOLINT(google-explicit-constructor): a JSON value is one
+  bool is_null() const;
+  const nlohmann::ordered_json& get() const;  // a null value when empty
+
+ private:
+  std::shared_ptr<const nlohmann::ordered_json> value_;
+};
+
+// ---- `run`: the header, the first line of every record -------------------
+
+struct ProfileRef {  // `check`: the acceptance profile
+  std::string name;
+  std::string path;
+  std::string source;
+};
+
+struct SweepRef {  // `check`: one sweep of the profile
+  std::string name;
+  JsonValue options;  // RunOptions' JSON (core/plan.hpp)
+};
+
+struct BuildRef {  // what the binary is (fabricbench --version), since 1.4
+  std::string version;
+  std::string git_commit;  // 12 hex digits, "unknown" outside a git checkout
+  bool git_dirty = false;  // the tree had uncommitted changes
+  std::string build_type;
+  std::string compiler;
+  std::string mpi_library;
+  std::string cuda_built;  // the versions it was compiled against; "" without them
+  std::string nccl_built;
+};
+
+struct PairsPlanRef {  // `check` with a pairs: section
+  std::uint64_t size_bytes = 0;
+  int iters = 0;
+  double time_budget_s = 0;
+  bool rails = false;
+};
+
+struct RunHeader {
+  std::string schema_version;  // written as schema_version(), whatever this holds
+  std::string command;         // run, pairs, topo, gemm, check, step
+  std::string version;
+  std::vector<std::string> argv;
+  std::string start_time;
+  std::string run_id;  // one id per run, on every measurement line and CSV row too (since 1.4)
+  int ranks = -1;
+  int nodes = -1;
+  std::vector<std::string> hosts;
+  std::vector<int> ranks_per_node;
+  std::vector<int> rank_node;
+  std::string mpi_library;
+  std::optional<BuildRef> build;       // absent in records before 1.4
+  std::optional<std::string> backend;  // absent in topo and gemm records
+  std::optional<std::string> backend_version;
+  JsonValue options;  // the command's own (run: RunOptions; pairs; gemm); null = absent
+  std::optional<ProfileRef> profile;
+  std::optional<std::vector<SweepRef>> sweeps;
+  std::optional<PairsPlanRef> pairs;
+};
+
+// ---- `inventory`: one per rank ---------------------------------------------
+
+struct InventoryPath {
+  std::string scope;  // intra, inter, rail
+  std::string cls;    // "class": NVLink, PCIe, SHM, IB, RoCE, TCP
+  std::optional<double> peak_gbps;
+  std::string basis;
+  std::string unknown_reason;  // written only when peak_gbps is unknown
+};
+
+// The keys rules and readers use are typed; the hardware objects are topo's
+// (topo::to_json(Inventory)) and stay as they are in `line`.
+struct InventoryLine {
+  int rank = -1;
+  std::string host;
+  int node = -1;
+  int local_rank = -1;
+  std::vector<InventoryPath> paths;
+  std::vector<std::string> flags;
+  std::string error;  // present only when reading the inventory failed
+  // The whole line as topo made it (software, gpus, nics, rails, rank_gpu,
+  // rank_cpus, gpu_matrix, gpus_note, unknown): written with the typed keys
+  // above taking precedence. Null for a line made here from the fields alone.
+  JsonValue line;
+};
+// Makes the typed view of a line topo made (throws naming a mistyped key).
+InventoryLine inventory_line(const nlohmann::ordered_json& line);
+
+// ---- `measurement` ---------------------------------------------------------
+
+// Wrong elements one rank saw in one verified iteration (--check all).
+struct WrongAt {
+  int rank = 0;                // world rank
+  std::int64_t iteration = 0;  // timed iteration, from 1
+  std::int64_t elements = 0;
+  bool operator==(const WrongAt&) const = default;
+};
+// At most this many WrongAt entries per row (the totals stay exact).
+inline constexpr std::size_t kMaxWrongAt = 256;
+
+// One measured row: an op at one size, scope and placement.
+struct Measurement {
+  std::string run_id;  // the header's; set by the record's writers (RowSink::begin)
+  std::string op;
+  std::string backend;
+  std::string scope;
+  std::string path;
+  std::string dtype;
+  std::string redop;  // "" when the op does not reduce
+  int root = -1;      // -1 when the op has no root
+  int nranks = 0;     // ranks in each group that ran the op
+  int groups = 1;     // groups that ran it at once (nodes for intra, rails for rail)
+  std::uint64_t bytes = 0;
+  std::uint64_t count = 0;
+  bool in_place = false;
+  int peer_a = -1;  // point-to-point ops: the two ranks (group ranks)
+  int peer_b = -1;
+  TimeStats time;  // per op, slowest rank of each iteration
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  // The rank the others waited for most (largest mean lateness entering the
+  // op, world rank), how late it was on average, and its own mean time.
+  int slowest_rank = -1;
+  double slowest_rank_lag_us = 0;
+  double slowest_rank_mean_us = 0;
+  std::int64_t wrong = -1;        // wrong elements over all ranks; -1 = not checked
+  std::vector<int> wrong_ranks;   // world ranks that had wrong elements
+  std::vector<WrongAt> wrong_at;  // --check all: where, by rank and iteration (capped at kMaxWrongAt)
+  int pass = 0;                   // --duration: the sweep's pass, from 1; 0 = a single-pass run
+  // Each world rank's mean time per op (-1: sat out), when the run asked for
+  // it (RunOptions::per_rank_times): finds the node or rail that lags.
+  std::vector<double> rank_mean_us;
+};
+
+// ---- `skip`: a measurement, op or scope that did not run -------------------
+
+struct Skip {
+  std::string op;  // "" for a whole scope
+  std::string scope;
+  std::uint64_t bytes = 0;  // 0 = every size
+  bool in_place = false;
+  std::string reason;
+};
+
+// ---- `pair`, `node`, `finding`: the node-pair matrix -----------------------
+
+struct PairLine {
+  int rail = 0;
+  bool retest = false;
+  int round = 0;
+  int node_a = -1;
+  int node_b = -1;
+  std::string host_a;
+  std::string host_b;
+  std::string path;
+  std::uint64_t bytes = 0;
+  int window = 0;
+  std::uint64_t latency_bytes = 0;
+  std::size_t iterations = 0;
+  std::optional<double> unidir_ab_gbps;  // absent in a hand-made line: the rule cannot use it
+  std::optional<double> unidir_ba_gbps;
+  std::optional<double> bidir_gbps;
+  std::optional<double> latency_us;
+  std::optional<double> latency_p99_us;
+};
+
+struct NodeLine {
+  int rail = 0;
+  int node = -1;
+  std::string host;
+  int links = 0;
+  int low_links = 0;
+  double unidir_median_gbps = 0;
+  double unidir_min_gbps = 0;
+  double bidir_median_gbps = 0;
+  double latency_median_us = 0;
+  bool suspect = false;
+  bool reference_node = false;
+};
+
+struct FindingLine {
+  int rail = 0;
+  std::string kind;  // node or link
+  int node = -1;     // kind node
+  int low_links = 0;
+  int links = 0;
+  int node_a = -1;  // kind link
+  int node_b = -1;
+  std::vector<std::string> hosts;
+  double ratio = 0;
+  std::string worst;
+  double threshold = 0;
+  std::optional<std::string> retested_against;  // null: not retested
+  std::optional<double> retest_ratio;
+  bool confirmed = false;
+  bool intermittent = false;
+  std::string detail;
+};
+
+// ---- `check`: the verdict of one acceptance rule ---------------------------
+
+struct CheckRow {  // the deciding measurement
+  std::string op;
+  std::string scope;
+  std::uint64_t bytes = 0;
+  bool in_place = false;
+  std::string dtype;
+  std::string path;
+  int nranks = 0;
+  std::optional<std::pair<int, int>> peers;  // point-to-point rows
+};
+
+struct CheckLine {
+  std::string rule;
+  std::string kind;
+  std::string status;  // pass, fail, skip, error
+  bool optional = false;  // the profile marks the rule optional: a skip does not fail the check (since 1.4)
+  std::optional<double> measured;
+  std::optional<double> expected;
+  std::string unit;
+  std::string expected_text;
+  std::optional<double> margin;
+  std::string reason;
+  std::optional<CheckRow> row;
+};
+
+// ---- `gemm`, `step`, `step_model` ------------------------------------------
+
+struct GemmLine {
+  int rank = 0;
+  std::string host;
+  int device = -1;
+  std::string gpu;
+  std::string pci_bus_id;
+  std::string dtype;
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  std::size_t iterations = 0;
+  double time_min_us = 0;
+  double time_median_us = 0;
+  double time_max_us = 0;
+  double tflops = 0;
+};
+
+struct StepModeTimes {
+  std::string mode;  // the key in `modes`: compute_only, comm_only, serial, overlapped
+  std::size_t iterations = 0;
+  double time_min_us = 0;
+  double time_median_us = 0;
+  double time_mean_us = 0;
+  double time_p99_us = 0;
+  double time_max_us = 0;
+  int slowest_rank = -1;
+  double slowest_rank_mean_us = 0;
+};
+
+struct StepComm {
+  std::string name;
+  std::string group;
+  std::string op;
+  std::uint64_t bytes = 0;
+  int calls = 0;
+  double window = 0;
+  double per_call_us = 0;
+  double per_step_us = 0;
+};
+
+struct StepLine {
+  std::string workload;
+  std::string backend;
+  int dp = 0;
+  int tp = 0;
+  int pp = 0;
+  std::string kernel;
+  double planned_compute_us = 0;
+  std::vector<StepModeTimes> modes;
+  double comm_share = 0;
+  double exposed_share = 0;
+  double efficiency = 0;
+  double hidden_us = 0;
+  std::vector<StepComm> comms;
+};
+
+struct StepModelLine {
+  std::string basis;
+  std::string network;
+  std::string node;
+  double compute_us = 0;
+  double comm_us = 0;
+  double exposed_us = 0;
+  double step_us = 0;
+  double comm_share = 0;
+  double exposed_share = 0;
+  double efficiency = 0;
+  double step_diff_pct = 0;
+};
+
+// ---- `summary`: the closing line -------------------------------------------
+
+// run and check: what the sweeps did.
+struct SweepTotals {
+  std::size_t rows = 0;  // measurement lines before the summary
+  std::size_t skipped = 0;
+  // Complete runs only (an early end knows only the counts above):
+  struct Figures {
+    std::int64_t wrong = -1;                    // -1: not checked
+    std::optional<std::vector<int>> wrong_ranks;  // checked runs
+    std::optional<int> passes;                  // --duration
+    double avg_busbw_gbps = 0;
+  };
+  std::optional<Figures> figures;
+};
+
+struct PairsTotals {
+  std::size_t pairs = 0;
+  std::size_t retests = 0;
+  int rounds = 0;
+  int retest_rounds = 0;
+  std::size_t findings = 0;
+  std::size_t failing_findings = 0;
+  std::vector<std::string> bad_nodes;
+  double reference_unidir_gbps = 0;
+  double reference_bidir_gbps = 0;
+  double threshold = 0;
+};
+
+struct TopoTotals {
+  int ranks = 0;
+  int nodes = 0;
+  std::size_t flags = 0;
+  bool heterogeneous = false;
+  JsonValue differences;  // topo::to_json(differences)
+};
+
+struct GemmSlowest {
+  std::string dtype;
+  int rank = 0;
+  std::string host;
+  int device = -1;
+  std::string pci_bus_id;
+  double tflops = 0;
+  double fastest_tflops = 0;
+  double below_fastest_pct = 0;
+};
+
+struct GemmTotals {
+  std::size_t rows = 0;
+  std::vector<GemmSlowest> slowest;
+};
+
+// Every summary has status, elapsed_s and exit_code; a run that ended early
+// (or, for run, measured nothing it was asked for) says why in `reason`, and
+// the watchdog's `report` says where; the rest is the command's own part.
+struct Summary {
+  std::string status = "complete";  // complete, hang, rank_lost, error, killed
+  std::string reason;               // "" = absent
+  JsonValue report;                 // null = absent
+  std::optional<SweepTotals> sweep;  // run, check
+  std::optional<PairsTotals> pairs;
+  std::optional<TopoTotals> topo;
+  std::optional<GemmTotals> gemm;
+  double elapsed_s = 0;
+  int exit_code = 0;
+};
+
+// ---- both ways -------------------------------------------------------------
+
+// Every line but the summary (which RecordWriter::seal alone writes).
+using RecordLine = std::variant<RunHeader, InventoryLine, Measurement, Skip, PairLine, NodeLine, FindingLine, CheckLine,
+                                GemmLine, StepLine, StepModelLine>;
+
+nlohmann::ordered_json to_json(const RunHeader& line);
+nlohmann::ordered_json to_json(const InventoryLine& line);
+nlohmann::ordered_json to_json(const Measurement& line);
+nlohmann::ordered_json to_json(const Skip& line);
+nlohmann::ordered_json to_json(const PairLine& line);
+nlohmann::ordered_json to_json(const NodeLine& line);
+nlohmann::ordered_json to_json(const FindingLine& line);
+nlohmann::ordered_json to_json(const CheckLine& line);
+nlohmann::ordered_json to_json(const CheckRow& row);
+nlohmann::ordered_json to_json(const GemmLine& line);
+nlohmann::ordered_json to_json(const StepLine& line);
+nlohmann::ordered_json to_json(const StepModelLine& line);
+nlohmann::ordered_json to_json(const Summary& line);
+nlohmann::ordered_json to_json(const RecordLine& line);
+
+// Each throws std::runtime_error naming the missing or mistyped key.
+RunHeader header_from_json(const nlohmann::ordered_json& j);
+InventoryLine inventory_from_json(const nlohmann::ordered_json& j);
+Measurement measurement_from_json(const nlohmann::ordered_json& j);
+Skip skip_from_json(const nlohmann::ordered_json& j);
+PairLine pair_from_json(const nlohmann::ordered_json& j);
+NodeLine node_from_json(const nlohmann::ordered_json& j);
+FindingLine finding_from_json(const nlohmann::ordered_json& j);
+CheckLine check_from_json(const nlohmann::ordered_json& j);
+GemmLine gemm_from_json(const nlohmann::ordered_json& j);
+StepLine step_from_json(const nlohmann::ordered_json& j);
+StepModelLine step_model_from_json(const nlohmann::ordered_json& j);
+// `command` is the header's: it says which part a summary has.
+Summary summary_from_json(const nlohmann::ordered_json& j, const std::string& command);
+
+// A new run id: UTC time and 64 random bits, "20261129T100000Z-1f2e3d4c5b6a7988".
+// Made on rank 0 (Comm::bcast_string_quiet hands it to the others).
+std::string make_run_id();
+
+}  // namespace fb
