@@ -157,7 +157,7 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
   if (p.done >= static_cast<std::size_t>(kMaxAdaptiveIters)) return StopReason::iterations;
   const std::uint64_t per = bytes_per_iteration(plan);
   if (per > 0 && p.done * per >= kMaxBytesPerSize) return StopReason::bytes;
-  if (plan.budget_s > 0 && p.spent_us >= plan.budget_s * 1e6) return StopReason::time;
+  if (p.spent_us >= plan.seconds_cap() * 1e6) return StopReason::time;
   return std::nullopt;
 }
 
@@ -180,7 +180,7 @@ int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, dou
     want = std::min(want, std::ceil((static_cast<double>(kMaxBytesPerSize) - done * static_cast<double>(per)) /
                                     static_cast<double>(per)));
   const double pace_us = p.median_us * plan.ops_per_iteration;  // one iteration
-  if (plan.budget_s > 0 && pace_us > 0) want = std::min(want, std::ceil((plan.budget_s * 1e6 - p.spent_us) / pace_us));
+  if (pace_us > 0) want = std::min(want, std::ceil((plan.seconds_cap() * 1e6 - p.spent_us) / pace_us));
   return static_cast<int>(std::max(want, 1.0));
 }
 

@@ -137,6 +137,11 @@ TEST(StopRule, CapsEndAMedianThatWillNotSettle) {
   TimingPlan pingpong = adaptive(10, 0.02, 0.010);
   pingpong.ops_per_iteration = 2;
   EXPECT_EQ(stop_reason(pingpong, std::span<const double>(noisy).first(40), 0), StopReason::time);
+  // No budget: kDefaultSizeSeconds still ends it (the warm-up alone spent it here).
+  EXPECT_EQ(stop_reason(adaptive(10, 0.02), noisy, kDefaultSizeSeconds * 1e6), StopReason::time);
+  EXPECT_FALSE(stop_reason(adaptive(10, 0.02), noisy, 0));
+  // 64 x 125 us timed, and the warm-up: 250 us left, two iterations at the median's pace.
+  EXPECT_EQ(next_batch(adaptive(10, 0.02), noisy, kDefaultSizeSeconds * 1e6 - 64 * 125 - 250), 2);
   // Iterations.
   std::vector<double> many(kMaxAdaptiveIters);
   for (std::size_t i = 0; i < many.size(); ++i) many[i] = 100.0 + static_cast<double>(i % 2) * 50;

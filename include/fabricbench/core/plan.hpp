@@ -54,6 +54,10 @@ inline constexpr double kDefaultMedianCi = 0.02;
 // timed iterations, and bytes moved per rank by them.
 inline constexpr int kMaxAdaptiveIters = 5000;
 inline constexpr std::uint64_t kMaxBytesPerSize = std::uint64_t{64} << 20;
+// And seconds per size (warm-up included) when no --time-budget is given:
+// ranks that share cores (oversubscribed, loaded) give medians that settle
+// slowly, if ever; this keeps such a sweep within a second or so per row.
+inline constexpr double kDefaultSizeSeconds = 0.25;
 // Warm-up beyond its first iteration moves at most this much per rank
 // (adaptive): one iteration at 64 MiB, -w at 12 MiB and below.
 inline constexpr std::uint64_t kWarmupBytes = std::uint64_t{64} << 20;

@@ -43,6 +43,8 @@ struct TimingPlan {
 
   bool adaptive() const { return median_ci > 0 || budget_s > 0; }
   double ci_target() const { return median_ci > 0 ? median_ci : kDefaultMedianCi; }
+  // Adaptive: seconds after which no batch starts (beyond -n).
+  double seconds_cap() const { return budget_s > 0 ? budget_s : kDefaultSizeSeconds; }
 };
 
 // Why a measurement stopped where it did (the record's `stopped_by`).
@@ -51,7 +53,7 @@ enum class StopReason {
   ci,          // the median's confidence interval reached the target
   iterations,  // kMaxAdaptiveIters
   bytes,       // kMaxBytesPerSize moved
-  time,        // the --time-budget spent
+  time,        // the --time-budget (or kDefaultSizeSeconds) spent
 };
 std::string_view name(StopReason reason);
 
