@@ -6,6 +6,12 @@
 #   ctest -L unit   every unit test under the sanitizers: a finding fails it;
 #   ctest -L fuzz   each harness fuzzed for FABRICBENCH_FUZZ_SECONDS (default
 #                   60) from its seeds in tests/fuzz/corpus/.
+# Then a third build, with clang and ThreadSanitizer (GPU and benchmarks
+# off), of the threads' tests only (fb_core and two test programs, to keep
+# CI's 2-core run short): the watchdog's and the progress board's tests
+# (fb_watchdog_tests: whole jobs of watchdog threads in one process, agents,
+# hubs, the judge) and the scale simulation (rank 0's monitor thread
+# against 4,096 simulated ranks). Set FABRICBENCH_TSAN=0 to skip it.
 # Open MPI's own allocations kept until exit are suppressed by library name
 # (tests/sanitizers/lsan.supp); fabricbench's code is checked in full.
 # FABRICBENCH_SANITIZE_LABELS='unit|mpi|fuzz' adds the MPI tests (slow: every
@@ -23,9 +29,21 @@ start=$(date +%s)
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFABRICBENCH_SANITIZE=address,undefined -DFABRICBENCH_FUZZ=ON -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
 # Every executable a `unit` test runs (model.plots runs fabricbench), and the harnesses.
-targets=(fabricbench fb_unit_tests fb_topo_tests fb_model_tests fb_accept_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
+targets=(fabricbench fb_unit_tests fb_watchdog_tests fb_watchdog_sim fb_topo_tests fb_model_tests fb_accept_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
 [[ $labels == *mpi* ]] && targets=(all)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 echo "sanitize.sh: sanitized build took $(($(date +%s) - start)) s" >&2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "^($labels)\$" "$@"
+
+[[ ${FABRICBENCH_TSAN:-1} == 0 ]] && exit 0
+tsan=${FABRICBENCH_TSAN_BUILD:-$here/build-tsan}
+rm -rf "$tsan"
+start=$(date +%s)
+CC=clang CXX=clang++ cmake -S "$here" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFABRICBENCH_SANITIZE=thread -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
+cmake --build "$tsan" -j "$jobs" --target fb_watchdog_tests fb_watchdog_sim
+echo "sanitize.sh: thread-sanitized build took $(($(date +%s) - start)) s" >&2
+start=$(date +%s)
+ctest --test-dir "$tsan" --output-on-failure -j "$jobs" -R '^(Watch|Progress)|^unit[.]watchdog_scale' "$@"
+echo "sanitize.sh: thread-sanitized tests took $(($(date +%s) - start)) s" >&2

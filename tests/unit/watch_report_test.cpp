@@ -95,6 +95,61 @@ TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {
   EXPECT_NE(end.message.find("none is behind"), std::string::npos) << end.message;
 }
 
+// SIGSTOP of rank 1 (issue 17): rank 1 issued iteration 8 and froze inside
+// it; its last report, 5.2 s old, is ahead of rank 0, which waits in
+// iteration 8 for it. Judged by position, rank 0 was "behind"; judged by
+// silence, rank 1 is the one that stopped.
+TEST(WatchReport, ARankThatStoppedAnsweringIsNamedNotTheRankWaitingOnIt) {
+  auto frozen = at(1, Phase::timed, 40, 8, 0.1);
+  frozen.age_s = 5.2;
+  const std::vector<RankView> ranks{at(0, Phase::timed, 40, 7, 5.0), frozen};
+  ASSERT_TRUE(hang_detected(ranks));
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1}) << end.message;
+  EXPECT_EQ(end.report["waiting_ranks"], std::vector<int>{0});
+  EXPECT_NE(end.message.find("rank 1 stopped answering the watchdog 5.2 s ago"), std::string::npos) << end.message;
+  EXPECT_GE(end.report["stalled_s"].get<double>(), 5.0);
+  // Frozen at the same point as the rank waiting on it: not "every rank at the same point".
+  frozen.state.at.iteration = 7;
+  const RunEnd same = hang_end({at(0, Phase::timed, 40, 7, 5.0), frozen}, TimeoutPolicy{5});
+  EXPECT_EQ(same.report["stuck_ranks"], std::vector<int>{1}) << same.message;
+  EXPECT_EQ(same.message.find("every rank is at the same point"), std::string::npos) << same.message;
+}
+
+TEST(WatchReport, ThousandsWaitingNameAFewHostsAndCountTheRest) {
+  std::vector<RankView> ranks;
+  for (int r = 0; r < 64; ++r) {
+    ranks.push_back(at(r, Phase::timed, 40, r == 37 ? 6 : 7, 5.5));
+    ranks.back().host = "host-" + std::to_string(r / 4);
+  }
+  const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{37});
+  EXPECT_EQ(end.report["waiting_ranks"].size(), 63u);
+  EXPECT_NE(end.message.find("ranks 0-36,38-63 (host-0, host-1, host-2, host-3, host-4, host-5, host-6, host-7 and 8 "
+                             "more hosts)"),
+            std::string::npos)
+      << end.message;
+}
+
+TEST(WatchReport, ReportsLateByLessThanHalfTheTimeoutAreNotSilence) {
+  // A loaded host sends late: 1.2 s of a 5 s timeout is not a frozen rank.
+  auto late = at(1, Phase::timed, 40, 7, 4.1);
+  late.age_s = 1.2;
+  const RunEnd end = hang_end({at(0, Phase::timed, 40, 6, 5.3), late}, TimeoutPolicy{5});
+  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{0}) << end.message;
+  EXPECT_DOUBLE_EQ(silent_after_s(TimeoutPolicy{5}), 2.5);
+  EXPECT_DOUBLE_EQ(silent_after_s(TimeoutPolicy{1}), 1.0);  // never below four report periods
+}
+
+TEST(WatchReport, RanksLeftWaitingOnALostRankAreNotAllAtTheSamePoint) {
+  auto lost = at(1, Phase::timed, 40, 7, 0.1);
+  lost.lost = true;
+  lost.lost_why = "silent for 5.1 s";
+  const RunEnd end = hang_end({at(0, Phase::timed, 40, 7, 5.0), lost}, TimeoutPolicy{5});
+  EXPECT_EQ(end.message.find("every rank is at the same point"), std::string::npos) << end.message;
+  EXPECT_NE(end.message.find("waiting on the lost rank 1"), std::string::npos) << end.message;
+}
+
 TEST(WatchReport, WaitingInTheEngineIsNotAHangWhileSomeoneProgresses) {
   // Ranks 2 and 3 sit out a long point-to-point measurement: stalled in a
   // control collective for longer than the limit, but 0 and 1 progress.

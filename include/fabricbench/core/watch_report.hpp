@@ -18,11 +18,18 @@ namespace fb::watch {
 inline constexpr double kTimeoutFloorS = 60;       // automatic timeout: this floor ...
 inline constexpr double kTimeoutBytesPerS = 1e9;   // ... plus what one iteration moves at 1 GB/s
 
+// A rank whose parent is silent waits this much longer than rank 0 waits for
+// a silent rank: where both could end the job, rank 0 (which can say why in
+// the record) does.
+inline constexpr double kParentGraceS = 2;
+
 struct TimeoutPolicy {
   double fixed_s = -1;  // > 0: this many seconds for every step; 0: no watchdog; < 0: automatic
   bool enabled() const { return fixed_s != 0; }
   double limit_s(std::uint64_t bytes_per_iteration) const;
-  // A rank silent on the side channel this long counts as lost (its host may be down).
+  // A rank silent on the side channel this long counts as lost (its host may
+  // be down); a rank whose parent (rank 0, its node leader) is silent this
+  // long plus kParentGraceS ends the job itself.
   double silence_s() const { return fixed_s > 0 ? fixed_s : kTimeoutFloorS; }
   std::string describe() const;
 };
@@ -32,7 +39,7 @@ struct RankView {
   int rank = 0;
   std::string host;
   StateReport state;
-  double age_s = 0;       // how old that state is (the stall has grown since)
+  double age_s = 0;       // how long since it was last heard (its state is that old; the stall has grown since)
   bool reported = false;  // has sent a state at least once
   bool finished = false;  // said bye: its silence is expected
   bool lost = false;      // connection closed without bye, or silent too long
@@ -53,7 +60,13 @@ struct RunEnd {
 // point-to-point measurement is waiting, not hung).
 bool hang_detected(const std::vector<RankView>& ranks);
 
+// Names who the others wait on: the ranks that stopped answering (silent
+// for silent_after_s while others still answer: a frozen process, a host
+// gone), else the ranks furthest behind.
 RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy);
+// How long a rank must have been silent to count as the one not answering:
+// far beyond the report period (a quarter second), within the timeout.
+double silent_after_s(const TimeoutPolicy& policy);
 RunEnd lost_end(const std::vector<RankView>& ranks);
 RunEnd error_end(int rank, const std::string& what, const std::vector<RankView>& ranks);
 // `rank`: the first rank known to have received it.

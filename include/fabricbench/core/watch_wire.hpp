@@ -1,16 +1,24 @@
 // The watchdog's side channel protocol (see watchdog.hpp): small framed
-// messages over TCP between each rank and rank 0, independent of MPI so that
+// messages over the watchdog's tree of sockets, independent of MPI so that
 // they still flow when the communicator is wedged.
 //
+// The tree: each node's ranks talk to their node leader (the node's lowest
+// rank) over a local socket; the leaders talk to rank 0 over TCP. Rank 0 is
+// node 0's leader. "Up" goes from a rank towards rank 0, "down" away from it.
+//
 // Frame: u32 little-endian length L (1 .. kMaxFrameBytes), then L bytes: a
-// type byte and its payload. Integers are little-endian 64-bit.
-//   hello    rank -> 0   token, rank          (authenticates the connection)
-//   welcome  0 -> rank   token                (rank 0 is the one we meant)
-//   state    rank -> 0   progress snapshot, seconds without progress, limit
-//   bye      rank -> 0   the run finished on this rank: its silence is expected
-//   fail     rank -> 0   an error stopped this rank: text
-//   stop     0 -> rank   the run is being aborted: text
-//   signal   rank -> 0   this rank got SIGTERM/SIGINT/SIGHUP and is going: number
+// type byte and its payload. Integers are little-endian 64-bit. Every up
+// message names the rank it is about: a leader forwards its node's ranks'.
+//   hello    up    token, rank            (authenticates the connection)
+//   welcome  down  token                  (the parent is the one we meant)
+//   state    up    rank, age, progress snapshot, seconds without progress, limit
+//   bye      up    rank: the run finished there, its silence is expected
+//   fail     up    rank, text: an error stopped that rank
+//   stop     down  text: the run is being aborted (also: a refused connection)
+//   signal   up    rank, number: that rank got SIGTERM/SIGINT/SIGHUP and is going
+//   beat     down  the parent is alive (four times a second)
+//   lost     up    rank, text: a leader lost that rank's connection
+//   leaving  up    rank, text: that rank ends the job because its parent fell silent
 #pragma once
 
 #include <cstdint>
@@ -22,7 +30,21 @@
 
 namespace fb::watch {
 
-enum class MsgType : std::uint8_t { hello = 1, welcome = 2, state = 3, bye = 4, fail = 5, stop = 6, signal = 7 };
+enum class MsgType : std::uint8_t {
+  hello = 1,
+  welcome = 2,
+  state = 3,
+  bye = 4,
+  fail = 5,
+  stop = 6,
+  signal = 7,
+  beat = 8,
+  lost = 9,
+  leaving = 10,
+};
+inline constexpr int kMsgTypeCount = 10;
+// Which way a message type travels: a peer sending the other kind is broken.
+bool travels_up(MsgType type);
 
 // A rank's state as it reports it: where it is, and its own judgement of how
 // long it has been there (on its own clock, so hosts' clocks need not agree).
@@ -35,10 +57,11 @@ struct StateReport {
 struct Message {
   MsgType type = MsgType::state;
   std::uint64_t token = 0;  // hello, welcome
-  int rank = -1;            // hello
+  int rank = -1;            // hello and every up message: the rank it is about
   int signal = 0;           // signal
+  double age_s = 0;         // state: how long ago the sender heard it from that rank (0: its own)
   StateReport state;        // state
-  std::string text;         // fail, stop (cut to fit a frame)
+  std::string text;         // fail, stop, lost, leaving (cut to fit a frame)
 };
 
 inline constexpr std::size_t kMaxFrameBytes = 4096;

@@ -1,21 +1,26 @@
 // The hang watchdog. One thread on every rank watches this rank's progress
-// (progress.hpp) and talks to rank 0 over a side channel of its own: a TCP
-// connection opened at the start of the run (MPI is used only to broadcast
-// rank 0's address and a random token), so it still works when the MPI or
-// NCCL communicator is wedged. Every rank reports where it is four times a
-// second; rank 0 judges (watch_report.hpp):
+// (progress.hpp) and talks over a side channel of its own, set up at the
+// start of the run (MPI is used only to broadcast rank 0's address and a
+// random token, and to agree on set-up errors), so it still works when the
+// MPI or NCCL communicator is wedged. The channel is a tree: each node's
+// ranks report to their node leader over a local socket, the leaders to
+// rank 0 over TCP, four times a second, and the parents beat back as often
+// (see src/core/watchdog/tree.hpp). Rank 0 judges (watch_report.hpp):
 //   hang       a rank inside an op has made no progress for the timeout;
-//              the report names the ranks furthest behind (stuck) and the
-//              ranks ahead of them (waiting on them), with op, scope, size,
-//              phase and iteration;
+//              the report names the ranks that stopped answering, else the
+//              ranks furthest behind (stuck), and the ranks waiting on
+//              them, with op, scope, size, phase and iteration;
 //   rank_lost  a rank's connection closed without a goodbye (killed,
-//              crashed) or it went silent for the timeout (host gone);
+//              crashed; a lost node leader loses its node) or it went
+//              silent for the timeout (frozen, host gone);
 //   error      a rank hit an error it cannot recover from (fail());
-//   killed     SIGTERM/SIGINT/SIGHUP reached rank 0 (launcher, scheduler).
+//   killed     SIGTERM/SIGINT/SIGHUP reached a rank (launcher, scheduler).
 // Then rank 0 closes the record with a summary saying so (the OnEnd
 // callback), tells the other ranks to stop, asks the active backend group to
-// abort (BackendGroup::abort), and ends the job with MPI_Abort (exit 3), or
-// for a signal dies of that signal.
+// abort (BackendGroup::abort), and ends the job (exit 3), or for a signal
+// dies of that signal. A rank whose parent falls silent (rank 0 frozen)
+// ends the job itself; a watchdog thread that was not running for a while
+// (the job suspended) judges nobody for that time.
 //
 // Cost to the timed loop: nothing but the store of one counter per
 // iteration; the thread wakes ten times a second and reads it.
@@ -39,7 +44,8 @@ class Watchdog {
   using OnEnd = std::function<void(const watch::RunEnd&)>;
 
   // Collective over `world`. Throws UsageError on every rank alike when some
-  // rank cannot reach rank 0's side channel (the message says what to set).
+  // rank cannot reach its parent, or a parent cannot hold its children (out
+  // of descriptors): the message says what to set.
   Watchdog(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy policy, ProgressBoard& board, OnEnd on_end);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "fabricbench/backends/backend.hpp"  // now_us
@@ -20,6 +21,9 @@ constexpr std::array kEndingSignals{SIGTERM, SIGINT, SIGHUP};
 // process ends regardless.
 constexpr auto kLeaveGrace = std::chrono::seconds(5);
 
+std::mutex g_pipe_mutex;
+int g_users = 0;
+// Read by the handler: set before the handlers are installed, cleared after they are gone.
 int g_signal_pipe[2] = {-1, -1};
 struct sigaction g_previous[kEndingSignals.size()];
 
@@ -35,8 +39,11 @@ void on_signal(int signal) {
 
 double monotonic_s() { return now_us() * 1e-6; }
 
+// Every watchdog loop of the process polls the same pipe (one, outside
+// tests, which run several): the handlers stay until the last one goes.
 int install_signal_pipe() {
-  if (g_signal_pipe[0] >= 0) return g_signal_pipe[0];
+  std::lock_guard lock(g_pipe_mutex);
+  if (g_users++ > 0) return g_signal_pipe[0];
   if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
   for (std::size_t i = 0; i < kEndingSignals.size(); ++i) {
     struct sigaction sa {};
@@ -49,7 +56,8 @@ int install_signal_pipe() {
 }
 
 void uninstall_signal_pipe() {
-  if (g_signal_pipe[0] < 0) return;
+  std::lock_guard lock(g_pipe_mutex);
+  if (g_users == 0 || --g_users > 0 || g_signal_pipe[0] < 0) return;
   for (std::size_t i = 0; i < kEndingSignals.size(); ++i) ::sigaction(kEndingSignals[i], &g_previous[i], nullptr);
   ::close(g_signal_pipe[0]);
   ::close(g_signal_pipe[1]);

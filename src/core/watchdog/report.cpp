@@ -46,8 +46,11 @@ std::string grouped(const std::vector<const RankView*>& ranks) {
   }
   std::string out;
   for (const auto& [where, who] : places) {
+    // Thousands of ranks wait on one: their hosts would fill the screen.
+    constexpr std::size_t kHostsShown = 8;
     std::string hosts;
-    for (const auto& h : who.second) hosts += (hosts.empty() ? "" : ", ") + h;
+    for (std::size_t i = 0; i < who.second.size() && i < kHostsShown; ++i) hosts += (i ? ", " : "") + who.second[i];
+    if (who.second.size() > kHostsShown) hosts += fmt::format(" and {} more hosts", who.second.size() - kHostsShown);
     out += fmt::format("\n    rank{} {} ({}): {}", who.first.size() > 1 ? "s" : "", rank_list(who.first), hosts, where);
   }
   return out;
@@ -157,14 +160,37 @@ bool hang_detected(const std::vector<RankView>& ranks) {
   return any_live && all_overdue && !all_compute;
 }
 
-RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy) {
-  // The ranks furthest behind are stuck; the others are waiting on them. A
-  // rank in a control collective waits for the others by definition: it is
-  // a candidate only when every rank is in one. (Where the ranks' steps line
-  // up, as in the sweep engine, the rank furthest behind is never in one
-  // anyway; where they do not, as between the pairs of `fabricbench pairs`
-  // and the ranks resting in that round, this keeps a resting rank from
-  // being named.)
+double silent_after_s(const TimeoutPolicy& policy) { return std::max(1.0, 0.5 * policy.silence_s()); }
+
+namespace {
+
+// Ranks that stopped answering while the others still do. A frozen rank
+// (SIGSTOP, a debugger, a host swapping or gone) sends nothing: its last
+// report may even be ahead of the ranks that wait on it (it issued the
+// iteration, then stopped), so its position says nothing; its silence does.
+std::vector<const RankView*> silent_ranks(const std::vector<RankView>& ranks, const TimeoutPolicy& policy) {
+  std::vector<const RankView*> silent;
+  std::size_t answering = 0;
+  for (const auto& v : ranks) {
+    if (!live(v)) continue;
+    if (v.age_s >= silent_after_s(policy))
+      silent.push_back(&v);
+    else
+      ++answering;
+  }
+  if (answering == 0) silent.clear();  // nobody to compare with: judge by position
+  return silent;
+}
+
+// The ranks furthest behind are stuck; the others are waiting on them. A
+// rank in a control collective waits for the others by definition: it is
+// a candidate only when every rank is in one. (Where the ranks' steps line
+// up, as in the sweep engine, the rank furthest behind is never in one
+// anyway; where they do not, as between the pairs of `fabricbench pairs`
+// and the ranks resting in that round, this keeps a resting rank from
+// being named.)
+void split_by_position(const std::vector<RankView>& ranks, std::vector<const RankView*>& stuck,
+                       std::vector<const RankView*>& waiting) {
   bool all_sync = true;
   for (const auto& v : ranks)
     if (live(v) && v.state.at.phase != Phase::sync) all_sync = false;
@@ -172,36 +198,58 @@ RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy)
   const RankView* first = nullptr;
   for (const auto& v : ranks)
     if (candidate(v) && (!first || behind(v.state.at, first->state.at))) first = &v;
-  std::vector<const RankView*> stuck;
-  std::vector<const RankView*> waiting;
-  double stalled = 0;
-  double limit = 0;
   for (const auto& v : ranks) {
     if (!live(v)) continue;
     const bool same = first && candidate(v) && !behind(first->state.at, v.state.at);
     (same ? stuck : waiting).push_back(&v);
-    if (same) {
-      stalled = std::max(stalled, stalled_now(v));
-      limit = std::max(limit, v.state.limit_s);
-    } else if (in_op(v.state.at.phase)) {
-      // A rank inside an op ahead of the stuck ones progressed after they
-      // last did, so they have been stalled at least as long. Their own
-      // report may be older (a loaded host sends late): this bound keeps
-      // the figure from reading below the limit that triggered the report.
-      stalled = std::max(stalled, stalled_now(v));
-    }
   }
+}
+
+}  // namespace
+
+RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy) {
+  std::vector<const RankView*> stuck = silent_ranks(ranks, policy);
+  std::vector<const RankView*> waiting;
+  const bool frozen = !stuck.empty();
+  if (frozen) {
+    for (const auto& v : ranks)
+      if (live(v) && std::find(stuck.begin(), stuck.end(), &v) == stuck.end()) waiting.push_back(&v);
+  } else {
+    split_by_position(ranks, stuck, waiting);
+  }
+  double stalled = 0;
+  double limit = 0;
+  for (const RankView* v : stuck) {
+    stalled = std::max(stalled, stalled_now(*v));
+    limit = std::max(limit, v->state.limit_s);
+  }
+  // A rank inside an op ahead of the stuck ones progressed after they last
+  // did, so they have been stalled at least as long. Their own report may be
+  // older (a loaded host sends late): this bound keeps the figure from
+  // reading below the limit that triggered the report.
+  for (const RankView* v : waiting)
+    if (in_op(v->state.at.phase)) stalled = std::max(stalled, stalled_now(*v));
+  if (frozen)
+    for (const RankView* v : waiting) limit = std::max(limit, v->state.limit_s);
+  const auto lost = lost_ranks(ranks);
+  const std::string who = fmt::format("rank{} {}", stuck.size() > 1 ? "s" : "", rank_list(ranks_of(stuck)));
+  double silent_for = 0;
+  for (const RankView* v : stuck) silent_for = std::max(silent_for, v->age_s);
+  const std::string verdict =
+      frozen ? fmt::format("{} stopped answering the watchdog {:.1f} s ago and the others wait on {} (a stopped "
+                           "process: SIGSTOP, a debugger, a host out of memory; or a host gone); {} last report{}:",
+                           who, silent_for, stuck.size() > 1 ? "them" : "it", stuck.size() > 1 ? "their" : "its",
+                           stuck.size() > 1 ? "s" : "")
+      : !waiting.empty() ? fmt::format("{} {} behind the others", who, stuck.size() > 1 ? "are" : "is")
+      : !lost.empty()    ? fmt::format("the ranks still answering are all at the same point, waiting on the lost rank{} {}",
+                                       lost.size() > 1 ? "s" : "", rank_list(ranks_of(lost)))
+                         : "every rank is at the same point, none is behind: the op itself does not complete "
+                           "(a link, a NIC, a GPU or the library)";
   RunEnd end;
   end.status = "hang";
-  const std::string verdict =
-      waiting.empty() ? "every rank is at the same point, none is behind: the op itself does not complete "
-                        "(a link, a NIC, a GPU or the library)"
-                      : fmt::format("rank{} {} {} behind the others", stuck.size() > 1 ? "s" : "", rank_list(ranks_of(stuck)),
-                                    stuck.size() > 1 ? "are" : "is");
-  end.message = fmt::format("hang: no progress for {:.1f} s (limit {:.1f} s, {}); {}.\n  stuck:{}", stalled, limit,
-                            policy.describe(), verdict, grouped(stuck));
+  end.message = fmt::format("hang: no progress for {:.1f} s (limit {:.1f} s, {}); {}{}{}", stalled, limit,
+                            policy.describe(), verdict, frozen ? "" : ".\n  stuck:", grouped(stuck));
   if (!waiting.empty()) end.message += "\n  waiting on them:" + grouped(waiting);
-  const auto lost = lost_ranks(ranks);
   if (!lost.empty()) end.message += "\n  lost:" + where_lost({}, lost);
   end.report = {{"timeout_s", limit},
                 {"stalled_s", stalled},

@@ -1,66 +1,105 @@
-// Internals of the watchdog (see fabricbench/core/watchdog.hpp): the state
-// one rank keeps, its thread's loops (rank 0: monitor.cpp; others:
-// reporter.cpp), signals (signals.cpp) and how a rank leaves (ending.cpp).
+// Internals of the watchdog (see fabricbench/core/watchdog.hpp): what one
+// rank's watchdog is given (Config: no MPI in it, so tests and the scale
+// simulation run the real loops without a launcher), how the engine's
+// thread talks to the watchdog's thread (Control), the loops (rank 0:
+// monitor.cpp; node leaders and the other ranks: relay.cpp), signals and how
+// a rank leaves (ending.cpp).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "channel.hpp"
 #include "fabricbench/core/watchdog.hpp"
+#include "tree.hpp"
 
 namespace fb {
+
+double monotonic_s();
+
+// How a rank leaves an aborted run: the active backend group aborted, then
+// _exit(exit_code) (see ending.cpp for why not MPI_Abort).
+[[noreturn]] void leave_job(ProgressBoard* board, int exit_code);
+
+namespace watch {
 
 // This rank's own view of its progress: when did (step, iteration) last move?
 class StallClock {
  public:
-  watch::StateReport sample(const ProgressBoard& board, const watch::TimeoutPolicy& policy, double now_s);
+  StateReport sample(const ProgressBoard& board, const TimeoutPolicy& policy, double now_s);
+  // The thread was not running (a suspended job): start counting again.
+  void restart(double now_s) { since_s_ = now_s; }
 
  private:
   ProgressSnapshot last_;
   double since_s_ = -1;
 };
 
-// One end-of-run request from the engine's thread to the watchdog's thread.
-struct Request {
-  enum Kind { none, finish, fail } kind = none;
-  std::string what;
+// What one rank's watchdog works with.
+struct Config {
+  int rank = 0;
+  std::vector<int> rank_node;           // node of every rank
+  std::vector<std::string> node_hosts;  // host of every node
+  TimeoutPolicy policy;
+  ProgressBoard* board = nullptr;
+  Watchdog::OnEnd on_end;  // rank 0: close the record (no MPI)
+  // How this rank leaves a job that ends early; leave_job unless a test
+  // wants the thread back. The loop ends after it returns.
+  std::function<void(int exit_code)> leave;
+  std::function<double()> clock = monotonic_s;
+  std::uint64_t token = 0;
 };
 
-struct Watchdog::Impl {
-  int rank = 0;
-  int size = 1;
-  std::vector<std::string> hosts;  // host of every world rank
-  watch::TimeoutPolicy policy;
-  ProgressBoard* board = nullptr;
-  OnEnd on_end;
-  StallClock clock;
+// One request from the engine's thread (or the set-up) to the watchdog's thread.
+struct Request {
+  enum Kind { start, attach, finish, fail, cancel } kind = start;
+  std::string what;                     // fail
+  std::optional<Connection> uplink;     // attach: the connection to this rank's parent
+};
 
-  // Wakes the thread for a request; the request itself under the mutex.
-  int wake_read = -1;
-  int wake_write = -1;
-  std::mutex request_mutex;
-  Request request;
-
-  // Rank 0: the listening socket, the token connections must present, and
-  // one connection per rank (index = rank).
-  watch::Listener listener;
-  std::uint64_t token = 0;
-  std::vector<watch::Connection> peers;
-  // Other ranks: the connection to rank 0.
-  watch::Connection root;
-
-  std::thread thread;
-  std::atomic<bool> running{false};
+// The engine's thread and the watchdog's: requests one way (woken through
+// a pipe the loop polls), the set-up's progress the other way.
+class Control {
+ public:
+  Control();
+  ~Control();
+  Control(const Control&) = delete;
+  Control& operator=(const Control&) = delete;
 
   void post(Request r);
-  Request take();
-  void run_monitor();   // rank 0's loop
-  void run_reporter();  // every other rank's loop
+  std::vector<Request> take();
+  int wake_fd() const { return wake_read_; }
+
+  // The watchdog's thread: children still expected, or why they cannot all come.
+  void report_setup(int missing, const std::string& error);
+  // Waits until every child joined, a set-up error, or `deadline_s` (monotonic).
+  // Returns the error ("" when every child joined, or the wait ran out:
+  // then the children that did not come say why).
+  std::string wait_setup(double deadline_s);
+
+ private:
+  int wake_read_ = -1;
+  int wake_write_ = -1;
+  std::mutex mutex_;
+  std::deque<Request> requests_;
+  std::condition_variable setup_cv_;
+  int missing_ = -1;
+  std::string setup_error_;
 };
+
+// The loop a rank's watchdog thread runs; returns when the run is over for
+// this rank (or Config::leave returned).
+void run_monitor(const Config& config, Control& control, std::vector<Fd> tcp_listeners, Fd local_listener);
+void run_relay(const Config& config, Control& control, Fd local_listener);
+
+}  // namespace watch
 
 // Signals that end a job (SIGTERM, SIGINT, SIGHUP) become bytes on a pipe the
 // watchdog's thread polls; the previous handlers come back on uninstall.
@@ -68,11 +107,5 @@ int install_signal_pipe();  // the read end
 void uninstall_signal_pipe();
 // Die of `signal` as if we had not caught it (the launcher sees what it sent).
 [[noreturn]] void die_of(int signal);
-
-// How a rank leaves an aborted run: the active backend group aborted, then
-// _exit(exit_code) (see ending.cpp for why not MPI_Abort).
-[[noreturn]] void leave_job(ProgressBoard* board, int exit_code);
-
-double monotonic_s();
 
 }  // namespace fb

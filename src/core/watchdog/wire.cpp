@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/types.hpp"
 #include "fabricbench/core/watch_wire.hpp"
@@ -11,6 +12,57 @@ namespace fb::watch {
 namespace {
 
 constexpr std::size_t kStateFields = 11;
+
+// What follows the type byte, per message type.
+enum class Layout { token_rank, token, rank_state, rank, rank_text, text, rank_signal, empty };
+
+struct TypeInfo {
+  MsgType type;
+  Layout layout;
+  bool up;
+};
+
+constexpr std::array<TypeInfo, kMsgTypeCount> kTypes{{
+    {MsgType::hello, Layout::token_rank, true},
+    {MsgType::welcome, Layout::token, false},
+    {MsgType::state, Layout::rank_state, true},
+    {MsgType::bye, Layout::rank, true},
+    {MsgType::fail, Layout::rank_text, true},
+    {MsgType::stop, Layout::text, false},
+    {MsgType::signal, Layout::rank_signal, true},
+    {MsgType::beat, Layout::empty, false},
+    {MsgType::lost, Layout::rank_text, true},
+    {MsgType::leaving, Layout::rank_text, true},
+}};
+// Every type has its row, in the order of its number: the table is the protocol.
+constexpr bool table_covers_every_type() {
+  for (std::size_t i = 0; i < kTypes.size(); ++i)
+    if (static_cast<std::size_t>(kTypes[i].type) != i + 1) return false;
+  return true;
+}
+static_assert(table_covers_every_type(), "kTypes needs one row per MsgType, in order");
+
+const TypeInfo& info(MsgType type) { return kTypes[static_cast<std::size_t>(type) - 1]; }
+
+// Payload bytes a layout needs exactly; SIZE_MAX where a text of any length follows `fixed_part`.
+constexpr std::size_t fixed_part(Layout l) {
+  switch (l) {
+    case Layout::token_rank:
+    case Layout::rank_signal:
+      return 16;
+    case Layout::token:
+    case Layout::rank:
+    case Layout::rank_text:
+      return 8;
+    case Layout::rank_state:
+      return 16 + 8 * kStateFields;
+    case Layout::text:
+    case Layout::empty:
+      return 0;
+  }
+  return 0;
+}
+constexpr bool has_text(Layout l) { return l == Layout::rank_text || l == Layout::text; }
 
 void put_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -22,9 +74,12 @@ std::uint64_t get_u64(std::string_view in, std::size_t at) {
   return v;
 }
 
+// Rounded, not truncated: a decoded 100000 us is 0.09999999999999999 s, which
+// truncation re-encoded as 99999 us (a leader forwarding a state lost a
+// microsecond per hop; the fuzz harness's round trip caught it).
 std::int64_t to_us(double seconds) {
   if (!(seconds > 0)) return 0;
-  return seconds > 1e12 ? static_cast<std::int64_t>(1e18) : static_cast<std::int64_t>(seconds * 1e6);
+  return seconds > 1e12 ? static_cast<std::int64_t>(1e18) : std::llround(seconds * 1e6);
 }
 
 std::array<std::uint64_t, kStateFields> state_fields(const StateReport& s) {
@@ -42,7 +97,10 @@ std::array<std::uint64_t, kStateFields> state_fields(const StateReport& s) {
 std::optional<StateReport> parse_state(std::string_view p) {
   std::array<std::int64_t, kStateFields> f{};
   for (std::size_t i = 0; i < kStateFields; ++i) f[i] = static_cast<std::int64_t>(get_u64(p, 8 * i));
-  const auto ops = static_cast<std::int64_t>(all_ops().size());
+  // Every enumerator of fb::Op (the cover-checked table's size), copy ops
+  // and kernel_launch included: all_ops() lists the communication ops only,
+  // and a state naming a copy op refused here dropped its rank's leader.
+  constexpr auto ops = static_cast<std::int64_t>(kOpCount);
   const auto scopes = static_cast<std::int64_t>(all_scopes().size());
   if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[3] >= kPhaseCount || f[4] < -1 || f[4] >= ops ||
       f[5] < -1 || f[5] >= scopes || (f[7] != 0 && f[7] != 1) || f[9] < 0 || f[10] < 0)
@@ -62,48 +120,41 @@ std::optional<StateReport> parse_state(std::string_view p) {
   return s;
 }
 
-std::size_t payload_size(MsgType type) {
-  switch (type) {
-    case MsgType::hello:
-      return 16;
-    case MsgType::welcome:
-      return 8;
-    case MsgType::state:
-      return 8 * kStateFields;
-    case MsgType::bye:
-      return 0;
-    case MsgType::signal:
-      return 8;
-    default:
-      return SIZE_MAX;  // text: any length that fits
-  }
-}
+std::uint64_t rank_field(int rank) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(rank)); }
 
 }  // namespace
 
+bool travels_up(MsgType type) { return info(type).up; }
+
 std::string encode(const Message& m) {
   std::string body(1, static_cast<char>(m.type));
-  switch (m.type) {
-    case MsgType::hello:
+  const Layout layout = info(m.type).layout;
+  switch (layout) {
+    case Layout::token_rank:
       put_u64(body, m.token);
-      put_u64(body, static_cast<std::uint64_t>(static_cast<std::int64_t>(m.rank)));
+      put_u64(body, rank_field(m.rank));
       break;
-    case MsgType::welcome:
+    case Layout::token:
       put_u64(body, m.token);
       break;
-    case MsgType::state:
+    case Layout::rank_state:
+      put_u64(body, rank_field(m.rank));
+      put_u64(body, static_cast<std::uint64_t>(to_us(m.age_s)));
       for (std::uint64_t v : state_fields(m.state)) put_u64(body, v);
       break;
-    case MsgType::bye:
+    case Layout::rank:
+    case Layout::rank_text:
+      put_u64(body, rank_field(m.rank));
       break;
-    case MsgType::signal:
+    case Layout::rank_signal:
+      put_u64(body, rank_field(m.rank));
       put_u64(body, static_cast<std::uint64_t>(m.signal));
       break;
-    case MsgType::fail:
-    case MsgType::stop:
-      body += m.text.substr(0, kMaxFrameBytes - 1);
+    case Layout::text:
+    case Layout::empty:
       break;
   }
+  if (has_text(layout)) body += m.text.substr(0, kMaxFrameBytes - body.size());
   std::string frame;
   const auto n = static_cast<std::uint32_t>(body.size());
   for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
@@ -136,44 +187,47 @@ std::optional<Message> Decoder::next() {
   if (in.size() < 4 + static_cast<std::size_t>(n)) return std::nullopt;
   const std::string_view body = in.substr(4, n);
   offset_ += 4 + n;
-  Message m;
   const auto type = static_cast<unsigned char>(body[0]);
-  if (type < 1 || type > 7) return fail(fmt::format("unknown message type {}", type));
+  if (type < 1 || type > kMsgTypeCount) return fail(fmt::format("unknown message type {}", type));
+  Message m;
   m.type = static_cast<MsgType>(type);
+  const Layout layout = info(m.type).layout;
   const std::string_view p = body.substr(1);
-  const std::size_t want = payload_size(m.type);
-  if (want != SIZE_MAX && p.size() != want)
-    return fail(fmt::format("message type {} with {} bytes of payload ({} expected)", type, p.size(), want));
-  switch (m.type) {
-    case MsgType::hello: {
+  const std::size_t want = fixed_part(layout);
+  if (has_text(layout) ? p.size() < want : p.size() != want)
+    return fail(fmt::format("message type {} with {} bytes of payload ({}{} expected)", type, p.size(), want,
+                            has_text(layout) ? " or more" : ""));
+  if (layout != Layout::token && layout != Layout::text && layout != Layout::empty) {
+    const auto rank = static_cast<std::int64_t>(get_u64(p, layout == Layout::token_rank ? 8 : 0));
+    if (rank < 0 || rank > INT32_MAX) return fail(fmt::format("message type {} about rank {}", type, rank));
+    m.rank = static_cast<int>(rank);
+  }
+  switch (layout) {
+    case Layout::token_rank:
+    case Layout::token:
       m.token = get_u64(p, 0);
-      const auto rank = static_cast<std::int64_t>(get_u64(p, 8));
-      if (rank < 0 || rank > INT32_MAX) return fail(fmt::format("hello from rank {}", rank));
-      m.rank = static_cast<int>(rank);
       break;
-    }
-    case MsgType::welcome:
-      m.token = get_u64(p, 0);
-      break;
-    case MsgType::state: {
-      auto s = parse_state(p);
-      if (!s) return fail("state message with out-of-range fields");
+    case Layout::rank_state: {
+      const auto age_us = static_cast<std::int64_t>(get_u64(p, 8));
+      auto s = parse_state(p.substr(16));
+      if (!s || age_us < 0) return fail("state message with out-of-range fields");
+      m.age_s = static_cast<double>(age_us) * 1e-6;
       m.state = *s;
       break;
     }
-    case MsgType::bye:
-      break;
-    case MsgType::signal: {
-      const std::uint64_t sig = get_u64(p, 0);
+    case Layout::rank_signal: {
+      const std::uint64_t sig = get_u64(p, 8);
       if (sig < 1 || sig > 64) return fail(fmt::format("signal {}", sig));
       m.signal = static_cast<int>(sig);
       break;
     }
-    case MsgType::fail:
-    case MsgType::stop:
-      m.text = std::string(p);
+    case Layout::rank:
+    case Layout::rank_text:
+    case Layout::text:
+    case Layout::empty:
       break;
   }
+  if (has_text(layout)) m.text = std::string(p.substr(want));
   return m;
 }
 

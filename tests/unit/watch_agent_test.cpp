@@ -1,0 +1,545 @@
+// The watchdog's real loops and sockets in one process, without MPI: whole
+// jobs of agents (agent.hpp) on simulated nodes, each rank with its own
+// progress board, the test playing the engines; and single hubs fed by
+// hand-made connections (malformed frames, strangers, a full descriptor
+// table). Timings are judged against the timeout with wide margins.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "agent.hpp"
+#include "hub.hpp"
+#include "loop.hpp"
+
+namespace fb::watch {
+namespace {
+
+using namespace std::chrono_literals;
+
+double now_s() { return monotonic_s(); }
+
+// Ranks on simulated nodes of `per_node`, rank 0 listening on 127.0.0.1.
+class LocalJob {
+ public:
+  LocalJob(int ranks, int per_node, double timeout_s) : boards_(static_cast<std::size_t>(ranks)) {
+    std::vector<int> rank_node;
+    for (int r = 0; r < ranks; ++r) rank_node.push_back(r / per_node);
+    std::vector<std::string> hosts;
+    for (int n = 0; n <= (ranks - 1) / per_node; ++n) hosts.push_back("node-" + std::to_string(n));
+    tree_ = std::make_unique<Tree>(rank_node, hosts);
+    exits_ = std::vector<std::atomic<int>>(static_cast<std::size_t>(ranks));
+    for (auto& e : exits_) e = -1;
+    const std::uint64_t token = random_token();
+    RootListeners root = listen_root(*tree_, token, hosts[0], {"127.0.0.1"}, true);
+    endpoint_ = root.endpoint;
+    for (int r = 0; r < ranks; ++r) {
+      Config c;
+      c.rank = r;
+      c.rank_node = rank_node;
+      c.node_hosts = hosts;
+      c.policy = TimeoutPolicy{timeout_s};
+      c.board = &boards_[static_cast<std::size_t>(r)];
+      c.token = token;
+      c.clock = [this] { return now_s() + offset_s_.load(); };
+      c.leave = [this, r](int code) { exits_[static_cast<std::size_t>(r)] = code; };
+      if (r == 0)
+        c.on_end = [this](const RunEnd& end) {
+          std::lock_guard lock(mutex_);
+          end_ = end;
+          ended_at_s_ = now_s();
+          cv_.notify_all();
+        };
+      Fd local = listen_node(*tree_, r, token);
+      agents_.push_back(std::make_unique<Agent>(std::move(c), r == 0 ? std::move(root.tcp) : std::vector<Fd>{},
+                                                std::move(local)));
+    }
+    for (int r = 1; r < ranks; ++r) {
+      Connection up;
+      const std::string error = connect_parent(*tree_, r, endpoint_, tree_->host_of(r), up);
+      EXPECT_EQ(error, "") << "rank " << r;
+      agents_[static_cast<std::size_t>(r)]->attach(std::move(up));
+    }
+    for (int r = 0; r < ranks; ++r)
+      if (!tree_->children(r).empty())
+        EXPECT_EQ(agents_[static_cast<std::size_t>(r)]->wait_children(now_s() + 10), "") << "rank " << r;
+  }
+
+  ~LocalJob() { stop_progress(); }
+
+  void start() {
+    for (auto& a : agents_) a->start();
+  }
+  // Every rank's engine moves on, a timed iteration every 20 ms, until stop_progress().
+  void start_progress() {
+    for (int r = 0; r < tree_->size(); ++r) {
+      board(r).label(Op::all_reduce, 0, 1024, false, 1024);
+      board(r).enter(Phase::timed);
+    }
+    moving_ = true;
+    mover_ = std::thread([this] {
+      while (moving_) {
+        for (auto& b : boards_) b.issued()->fetch_add(1);
+        std::this_thread::sleep_for(20ms);
+      }
+    });
+  }
+  void stop_progress() {
+    moving_ = false;
+    if (mover_.joinable()) mover_.join();
+  }
+  ProgressBoard& board(int r) { return boards_[static_cast<std::size_t>(r)]; }
+  Agent& agent(int r) { return *agents_[static_cast<std::size_t>(r)]; }
+  int exit_code(int r) const { return exits_[static_cast<std::size_t>(r)]; }
+  const Tree& tree() const { return *tree_; }
+  const Endpoint& endpoint() const { return endpoint_; }
+  // Every watchdog clock of the job jumps (a suspended job seen from inside).
+  void shift_clocks(double s) { offset_s_ = offset_s_.load() + s; }
+  // Rank 0's verdict, if one comes within `wait_s`.
+  std::optional<RunEnd> verdict(double wait_s) {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::duration<double>(wait_s), [&] { return end_.has_value(); });
+    return end_;
+  }
+  double ended_at_s() {
+    std::lock_guard lock(mutex_);
+    return ended_at_s_;
+  }
+
+  // Every rank inside a timed all_reduce at iteration 6, but `behind` at 5:
+  // it never issued the sixth, the others wait in it.
+  void plant_hang(int behind) {
+    for (int r = 0; r < tree_->size(); ++r) {
+      auto& b = board(r);
+      b.label(Op::all_reduce, 0, 1 << 20, false, 1 << 20);
+      b.enter(Phase::timed);
+      b.issued()->store(r == behind ? 5 : 6);
+    }
+  }
+
+ private:
+  std::vector<ProgressBoard> boards_;
+  std::unique_ptr<Tree> tree_;
+  Endpoint endpoint_;
+  std::vector<std::atomic<int>> exits_;
+  std::vector<std::unique_ptr<Agent>> agents_;
+  std::atomic<double> offset_s_{0};
+  std::atomic<bool> moving_{false};
+  std::thread mover_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::optional<RunEnd> end_;
+  double ended_at_s_ = 0;
+};
+
+TEST(WatchAgents, AHangBehindANodeLeaderIsNamedWithinTheTimeout) {
+  LocalJob job(12, 4, 1.5);  // three nodes; rank 9 reports through rank 8
+  job.start();
+  const double planted = now_s();
+  job.plant_hang(9);
+  const auto end = job.verdict(1.5 + 8);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->status, "hang") << end->message;
+  EXPECT_EQ(end->report["stuck_ranks"], std::vector<int>{9}) << end->message;
+  EXPECT_EQ(end->report["waiting_ranks"].size(), 11u);
+  EXPECT_EQ(end->report["stuck"][0]["host"], "node-2");
+  EXPECT_LE(job.ended_at_s() - planted, 1.5 + 5);
+  // Rank 0 told everyone to stop, through the leaders.
+  for (int r = 0; r < 12; ++r)
+    for (int i = 0; i < 100 && job.exit_code(r) < 0; ++i) std::this_thread::sleep_for(20ms);
+  for (int r = 0; r < 12; ++r) EXPECT_EQ(job.exit_code(r), 3) << "rank " << r;
+}
+
+TEST(WatchAgents, EveryRankFinishingEndsWithoutAVerdict) {
+  LocalJob job(9, 3, 1.0);
+  job.start();
+  for (int r = 0; r < 9; ++r) job.board(r).enter(Phase::idle);
+  std::this_thread::sleep_for(300ms);
+  std::vector<std::thread> finishing;
+  for (int r = 8; r >= 0; --r) finishing.emplace_back([&job, r] { job.agent(r).finish(); });
+  for (auto& t : finishing) t.join();
+  EXPECT_FALSE(job.verdict(0));
+  for (int r = 0; r < 9; ++r) EXPECT_EQ(job.exit_code(r), -1) << "rank " << r;
+}
+
+TEST(WatchAgents, ARankGoneBehindItsLeaderIsLostAndNamed) {
+  LocalJob job(8, 4, 20);
+  job.start();
+  std::this_thread::sleep_for(300ms);
+  job.agent(6).cancel();  // its thread ends without a goodbye: its socket closes, as when killed
+  const auto end = job.verdict(5);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->status, "rank_lost");
+  EXPECT_EQ(end->report["lost_ranks"], std::vector<int>{6}) << end->message;
+}
+
+TEST(WatchAgents, ALeaderGoneLosesItsWholeNode) {
+  LocalJob job(8, 4, 20);
+  job.start();
+  std::this_thread::sleep_for(300ms);
+  job.agent(4).cancel();
+  const auto end = job.verdict(5);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->report["lost_ranks"], (std::vector<int>{4, 5, 6, 7})) << end->message;
+}
+
+// The whole job's watchdog clocks jump by 30 s at once, as after SIGSTOP and
+// SIGCONT of every rank: nobody was silent, nobody is blamed.
+TEST(WatchAgents, AJumpOfEveryClockIsASuspendNotASilence) {
+  LocalJob job(6, 3, 1.0);
+  job.start();
+  job.start_progress();
+  std::this_thread::sleep_for(500ms);
+  job.shift_clocks(30);
+  EXPECT_FALSE(job.verdict(2.5)) << job.verdict(0)->message;
+  for (int r = 0; r < 6; ++r) EXPECT_EQ(job.exit_code(r), -1) << "rank " << r;
+  // ... and it still watches: a hang after it is named.
+  job.stop_progress();
+  job.plant_hang(4);
+  const auto end = job.verdict(1.0 + 8);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->report["stuck_ranks"], std::vector<int>{4}) << end->message;
+}
+
+// A fake rank 0 that welcomes a leader and then never beats again.
+TEST(WatchAgents, ALeaderWhoseRankZeroFellSilentEndsTheJobAndSaysSoUpstream) {
+  const Tree tree({0, 1, 1}, {"node-a", "node-b"});
+  int port = 0;
+  std::vector<std::string> bound;
+  auto listeners = listen_tcp({"127.0.0.1"}, true, port, bound);
+  Fd listener = std::move(listeners[0]);
+  const Endpoint root{42, port, "node-a", bound};
+  std::thread fake([&] {
+    pollfd p{listener.get(), POLLIN, 0};
+    ::poll(&p, 1, 5000);
+    Connection c(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    pollfd q{c.fd(), POLLIN, 0};
+    ::poll(&q, 1, 5000);
+    c.receive();
+    auto hello = c.next();
+    Message welcome;
+    welcome.type = MsgType::welcome;
+    welcome.token = 42;
+    c.send(welcome);
+    // Read what the leader sends until it says it is leaving.
+    const double until = now_s() + 15;
+    while (now_s() < until) {
+      ::poll(&q, 1, 100);
+      if (!c.receive()) break;
+      while (auto m = c.next())
+        if (m->type == MsgType::leaving) {
+          EXPECT_EQ(m->rank, 1);
+          EXPECT_NE(m->text.find("rank 0 (node-a) has not answered the watchdog"), std::string::npos) << m->text;
+          return;
+        }
+    }
+    ADD_FAILURE() << "no leaving message";
+  });
+  ProgressBoard b1, b2;
+  std::atomic<int> exit1{-1}, exit2{-1};
+  const auto config = [&](int rank, ProgressBoard& b, std::atomic<int>& exit) {
+    Config c;
+    c.rank = rank;
+    c.rank_node = {0, 1, 1};
+    c.node_hosts = {"node-a", "node-b"};
+    c.policy = TimeoutPolicy{1.0};
+    c.board = &b;
+    c.token = 42;
+    c.leave = [&exit](int code) { exit = code; };
+    return c;
+  };
+  Agent leader(config(1, b1, exit1), {}, listen_node(tree, 1, 42));
+  Connection up;
+  ASSERT_EQ(connect_parent(tree, 1, root, "node-b", up), "");
+  leader.attach(std::move(up));
+  Agent member(config(2, b2, exit2), {}, Fd{});
+  Connection up2;
+  ASSERT_EQ(connect_parent(tree, 2, root, "node-b", up2), "");
+  member.attach(std::move(up2));
+  ASSERT_EQ(leader.wait_children(now_s() + 5), "");
+  const double t0 = now_s();
+  leader.start();
+  member.start();
+  fake.join();
+  const double gave_up = now_s() - t0;
+  for (int i = 0; i < 100 && (exit1 < 0 || exit2 < 0); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(exit1, 3);
+  EXPECT_EQ(exit2, 3);  // its leader stopped it
+  EXPECT_GE(gave_up, 1.0 + kParentGraceS - 0.3);
+  EXPECT_LE(gave_up, 1.0 + 5);
+}
+
+// ---- one hub, fed by hand ----
+
+// Rank 0 of a one-node job of `ranks`, its hub on a local socket, run by a thread.
+class HubUnderTest : public Hub::Events {
+ public:
+  explicit HubUnderTest(int ranks)
+      : tree_(std::vector<int>(static_cast<std::size_t>(ranks), 0), {"node-a"}), token_(random_token()),
+        name_(local_name(token_, 0)) {
+    std::vector<Fd> l;
+    l.push_back(listen_local(name_));
+    hub_ = std::make_unique<Hub>(tree_, 0, token_, std::move(l));
+    thread_ = std::thread([this] { run(); });
+  }
+  ~HubUnderTest() override {
+    stop_ = true;
+    thread_.join();
+  }
+  void joined(int) override {}
+  void message(int, const Message& m, double) override {
+    if (m.type == MsgType::state) ++states_;
+  }
+  void gone(int child, const std::string& why, double) override {
+    std::lock_guard lock(mutex_);
+    gone_.push_back(std::to_string(child) + ": " + why);
+  }
+  int raw_connect() const {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    std::memcpy(sa.sun_path + 1, name_.data(), name_.size());
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sa),
+                        static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name_.size())),
+              0);
+    return fd;
+  }
+  std::uint64_t token() const { return token_; }
+  const std::string& name() const { return name_; }
+  std::atomic<int> states_{0};
+  std::atomic<std::uint64_t> dropped_{0};
+  std::vector<std::string> gone_;
+  std::mutex mutex_;
+
+ private:
+  void run() {
+    while (!stop_) {
+      std::vector<pollfd> fds;
+      hub_->add_fds(fds);
+      ::poll(fds.data(), fds.size(), 50);
+      hub_->handle(fds, now_s(), *this);
+      dropped_ = hub_->dropped();
+    }
+  }
+  Tree tree_;
+  std::uint64_t token_;
+  std::string name_;
+  std::unique_ptr<Hub> hub_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+};
+
+// Seconds until the peer closes `fd` (reading and discarding), or -1.
+double seconds_until_closed(int fd, double limit_s) {
+  const double t0 = now_s();
+  char buf[256];
+  while (now_s() - t0 < limit_s) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) > 0 && ::recv(fd, buf, sizeof(buf), 0) <= 0) return now_s() - t0;
+  }
+  return -1;
+}
+
+TEST(WatchHub, MalformedOrForeignConnectionsAreDroppedAtOnceAndCounted) {
+  HubUnderTest hub(3);
+  // A real child joins and keeps reporting through it all.
+  Connection child;
+  ASSERT_EQ(connect_local_parent(hub.name(), hub.token(), 1, 0, child), "");
+  const std::string garbage("\xff\xff\xff\x7fGET / HTTP/1.1\r\n", 20);
+  const auto frame_of = [](Message m) { return encode(m); };
+  Message wrong_token;
+  wrong_token.type = MsgType::hello;
+  wrong_token.token = hub.token() ^ 1;
+  wrong_token.rank = 2;
+  Message hijack = wrong_token;  // rank 1 is taken
+  hijack.token = hub.token();
+  hijack.rank = 1;
+  Message not_hello;
+  not_hello.type = MsgType::bye;
+  not_hello.rank = 2;
+  for (const std::string& bytes : {garbage, frame_of(wrong_token), frame_of(hijack), frame_of(not_hello)}) {
+    const int fd = hub.raw_connect();
+    ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+    const double closed = seconds_until_closed(fd, 3);
+    EXPECT_GE(closed, 0) << "still open after 3 s";
+    EXPECT_LT(closed, 1.0);
+    ::close(fd);
+    Message s;
+    s.type = MsgType::state;
+    s.rank = 1;
+    child.send(s);
+  }
+  for (int i = 0; i < 50 && hub.states_ < 4; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(hub.states_, 4) << "the monitor kept serving its child";
+  EXPECT_EQ(hub.dropped_, 4u);
+  // A child that breaks the protocol is dropped too, and it is a loss.
+  const std::string bad("\x05\0\0\0\x03\x01\x02\x03\x04", 9);
+  ASSERT_EQ(::send(child.fd(), bad.data(), bad.size(), MSG_NOSIGNAL), 9);
+  for (int i = 0; i < 50; ++i) {
+    {
+      std::lock_guard lock(hub.mutex_);
+      if (!hub.gone_.empty()) break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  std::lock_guard lock(hub.mutex_);
+  ASSERT_EQ(hub.gone_.size(), 1u);
+  EXPECT_NE(hub.gone_[0].find("1: protocol error"), std::string::npos) << hub.gone_[0];
+}
+
+TEST(WatchChannel, RankZeroListensOnTheAdvertisedAddressesOnly) {
+  int port = 0;
+  std::vector<std::string> bound;
+  const auto fds = listen_tcp({"127.0.0.1"}, true, port, bound);
+  ASSERT_EQ(fds.size(), 1u);
+  EXPECT_EQ(bound, std::vector<std::string>{"127.0.0.1"});
+  sockaddr_in sa{};
+  socklen_t len = sizeof(sa);
+  ASSERT_EQ(::getsockname(fds[0].get(), reinterpret_cast<sockaddr*>(&sa), &len), 0);
+  EXPECT_EQ(ntohl(sa.sin_addr.s_addr), INADDR_LOOPBACK) << "not 0.0.0.0";
+  EXPECT_EQ(ntohs(sa.sin_port), port);
+  // An address this host does not have is refused, naming it.
+  EXPECT_THROW(
+      {
+        try {
+          listen_tcp({"192.0.2.254"}, true, port, bound);
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("cannot listen on 192.0.2.254"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::runtime_error);
+  // The loopback listener is tried first on rank 0's host when rank 0 has one, and only then.
+  Connection c;
+  const std::string none = connect_tcp_parent({1, port, "h", {}}, 1, true, c);
+  EXPECT_NE(none.find("no address"), std::string::npos) << none;
+}
+
+// EMFILE: a listener whose queue holds connections it cannot take stays
+// readable; a loop that only retries accept() spins at 100% CPU. In a child
+// process (its descriptor limit lowered), a hub with 8 children expected
+// and room for 2 more descriptors serves a poll loop while 8 connect and
+// stay a second: it must refuse the ones that do not fit, saying why, and
+// sleep.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FB_ASAN_RUNTIME 1
+#endif
+#endif
+
+TEST(WatchHub, AFullDescriptorTableRefusesWithTheLimitAndDoesNotSpin) {
+#ifdef FB_ASAN_RUNTIME
+  // With no descriptor left, the ASan/UBSan runtime cannot check memory
+  // (it opens a pipe for that) and reports the hub's calls as invalid.
+  GTEST_SKIP() << "the AddressSanitizer runtime needs file descriptors of its own; runs in the other builds";
+#endif
+  const Tree tree(std::vector<int>(9, 0), {"node-a"});
+  const std::uint64_t token = random_token();
+  const std::string name = local_name(token, 0);
+  int ready[2], result[2], done[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(done), 0);
+  ASSERT_EQ(::pipe(result), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(ready[0]);
+    ::close(result[0]);
+    ::close(done[1]);
+    std::vector<Fd> l;
+    l.push_back(listen_local(name));
+    Hub hub(tree, 0, token, std::move(l));
+    const int probe = ::open("/dev/null", O_RDONLY);
+    rlimit lim{static_cast<rlim_t>(probe + 2), static_cast<rlim_t>(probe + 2)};
+    ::close(probe);
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+    [[maybe_unused]] ssize_t w = ::write(ready[1], "x", 1);
+    struct HubEvents : Hub::Events {
+      void joined(int) override {}
+      void message(int, const Message&, double) override {}
+      void gone(int, const std::string&, double) override {}
+    } events;
+    rusage before{};
+    ::getrusage(RUSAGE_SELF, &before);
+    const double until = now_s() + 20;
+    while (now_s() < until) {
+      std::vector<pollfd> fds{{done[0], POLLIN, 0}};
+      hub.add_fds(fds);
+      ::poll(fds.data(), fds.size(), 100);
+      if (fds[0].revents) break;
+      hub.handle(fds, now_s(), events);
+    }
+    rusage after{};
+    ::getrusage(RUSAGE_SELF, &after);
+    const double cpu = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+                       1e-6 * ((after.ru_utime.tv_usec - before.ru_utime.tv_usec) + (after.ru_stime.tv_usec - before.ru_stime.tv_usec));
+    const std::string out = std::to_string(cpu) + "\n" + hub.fd_error();
+    w = ::write(result[1], out.data(), out.size());
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(result[1]);
+  ::close(done[0]);
+  char byte;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the child died before listening";
+  int welcomed = 0;
+  int refused = 0;
+  std::string refusal;
+  std::vector<Connection> kept;
+  for (int r = 1; r <= 8; ++r) {
+    Connection c;
+    const std::string error = connect_local_parent(name, token, r, 0, c);
+    if (error.empty()) {
+      ++welcomed;
+      kept.push_back(std::move(c));
+    } else {
+      ++refused;
+      if (refusal.empty()) refusal = error;
+    }
+  }
+  std::this_thread::sleep_for(1s);  // connections held, the hub polling
+  [[maybe_unused]] ssize_t w = ::write(done[1], "x", 1);
+  std::string out(4096, '\0');
+  out.resize(static_cast<std::size_t>(std::max<ssize_t>(0, ::read(result[0], out.data(), out.size()))));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_GE(welcomed, 1);
+  EXPECT_GE(refused, 1);
+  EXPECT_NE(refusal.find("ran out of file descriptors"), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find("open-file limit is"), std::string::npos) << refusal;
+  const double cpu = std::stod(out);
+  EXPECT_LT(cpu, 0.5) << "the hub spun: " << cpu << " s of CPU in a second or more";
+  EXPECT_NE(out.find("ran out of file descriptors"), std::string::npos) << out;
+}
+
+TEST(WatchLoop, ACadenceNoticesItsOwnAbsenceOnly) {
+  std::atomic<double> t{100};
+  Cadence c([&] { return t.load(); }, own_gap_s(TimeoutPolicy{3}));
+  double away = 0;
+  c.after_poll(away);
+  EXPECT_EQ(away, 0);
+  t = 100.12;  // a tick and a bit: a loaded host
+  c.after_poll(away);
+  EXPECT_EQ(away, 0);
+  t = 130.12;  // thirty seconds between two wake-ups
+  c.after_poll(away);
+  EXPECT_DOUBLE_EQ(away, 30.0);
+  EXPECT_DOUBLE_EQ(own_gap_s(TimeoutPolicy{1.5}), 0.5);
+  EXPECT_DOUBLE_EQ(own_gap_s(TimeoutPolicy{}), 1.0);
+}
+
+}  // namespace
+}  // namespace fb::watch
