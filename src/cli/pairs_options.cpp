@@ -20,8 +20,8 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
       ->capture_default_str();
   app.add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per test")->capture_default_str();
   app.add_option("--time-budget", f.time_budget,
-                 "seconds per test: stop once the median is stable after -n iterations or the budget is spent "
-                 "(0 = exactly -n iterations)")
+                 "seconds per test: after -n iterations, stop once the 95% confidence interval of the median is "
+                 "within +-2% of it or the budget is spent (0 = exactly -n iterations)")
       ->capture_default_str();
   // No CLI11 delimiter: a Slurm host list has commas inside its brackets.
   app.add_option("--nodes", f.nodes,

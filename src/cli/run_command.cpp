@@ -1,6 +1,7 @@
 // `fabricbench run`: parse and agree on the options across ranks, open the
 // sinks on rank 0, hand the plan to the engine, close the record.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -84,6 +85,26 @@ std::string nothing_measured(const RunFlags& flags, const RunOptions& options, c
 
 using Clock = std::chrono::steady_clock;
 
+// Where the start goes (-v, rank 0): each phase's time since the previous
+// mark (the first since this file's static initialisation, just before
+// main), so scripts/bench-startup.sh can name what a run spends beyond
+// MPI_Init; logged once the record header is written and again at the end.
+class StartupMarks {
+ public:
+  void mark(const char* phase) {
+    const auto now = Clock::now();
+    text_ += fmt::format("{}{} {:.1f} ms", text_.empty() ? "" : ", ", phase,
+                         std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  Clock::time_point last_ = Clock::now();
+  std::string text_;
+};
+StartupMarks startup;
+
 Summary summary(const RunOptions& options, const RunTotals& totals, double seconds, int exit_code) {
   SweepTotals::Figures figures;
   figures.wrong = options.check ? totals.wrong : -1;
@@ -136,6 +157,7 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
   auto usable = usable_backend(world, options.backend, "run");
   if (!usable) return kExitUsage;
   const NodeMap nodes = map_nodes(world);
+  startup.mark("backend and node map");
   SinkList sinks;
   const RowCount* count = nullptr;
   std::unique_ptr<Backend> backend;
@@ -144,7 +166,9 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     // Every check here reaches the same verdict on every rank (agreed where needed).
     backend = with_injected_faults(world, std::move(usable), options.inject, "run");
     Runner(world, nodes, *backend, options, &sinks).preflight();
+    startup.mark("preflight");
     watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "run");
+    startup.mark("watchdog");
   } catch (const UsageError& e) {
     return usage_exit(world, "run", e.what());
   }
@@ -158,6 +182,7 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
     // What the figures are measured on, from every rank: recorded right
     // after the header (docs/results-schema.md, "inventory").
     const auto inventory = inventory_lines(world, nodes);
+    startup.mark("inventory");
     const std::string run_id = shared_run_id(world);
     started = Clock::now();
     if (world.rank() == 0) {
@@ -167,13 +192,18 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
       sinks.begin(run_header(argc, argv, world, nodes, *backend, options, run_id));
       for (const auto& line : inventory) sinks.record_line(line);
       watched->arm([&sinks](const Summary& summary) { sinks.abort(summary); });
+      startup.mark("record header");
+      spdlog::debug("start-up: {}", startup.text());
     }
     totals = runner.run();
   });
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  startup.mark("measuring and watchdog end");
   // Rank 0 alone knows the rows and whether its files were written: every rank ends with its code.
   std::int64_t exit_code = world.rank() == 0 ? finish(sinks, *count, flags, options, totals, seconds) : kExitOk;
   world.bcast_quiet({&exit_code, 1}, 0);
+  startup.mark("record closed");
+  if (world.rank() == 0) spdlog::debug("start and end: {}", startup.text());
   return static_cast<int>(exit_code);
 }
 
@@ -181,6 +211,7 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
 
 int run_main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);
+  startup.mark("MPI_Init");
   const Comm world = Comm::world();
   if (const int stop = same_command_everywhere(world, "run"); stop >= 0) return stop;
   CLI::App app{"Sweep collectives and point-to-point ops over message sizes, under mpirun or srun.", "fabricbench run"};
@@ -189,6 +220,7 @@ int run_main(int argc, char** argv) {
   RunOptions options;
   const int stop = parse_everywhere(world, app, argc, argv, flags, options);
   if (stop >= 0) return stop;
+  startup.mark("command and option agreement");
   setup_logging(world.rank(), verbosity(flags));
   return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
 }

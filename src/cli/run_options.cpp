@@ -22,7 +22,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->capture_default_str()
       ->each([&f](const std::string&) { f.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", f.stepbytes, "add this to the size each step (instead of -f)");
-  app.add_option("-n,--iters", f.iters, "timed iterations per size (the minimum with --time-budget)")
+  app.add_option("-n,--iters", f.iters,
+                 "timed iterations per size: the minimum (exactly this many with --median-ci 0)")
       ->capture_default_str();
   app.add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per size")->capture_default_str();
   app.add_option("-c,--check", f.check,
@@ -37,9 +38,15 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--backend", f.backend, "data plane: " + backend_names())->capture_default_str();
   app.add_option("--scope", f.scopes, "scopes, comma-separated: " + allowed_scopes())->delimiter(',')
       ->capture_default_str();
+  app.add_option("--median-ci", f.median_ci,
+                 fmt::format("stop a size once the 95% confidence interval of its median is within +- this fraction "
+                             "of it, after -n iterations and before {} iterations, {} MiB moved or {} s spent (--time-budget) "
+                             "(0 = exactly -n iterations)",
+                             kMaxAdaptiveIters, kMaxBytesPerSize >> 20, kDefaultSizeSeconds))
+      ->capture_default_str();
   app.add_option("--time-budget", f.time_budget,
-                 "seconds per measurement: stop once the median is stable after -n iterations or the budget is "
-                 "spent (0 = exactly -n iterations)")
+                 "seconds per measurement, warm-up included: no more iterations once spent, though never fewer than "
+                 "-n (0 = the adaptive stop's own 0.25 s)")
       ->capture_default_str();
   app.add_option("--placement", f.placement, "both, out (out-of-place only) or in (in-place only)")
       ->capture_default_str();
@@ -133,8 +140,13 @@ RunOptions resolve(const RunFlags& f) {
   o.scopes = resolve_scopes(f.scopes);
   // !(x >= 0) also catches nan, which every comparison would let through.
   if (!(f.time_budget >= 0) || !std::isfinite(f.time_budget))
-    throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more (0 = exactly -n iterations)", f.time_budget));
+    throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more (0 = the adaptive stop's own 0.25 s cap)", f.time_budget));
   o.time_budget_s = f.time_budget;
+  if (!(f.median_ci >= 0 && f.median_ci < 1))
+    throw UsageError(fmt::format("--median-ci {}: a fraction from 0 to below 1, e.g. 0.02 for +-2% (0 = exactly -n "
+                                 "iterations)",
+                                 f.median_ci));
+  o.median_ci = f.median_ci;
   if (f.placement == "out") {
     o.in_place = false;
   } else if (f.placement == "in") {

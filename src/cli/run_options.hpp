@@ -22,7 +22,7 @@ struct RunFlags {
   double stepfactor = 2.0;
   bool stepfactor_given = false;  // -f on the command line (refused beside -i)
   std::string stepbytes;
-  int iters = 20;
+  int iters = 10;  // the minimum: `run` stops adaptively (--median-ci)
   int warmup = 5;
   std::string check = "0";
   std::string redop = "sum";
@@ -32,6 +32,7 @@ struct RunFlags {
   std::string backend = "mpi";
   std::vector<std::string> scopes{"global"};
   double time_budget = 0;
+  double median_ci = kDefaultMedianCi;
   std::string placement = "both";
   std::vector<int> peers{0, 1};
   int window = 64;

@@ -15,7 +15,7 @@ nlohmann::ordered_json to_json(const RunOptions& o) {
           {"stepbytes", o.grid.step_bytes}, {"ops", ops},                  {"datatype", name(o.dtype)},
           {"redop", name(o.redop)},         {"root", o.root},              {"backend", o.backend},
           {"scopes", scopes},               {"iters", o.iters},            {"warmup_iters", o.warmup},
-          {"time_budget_s", o.time_budget_s}, {"check", o.check},        {"out_of_place", o.out_of_place},
+          {"time_budget_s", o.time_budget_s}, {"median_ci", o.median_ci}, {"check", o.check},        {"out_of_place", o.out_of_place},
           {"in_place", o.in_place},         {"peers", {o.peer_a, o.peer_b}}, {"window", o.window},
           {"per_rank_times", o.per_rank_times}, {"device", o.device}, {"graph", o.graph},
           {"check_every", o.check_every},   {"duration_s", o.duration_s},  {"timeout_s", o.timeout_s},

@@ -300,6 +300,11 @@ json to_json(const Measurement& m) {
       {"slowest_rank_mean_us", m.slowest_rank_mean_us},
       {"wrong", m.wrong},
   };
+  if (m.time.ci_high_us > 0) {
+    j["time_ci_low_us"] = m.time.ci_low_us;
+    j["time_ci_high_us"] = m.time.ci_high_us;
+  }
+  if (!m.stopped_by.empty()) j["stopped_by"] = m.stopped_by;
   if (m.peer_a >= 0) {
     j["peer_a"] = m.peer_a;
     j["peer_b"] = m.peer_b;
@@ -344,6 +349,11 @@ Measurement measurement_from_json(const json& j) {
   m.slowest_rank_lag_us = r.need<double>("slowest_rank_lag_us");
   m.slowest_rank_mean_us = r.need<double>("slowest_rank_mean_us");
   m.wrong = r.need<std::int64_t>("wrong");
+  if (r.has("time_ci_low_us") || r.has("time_ci_high_us")) {  // since 1.5
+    m.time.ci_low_us = r.need<double>("time_ci_low_us");
+    m.time.ci_high_us = r.need<double>("time_ci_high_us");
+  }
+  m.stopped_by = r.take<std::string>("stopped_by");  // since 1.5
   if (r.has("peer_a")) {
     m.peer_a = r.need<int>("peer_a");
     m.peer_b = r.need<int>("peer_b");

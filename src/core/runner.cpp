@@ -66,6 +66,7 @@ void Runner::preflight() const {
 
 RunTotals Runner::run() {
   started_us_ = now_us();
+  cpu_slot_ = cpu_slot(world_);
   totals_.wrong_by_rank.assign(static_cast<std::size_t>(world_.size()), 0);
   do {
     ++totals_.passes;
@@ -227,7 +228,11 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   PreparedOp* op = prepared && prepared->participates() ? prepared.get() : nullptr;
   if (op) label_op(board_, spec, *op, scope);
 
-  const TimingPlan plan{options_.iters, options_.warmup, options_.time_budget_s, options_.check_every, board_};
+  TimingPlan plan{options_.iters, options_.warmup, options_.time_budget_s, options_.check_every, board_};
+  plan.median_ci = options_.median_ci;
+  plan.bytes = spec.layout.bytes;
+  plan.ops_per_iteration = ops_per_iteration(spec);
+  plan.cpu = cpu_slot_;
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
   if (options_.check) verdict = check(op, timing.wrong_per_iteration);
@@ -254,6 +259,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
     m.peer_b = spec.peer_b;
   }
   m.time = summarize(timing.iteration_us);
+  if (plan.adaptive()) m.stopped_by = std::string(name(timing.stopped_by));
   m.algbw_gbps = algbw_gbps(spec.op, m.bytes, m.time.median_us);
   m.busbw_gbps = m.algbw_gbps * busbw_factor(spec.op, m.nranks);
   const auto slowest = std::max_element(timing.rank_lag_us.begin(), timing.rank_lag_us.end());

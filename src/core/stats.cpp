@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -29,6 +30,10 @@ TimeStats summarize(std::span<const double> times_us) {
   // Nearest rank: the smallest value with at least 99% of the samples at or below it.
   const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n)));
   s.p99_us = v[std::max<std::size_t>(rank, 1) - 1];
+  if (const CiRanks ci = median_ci_ranks(n); ci.lo > 0) {
+    s.ci_low_us = v[ci.lo - 1];
+    s.ci_high_us = v[ci.hi - 1];
+  }
   if (n > 1) {
     double sq = 0;
     for (double x : v) sq += (x - s.mean_us) * (x - s.mean_us);
@@ -46,6 +51,40 @@ double median_of(std::span<const double> times_us) {
   const double upper = *mid;
   const double lower = *std::max_element(v.begin(), mid);
   return 0.5 * (lower + upper);
+}
+
+CiRanks median_ci_ranks(std::size_t n) {
+  constexpr double kTail = 0.025;  // each side of a 95% interval
+  if (n < 6) return {};
+  std::size_t lo = 0;
+  if (n <= kExactCiSamples) {
+    // P(X <= k) for X ~ Binomial(n, 1/2), summed in order while it stays in the tail.
+    const double nd = static_cast<double>(n);
+    const double log_all = std::lgamma(nd + 1) - nd * std::log(2.0);
+    double below = 0;
+    while (lo < n) {
+      const double k = static_cast<double>(lo);
+      const double p = std::exp(log_all - std::lgamma(k + 1) - std::lgamma(nd - k + 1));
+      if (below + p > kTail) break;
+      below += p;
+      ++lo;
+    }
+  } else {
+    constexpr double kZ = 1.959963984540054;  // standard normal 97.5% quantile
+    const double nd = static_cast<double>(n);
+    lo = static_cast<std::size_t>(std::floor(nd / 2 - kZ * std::sqrt(nd) / 2 + 0.5));
+  }
+  if (lo == 0) return {};
+  return {lo, n + 1 - lo};
+}
+
+double median_ci_fraction(std::span<const double> sorted) {
+  const CiRanks ci = median_ci_ranks(sorted.size());
+  const std::size_t n = sorted.size();
+  if (ci.lo == 0) return std::numeric_limits<double>::infinity();
+  const double median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  if (!(median > 0)) return std::numeric_limits<double>::infinity();
+  return std::max(median - sorted[ci.lo - 1], sorted[ci.hi - 1] - median) / median;
 }
 
 }  // namespace fb

@@ -19,10 +19,15 @@ void enter(const TimingPlan& plan, Phase phase, std::int64_t first_iteration = 0
 
 std::atomic<std::int64_t>* issued(const TimingPlan& plan) { return plan.board ? plan.board->issued() : nullptr; }
 
-// Warm-up: one iteration, agreed across ranks, then as many more as `warmup`
-// asks for while they fit in a quarter of the budget. Returns the agreed
-// slowest-rank time of the first warm-up iteration.
-double warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
+// Warm-up: one iteration, agreed across ranks, then as many more as
+// more_warmup allows. Returns the first one's agreed slowest-rank time and
+// what the warm-up spent (agreed: that time times the count; later ones are
+// rarely slower).
+struct WarmUp {
+  double first_us = 0;
+  double spent_us = 0;
+};
+WarmUp warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   double first = 0;
   enter(plan, Phase::warmup);
   // NCCL's lazy connect out of the way first: it would be the first warm-up
@@ -32,12 +37,44 @@ double warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   if (plan.warmup > 0 && op) first = run_untimed(*op, 1, plan.board);
   enter(plan, Phase::sync);
   world.allreduce_max_quiet({&first, 1});
-  int more = std::max(plan.warmup - 1, 0);
-  if (plan.budget_s > 0 && first > 0)
-    more = std::min<double>(more, std::floor(plan.budget_s * 1e6 / 4 / first));
+  const int more = plan.warmup > 0 ? more_warmup(plan, first) : 0;
   enter(plan, Phase::warmup, 1);
   if (more > 0 && op) run_untimed(*op, more, plan.board, first);
-  return first;
+  return {first, first * (1 + more)};
+}
+
+// A participant may come out of a sleeping control wait on a core it shares:
+// it spins this long before the (spinning) barrier that starts the timed
+// loop, so every participant enters the first timed iteration running.
+constexpr double kSpinAwakeUs = 50;
+
+void spin_awake() {
+  const double until = now_us() + kSpinAwakeUs;
+  while (now_us() < until) {
+  }
+}
+
+// The figures of the stop rule on the iterations so far.
+struct Progress {
+  std::size_t done = 0;
+  double median_us = 0;
+  double ci_fraction = 0;  // median_ci_fraction: infinity without an interval
+  double spent_us = 0;     // warm-up and timed iterations, wall time
+};
+
+Progress progress_of(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
+  std::vector<double> sorted(iteration_us.begin(), iteration_us.end());
+  std::sort(sorted.begin(), sorted.end());
+  Progress p;
+  p.done = sorted.size();
+  p.median_us = median_of(sorted);
+  p.ci_fraction = median_ci_fraction(sorted);
+  p.spent_us = warmup_us + std::accumulate(sorted.begin(), sorted.end(), 0.0) * plan.ops_per_iteration;
+  return p;
+}
+
+std::uint64_t bytes_per_iteration(const TimingPlan& plan) {
+  return static_cast<std::uint64_t>(static_cast<double>(plan.bytes) * std::max(plan.ops_per_iteration, 1.0));
 }
 
 // One batch of timed iterations. With check_every, each iteration gets fresh
@@ -89,23 +126,62 @@ double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us
   return n > 0 ? duration[0] : 0.0;
 }
 
-int batch_size(const TimingPlan& plan, double warmup_iteration_us) {
-  if (plan.budget_s <= 0) return std::max(plan.iters, 1);
-  // About eight stop decisions inside the budget, never more than `iters` per batch.
-  const double per_batch = plan.budget_s * 1e6 / 8 / std::max(warmup_iteration_us, 1e-3);
-  return static_cast<int>(std::clamp(per_batch, 1.0, static_cast<double>(std::max(plan.iters, 1))));
+std::string_view name(StopReason reason) {
+  switch (reason) {
+    case StopReason::fixed: return "fixed";
+    case StopReason::ci: return "ci";
+    case StopReason::iterations: return "iterations";
+    case StopReason::bytes: return "bytes";
+    case StopReason::time: return "time";
+  }
+  return "fixed";
 }
 
-bool should_stop(const TimingPlan& plan, const std::vector<double>& iteration_us, double previous_median_us) {
-  const auto done = static_cast<int>(iteration_us.size());
-  if (plan.budget_s <= 0) return done >= plan.iters;
-  if (done >= plan.iters * kMaxItersFactor) return true;
-  // Budget counted in measured time, which every rank agrees on exactly.
-  const double spent_us = std::accumulate(iteration_us.begin(), iteration_us.end(), 0.0);
-  if (spent_us >= plan.budget_s * 1e6) return true;
-  if (done < plan.iters || previous_median_us <= 0) return false;
-  const double median = median_of(iteration_us);
-  return std::abs(median - previous_median_us) <= kStableMedianFraction * median;
+int more_warmup(const TimingPlan& plan, double first_us) {
+  int more = std::max(plan.warmup - 1, 0);
+  if (!plan.adaptive()) return more;
+  if (const std::uint64_t per = bytes_per_iteration(plan); per > 0)
+    more = static_cast<int>(std::min<std::uint64_t>(more, std::max<std::uint64_t>(kWarmupBytes / per, 1) - 1));
+  if (plan.budget_s > 0 && first_us > 0)
+    more = static_cast<int>(std::min<double>(more, std::floor(plan.budget_s * 1e6 / 4 / first_us)));
+  return more;
+}
+
+std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
+                                      double warmup_us) {
+  const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 1));
+  if (iteration_us.size() < iters) return std::nullopt;  // -n is honoured, whatever the caps say
+  if (!plan.adaptive()) return StopReason::fixed;
+  const Progress p = progress_of(plan, iteration_us, warmup_us);
+  if (p.ci_fraction <= plan.ci_target()) return StopReason::ci;
+  if (p.done >= static_cast<std::size_t>(kMaxAdaptiveIters)) return StopReason::iterations;
+  const std::uint64_t per = bytes_per_iteration(plan);
+  if (per > 0 && p.done * per >= kMaxBytesPerSize) return StopReason::bytes;
+  if (p.spent_us >= plan.seconds_cap() * 1e6) return StopReason::time;
+  return std::nullopt;
+}
+
+int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
+  const auto iters = static_cast<std::size_t>(std::max(plan.iters, 1));
+  if (iteration_us.size() < iters) return static_cast<int>(iters - iteration_us.size());
+  const Progress p = progress_of(plan, iteration_us, warmup_us);
+  const double done = static_cast<double>(p.done);
+  // The interval narrows as 1/sqrt(n): n (width / target)^2 in all, 20% over;
+  // doubling while there is no interval yet.
+  double want = done;
+  if (std::isfinite(p.ci_fraction)) {
+    const double ratio = p.ci_fraction / plan.ci_target();
+    want = done * ratio * ratio * 1.2 - done;
+  }
+  want = std::clamp(want, std::max(1.0, std::floor(done / 4)), done);
+  // Never far past a cap: the iterations left, the bytes left, the time left at the median's pace.
+  want = std::min(want, static_cast<double>(kMaxAdaptiveIters) - done);
+  if (const std::uint64_t per = bytes_per_iteration(plan); per > 0)
+    want = std::min(want, std::ceil((static_cast<double>(kMaxBytesPerSize) - done * static_cast<double>(per)) /
+                                    static_cast<double>(per)));
+  const double pace_us = p.median_us * plan.ops_per_iteration;  // one iteration
+  if (pace_us > 0) want = std::min(want, std::ceil((plan.seconds_cap() * 1e6 - p.spent_us) / pace_us));
+  return static_cast<int>(std::max(want, 1.0));
 }
 
 void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope) {
@@ -120,25 +196,31 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   std::vector<double> ops_max{op ? ops : 0.0};
   world.allreduce_max_quiet(ops_max);
   const double ops_agreed = std::max(ops_max[0], 1.0);
-  double first_us = warm_up(world, op, plan);
-  // ops_per_iteration can differ between participants and non-participants; the
-  // batch size must not, so it comes from agreed figures only.
-  const int batch = batch_size(plan, first_us);
+  const WarmUp warm = warm_up(world, op, plan);
+  const double warmup_us = warm.spent_us;
 
   Timing t;
   std::vector<double> my_start;
   std::vector<double> my_duration;
-  double previous_median = 0;
   // A common start, so lateness compares like with like: a quiet barrier
-  // while participants finish warming up, then a spinning one so that no rank
-  // begins the timed loop still waking from a sleep.
+  // while participants finish warming up; each participant then takes a CPU
+  // of its own (cpu_pin.hpp), spins a moment, and a spinning barrier starts
+  // the timed loop, so that no rank begins it asleep or sharing a core.
   enter(plan, Phase::sync);
   world.barrier_quiet();
+  std::optional<PinnedCpu> pinned;
+  if (op) {
+    pinned.emplace(plan.cpu);
+    spin_awake();
+  }
   MPI_Barrier(world.native());
   const double t0 = now_us();
   // Per iteration, agreed: the warm-up's first, then the median of the batches so far.
-  double agreed_us = first_us;
+  double agreed_us = warm.first_us;
   while (true) {
+    // From agreed figures only: ops_per_iteration can differ between
+    // participants and non-participants, the batch size must not.
+    const int batch = next_batch(plan, t.iteration_us, warmup_us);
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
@@ -156,10 +238,13 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     std::vector<double> slowest(my_duration.begin() + static_cast<std::ptrdiff_t>(begin), my_duration.end());
     world.allreduce_max_quiet(slowest);
     t.iteration_us.insert(t.iteration_us.end(), slowest.begin(), slowest.end());
-    if (should_stop(plan, t.iteration_us, previous_median)) break;
-    previous_median = median_of(t.iteration_us);
-    agreed_us = previous_median * ops_agreed;
+    if (const auto why = stop_reason(plan, t.iteration_us, warmup_us)) {
+      t.stopped_by = *why;
+      break;
+    }
+    agreed_us = median_of(t.iteration_us) * ops_agreed;
   }
+  pinned.reset();
   gather_lateness(world, my_start, my_duration, op != nullptr, t);
   return t;
 }

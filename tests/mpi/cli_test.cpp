@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
 
@@ -176,29 +177,52 @@ TEST_F(RunCli, HelpExitsZero) {
   EXPECT_NE(r.out.find("alltoall, gather, scatter, sendrecv"), std::string::npos) << r.out;  // --ops lists every op
 }
 
-TEST_F(RunCli, TimeBudgetBoundsLargeSizes) {
-  // 16 MiB all_reduce at -n 1000 would take many seconds; a 0.2 s budget caps it.
+TEST_F(RunCli, TimeBudgetEndsASizeOnceSpent) {
+  // 16 MiB all_reduce: a warm-up and two timed iterations spend well over
+  // 1 ms, before the 64 MiB cap (4 iterations) and with a target no interval
+  // of two samples meets: the budget ends it, right after -n.
   const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 16M -e 16M --ops all_reduce --placement out " +
-                             "-n 1000 -w 1 --time-budget 0.2 --out " + path("r.jsonl"));
+                             "-n 2 -w 1 --median-ci 0.0001 --time-budget 0.001 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.measurements.size(), 1u);
+  EXPECT_EQ(res.measurements[0].time.iterations, 2u);
+  EXPECT_EQ(res.measurements[0].stopped_by, "time");
+}
+
+TEST_F(RunCli, ItersIsTheMinimumWhateverTheBudgetAndCaps) {
+  // The budget is spent after the first iteration and the bytes cap after
+  // the fourth: -n 6 still runs six (the help says -n is the minimum).
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 16M -e 16M --ops all_reduce --placement out " +
+                             "-n 6 -w 1 --time-budget 0.001 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.measurements.size(), 1u);
+  EXPECT_EQ(res.measurements[0].time.iterations, 6u);
+}
+
+TEST_F(RunCli, DefaultStopsOnceTheMedianIsKnown) {
+  // A cheap op: at least -n, then on until the 95% interval of the median is
+  // within +-2% (or a cap: iterations or, loaded, kDefaultSizeSeconds); the
+  // row says which and carries the interval.
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 8 -e 8 --ops all_reduce --placement out " +
+                             "-n 20 --out " + path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(path("r.jsonl"));
   ASSERT_EQ(res.measurements.size(), 1u);
   const auto& m = res.measurements[0];
-  EXPECT_LT(m.time.iterations, 1000u);
-  EXPECT_GE(m.time.iterations, 1u);
-  // The budget counts measured time: the iterations fit in it, give or take one batch.
-  EXPECT_LT(m.time.mean_us * static_cast<double>(m.time.iterations), 0.2e6 * 1.2 + m.time.max_us * 8);
-}
-
-TEST_F(RunCli, TimeBudgetStopsEarlyOnceTheMedianIsStable) {
-  // A cheap op with a generous budget: stops long before the 50 x -n cap.
-  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 8 -e 8 --ops all_reduce --placement out " +
-                             "-n 20 --time-budget 30 --out " + path("r.jsonl"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Results res = read_results(path("r.jsonl"));
-  ASSERT_EQ(res.measurements.size(), 1u);
-  EXPECT_GE(res.measurements[0].time.iterations, 20u);
-  EXPECT_LT(res.measurements[0].time.iterations, 1000u);
+  EXPECT_GE(m.time.iterations, 20u);
+  EXPECT_LE(m.time.iterations, static_cast<std::size_t>(kMaxAdaptiveIters));
+  EXPECT_LE(m.time.ci_low_us, m.time.median_us);
+  EXPECT_GE(m.time.ci_high_us, m.time.median_us);
+  if (m.stopped_by == "ci") {
+    EXPECT_LE(m.time.ci_high_us - m.time.median_us, 0.02 * m.time.median_us * (1 + 1e-9));
+    EXPECT_LE(m.time.median_us - m.time.ci_low_us, 0.02 * m.time.median_us * (1 + 1e-9));
+  } else if (m.stopped_by == "iterations") {
+    EXPECT_EQ(m.time.iterations, static_cast<std::size_t>(kMaxAdaptiveIters));
+  } else {
+    EXPECT_EQ(m.stopped_by, "time");  // kDefaultSizeSeconds on a loaded machine; 8 bytes reach no byte cap
+  }
 }
 
 }  // namespace

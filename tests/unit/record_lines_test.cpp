@@ -87,7 +87,8 @@ Measurement full_measurement() {
   m.count = 2;
   m.peer_a = 0;
   m.peer_b = 1;
-  m.time = {20, 1, 2, 3, 4, 5, 6};
+  m.time = {20, 1, 2, 3, 4, 5, 6, 1.5, 2.5};
+  m.stopped_by = "ci";
   m.wrong = 3;
   m.wrong_ranks = {1};
   m.wrong_at = {{1, 2, 3}};
@@ -129,7 +130,8 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
 TEST_F(RecordLines, MeasurementWritesTheDocumentedKeys) {
   EXPECT_EQ(keys_of(to_json(full_measurement())), doc("measurement"));
   const Keys plain = keys_of(to_json(Measurement{}));
-  EXPECT_EQ(minus(doc("measurement"), plain), (Keys{"peer_a", "peer_b", "wrong_ranks", "wrong_at", "pass", "rank_mean_us"}));
+  EXPECT_EQ(minus(doc("measurement"), plain), (Keys{"time_ci_low_us", "time_ci_high_us", "stopped_by", "peer_a", "peer_b", "wrong_ranks",
+                                                "wrong_at", "pass", "rank_mean_us"}));
 }
 
 TEST_F(RecordLines, SkipCheckAndRowWriteTheDocumentedKeys) {

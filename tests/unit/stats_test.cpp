@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -37,27 +38,137 @@ TEST(Summarize, SmallAndEmpty) {
   EXPECT_DOUBLE_EQ(median_of(even), 2.5);
 }
 
-TEST(StopRule, WithoutBudgetRunsExactlyIters) {
+TEST(MedianCi, RanksAreTheBinomialOrderStatistics) {
+  // Fewer than 6 samples: even [min, max] covers the median with under 95% (1 - 2/2^5).
+  EXPECT_EQ(median_ci_ranks(5).lo, 0u);
+  // 6: [x(1), x(6)] covers it with 1 - 2/64 = 96.9%.
+  EXPECT_EQ(median_ci_ranks(6).lo, 1u);
+  EXPECT_EQ(median_ci_ranks(6).hi, 6u);
+  // 10: P(X <= 1) = 11/1024 <= 2.5% < P(X <= 2) = 56/1024: [x(2), x(9)].
+  EXPECT_EQ(median_ci_ranks(10).lo, 2u);
+  EXPECT_EQ(median_ci_ranks(10).hi, 9u);
+  // 100: the textbook pair, [x(40), x(61)].
+  EXPECT_EQ(median_ci_ranks(100).lo, 40u);
+  EXPECT_EQ(median_ci_ranks(100).hi, 61u);
+}
+
+TEST(MedianCi, NormalApproximationMeetsTheExactRanksAtTheSwitch) {
+  const std::size_t n = kExactCiSamples;
+  const CiRanks exact = median_ci_ranks(n);
+  const CiRanks above = median_ci_ranks(n + 2);  // approximated; one more sample each side moves lo by at most 1
+  EXPECT_GE(above.lo, exact.lo);
+  EXPECT_LE(above.lo, exact.lo + 1);
+  EXPECT_EQ(above.hi, n + 3 - above.lo);
+  // The interval narrows relative to n as 1/sqrt(n).
+  const CiRanks big = median_ci_ranks(1000000);
+  EXPECT_NEAR(static_cast<double>(big.hi - big.lo), 1.96 * 1000, 3);
+}
+
+TEST(MedianCi, SummaryCarriesTheInterval) {
+  std::vector<double> v(10);
+  std::iota(v.begin(), v.end(), 1.0);  // 1..10: x(2) = 2, x(9) = 9
+  const TimeStats s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.ci_low_us, 2);
+  EXPECT_DOUBLE_EQ(s.ci_high_us, 9);
+  EXPECT_EQ(summarize(std::vector<double>(5, 1.0)).ci_high_us, 0);  // too few: none
+  // Fraction: the larger side over the median: (9 - 5.5) / 5.5.
+  EXPECT_NEAR(median_ci_fraction(v), 3.5 / 5.5, 1e-12);
+  EXPECT_TRUE(std::isinf(median_ci_fraction(std::vector<double>(5, 1.0))));
+}
+
+TimingPlan adaptive(int iters, double ci, double budget_s = 0) {
+  TimingPlan p{iters, 1, budget_s};
+  p.median_ci = ci;
+  return p;
+}
+
+// n samples all at `us` but for a spread of +-`spread` (a fraction) on the outer ones.
+std::vector<double> tight(std::size_t n, double us, double spread = 0) {
+  std::vector<double> v(n, us);
+  for (std::size_t i = 0; i < n / 8; ++i) {
+    v[i] = us * (1 - spread);
+    v[n - 1 - i] = us * (1 + spread);
+  }
+  return v;
+}
+
+TEST(StopRule, FixedRunsExactlyIters) {
   const TimingPlan plan{10, 1, 0};
-  EXPECT_EQ(batch_size(plan, 5.0), 10);
-  EXPECT_FALSE(should_stop(plan, std::vector<double>(9, 1.0), 0));
-  EXPECT_TRUE(should_stop(plan, std::vector<double>(10, 1.0), 0));
+  EXPECT_FALSE(plan.adaptive());
+  EXPECT_EQ(next_batch(plan, {}, 0), 10);
+  EXPECT_FALSE(stop_reason(plan, std::vector<double>(9, 1.0), 0));
+  EXPECT_EQ(stop_reason(plan, std::vector<double>(10, 1.0), 0), StopReason::fixed);
 }
 
-TEST(StopRule, BudgetStopsOnStableMedianAfterIters) {
-  const TimingPlan plan{10, 1, 1.0};
-  std::vector<double> t(10, 100.0);
-  EXPECT_FALSE(should_stop(plan, t, 0));      // no earlier median to compare with
-  EXPECT_TRUE(should_stop(plan, t, 100.5));   // moved 0.5%: stable
-  EXPECT_FALSE(should_stop(plan, t, 120.0));  // moved 20%: keep going
-  EXPECT_FALSE(should_stop(plan, std::vector<double>(5, 100.0), 100.0));  // fewer than -n
+TEST(StopRule, NeverStopsBeforeIters) {
+  // The budget is long spent and the bytes cap passed: -n still holds.
+  TimingPlan plan = adaptive(20, 0.02, 0.001);
+  plan.bytes = 64 << 20;
+  EXPECT_FALSE(stop_reason(plan, std::vector<double>(19, 600.0), 0));
+  EXPECT_EQ(next_batch(plan, std::vector<double>(19, 600.0), 0), 1);
+  EXPECT_TRUE(stop_reason(plan, std::vector<double>(20, 600.0), 0));
 }
 
-TEST(StopRule, BudgetCapsTime) {
-  const TimingPlan plan{20, 1, 0.001};                        // 1 ms
-  EXPECT_TRUE(should_stop(plan, std::vector<double>(2, 600.0), 0));  // 1.2 ms spent
-  EXPECT_EQ(batch_size(plan, 1000.0), 1);                      // slower than the budget: one at a time
-  EXPECT_EQ(batch_size({20, 1, 10.0}, 1.0), 20);               // fast op: batches of -n
+TEST(StopRule, StopsOnceTheIntervalIsNarrow) {
+  const TimingPlan plan = adaptive(10, 0.02);
+  EXPECT_EQ(stop_reason(plan, tight(10, 100.0), 0), StopReason::ci);
+  // 10 samples, the 2nd and 9th 10% off the median: interval +-10%, go on.
+  std::vector<double> wide(10, 100.0);
+  wide[0] = wide[1] = 90;
+  wide[8] = wide[9] = 110;
+  EXPECT_FALSE(stop_reason(plan, wide, 0));
+  // Width 10% against 2%: about (10/2)^2 = 25x the samples are wanted, at most double per batch.
+  EXPECT_EQ(next_batch(plan, wide, 0), 10);
+}
+
+TEST(StopRule, CapsEndAMedianThatWillNotSettle) {
+  std::vector<double> noisy(64);
+  for (std::size_t i = 0; i < noisy.size(); ++i) noisy[i] = 100.0 + static_cast<double>(i % 2) * 50;
+  // Bytes: 1 MiB per op, 64 ops = 64 MiB = kMaxBytesPerSize.
+  TimingPlan bytes = adaptive(10, 0.02);
+  bytes.bytes = kMaxBytesPerSize / 64;
+  EXPECT_EQ(stop_reason(bytes, noisy, 0), StopReason::bytes);
+  EXPECT_FALSE(stop_reason(bytes, std::span<const double>(noisy).first(32), 0));
+  EXPECT_EQ(next_batch(bytes, std::span<const double>(noisy).first(32), 0), 32);  // to the cap, not past it
+  // Time: 64 x 125 us = 8 ms of timed iterations, 2 ms of warm-up, budget 10 ms.
+  EXPECT_EQ(stop_reason(adaptive(10, 0.02, 0.010), noisy, 2000), StopReason::time);
+  EXPECT_FALSE(stop_reason(adaptive(10, 0.02, 0.010), noisy, 1000));
+  // Per op is not per iteration: a ping-pong iteration is two ops, so twice the time.
+  TimingPlan pingpong = adaptive(10, 0.02, 0.010);
+  pingpong.ops_per_iteration = 2;
+  EXPECT_EQ(stop_reason(pingpong, std::span<const double>(noisy).first(40), 0), StopReason::time);
+  // No budget: kDefaultSizeSeconds still ends it (the warm-up alone spent it here).
+  EXPECT_EQ(stop_reason(adaptive(10, 0.02), noisy, kDefaultSizeSeconds * 1e6), StopReason::time);
+  EXPECT_FALSE(stop_reason(adaptive(10, 0.02), noisy, 0));
+  // 64 x 125 us timed, and the warm-up: 250 us left, two iterations at the median's pace.
+  EXPECT_EQ(next_batch(adaptive(10, 0.02), noisy, kDefaultSizeSeconds * 1e6 - 64 * 125 - 250), 2);
+  // Iterations.
+  std::vector<double> many(kMaxAdaptiveIters);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = 100.0 + static_cast<double>(i % 2) * 50;
+  EXPECT_EQ(stop_reason(adaptive(10, 0.02), many, 0), StopReason::iterations);
+}
+
+TEST(StopRule, BudgetAloneStopsAdaptively) {
+  // A budget with no target asks for the default target (profiles' time_budget_s).
+  const TimingPlan plan{10, 1, 5.0};
+  EXPECT_TRUE(plan.adaptive());
+  EXPECT_DOUBLE_EQ(plan.ci_target(), kDefaultMedianCi);
+  EXPECT_EQ(stop_reason(plan, tight(10, 100.0), 0), StopReason::ci);
+}
+
+TEST(StopRule, WarmUpIsBoundedByBytesAndBudget) {
+  TimingPlan plan = adaptive(10, 0.02);
+  plan.warmup = 5;
+  plan.bytes = 64 << 20;
+  EXPECT_EQ(more_warmup(plan, 1000.0), 0);  // 64 MiB: the first iteration only
+  plan.bytes = 16 << 20;
+  EXPECT_EQ(more_warmup(plan, 1000.0), 3);  // 4 x 16 MiB in all
+  plan.bytes = 8;
+  EXPECT_EQ(more_warmup(plan, 1000.0), 4);  // -w
+  plan.budget_s = 0.002;
+  EXPECT_EQ(more_warmup(plan, 1000.0), 0);  // a quarter of 2 ms is under one 1 ms iteration
+  const TimingPlan fixed{10, 5, 0};
+  EXPECT_EQ(more_warmup(fixed, 1e6), 4);  // fixed: exactly -w
 }
 
 }  // namespace

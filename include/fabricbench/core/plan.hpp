@@ -21,9 +21,12 @@ struct RunOptions {
   int root = 0;
   std::string backend = "mpi";
   std::vector<Scope> scopes{Scope::global};
-  int iters = 20;                  // -n: timed iterations (the minimum with a time budget)
+  int iters = 20;                  // -n: timed iterations (the minimum with an adaptive stop)
   int warmup = 5;                  // -w
-  double time_budget_s = 0;        // seconds per measurement; 0 = exactly `iters`
+  double time_budget_s = 0;        // seconds per measurement (adaptive stop); 0 = no cap
+  // Adaptive stop: the 95% CI of the median within +- this fraction (TimingPlan::median_ci);
+  // 0 (and no budget) = exactly `iters`. `run`'s default is kDefaultMedianCi.
+  double median_ci = 0;
   bool check = false;              // -c: one verified iteration after the timed ones
   bool check_every = false;        // --check all: verify every timed iteration instead (implies check)
   double duration_s = 0;           // --duration: repeat the sweep until this is spent (burn-in); 0 = once
@@ -44,10 +47,19 @@ struct RunOptions {
 nlohmann::ordered_json to_json(const RunOptions& options);
 
 
-// Stop rule of a measurement with a time budget: run at least `iters`, stop
-// early once the median moves by under this fraction between batches.
-inline constexpr double kStableMedianFraction = 0.01;
-// Upper bound on timed iterations with a time budget, as a multiple of `iters`.
-inline constexpr int kMaxItersFactor = 50;
+// The adaptive stop rule (src/core/timing.cpp, README "When a size stops").
+// `run`'s default target: the 95% confidence interval of the median within +-2%.
+inline constexpr double kDefaultMedianCi = 0.02;
+// Caps beyond -n, so that a size whose median will not settle still ends:
+// timed iterations, and bytes moved per rank by them.
+inline constexpr int kMaxAdaptiveIters = 5000;
+inline constexpr std::uint64_t kMaxBytesPerSize = std::uint64_t{64} << 20;
+// And seconds per size (warm-up included) when no --time-budget is given:
+// ranks that share cores (oversubscribed, loaded) give medians that settle
+// slowly, if ever; this keeps such a sweep within a second or so per row.
+inline constexpr double kDefaultSizeSeconds = 0.25;
+// Warm-up beyond its first iteration moves at most this much per rank
+// (adaptive): one iteration at 64 MiB, -w at 12 MiB and below.
+inline constexpr std::uint64_t kWarmupBytes = std::uint64_t{64} << 20;
 
 }  // namespace fb

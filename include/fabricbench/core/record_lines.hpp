@@ -151,6 +151,9 @@ struct Measurement {
   int peer_a = -1;  // point-to-point ops: the two ranks (group ranks)
   int peer_b = -1;
   TimeStats time;  // per op, slowest rank of each iteration
+  // Adaptive stop (RunOptions::median_ci or a time budget): what ended the
+  // timed iterations (timing.hpp StopReason: ci, iterations, bytes, time); "" = exactly -n.
+  std::string stopped_by;
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   // The rank the others waited for most (largest mean lateness entering the

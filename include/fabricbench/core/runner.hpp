@@ -10,6 +10,7 @@
 
 #include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/cpu_pin.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/scope.hpp"
@@ -67,6 +68,7 @@ class Runner {
   double started_us_ = 0;
   bool stopped_ = false;  // the duration is spent: no more measurements
   std::set<std::string> inexact_noted_;
+  CpuSlot cpu_slot_;      // this rank's place on its machine, for the timed loops
 };
 
 }  // namespace fb

@@ -6,24 +6,56 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/cpu_pin.hpp"
+#include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/progress.hpp"
 
 namespace fb {
 
 struct TimingPlan {
-  int iters = 20;
-  int warmup = 5;
-  double budget_s = 0;  // 0 = exactly `iters`
+  int iters = 20;  // fixed: exactly this many timed iterations; adaptive: the minimum
+  int warmup = 5;  // adaptive: at most, bounded by kWarmupBytes and a quarter of the budget
+  double budget_s = 0;  // seconds per measurement (adaptive): no more iterations once spent; 0 = no cap
   // --check all: refill the inputs before and verify the outputs after every
   // timed iteration (outside its timed span).
   bool check_every = false;
   // Where the steps and iterations are published for the watchdog; may be null.
   ProgressBoard* board = nullptr;
+  // Adaptive stop: after `iters`, stop once the 95% confidence interval of
+  // the median is within +- this fraction of it. 0 with no budget = fixed;
+  // 0 with a budget = kDefaultMedianCi.
+  double median_ci = 0;
+  // Agreed figures of the op (from its spec, the same on every rank): bytes
+  // per op and ops per iteration (a ping-pong round trip is 2, a window of
+  // messages `window`), for the caps on bytes and time. 0 bytes = no byte caps.
+  std::uint64_t bytes = 0;
+  double ops_per_iteration = 1.0;
+  // This rank's place on its machine: participants hold a CPU of their own
+  // for the timed loop (cpu_pin.hpp). count 0 = leave placement alone.
+  CpuSlot cpu{};
+
+  bool adaptive() const { return median_ci > 0 || budget_s > 0; }
+  double ci_target() const { return median_ci > 0 ? median_ci : kDefaultMedianCi; }
+  // Adaptive: seconds after which no batch starts (beyond -n).
+  double seconds_cap() const { return budget_s > 0 ? budget_s : kDefaultSizeSeconds; }
 };
+
+// Why a measurement stopped where it did (the record's `stopped_by`).
+enum class StopReason {
+  fixed,       // exactly -n iterations (no adaptive stop asked for)
+  ci,          // the median's confidence interval reached the target
+  iterations,  // kMaxAdaptiveIters
+  bytes,       // kMaxBytesPerSize moved
+  time,        // the --time-budget (or kDefaultSizeSeconds) spent
+};
+std::string_view name(StopReason reason);
 
 struct Timing {
   // Per iteration: the slowest participating rank's time, per op (iteration
@@ -35,6 +67,7 @@ struct Timing {
   std::vector<double> rank_mean_us;
   // check_every: this rank's wrong elements in each timed iteration.
   std::vector<std::int64_t> wrong_per_iteration;
+  StopReason stopped_by = StopReason::fixed;
 };
 
 // Labels the board (may be null) with the op about to be timed; the
@@ -49,9 +82,15 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);
 // one's time. `agreed_us`: IterationTimes::agreed_us.
 double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us = 0);
 
-// How many iterations go in each batch between stop decisions.
-int batch_size(const TimingPlan& plan, double warmup_iteration_us);
-// The stop rule after a batch, on the per-iteration times so far.
-bool should_stop(const TimingPlan& plan, const std::vector<double>& iteration_us, double previous_median_us);
+// The stop rule, pure functions of agreed figures so every rank decides alike.
+// Warm-up iterations after the first (whose time is `first_us`).
+int more_warmup(const TimingPlan& plan, double first_us);
+// After the timed iterations so far (`iteration_us`, per op, and the time
+// spent warming up): why to stop, or nothing to go on. Never before `iters`.
+std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
+                                      double warmup_us);
+// How many iterations the next batch runs: `iters` first; then about as many
+// as the interval's width says it still needs, within [done/4, done] and the caps.
+int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us);
 
 }  // namespace fb

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cublas_loaded.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "gemm_fill.hpp"
@@ -33,7 +34,8 @@ cudaDataType_t cuda_type(Dtype dtype) {
 
 void check_cublas(cublasStatus_t rc, const char* call, int device) {
   if (rc != CUBLAS_STATUS_SUCCESS)
-    throw RunError(error_text(call, fmt::format("{}: {}", cublasGetStatusName(rc), cublasGetStatusString(rc)), device));
+    throw RunError(
+        error_text(call, fmt::format("{}: {}", cublas().status_name(rc), cublas().status_string(rc)), device));
 }
 
 }  // namespace
@@ -55,9 +57,9 @@ GemmRunner::GemmRunner(const GemmSpec& spec, int device)
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device);
   stream_.reset(stream);
   cublasHandle_t handle = nullptr;
-  check_cublas(cublasCreate(&handle), "cublasCreate", device);
+  check_cublas(cublas().create(&handle), "cublasCreate", device);
   handle_.reset(handle);
-  check_cublas(cublasSetStream(handle, stream), "cublasSetStream", device);
+  check_cublas(cublas().set_stream(handle, stream), "cublasSetStream", device);
   // The fills ran on the default stream; the products run on stream_.
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", device);
 }
@@ -67,7 +69,7 @@ void GemmRunner::product() {
   static const float beta = 0.0f;
   const cudaDataType_t type = cuda_type(spec_.dtype);
   // fp32 accumulation for every input type, as frameworks do; no TF32 for fp32.
-  check_cublas(cublasGemmEx(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, spec_.m, spec_.n, spec_.k, &alpha, a_.data(), type,
+  check_cublas(cublas().gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, spec_.m, spec_.n, spec_.k, &alpha, a_.data(), type,
                             spec_.m, b_.data(), type, spec_.k, &beta, c_.data(), type, spec_.m, CUBLAS_COMPUTE_32F,
                             CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx", device_);

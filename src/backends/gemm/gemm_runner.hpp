@@ -9,6 +9,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "cublas_loaded.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gemm_probe.hpp"
 
@@ -35,7 +36,7 @@ class GemmRunner {
     void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
   };
   struct HandleFree {
-    void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+    void operator()(cublasHandle_t h) const { cublas().destroy(h); }
   };
   std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamFree> stream_;
   std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, HandleFree> handle_;

@@ -109,7 +109,11 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
     auto op = group->prepare(s);
     label_op(board_, s, *op, -1);
     if (board_) board_->enter_at(Phase::setup, round_base + ++op_index * kStepsPerOp);
-    const TimeStats t = summarize(time_op(pair, op.get(), options_.timing).iteration_us);
+    // The op's agreed figures, for the adaptive stop's byte and time caps (as `run` sets them).
+    TimingPlan plan = options_.timing;
+    plan.bytes = s.layout.bytes;
+    plan.ops_per_iteration = ops_per_iteration(s);
+    const TimeStats t = summarize(time_op(pair, op.get(), plan).iteration_us);
     fewest = std::min(fewest, t.iterations);
     return t;
   };

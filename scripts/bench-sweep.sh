@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The default sweep's wall time and the stability of its medians, before and
+# after the adaptive stop, side by side in one script, alternating runs:
+#   before  `run --median-ci 0 -n 20`: exactly 20 timed iterations per size
+#           after 5 warm-up ones, the default until the adaptive stop (or,
+#           with OLD=path/to/fabricbench, that binary's own default);
+#   after   `run` as it is now (adaptive: docs/results-schema.md `stopped_by`).
+# Prints each run's wall time, then per mode the median wall time and the
+# spread of each row's median over the runs ((max - min) / median of the
+# medians: the median and 90th percentile of that over rows, per size class).
+#   scripts/bench-sweep.sh [runs=3] [extra run flags...]
+# 2 ranks, shared memory, --bind-to none (the README's launch line).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+runs=${1:-3}
+shift || true
+build=${BUILD:-$here/build}
+bin=$build/fabricbench
+old=${OLD:-}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+one() {  # mode run [run flags...]
+  local mode=$1 k=$2 t0 t1
+  shift 2
+  local -a cmd
+  if [[ $mode == before ]]; then
+    if [[ -n $old ]]; then cmd=("$old" run); else cmd=("$bin" run --median-ci 0 -n 20); fi
+  else
+    cmd=("$bin" run)
+  fi
+  t0=$(date +%s.%N)
+  if ! mpirun -np 2 --bind-to none "${cmd[@]}" -q --out "$tmp/$mode.$k.jsonl" "$@" </dev/null >/dev/null 2>"$tmp/err"; then
+    echo "bench-sweep: the $mode run failed:" >&2
+    cat "$tmp/err" >&2
+    exit 1
+  fi
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc >"$tmp/$mode.$k.wall"
+  printf '%-6s run %d: %6.1f s (load %s)\n' "$mode" "$k" "$(cat "$tmp/$mode.$k.wall")" "$(cut -d' ' -f1 /proc/loadavg)"
+}
+
+for k in $(seq "$runs"); do
+  if ((k % 2)); then one before "$k" "$@"; one after "$k" "$@"; else one after "$k" "$@"; one before "$k" "$@"; fi
+done
+
+python3 - "$tmp" "$runs" <<'EOF'
+import json, statistics, sys
+tmp, runs = sys.argv[1], int(sys.argv[2])
+def rows(path):
+    out = {}
+    for line in open(path):
+        j = json.loads(line)
+        if j.get("type") == "measurement":
+            out[(j["op"], j["bytes"], j["in_place"])] = j
+    return out
+def cls(b):
+    return "< 64 KiB" if b < 64 << 10 else ("64 KiB - 8 MiB" if b < 16 << 20 else ">= 16 MiB")
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+walls = {}
+for mode in ("before", "after"):
+    walls[mode] = statistics.median(float(open(f"{tmp}/{mode}.{k}.wall").read()) for k in range(1, runs + 1))
+    recs = [rows(f"{tmp}/{mode}.{k}.jsonl") for k in range(1, runs + 1)]
+    keys = set.intersection(*(set(r) for r in recs))
+    spread, iters = {}, {}
+    for key in keys:
+        meds = [r[key]["time_median_us"] for r in recs]
+        m = statistics.median(meds)
+        spread.setdefault(cls(key[1]), []).append((max(meds) - min(meds)) / m if m > 0 else 0)
+        iters.setdefault(cls(key[1]), []).append(statistics.median(r[key]["iterations"] for r in recs))
+    print(f"{mode:6s}: wall {walls[mode]:.1f} s (median of {runs}), {len(keys)} rows")
+    for c in ("< 64 KiB", "64 KiB - 8 MiB", ">= 16 MiB"):
+        if c in spread:
+            print(f"    {c:15s} spread of medians over runs: median {100 * statistics.median(spread[c]):5.1f}%, "
+                  f"p90 {100 * pct(spread[c], 0.9):5.1f}%; iterations per row: median {statistics.median(iters[c]):.0f}")
+print(f"wall time after/before: {walls['after'] / walls['before']:.2f} (goal: 0.5 or less)")
+EOF
