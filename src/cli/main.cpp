@@ -24,6 +24,8 @@ const std::vector<Command>& commands() {
       {"step", "run a workload's training step on the ranks: measured communication share, beside the model",
        step_main},
       {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
+      {"storage", "shared-filesystem throughput from every node at once; does data loading keep up (under mpirun/srun)",
+       storage_main},
   };
   return table;
 }
