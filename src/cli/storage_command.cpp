@@ -16,6 +16,7 @@
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/sizes.hpp"
+#include "fabricbench/storage/reaper.hpp"
 #include "fabricbench/storage/report.hpp"
 #include "fabricbench/storage/runner.hpp"
 #include "fabricbench/storage/signals.hpp"
@@ -112,6 +113,7 @@ StorageOptions resolve(const StorageFlags& f) {
 int execute(const Comm& world, int argc, char** argv, const StorageFlags& flags, const StorageOptions& options) {
   const NodeMap nodes = map_nodes(world);
   const std::string run_id = shared_run_id(world);
+  storage::use_reaper("/proc/self/exe");
   // Before the watchdog's: its thread takes the signals over while it runs.
   storage::SignalCleanup signals;
   storage::StorageRunner runner(world, nodes, options, run_id);
@@ -142,8 +144,13 @@ int execute(const Comm& world, int argc, char** argv, const StorageFlags& flags,
         header.options = storage::to_json(options);
         record.write(header);
         for (const auto& line : inventory) record.write(line);
-        watched->arm([&record](const Summary& summary) { record.seal(summary); });
       }
+      // An early end: the files go first, while the launcher's SIGKILL may
+      // follow its SIGTERM within a second (Open MPI: odls_base_sigkill_timeout).
+      watched->arm([&record, &flags](const Summary& summary) {
+        storage::clean_all_workspaces();
+        if (!flags.out.empty()) record.seal(summary);
+      });
       if (!flags.csv.empty())
         if (const std::string error = csv.open(flags.csv, flags.overwrite, storage::csv_header()); !error.empty())
           throw RunError(error);

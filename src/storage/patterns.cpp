@@ -15,6 +15,7 @@
 #include <cstring>
 #include <new>
 #include <random>
+#include <thread>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/progress.hpp"
@@ -32,6 +33,13 @@ double us_between(Clock::time_point a, Clock::time_point b) {
 std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 [[noreturn]] void io_failed(const std::string& what, const std::string& path, int e) {
+  // ECANCELED: the files were removed because the run is ending (a signal,
+  // the watchdog); whoever removed them ends the process in a moment. An
+  // error from here would race the closing of the record.
+  if (e == ECANCELED) {
+    for (int i = 0; i < 300; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    throw RunError(fmt::format("{} '{}': the files were removed as the run ended", what, path));
+  }
   throw RunError(fmt::format("{} '{}' failed: {}", what, path, errno_text(e)));
 }
 

@@ -118,6 +118,7 @@ std::string Workspace::make_rank_folder(int rank) {
   rank_name_ = name;
   rank_fd_ = ::openat(run_fd_, name.c_str(), kDirFlags);
   if (rank_fd_ < 0) return fmt::format("cannot open '{}': {}", rank_path(), errno_text(errno));
+  reaper_ = start_reaper(base_fd_, run_fd_, rank_fd_, run_name_, rank_name_);
   return {};
 }
 
@@ -176,6 +177,7 @@ void Workspace::clean() noexcept {
   // Fails with ENOTEMPTY while another rank's folder is in it: the last rank
   // to remove its own removes this one.
   if (base_fd_ >= 0 && !run_name_.empty()) ::unlinkat(base_fd_, run_name_.c_str(), AT_REMOVEDIR);
+  release_reaper(reaper_);
 }
 
 std::size_t Workspace::listed() const {

@@ -12,7 +12,8 @@
 // name, so each name is kept on a list that clean() removes. clean() runs at
 // the end, on an exception, from the watchdog when it ends the run (hang,
 // lost rank, signal) and from storage's own signal handler (signals.hpp)
-// when there is no watchdog.
+// when there is no watchdog; and if the process dies before it can (SIGKILL),
+// a reaper process removes what is left (reaper.hpp).
 #pragma once
 
 #include <sys/statvfs.h>
@@ -21,6 +22,8 @@
 #include <mutex>
 #include <set>
 #include <string>
+
+#include "fabricbench/storage/reaper.hpp"
 
 namespace fb::storage {
 
@@ -81,6 +84,7 @@ class Workspace {
   bool made_run_folder_ = false;
   bool cleaned_ = false;
   std::set<std::string> names_;
+  Reaper reaper_;  // removes what is left if this process dies (reaper.hpp)
 };
 
 // Cleans every Workspace alive in this process: what the watchdog's abort
