@@ -145,11 +145,13 @@ int execute(const Comm& world, int argc, char** argv, const StorageFlags& flags,
         record.write(header);
         for (const auto& line : inventory) record.write(line);
       }
-      // An early end: the files go first, while the launcher's SIGKILL may
-      // follow its SIGTERM within a second (Open MPI: odls_base_sigkill_timeout).
+      // An early end: the record's closing line first (one write), then the
+      // files; the launcher's SIGKILL may follow its SIGTERM within a second
+      // (Open MPI: odls_base_sigkill_timeout), and what a SIGKILL leaves the
+      // rank's reaper removes (storage/reaper.hpp).
       watched->arm([&record, &flags](const Summary& summary) {
-        storage::clean_all_workspaces();
         if (!flags.out.empty()) record.seal(summary);
+        storage::clean_all_workspaces();
       });
       if (!flags.csv.empty())
         if (const std::string error = csv.open(flags.csv, flags.overwrite, storage::csv_header()); !error.empty())
