@@ -41,6 +41,7 @@ Verdict eval_correctness(const Rule& rule, const Results& run);
 Verdict eval_rank_outliers(const Rule& rule, const Results& run);
 Verdict eval_heterogeneity(const Rule& rule, const Results& run);
 Verdict eval_pairs(const Rule& rule, const Results& run);
+Verdict eval_storage(const Rule& rule, const Results& run);
 
 // Spec peak of a scope from inventory lines: the minimum known peak_gbps of
 // paths with that scope. `reason` says why none is known.

@@ -95,6 +95,33 @@ TEST_F(StorageCli, OnePerNodeAndChosenNodeCounts) {
   EXPECT_EQ(left(), 0u);
 }
 
+// check's storage rules on the record `storage --out` wrote: a floor the
+// disk clears passes (exit 0), one it cannot fails (exit 1) with the figure;
+// the same profile run by check itself is refused (exit 2: it would measure
+// no storage line) with how to judge it instead.
+TEST_F(StorageCli, CheckJudgesTheStorageRecordWithItsRules) {
+  const auto r = run_process(mpirun(2) + "--path " + data_ + small() + "--patterns seq --direct on --out " + record());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto profile = [&](const std::string& floor) {
+    const std::string path = dir_ + "/fs-" + floor.substr(0, floor.find(' ')) + ".yaml";
+    std::ofstream(path) << "name: fs\nbackend: mpi\nrules:\n"
+                        << "  - {name: read at 2 nodes, kind: storage, pattern: seq_read, nodes: 2, min: " << floor
+                        << "}\n  - {name: each node, kind: storage, nodes: 2, metric: node_min_gbps, min: " << floor
+                        << "}\n";
+    return path;
+  };
+  const std::string check = std::string(FB_BINARY) + " check --out-dir " + dir_ + "/out --overwrite --profile ";
+  const auto pass = run_process(check + profile("1 MB/s") + " --results " + record());
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  EXPECT_NE(pass.out.find("path seq_read at 2 nodes (ext4"), std::string::npos) << pass.out;
+  const auto fail = run_process(check + profile("1000 TB/s") + " --results " + record());
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("FAIL"), std::string::npos) << fail.out;
+  const auto live = run_process("timeout 60 " + test::mpirun(2) + " " + check + profile("1 MB/s"));
+  EXPECT_EQ(live.exit_code, 2) << live.err;
+  EXPECT_NE(live.err.find("has storage rules, which judge a storage record"), std::string::npos) << live.err;
+}
+
 struct Interrupt {
   const char* name;
   const char* kill;  // a shell command; $m is mpirun's pid
