@@ -141,21 +141,21 @@ std::string_view name(FsKind kind) {
   return "other";
 }
 
-std::optional<MountEntry> mount_of_path(const std::string& path, std::string& error) {
+std::optional<MountEntry> mount_of_path(const std::string& path, std::string& error, const std::string& mountinfo) {
   char resolved[PATH_MAX];
   if (!::realpath(path.c_str(), resolved)) {
     error = fmt::format("'{}': {}", path, std::strerror(errno));
     return std::nullopt;
   }
-  std::ifstream in("/proc/self/mountinfo");
+  std::ifstream in(mountinfo);
   if (!in) {
-    error = "cannot read /proc/self/mountinfo";
+    error = fmt::format("cannot read {}", mountinfo);
     return std::nullopt;
   }
   std::ostringstream text;
   text << in.rdbuf();
   auto m = mount_for(parse_mountinfo(text.str()), resolved);
-  if (!m) error = fmt::format("'{}' is on no mount listed in /proc/self/mountinfo", resolved);
+  if (!m) error = fmt::format("'{}' is on no mount listed in {}", resolved, mountinfo);
   return m;
 }
 

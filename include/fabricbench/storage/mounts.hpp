@@ -45,7 +45,10 @@ std::string_view name(FsKind kind);
 
 // The mount of a path on this node: resolves the path (realpath) and reads
 // /proc/self/mountinfo. nullopt, with `error` set, when either fails.
-std::optional<MountEntry> mount_of_path(const std::string& path, std::string& error);
+// `mountinfo` is the table to read: this process's, or a copied one
+// (`fabricbench topo --mountinfo`, fixtures).
+std::optional<MountEntry> mount_of_path(const std::string& path, std::string& error,
+                                        const std::string& mountinfo = "/proc/self/mountinfo");
 
 // "fuse.sshfs (network) root@10.0.0.1:/export, rw,nosuid,nodev,relatime"
 std::string describe(const MountEntry& mount);
