@@ -13,6 +13,7 @@ packages=(
   clang libclang-rt-14-dev
   slurm-wlm munge
   iproute2 iperf3 jq bc procps
+  fio sshfs openssh-server
   python3 python3-matplotlib
 )
 
