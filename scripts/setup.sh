@@ -14,6 +14,7 @@ runtime=(
   clang libclang-rt-14-dev
   slurm-wlm munge
   iproute2 iperf3 jq bc procps
+  fio sshfs openssh-server
   python3 python3-matplotlib
 )
 # What only the tests need: a browser to open `report html` pages headless

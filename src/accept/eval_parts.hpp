@@ -42,6 +42,7 @@ Verdict eval_correctness(const Rule& rule, const Results& run);
 Verdict eval_rank_outliers(const Rule& rule, const Results& run);
 Verdict eval_heterogeneity(const Rule& rule, const Results& run);
 Verdict eval_pairs(const Rule& rule, const Results& run);
+Verdict eval_storage(const Rule& rule, const Results& run);
 
 // Median of `values` (which it reorders); 0 for none.
 double median(std::vector<double> values);

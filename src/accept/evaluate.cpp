@@ -102,6 +102,9 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
       case RuleKind::pairs:
         v = eval_pairs(rule, run);
         break;
+      case RuleKind::storage:
+        v = eval_storage(rule, run);
+        break;
     }
   } catch (const std::exception& e) {
     // A line of the record that does not have the shape the rule reads

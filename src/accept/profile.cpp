@@ -46,7 +46,10 @@ void check_consistency(const Field& root, const Profile& p) {
     if (r.kind == RuleKind::pairs && !p.pairs)
       root["rules"].fail(fmt::format("rule '{}' (pairs) needs a pairs: section that runs the pair matrix", r.name));
   }
-  if (p.sweeps.empty() && !p.pairs && !p.topo) root.fail("the profile runs nothing: add sweeps, p2p, pairs or topo");
+  // Storage rules judge a `fabricbench storage --out` record (check --results):
+  // a profile of storage rules alone runs nothing itself.
+  if (p.sweeps.empty() && !p.pairs && !p.topo && !has_storage_rules(p))
+    root.fail("the profile runs nothing: add sweeps, p2p, pairs or topo");
 }
 
 Profile parse_root(const Field& root) {
@@ -107,6 +110,12 @@ Profile load_profile(const std::string& path) {
 bool needs_per_rank_times(const Profile& profile) {
   for (const auto& r : profile.rules)
     if (r.kind == RuleKind::uniformity && r.across == Across::ranks) return true;
+  return false;
+}
+
+bool has_storage_rules(const Profile& profile) {
+  for (const auto& r : profile.rules)
+    if (r.kind == RuleKind::storage) return true;
   return false;
 }
 

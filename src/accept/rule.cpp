@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "fabricbench/core/enum_cover.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/units.hpp"
 #include "fabricbench/topo/report.hpp"
@@ -21,7 +22,10 @@ constexpr std::array kKinds{
     std::pair{RuleKind::baseline, "baseline"},     std::pair{RuleKind::latency, "latency"},
     std::pair{RuleKind::stability, "stability"},   std::pair{RuleKind::correctness, "correctness"},
     std::pair{RuleKind::uniformity, "uniformity"}, std::pair{RuleKind::pairs, "pairs"},
+    std::pair{RuleKind::storage, "storage"},
 };
+static_assert(enum_cover::covers<RuleKind, kKinds>([](const auto& e) { return e.first; }),
+              "kKinds names every RuleKind in enum order");
 
 // time_us is the median, the figure the table and nccl-tests-style readers use.
 constexpr std::array kMetrics{
@@ -39,6 +43,14 @@ constexpr std::array kPairMetrics{
     std::pair{PairMetric::bidir, "bidir"},
     std::pair{PairMetric::latency, "latency"},
 };
+
+// Named as the storage line's JSON keys, so a rule reads what the record says.
+constexpr std::array kStorageMetrics{
+    std::pair{StorageMetric::aggregate_gbps, "aggregate_gbps"},
+    std::pair{StorageMetric::node_min_gbps, "node_min_gbps"},
+};
+static_assert(enum_cover::covers<StorageMetric, kStorageMetrics>([](const auto& e) { return e.first; }),
+              "kStorageMetrics names every StorageMetric in enum order");
 
 template <typename Table, typename Value>
 std::string_view lookup_name(const Table& table, Value v) {
@@ -140,10 +152,14 @@ Limit relative_limit(std::string_view text, std::string_view unit, double v, std
 std::string_view name(RuleKind kind) { return lookup_name(kKinds, kind); }
 std::string_view name(Metric metric) { return lookup_name(kMetrics, metric); }
 std::string_view name(PairMetric metric) { return lookup_name(kPairMetrics, metric); }
+std::string_view name(StorageMetric metric) { return lookup_name(kStorageMetrics, metric); }
 std::optional<RuleKind> parse_rule_kind(std::string_view text) { return lookup_value<RuleKind>(kKinds, text); }
 std::optional<Metric> parse_metric(std::string_view text) { return lookup_value<Metric>(kMetrics, text); }
 std::optional<PairMetric> parse_pair_metric(std::string_view text) {
   return lookup_value<PairMetric>(kPairMetrics, text);
+}
+std::optional<StorageMetric> parse_storage_metric(std::string_view text) {
+  return lookup_value<StorageMetric>(kStorageMetrics, text);
 }
 std::string allowed_rule_kinds() { return join(kKinds); }
 std::string allowed_metrics() { return join(kMetrics); }

@@ -160,6 +160,44 @@ void parse_pairs_rule(const Field& f, Rule& r) {
                 latency ? Dimension::time : Dimension::bandwidth});
 }
 
+// Which storage lines (target, pattern, node count, mode, block) and which of
+// their figures; the patterns and modes are the storage module's names.
+void parse_storage_rule(const Field& f, Rule& r) {
+  f.expect_map({"name", "kind", "optional", "target", "pattern", "nodes", "mode", "block", "metric", "min"});
+  StorageFilter& s = r.storage;
+  if (auto v = f.find("target")) {
+    s.target = v->text();
+    if (s.target != "path" && s.target != "local")
+      v->fail(fmt::format("'{}': use path (the --path folder) or local (the --local folder)", s.target));
+  }
+  if (auto v = f.find("pattern")) {
+    s.pattern = v->text();
+    if (s.pattern != "seq_read" && s.pattern != "seq_write" && s.pattern != "small_read" &&
+        s.pattern != "small_write")
+      v->fail(fmt::format("'{}' is unknown; allowed: seq_read, seq_write, small_read, small_write", s.pattern));
+  }
+  if (auto v = f.find("nodes")) {
+    if (v->node().IsScalar() && v->node().Scalar() == "all") {
+      s.nodes.reset();
+    } else {
+      s.nodes = static_cast<int>(v->integer(1, 1 << 20));
+    }
+  }
+  if (auto v = f.find("mode")) {
+    s.mode = v->text();
+    if (s.mode != "direct" && s.mode != "buffered" && s.mode != "any")
+      v->fail(fmt::format("'{}': use direct (O_DIRECT), buffered or any", s.mode));
+    if (s.mode == "any") s.mode.clear();
+  }
+  if (auto v = f.find("block")) s.block_bytes = v->bytes();
+  if (auto m = f.find("metric")) {
+    const auto sm = parse_storage_metric(m->text());
+    if (!sm) m->fail(fmt::format("'{}' is unknown; allowed: aggregate_gbps, node_min_gbps", m->text()));
+    r.storage_metric = *sm;
+  }
+  parse_limits(f, r, {Dimension::bandwidth, Reference::none, true, false});
+}
+
 void parse_kind_fields(const Field& f, Rule& r) {
   switch (r.kind) {
     case RuleKind::absolute:
@@ -203,6 +241,9 @@ void parse_kind_fields(const Field& f, Rule& r) {
     case RuleKind::pairs:
       parse_pairs_rule(f, r);
       break;
+    case RuleKind::storage:
+      parse_storage_rule(f, r);
+      break;
   }
 }
 
@@ -216,6 +257,9 @@ std::string default_name(const Rule& r) {
     n += " " + std::string(name(r.metric));
   if (r.kind == RuleKind::uniformity) n += r.across == Across::inventory ? " inventory" : " ranks";
   if (r.kind == RuleKind::pairs) n += " " + std::string(name(r.pair_metric));
+  if (r.kind == RuleKind::storage)
+    n += fmt::format(" {} {} at {} nodes {}", r.storage.target, r.storage.pattern,
+                     r.storage.nodes ? std::to_string(*r.storage.nodes) : "all", name(r.storage_metric));
   return n;
 }
 

@@ -130,6 +130,11 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
   error = agree_on_error(world, error);
   if (error.empty()) error = options_differ(world, compared_options(app));
   if (error.empty()) error = load_profile_everywhere(world, flags, setup);
+  if (error.empty() && flags.results.empty() && accept::has_storage_rules(setup.profile))
+    error = fmt::format(
+        "profile {} has storage rules, which judge a storage record: run `fabricbench storage --path DIR --out "
+        "FILE` under mpirun, then `fabricbench check --profile {} --results FILE`",
+        setup.profile.name, setup.profile_path);
   // A recorded run is judged without running anything: no backend needed.
   if (error.empty() && flags.results.empty()) error = backend_problem(world, setup);
   if (error.empty() && world.rank() == 0) error = prepare_rank0(world, flags, setup);

@@ -6,6 +6,7 @@
 #include "build_identity.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/storage/reaper.hpp"
 #include "fabricbench/version.hpp"
 
 namespace fb::cli {
@@ -27,6 +28,8 @@ const std::vector<Command>& commands() {
       {"step", "run a workload's training step on the ranks: measured communication share, beside the model",
        step_main},
       {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
+      {"storage", "shared-filesystem throughput from every node at once; does data loading keep up (under mpirun/srun)",
+       storage_main},
   };
   return table;
 }
@@ -58,6 +61,8 @@ int main(int argc, char** argv) {
     std::fputs(fb::cli::version_text().c_str(), stdout);
     return fb::kExitOk;
   }
+  // Not a command for people: storage's cleanup process (storage/reaper.hpp).
+  if (std::strcmp(argv[1], fb::storage::kReaperCommand) == 0) return fb::storage::reaper_main(argc - 1, argv + 1);
   const std::string_view wanted = argv[1];
   for (const auto& c : fb::cli::commands())
     if (c.name == wanted) return c.main(argc - 1, argv + 1);

@@ -19,7 +19,8 @@ namespace {
 using namespace fb::model;
 
 struct ModelFlags {
-  std::string results, scope, workload, quotes, node, gpu, presets, format = "text";
+  std::string results, scope, workload, quotes, node, gpu, presets, storage, format = "text";
+  std::vector<std::string> data_nodes;  // model data: "" = the node counts the storage record measured
   std::string exposed_target = "5%";
   std::vector<std::string> networks;
   std::vector<std::string> nodes{"1", "2", "4", "8", "16", "32", "64", "128"};
@@ -126,6 +127,25 @@ int run_scale(const ModelFlags& f) {
   return print(f, scale_table(scaling), scale_json(w.name, scaling));
 }
 
+// The workload's data loading against the storage record, at the node counts
+// it measured (or --nodes), with the step predicted on the first network.
+int run_data(ModelFlags f) {
+  const Presets presets = presets_of(f);
+  const Workload w = workload_of(f);
+  const Results record = load_results(f.storage);
+  if (record.storage.empty())
+    throw UsageError(fmt::format("--storage '{}' has no storage lines: give a `fabricbench storage --out` record",
+                                 f.storage));
+  if (f.data_nodes.empty()) {
+    for (const auto& r : storage_rates(record.storage, "path", w.data.pattern)) f.data_nodes.push_back(std::to_string(r.nodes));
+  }
+  if (!f.data_nodes.empty()) f.nodes = f.data_nodes;
+  const std::string net = networks_of(f, w).front();
+  const Fabric fabric = fabric_for(w, net, presets);
+  const auto points = data_loading(w, predict_scaling(w, fabric, presets, node_counts(f), target_of(f)), record.storage);
+  return print(f, data_table(points, fabric.inter.label), data_json(w.name, fabric.inter.label, points));
+}
+
 int run_memory(const ModelFlags& f) {
   const Presets presets = presets_of(f);
   const Workload w = workload_of(f);
@@ -161,12 +181,18 @@ int model_main(int argc, char** argv) {
   memory->add_option("--gpu", f.gpu, "GPU preset (default: the workload's)");
   auto* quotes = app.add_subcommand("quotes", "rank price quotes by the job's total cost, with the winner and why");
   quotes->add_option("-q,--quotes", f.quotes, "quotes YAML (profiles/quotes/)")->required();
+  auto* data = app.add_subcommand("data", "does data loading at the storage record's measured rate keep up with the "
+                                          "step at each node count");
+  data->add_option("--storage", f.storage, "a `fabricbench storage --out` record of the dataset's filesystem")
+      ->required();
+  data->add_option("--nodes", f.data_nodes, "node counts (default: those the storage record measured)")
+      ->delimiter(',');
   auto* presets = app.add_subcommand("presets", "list the network, node and GPU presets with their sources");
-  const auto subs = {fit, step, scale, memory, quotes, presets};
+  const auto subs = {fit, step, scale, memory, quotes, data, presets};
   for (auto* sub : subs) add_common(sub, f);
-  for (auto* sub : {step, scale, memory, quotes}) add_workload(sub, f);
-  for (auto* sub : {step, scale}) add_networks(sub, f);
-  for (auto* sub : {step, scale, quotes}) add_target(sub, f);
+  for (auto* sub : {step, scale, memory, quotes, data}) add_workload(sub, f);
+  for (auto* sub : {step, scale, data}) add_networks(sub, f);
+  for (auto* sub : {step, scale, quotes, data}) add_target(sub, f);
   const auto is_sub = [&](const char* word) {
     return std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
   };
@@ -181,6 +207,7 @@ int model_main(int argc, char** argv) {
     if (scale->parsed()) return run_scale(f);
     if (memory->parsed()) return run_memory(f);
     if (quotes->parsed()) return run_quotes(f);
+    if (data->parsed()) return run_data(f);
     const Presets p = presets_of(f);
     return print(f, presets_table(p), presets_json(p));
   });

@@ -2,6 +2,9 @@
 // (per node: GPUs, NVLink, PCIe, NICs, rails, paths and their spec peaks, then
 // the differences between nodes) and writes the record with --out.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/backends/library_versions.hpp"
+#include "fabricbench/storage/mounts.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -27,6 +31,8 @@ struct TopoFlags {
   std::string sysfs_root;
   bool strict = false;
   bool quiet = false;
+  std::string path;       // --path: name the filesystem this folder is on, per node
+  std::string mountinfo = "/proc/self/mountinfo";
 };
 
 void add_topo_flags(CLI::App& app, TopoFlags& f) {
@@ -37,6 +43,43 @@ void add_topo_flags(CLI::App& app, TopoFlags& f) {
   app.add_option("--sysfs-root", f.sysfs_root,
                  "read sysfs under this folder instead of / (a copied or fixture tree; NVML is then not asked)");
   app.add_flag("-q,--quiet", f.quiet, "no report: only errors and the one-line summary");
+  app.add_option("--path", f.path, "also name the filesystem this folder is on (nfs4, lustre, fuse.sshfs, ext4 ...) "
+                                   "and its mount options, per node");
+  app.add_option("--mountinfo", f.mountinfo, "read this mount table instead of /proc/self/mountinfo (a copied file)")
+      ->capture_default_str();
+}
+
+// This rank's reading of the filesystem under --path: "" when not asked;
+// `error` names the path when it cannot be read (exit 2).
+std::string path_filesystem(const TopoFlags& f, std::string& error) {
+  if (f.path.empty()) return "";
+  const auto m = storage::mount_of_path(f.path, error, f.mountinfo);
+  if (!m) {
+    error = "--path " + error;
+    return "";
+  }
+  return storage::describe(*m);
+}
+
+// Each node's filesystem under --path (its first rank's reading, so a node
+// that mounts something else there shows), or one line when all agree.
+std::string path_report(const Comm& world, const NodeMap& nodes, const std::string& path, const std::string& mine) {
+  const auto all = world.allgather_strings(mine);
+  if (path.empty() || world.rank() != 0) return "";
+  std::vector<std::pair<std::string, std::string>> by_node;  // host, filesystem
+  for (int n = 0; n < nodes.nodes; ++n)
+    for (int r = 0; r < world.size(); ++r)
+      if (nodes.rank_node[static_cast<std::size_t>(r)] == n) {
+        by_node.emplace_back(nodes.node_hosts[static_cast<std::size_t>(n)], all[static_cast<std::size_t>(r)]);
+        break;
+      }
+  std::string out = "# filesystem of --path " + path + "\n";
+  const bool same =
+      std::all_of(by_node.begin(), by_node.end(), [&](const auto& n) { return n.second == by_node[0].second; });
+  if (same)
+    return out + fmt::format("  {} node{}: {}\n", by_node.size(), by_node.size() == 1 ? "" : "s", by_node[0].second);
+  for (const auto& [host, fsys] : by_node) out += fmt::format("  {}: {}\n", host, fsys);
+  return out;
 }
 
 // "" when the flags are usable on this rank, else the message.
@@ -111,8 +154,12 @@ int topo_main(int argc, char** argv) {
   if (!error.empty()) return usage_exit(world, "topo", error);
   if (const std::string differ = options_differ(world, compared_options(app, {"sysfs-root"})); !differ.empty())
     return usage_exit(world, "topo", differ);
+  std::string fs_error;
+  const std::string filesystem = path_filesystem(flags, fs_error);
+  if (const std::string e = agree_on_error(world, fs_error); !e.empty()) return usage_exit(world, "topo", e);
   setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   const NodeMap nodes = map_nodes(world);
+  const std::string fs_report = path_report(world, nodes, flags.path, filesystem);
   const bool tree = !flags.sysfs_root.empty();
   const auto nvml = tree ? topo::absent_nvml("not asked: --sysfs-root reads a tree, NVML would describe this machine")
                          : topo::load_nvml();
@@ -123,6 +170,7 @@ int topo_main(int argc, char** argv) {
   std::int64_t exit_code = kExitOk;
   if (world.rank() == 0) {
     try {
+      if (!flags.quiet) std::fputs(fs_report.c_str(), stdout);
       exit_code = report(argc, argv, world, flags, nodes, lines, run_id, seconds);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "fabricbench topo: %s\n", e.what());

@@ -675,6 +675,76 @@ StepModelLine step_model_from_json(const json& j) {
           r.take<double>("efficiency"),         r.take<double>("step_diff_pct")};
 }
 
+// ---- storage ---------------------------------------------------------------------
+
+json to_json(const StorageLine& l) {
+  return {{"type", "storage"},
+          {"run_id", l.run_id},
+          {"target", l.target},
+          {"path", l.path},
+          {"fs_type", l.fs_type},
+          {"fs_kind", l.fs_kind},
+          {"mount_source", l.mount_source},
+          {"mount_options", l.mount_options},
+          {"shared", l.shared},
+          {"pattern", l.pattern},
+          {"mode", l.mode},
+          {"o_direct", l.o_direct},
+          {"cache", l.cache},
+          {"note", l.note},
+          {"block_bytes", l.block_bytes},
+          {"file_bytes", l.file_bytes},
+          {"files", l.files},
+          {"nodes", l.nodes},
+          {"ranks", l.ranks},
+          {"hosts", l.hosts},
+          {"bytes", l.bytes},
+          {"ops", l.ops},
+          {"elapsed_us", l.elapsed_us},
+          {"aggregate_gbps", l.aggregate_gbps},
+          {"iops", l.iops},
+          {"node_gbps", l.node_gbps},
+          {"node_min_gbps", l.node_min_gbps},
+          {"latency_p50_us", l.latency_p50_us},
+          {"latency_p99_us", l.latency_p99_us},
+          {"latency_max_us", l.latency_max_us}};
+}
+
+StorageLine storage_from_json(const json& j) {
+  const Reader r(j, "storage");
+  StorageLine l;
+  l.run_id = r.take<std::string>("run_id");
+  l.target = r.take<std::string>("target", "path");
+  l.path = r.take<std::string>("path");
+  l.fs_type = r.take<std::string>("fs_type");
+  l.fs_kind = r.take<std::string>("fs_kind");
+  l.mount_source = r.take<std::string>("mount_source");
+  l.mount_options = r.take<std::string>("mount_options");
+  l.shared = r.take<bool>("shared");
+  l.pattern = r.need<std::string>("pattern");
+  l.mode = r.take<std::string>("mode");
+  l.o_direct = r.take<bool>("o_direct");
+  l.cache = r.need<std::string>("cache");
+  l.note = r.take<std::string>("note");
+  l.block_bytes = r.take<std::uint64_t>("block_bytes");
+  l.file_bytes = r.take<std::uint64_t>("file_bytes");
+  l.files = r.take<std::uint64_t>("files");
+  l.nodes = r.need<int>("nodes");
+  l.ranks = r.take<int>("ranks");
+  l.hosts = r.list<std::string>("hosts");
+  l.bytes = r.take<std::uint64_t>("bytes");
+  l.ops = r.take<std::uint64_t>("ops");
+  l.elapsed_us = r.take<double>("elapsed_us");
+  l.aggregate_gbps = r.need<double>("aggregate_gbps");
+  l.iops = r.take<double>("iops");
+  l.node_gbps = r.list<double>("node_gbps");
+  l.node_min_gbps = r.take<double>("node_min_gbps");
+  l.latency_p50_us = r.take<double>("latency_p50_us");
+  l.latency_p99_us = r.take<double>("latency_p99_us");
+  l.latency_max_us = r.take<double>("latency_max_us");
+  return l;
+}
+
 // ---- summary -------------------------------------------------------------------
 
 json to_json(const Summary& s) {

@@ -236,12 +236,36 @@ void read_overlap(const Fields& top, Workload& w) {
   w.overlap.pp = f.fraction_or("pp", 0);
 }
 
+// data: {bytes_per_sample: 600K} (an image, a packed record) or
+// {bytes_per_token: 2} (a token file: seq_len tokens per sample).
+void read_data(const Fields& top, Workload& w) {
+  if (!top.has("data")) return;
+  const Fields f(top.node("data"), "workload: data", {"bytes_per_sample", "bytes_per_token", "pattern"});
+  if (f.has("bytes_per_sample") == f.has("bytes_per_token"))
+    throw UsageError("workload: data: give bytes_per_sample (e.g. 600K per image) or bytes_per_token (e.g. 2 for "
+                     "uint16 token ids), one of them");
+  if (f.has("bytes_per_sample")) {
+    w.data.bytes_per_sample = static_cast<double>(f.bytes_or("bytes_per_sample", 0));
+    if (w.data.bytes_per_sample <= 0) throw UsageError(f.name("bytes_per_sample") + ": above 0 bytes");
+  } else {
+    if (!w.transformer())
+      throw UsageError(f.name("bytes_per_token") + ": a model without a sequence has no tokens; give bytes_per_sample");
+    const double per_token = f.number("bytes_per_token");
+    if (per_token <= 0) throw UsageError(f.name("bytes_per_token") + ": above 0");
+    w.data.bytes_per_sample = per_token * w.seq_len;
+  }
+  w.data.pattern = f.optional_text("pattern").value_or("seq_read");
+  if (w.data.pattern != "seq_read" && w.data.pattern != "small_read")
+    throw UsageError(fmt::format("{} '{}': seq_read (large shards read in blocks) or small_read (a file per sample)",
+                                 f.name("pattern"), w.data.pattern));
+}
+
 }  // namespace
 
 Workload parse_workload(std::string_view yaml_text, const std::string& base_dir) {
   const YAML::Node doc = detail::load_yaml(yaml_text, "workload");
   const Fields top(doc, "workload",
-                   {"name", "model", "training", "parallel", "zero3", "compute", "cluster", "overlap"});
+                   {"name", "model", "training", "parallel", "zero3", "compute", "cluster", "overlap", "data"});
   Workload w;
   w.name = top.optional_text("name").value_or("workload");
   read_model(top, w);
@@ -251,6 +275,7 @@ Workload parse_workload(std::string_view yaml_text, const std::string& base_dir)
   read_compute(top, w, base_dir);
   read_cluster(top, w);
   read_overlap(top, w);
+  read_data(top, w);
   resolve_parallel(w);  // reject degrees that cannot run, now, with the file's names
   return w;
 }

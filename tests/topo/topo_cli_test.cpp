@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
@@ -118,6 +119,35 @@ TEST_F(TopoCli, RunRecordsOneInventoryLinePerRankAfterTheHeader) {
   }
   EXPECT_EQ(res.measurements.size(), 2u);
   EXPECT_TRUE(res.complete);
+}
+
+// --path names the filesystem and its mount options from the mount table,
+// here a fixture: the test's folder as an sshfs mount, /dev/shm from a GPU
+// node's copied table; a folder that does not exist exits 2 naming it.
+TEST_F(TopoCli, PathNamesTheFilesystemAndItsMountOptions) {
+  const std::string table = path("mountinfo");
+  std::ofstream(table) << "27 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme1n1p2 rw,errors=remount-ro\n"
+                       << "119 27 0:40 / " << dir_
+                       << " rw,nosuid,nodev,relatime - fuse.sshfs root@10.200.0.11:/srv/ds rw,user_id=0\n";
+  const auto r = run_process(topo() + " --path " + dir_ + " --mountinfo " + table);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# filesystem of --path " + dir_), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 node: fuse.sshfs (network) root@10.200.0.11:/srv/ds, rw,nosuid,nodev,relatime"),
+            std::string::npos)
+      << r.out;
+  const auto shm = run_process(topo() + " --path /dev/shm --mountinfo " + std::string(FB_STORAGE_FIXTURES) +
+                               "/gpu-node.mountinfo");
+  ASSERT_EQ(shm.exit_code, 0) << shm.err;
+  EXPECT_NE(shm.out.find("1 node: tmpfs (memory) tmpfs, rw,nosuid,nodev"), std::string::npos) << shm.out;
+  // Under mpirun, two ranks as two nodes: one line for both when they agree.
+  const auto two = run_process("timeout 60 " + mpirun(2) + " -x FABRICBENCH_RANKS_PER_NODE=1 " + topo() +
+                               " --path " + dir_ + " --mountinfo " + table);
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("2 nodes: fuse.sshfs (network)"), std::string::npos) << two.out;
+  const auto missing = run_process(topo() + " --path " + dir_ + "/missing");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--path '" + dir_ + "/missing': No such file or directory"), std::string::npos)
+      << missing.err;
 }
 
 }  // namespace

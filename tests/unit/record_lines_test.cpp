@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <set>
 #include <string>
 
@@ -100,7 +101,7 @@ Measurement full_measurement() {
 TEST_F(RecordLines, TheDocumentHasEveryTable) {
   for (const char* t : {"run", "inventory", "inventory.paths", "measurement", "skip", "check", "check.row", "summary",
                         "summary.sweep", "summary.topo", "summary.pairs", "summary.gemm", "pair", "node", "finding",
-                        "gemm", "step", "step_model"})
+                        "gemm", "step", "step_model", "storage"})
     EXPECT_NO_THROW(doc(t)) << t;
 }
 
@@ -161,6 +162,28 @@ TEST_F(RecordLines, GemmAndStepWriteTheDocumentedKeys) {
   EXPECT_EQ(keys_of(to_json(GemmLine{})), doc("gemm"));
   EXPECT_EQ(keys_of(to_json(StepLine{})), doc("step"));
   EXPECT_EQ(keys_of(to_json(StepModelLine{})), doc("step_model"));
+}
+
+TEST_F(RecordLines, StorageWritesTheDocumentedKeysAndReadsBack) {
+  StorageLine l;
+  l.pattern = "seq_read";
+  l.cache = "dropped";
+  l.nodes = 2;
+  l.hosts = {"a", "b"};
+  l.node_gbps = {1.5, 0.5};
+  l.aggregate_gbps = 2;
+  l.block_bytes = 1 << 20;
+  EXPECT_EQ(keys_of(to_json(l)), doc("storage"));
+  const StorageLine back = storage_from_json(to_json(l));
+  EXPECT_EQ(back.pattern, "seq_read");
+  EXPECT_EQ(back.node_gbps, l.node_gbps);
+  EXPECT_EQ(back.hosts, l.hosts);
+  EXPECT_EQ(back.block_bytes, 1u << 20);
+  std::istringstream record("{\"type\":\"run\",\"schema_version\":\"1.5\",\"command\":\"storage\"}\n" +
+                            to_json(l).dump() + "\n{\"type\":\"summary\",\"status\":\"complete\"}\n");
+  const Results r = parse_results(record, "storage.jsonl");
+  ASSERT_EQ(r.storage.size(), 1u);
+  EXPECT_EQ(r.storage[0].aggregate_gbps, 2);
 }
 
 // One summary for every command: the common keys, then the command's part.

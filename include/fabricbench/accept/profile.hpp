@@ -53,6 +53,9 @@ Profile load_profile(const std::string& path);
 // Rules of these kinds need per-rank times in the record (RunOptions::per_rank_times).
 bool needs_per_rank_times(const Profile& profile);
 bool needs_baseline(const Profile& profile);
+// Storage rules read `storage` lines, which only `fabricbench storage` writes:
+// such a profile is judged with `check --results`, never run by check itself.
+bool has_storage_rules(const Profile& profile);
 
 // Replaces the backend of the profile and of every sweep (`check --backend`).
 void set_backend(Profile& profile, const std::string& backend);

@@ -19,10 +19,24 @@ enum class RuleKind {
   correctness,  // zero wrong elements in checked rows
   uniformity,   // across inventory lines (heterogeneity) or across ranks (outliers)
   pairs,        // no node-pair link below a fraction of the median link
+  storage,      // a `fabricbench storage` line's figure: "aggregate read >= 2 GB/s at 8 nodes"
 };
 
 // The figure a row-based rule reads from a measurement line.
 enum class Metric { busbw, algbw, time_us, time_min_us, time_mean_us, time_p99_us, time_max_us };
+
+// The figure a storage rule reads from storage lines: the run's aggregate
+// (all nodes' bytes over the slowest rank's time) or its slowest node's.
+enum class StorageMetric { aggregate_gbps, node_min_gbps };
+
+// Which storage lines a storage rule looks at. Empty / absent fields match all.
+struct StorageFilter {
+  std::string target = "path";       // path (--path, the shared filesystem) or local (--local)
+  std::string pattern = "seq_read";  // seq_read, seq_write, small_read, small_write
+  std::optional<int> nodes;          // nodes doing I/O at once; nullopt: the most the record measured
+  std::string mode;                  // direct or buffered; "" = any
+  std::optional<std::uint64_t> block_bytes;
+};
 
 // What a uniformity rule compares.
 enum class Across { inventory, ranks };
@@ -76,14 +90,19 @@ struct Rule {
   std::vector<std::string> fields;  // inventory fields compared (empty = all)
   // pairs
   PairMetric pair_metric = PairMetric::unidir;
+  // storage
+  StorageFilter storage;
+  StorageMetric storage_metric = StorageMetric::aggregate_gbps;
 };
 
 std::string_view name(RuleKind kind);
 std::string_view name(Metric metric);
 std::string_view name(PairMetric metric);
+std::string_view name(StorageMetric metric);
 std::optional<RuleKind> parse_rule_kind(std::string_view text);
 std::optional<Metric> parse_metric(std::string_view text);
 std::optional<PairMetric> parse_pair_metric(std::string_view text);
+std::optional<StorageMetric> parse_storage_metric(std::string_view text);
 std::string allowed_rule_kinds();
 std::string allowed_metrics();
 

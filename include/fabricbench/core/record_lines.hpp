@@ -334,6 +334,40 @@ struct StepModelLine {
   double step_diff_pct = 0;
 };
 
+// ---- `storage`: one I/O pattern at one node count (fabricbench storage) ----
+
+struct StorageLine {
+  std::string run_id;
+  std::string target;         // "path" (--path: the shared filesystem) or "local" (--local)
+  std::string path;           // the folder as given
+  std::string fs_type;        // rank 0's mount of it: nfs4, lustre, fuse.sshfs, ext4, tmpfs ...
+  std::string fs_kind;        // network, parallel, local, memory, fuse, other
+  std::string mount_source;   // "server:/export", "/dev/nvme0n1p1"
+  std::string mount_options;  // the mount's own ("rw,relatime") and the filesystem's, comma-joined
+  bool shared = false;        // every node saw rank 0's run folder: one filesystem for all
+  std::string pattern;        // seq_write, seq_read, small_write, small_read
+  std::string mode;           // asked: direct (O_DIRECT) or buffered
+  bool o_direct = false;      // O_DIRECT in effect on every rank
+  std::string cache;          // bypassed, dropped, synced, cached (a memory figure)
+  std::string note;           // why O_DIRECT is off though asked, why the figure is cached; "" = none
+  std::uint64_t block_bytes = 0;  // bytes per read or write call
+  std::uint64_t file_bytes = 0;   // bytes per file
+  std::uint64_t files = 0;        // files per rank
+  int nodes = 0;                  // nodes doing I/O at once
+  int ranks = 0;                  // ranks doing I/O at once
+  std::vector<std::string> hosts;  // those nodes
+  std::uint64_t bytes = 0;        // moved by all of them
+  std::uint64_t ops = 0;          // calls (sequential) or files (small files), all ranks
+  double elapsed_us = 0;          // the slowest rank's time
+  double aggregate_gbps = 0;      // bytes / elapsed_us
+  double iops = 0;                // ops / elapsed_us
+  std::vector<double> node_gbps;  // per node (hosts order): its bytes / its slowest rank's time
+  double node_min_gbps = 0;
+  double latency_p50_us = 0;  // per call or per file, over every rank's
+  double latency_p99_us = 0;
+  double latency_max_us = 0;
+};
+
 // ---- `summary`: the closing line -------------------------------------------
 
 // run and check: what the sweeps did.
@@ -406,7 +440,7 @@ struct Summary {
 
 // Every line but the summary (which RecordWriter::seal alone writes).
 using RecordLine = std::variant<RunHeader, InventoryLine, Measurement, Skip, PairLine, NodeLine, FindingLine, CheckLine,
-                                GemmLine, StepLine, StepModelLine>;
+                                GemmLine, StepLine, StepModelLine, StorageLine>;
 
 nlohmann::ordered_json to_json(const RunHeader& line);
 nlohmann::ordered_json to_json(const InventoryLine& line);
@@ -420,6 +454,7 @@ nlohmann::ordered_json to_json(const CheckRow& row);
 nlohmann::ordered_json to_json(const GemmLine& line);
 nlohmann::ordered_json to_json(const StepLine& line);
 nlohmann::ordered_json to_json(const StepModelLine& line);
+nlohmann::ordered_json to_json(const StorageLine& line);
 nlohmann::ordered_json to_json(const Summary& line);
 nlohmann::ordered_json to_json(const RecordLine& line);
 
@@ -435,6 +470,7 @@ CheckLine check_from_json(const nlohmann::ordered_json& j);
 GemmLine gemm_from_json(const nlohmann::ordered_json& j);
 StepLine step_from_json(const nlohmann::ordered_json& j);
 StepModelLine step_model_from_json(const nlohmann::ordered_json& j);
+StorageLine storage_from_json(const nlohmann::ordered_json& j);
 // `command` is the header's: it says which part a summary has.
 Summary summary_from_json(const nlohmann::ordered_json& j, const std::string& command);
 

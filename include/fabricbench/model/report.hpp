@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fabricbench/model/compare.hpp"
+#include "fabricbench/model/data_loading.hpp"
 #include "fabricbench/model/fit.hpp"
 #include "fabricbench/model/memory.hpp"
 #include "fabricbench/model/quotes.hpp"
@@ -33,6 +34,10 @@ json steps_json(const std::string& workload, const std::vector<StepCost>& steps)
 using Scaling = std::vector<std::pair<std::string, std::vector<ScalePoint>>>;  // network label -> points
 Table scale_table(const Scaling& scaling);
 json scale_json(const std::string& workload, const Scaling& scaling);
+
+// Data loading against the step, per node count (model/data_loading.hpp).
+Table data_table(const std::vector<DataPoint>& points, const std::string& network);
+json data_json(const std::string& workload, const std::string& network, const std::vector<DataPoint>& points);
 
 Table memory_table(const std::vector<MemoryFit>& fits, int workload_zero);
 json memory_json(const std::string& workload, const std::string& gpu, const std::vector<MemoryFit>& fits);

@@ -40,6 +40,14 @@ struct GemmCurve {
   bool empty() const { return points.empty(); }
 };
 
+// What the job reads from its dataset: bytes per sample (stated, or tokens
+// per sample x bytes per token) and how the loader reads them.
+struct DataSpec {
+  double bytes_per_sample = 0;    // 0 = not given
+  std::string pattern = "seq_read";  // seq_read: large shards; small_read: a file per sample
+  bool given() const { return bytes_per_sample > 0; }
+};
+
 struct Workload {
   std::string name;
   // model: a transformer (layers, hidden, heads, seq_len), or any network
@@ -80,6 +88,7 @@ struct Workload {
   std::string compute_gpu;  // the GPU `tflops` or the GEMM curve was measured on (the workload's own)
   ClusterSpec cluster;
   Overlap overlap;
+  DataSpec data;
 
   double tokens_per_step() const { return static_cast<double>(global_batch) * (transformer() ? seq_len : 1); }
 };
