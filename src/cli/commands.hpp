@@ -25,5 +25,6 @@ int report_main(int argc, char** argv);
 int pairs_main(int argc, char** argv);
 int step_main(int argc, char** argv);
 int gemm_main(int argc, char** argv);
+int diagnose_main(int argc, char** argv);
 
 }  // namespace fb::cli

@@ -24,6 +24,9 @@ const std::vector<Command>& commands() {
       {"step", "run a workload's training step on the ranks: measured communication share, beside the model",
        step_main},
       {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
+      {"diagnose", "is the GPU starved? sample GPUs, NICs and the job's iteration times: compute-bound, starved by "
+                   "input, communication-bound or throttled",
+       diagnose_main},
   };
   return table;
 }

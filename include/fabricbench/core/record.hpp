@@ -19,10 +19,11 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 4;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 5;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                         // 1.2: pair, node and finding lines;
                                         // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
-                                        // 1.4: run_id, check lines' optional, every summary's keys alike
+                                        // 1.4: run_id, check lines' optional, every summary's keys alike;
+                                        // 1.5: diagnose records and their diagnosis lines
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file
@@ -84,6 +85,7 @@ struct Results {
   std::vector<GemmLine> gemms;
   std::vector<StepLine> steps;
   std::vector<StepModelLine> step_models;
+  std::vector<DiagnosisLine> diagnoses;
   std::optional<Summary> summary;
   // The summary's status: "complete", or why the run ended early ("hang",
   // "rank_lost", "error", "killed"); "incomplete" when there is no summary
