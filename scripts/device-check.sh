@@ -129,6 +129,19 @@ else
     wait $load
     [ $rc -le 1 ]  # 1 is a problem verdict (throttled, say): a finding, not a failure here'
   grep -h "fabricbench diagnose: .*: " "$out/diagnose-idle.log" "$out/diagnose-gemm.log" 2>/dev/null | sed 's/^/#   /'
+  # Issue 18 on one GPU (the gpu tests above cover abort, graph abort, split
+  # groups, poison alignment and NUMA placement): NCCL's own log of a run,
+  # kept (a real fixture for the parser's tests) and read back by
+  # `report nccl-log`; the path column of the same rows for comparison.
+  step nccl-log 60 env NCCL_DEBUG_FILE="$out/nccl-debug.%h.%p.log" NCCL_DEBUG_SUBSYS=INIT,ENV,GRAPH,TUNING \
+    "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,reduce_scatter -b 8 -e 256M -f 64 -n 5 -w 2 \
+    --progress off --out "$out/nccl-log-run.jsonl" &&
+    step nccl-log-report 30 sh -c "\"$bin\" report nccl-log \"$out\"/nccl-debug.*.log && \"$bin\" report nccl-log --format json \"$out\"/nccl-debug.*.log > \"$out/nccl-log-report.json\""
+  # The SM copy kernel's launch bounds: 32 registers under (512, 4) vs 56 under
+  # (512, 2) (ptxas); this run's copy_d2d_sm against copy_d2d_ce is the figure
+  # to compare after rebuilding with kCopyBlocksPerSm = 2 (copy_kernels.cu).
+  step sm-copy 60 "${one_rank[@]}" run --backend cuda --ops copy_d2d_ce,copy_d2d_sm -b 256M -e 1G -f 2 -n 20 -w 5 \
+    --progress off --csv "$out/sm-copy.csv"
 fi
 
 # --- the CPU-side unit tests, with what time is left: the compiler and GTest of this machine ---

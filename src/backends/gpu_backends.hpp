@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda_common/placement_rules.hpp"
 #include "fabricbench/backends/backend.hpp"
 
 namespace fb {
@@ -29,12 +30,14 @@ struct GpuPlacement {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
+  gpu::Capability lowest;  // the job's lowest GPU (every rank holds the same)
 };
 
-// Collective over `world`: picks this rank's device (`device_option`, or its
-// index on its node when -1) and makes it current. "No", on the ranks that
-// see it, when there is no GPU, more ranks on a node than GPUs, or two ranks
-// on one GPU (named, before NCCL refuses it).
+// Collective over `world`: picks this rank's device (gpu::choose_device:
+// `device_option`, or its index on its node wrapped to the devices it sees)
+// and makes it current. "No", on the ranks that see it, when there is no GPU
+// or two ranks are on one physical GPU (named by PCI bus id, before NCCL
+// refuses it). Fills `lowest` from every rank.
 Support place_on_gpu(const Comm& world, int device_option, GpuPlacement& out);
 
 // The device place_on_gpu made current on this rank; -1 without one.

@@ -1,5 +1,6 @@
-// `fabricbench report compare A B`: two results files side by side. Runs
-// alone (no MPI_Init).
+// `fabricbench report compare A B`: two results files side by side;
+// `fabricbench report nccl-log FILE...`: the transports of NCCL's INFO logs.
+// Runs alone (no MPI_Init).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/report.hpp"
+#include "report_nccl_log.hpp"
 
 namespace fb::cli {
 namespace {
@@ -34,13 +36,22 @@ int report_main(int argc, char** argv) {
   compare->add_option("--format", format, "text, json or csv")->capture_default_str();
   compare->add_flag("--fail-on-difference", fail_on_difference,
                     "exit 1 when a row is slower in b beyond the spread, or a row of a is missing from b");
-  return run_alone("report", app, [&] {
+  std::vector<std::string> logs;
+  std::string log_format = "text";
+  auto* nccl_log = app.add_subcommand(
+      "nccl-log", "which transports NCCL used between each pair of ranks and nodes, from NCCL_DEBUG=INFO logs (a "
+                  "training job's, an nccl-tests run's; mpirun/srun prefixes are fine): P2P, SHM, NET/IB with or "
+                  "without GPUDirect RDMA, NET/Socket, plugins, NVLS, CollNet, and a verdict per node pair");
+  nccl_log->add_option("files", logs, "NCCL log files (one per rank, or merged; - for stdin)")->required();
+  nccl_log->add_option("--format", log_format, "text or json")->capture_default_str();
+  return run_alone("report", app, [&]() -> int {
     app.parse(argc, argv);
+    if (nccl_log->parsed()) return report_nccl_log(logs, log_format);
     const model::Format fmt = model::parse_format(format);
     const Results ra = read_or_usage(a), rb = read_or_usage(b);
     const model::Comparison c = model::compare_results(ra, rb);
     std::fputs(model::render(fmt, model::compare_table(c, a, b), model::compare_json(c, a, b)).c_str(), stdout);
-    return fail_on_difference && (c.slower > 0 || c.only_a > 0) ? kExitFailed : kExitOk;
+    return fail_on_difference && (c.slower > 0 || c.only_a > 0) ? int{kExitFailed} : int{kExitOk};
   });
 }
 

@@ -178,8 +178,7 @@ struct StepCompute {
 StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f) {
   RunOptions options;
   options.device = f.device;
-  const Support setup = backend.setup(world, options);
-  if (const auto error = agree_on_error(world, setup.ok ? "" : setup.why); !error.empty()) throw UsageError(error);
+  set_up_backend(world, backend, options);
   StepCompute out;
   if (f.backend == "mpi") {
     out.kernel = step::make_host_kernel();

@@ -1,7 +1,10 @@
 #include "fabricbench/backends/backend.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <time.h>
+
+#include "fabricbench/core/errors.hpp"
 
 namespace fb {
 
@@ -68,6 +71,14 @@ CheckContext check_context(const OpSpec& spec, int rank, int nranks) {
 }
 
 Support BackendGroup::allocate(const OpSpec&) { return Support::yes(); }
+
+void set_up_backend(const Comm& world, Backend& backend, const RunOptions& options) {
+  const Support setup = backend.setup(world, options);
+  const std::string refusal = agree_on_error(world, setup.ok ? "" : setup.why);
+  if (!refusal.empty()) throw UsageError(refusal);
+  if (world.rank() == 0)
+    for (const auto& note : backend.notes()) spdlog::warn("backend {}: {}", backend.name(), note);
+}
 
 Support Backend::setup(const Comm&, const RunOptions& options) {
   if (options.graph)

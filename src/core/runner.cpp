@@ -6,6 +6,9 @@
 #include <cmath>
 #include <numeric>
 
+#include <spdlog/spdlog.h>
+
+#include "fabricbench/core/check_inexact.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
@@ -32,10 +35,9 @@ OpSpec Runner::spec_for(Op op, bool in_place, std::uint64_t bytes, int group_siz
 }
 
 void Runner::preflight() const {
-  // The backend's own options and placement first: every rank must learn of any rank's refusal.
-  const Support setup = backend_.setup(world_, options_);
-  const std::string setup_refusal = agree_on_error(world_, setup.ok ? "" : setup.why);
-  if (!setup_refusal.empty()) throw UsageError(setup_refusal);
+  // The backend's own options and placement first (once per command: a GPU
+  // backend keeps its placement across the sweeps of a profile).
+  set_up_backend(world_, backend_, options_);
   // Memory before support: a size that does not fit is the first thing to
   // say (not that its element count exceeds MPI's int). Buffers barely
   // depend on the rank count (see layout.hpp): size them for the world; the
@@ -110,6 +112,8 @@ void Runner::run_scope(Scope scope) {
     bgroup = backend_.open(group.comm);
     const std::uint64_t largest = largest_buffer_bytes(group.group_size);
     bgroup->reserve(largest, largest);
+  } else {
+    backend_.skip_open();
   }
   const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
   for (Op op : options_.ops)
@@ -159,6 +163,18 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
     }
     if (sink_) sink_->size_done();
   }
+}
+
+void Runner::note_inexact_check(const OpSpec& spec, int nranks) {
+  if (check::exact(spec.dtype, op_desc(spec.op).reduces, spec.redop, nranks)) return;
+  const std::string key = fmt::format("{} {} {} {}", name(spec.op), name(spec.dtype), name(spec.redop), nranks);
+  if (!inexact_noted_.insert(key).second) return;
+  const check::Bounds b = check::inexact_bounds(spec.dtype, spec.redop, nranks);
+  spdlog::warn("--check of {} {} {} over {} ranks is not exact: {} holds integers exactly only up to {}, and NCCL keeps "
+               "partial sums in it, so the result depends on NCCL's order; accepted when finite and in {}{:g}, {:g}] "
+               "(poison, NaN or a lost contribution below that still count)",
+               name(spec.op), name(spec.dtype), name(spec.redop), nranks, name(spec.dtype),
+               exact_integer_range(spec.dtype), b.low_open ? "(" : "[", b.low, b.high);
 }
 
 void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason) {
@@ -215,13 +231,16 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
   if (options_.check) verdict = check(op, timing.wrong_per_iteration);
+  if (options_.check && sink_) note_inexact_check(spec, group.group_size);
+  // Every member, after the row's traffic: the path NCCL chose exists only once it connected.
+  const std::string path = bgroup ? bgroup->path() : "";
   if (!sink_) return;
 
   Measurement m;
   m.op = std::string(name(spec.op));
   m.backend = std::string(backend_.name());
   m.scope = std::string(name(group.scope));
-  m.path = bgroup ? bgroup->path() : "";
+  m.path = path;
   m.dtype = std::string(name(spec.dtype));
   m.redop = is_reduction(spec.op) ? std::string(name(spec.redop)) : "";
   m.root = spec.root;

@@ -25,6 +25,10 @@ std::atomic<std::int64_t>* issued(const TimingPlan& plan) { return plan.board ? 
 double warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   double first = 0;
   enter(plan, Phase::warmup);
+  // NCCL's lazy connect out of the way first: it would be the first warm-up
+  // iteration, which sizes the batches and the warm-up (and, with no warm-up,
+  // the first timed iteration).
+  if (op && op->connects_lazily()) run_untimed(*op, 1, plan.board);
   if (plan.warmup > 0 && op) first = run_untimed(*op, 1, plan.board);
   enter(plan, Phase::sync);
   world.allreduce_max_quiet({&first, 1});
@@ -32,7 +36,7 @@ double warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   if (plan.budget_s > 0 && first > 0)
     more = std::min<double>(more, std::floor(plan.budget_s * 1e6 / 4 / first));
   enter(plan, Phase::warmup, 1);
-  if (more > 0 && op) run_untimed(*op, more, plan.board);
+  if (more > 0 && op) run_untimed(*op, more, plan.board, first);
   return first;
 }
 
@@ -45,7 +49,7 @@ void run_batch(PreparedOp& op, IterationTimes t, const TimingPlan& plan, std::ve
   }
   for (std::size_t i = 0; i < t.start_us.size(); ++i) {
     op.fill_check();
-    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued});
+    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us});
     wrong.push_back(static_cast<std::int64_t>(op.count_wrong()));
   }
 }
@@ -78,10 +82,10 @@ void gather_lateness(const Comm& world, const std::vector<double>& my_start, con
 
 }  // namespace
 
-double run_untimed(PreparedOp& op, int n, ProgressBoard* board) {
+double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us) {
   std::vector<double> start(static_cast<std::size_t>(n));
   std::vector<double> duration(static_cast<std::size_t>(n));
-  op.run_timed({start, duration, board ? board->issued() : nullptr});
+  op.run_timed({start, duration, board ? board->issued() : nullptr, agreed_us});
   return n > 0 ? duration[0] : 0.0;
 }
 
@@ -112,6 +116,10 @@ void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, in
 
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   const double ops = op ? op->ops_per_iteration() : 1.0;
+  // Ops per iteration, the same on every rank (a participant's; sitters-out pass no op).
+  std::vector<double> ops_max{op ? ops : 0.0};
+  world.allreduce_max_quiet(ops_max);
+  const double ops_agreed = std::max(ops_max[0], 1.0);
   double first_us = warm_up(world, op, plan);
   // ops_per_iteration can differ between participants and non-participants; the
   // batch size must not, so it comes from agreed figures only.
@@ -128,14 +136,17 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   world.barrier_quiet();
   MPI_Barrier(world.native());
   const double t0 = now_us();
+  // Per iteration, agreed: the warm-up's first, then the median of the batches so far.
+  double agreed_us = first_us;
   while (true) {
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
     enter(plan, Phase::timed, static_cast<std::int64_t>(begin));
     if (op) {
-      run_batch(*op, {std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin), issued(plan)}, plan,
-                t.wrong_per_iteration);
+      run_batch(*op,
+                {std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin), issued(plan), agreed_us},
+                plan, t.wrong_per_iteration);
       for (std::size_t i = begin; i < my_start.size(); ++i) {
         my_start[i] -= t0;
         my_duration[i] /= ops;
@@ -147,6 +158,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     t.iteration_us.insert(t.iteration_us.end(), slowest.begin(), slowest.end());
     if (should_stop(plan, t.iteration_us, previous_median)) break;
     previous_median = median_of(t.iteration_us);
+    agreed_us = previous_median * ops_agreed;
   }
   gather_lateness(world, my_start, my_duration, op != nullptr, t);
   return t;

@@ -89,6 +89,5 @@ double parse_number(std::string_view text, std::string_view what) {
   return value;
 }
 
-std::string format_gbps(double gbps) { return fmt::format("{:.3g} GB/s", gbps); }
 
 }  // namespace fb::model

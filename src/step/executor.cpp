@@ -115,7 +115,10 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     std::unique_ptr<BackendGroup> bg;
     std::unique_ptr<PreparedOp> op;
     const bool runs = (group.size() > 1 || run_one_rank_groups) && spec.layout.block > 0;
-    if (runs) bg = backend.open(group);
+    if (runs)
+      bg = backend.open(group);
+    else
+      backend.skip_open();  // groups may be split from one world communicator: every rank takes part
     // Device buffers may not fit beside the compute's matrices: every rank
     // learns which call did not, before any is measured.
     const Support room = runs ? bg->allocate(spec) : Support::yes();

@@ -81,12 +81,17 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   EXPECT_EQ(inventory, 3);  // one per rank, right after the header, as in a `run` record
   ASSERT_GE(rec.lines.size(), 2u);
   EXPECT_EQ(rec.lines[1]["type"], "inventory");
-  // Three ranks of one machine: the inventory rule is judged (not skipped) and passes.
+  // Three ranks of one machine: the inventory rule is judged (not skipped) and
+  // passes. Counted, so a profile without the rule fails here instead of
+  // passing an empty loop.
+  int inventory_rules = 0;
   for (const auto& v : report["verdicts"]) {
     if (v["rule"] == "same hardware on every node") {
+      ++inventory_rules;
       EXPECT_EQ(v["status"], "pass") << v.dump();
     }
   }
+  EXPECT_EQ(inventory_rules, 1) << report.dump();
   ASSERT_FALSE(rec.measurements.empty());
   for (const auto& m : rec.measurements) {
     ASSERT_EQ(m.rank_mean_us.size(), 3u) << m.op;  // the profile has a uniformity rule across ranks

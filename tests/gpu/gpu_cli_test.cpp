@@ -59,6 +59,21 @@ TEST_F(GpuCli, NcclRowsNameTheirPathAndNcclVersion) {
   }
 }
 
+// The parser on a real log: NCCL's own output of this run, kept in a named file.
+TEST_F(GpuCli, ReportNcclLogReadsTheLogOfARealRun) {
+  const auto r = run_process("timeout 120 env NCCL_DEBUG_FILE=" + path("nccl.%h.%p.log") + " " + mpirun(1) + " " +
+                             fabricbench("run") + " --backend nccl -b 1M -e 1M -n 3 --ops all_reduce");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string log;
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    if (e.path().filename().string().rfind("nccl.", 0) == 0) log = e.path().string();
+  ASSERT_FALSE(log.empty());
+  const auto report = run_process(std::string(FB_BINARY) + " report nccl-log " + log);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("communicator 0x"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("; NCCL 2."), std::string::npos) << report.out;
+}
+
 TEST_F(GpuCli, GemmWritesOneLinePerRankAndDatatype) {
   const auto r = run_process("timeout 120 " + mpirun(1) + " " + fabricbench("gemm") +
                              " --size 2048 -n 3 -w 1 --out " + path("g.jsonl") + " --csv " + path("g.csv"));

@@ -1,6 +1,7 @@
 // The engine on the host-MPI backend with every rank of the job: every op's
 // output checked on every rank, rows as expected, scopes split as expected.
 // Run with 2 and 4 ranks (and FABRICBENCH_RANKS_PER_NODE=2 for two "nodes").
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "capture_sink.hpp"
@@ -36,6 +38,135 @@ EngineRun run_engine(RunOptions options) {
 }
 
 bool root_rank() { return Comm::world().rank() == 0; }
+
+// A backend that acts like NCCL where it matters for placement and paths:
+// it counts setup() calls, and a group's path reads "unknown" until an op of
+// the group ran (NCCL connects peers at the first op that needs them). It
+// counts the path() calls of this rank too.
+class LazyPathBackend final : public ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  Support setup(const Comm& world, const RunOptions& options) override {
+    ++setups;
+    return ForwardingBackend::setup(world, options);
+  }
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    ++opens;
+    return std::make_unique<Group>(ForwardingBackend::open(comm), *this);
+  }
+  void skip_open() override {
+    ++skips;
+    ForwardingBackend::skip_open();
+  }
+  int setups = 0;
+  int path_reads = 0;
+  int opens = 0;  // groups this rank opened
+  int skips = 0;  // points where it was in none of the groups opened
+
+ private:
+  class Connecting final : public ForwardingOp {
+   public:
+    Connecting(std::unique_ptr<PreparedOp> inner, bool& ran) : ForwardingOp(std::move(inner)), ran_(ran) {}
+    void run() override {
+      ran_ = true;
+      ForwardingOp::run();
+    }
+    void run_timed(IterationTimes t) override {
+      ran_ = ran_ || !t.start_us.empty();
+      ForwardingOp::run_timed(t);
+    }
+
+   private:
+    bool& ran_;
+  };
+  class Group final : public ForwardingGroup {
+   public:
+    Group(std::unique_ptr<BackendGroup> inner, LazyPathBackend& owner) : ForwardingGroup(std::move(inner)), owner_(owner) {}
+    std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+      return std::make_unique<Connecting>(ForwardingGroup::prepare(spec), ran_);
+    }
+    std::string path() const override {
+      ++owner_.path_reads;
+      return ran_ ? ForwardingGroup::path() : "unknown";
+    }
+
+   private:
+    LazyPathBackend& owner_;
+    bool ran_ = false;
+  };
+};
+
+// Ops that take `first_ms` longer in their first iteration (NCCL connecting
+// lazily) and say so when `lazy`, and record the agreed time per iteration
+// the engine passes to every run_timed call.
+class FirstIterationBackend final : public ForwardingBackend {
+ public:
+  FirstIterationBackend(std::unique_ptr<Backend> inner, bool lazy, double first_ms)
+      : ForwardingBackend(std::move(inner)), lazy_(lazy), first_ms_(first_ms) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<Group>(ForwardingBackend::open(comm), *this);
+  }
+  std::vector<double> agreed;  // IterationTimes::agreed_us of every run_timed call on this rank
+
+ private:
+  class TimedOp final : public ForwardingOp {
+   public:
+    TimedOp(std::unique_ptr<PreparedOp> inner, FirstIterationBackend& owner)
+        : ForwardingOp(std::move(inner)), owner_(owner) {}
+    bool connects_lazily() const override { return owner_.lazy_; }
+    void run_timed(IterationTimes t) override {
+      owner_.agreed.push_back(t.agreed_us);
+      for (std::size_t i = 0; i < t.start_us.size(); ++i) {
+        count_issued(t.issued);
+        t.start_us[i] = now_us();
+        if (first_) {
+          const double until = now_us() + owner_.first_ms_ * 1e3;
+          while (now_us() < until) {
+          }
+          first_ = false;
+        }
+        inner().run();
+        t.duration_us[i] = now_us() - t.start_us[i];
+      }
+    }
+
+   private:
+    FirstIterationBackend& owner_;
+    bool first_ = true;
+  };
+  class Group final : public ForwardingGroup {
+   public:
+    Group(std::unique_ptr<BackendGroup> inner, FirstIterationBackend& owner)
+        : ForwardingGroup(std::move(inner)), owner_(owner) {}
+    std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+      return std::make_unique<TimedOp>(ForwardingGroup::prepare(spec), owner_);
+    }
+
+   private:
+    FirstIterationBackend& owner_;
+  };
+  bool lazy_;
+  double first_ms_;
+};
+
+RunOptions one_row(int warmup, int iters) {
+  RunOptions o;
+  o.ops = {Op::all_reduce};
+  o.grid = {1024, 1024, 2.0, 0};
+  o.iters = iters;
+  o.warmup = warmup;
+  o.in_place = false;
+  return o;
+}
+
+PairsOptions quick_pairs() {
+  PairsOptions o;
+  o.bytes = 64 << 10;
+  o.window = 2;
+  o.timing = {2, 1, 0};
+  o.analysis.threshold = 0;  // shared memory on a loaded machine is too noisy to judge
+  return o;
+}
 
 TEST(Engine, EveryOpIsCorrectOnEveryRank) {
   RunOptions o;
@@ -236,6 +367,153 @@ TEST(Scopes, EveryScopeRunsAndLabelsItsRows) {
   } else {
     EXPECT_EQ(nranks.count("inter"), 0u);
   }
+}
+
+TEST(Pairs, PreflightSetsTheBackendUpAsEveryMeasuringCommandDoes) {
+  // Without setup() a GPU backend leaves every rank on device -1/0: with --rails all share GPU 0 and its NIC.
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  LazyPathBackend backend(make_mpi_host_backend());
+  PairsRunner runner(world, nodes, backend, quick_pairs());
+  try {
+    runner.preflight();
+  } catch (const UsageError&) {
+    // One node: no pairs; the backend was still set up first.
+  }
+  EXPECT_EQ(backend.setups, 1);
+}
+
+TEST(Pairs, EveryPairsPathIsReadAfterItsTraffic) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  if (nodes.nodes < 2) GTEST_SKIP() << "one node: pairs needs two (run with FABRICBENCH_RANKS_PER_NODE)";
+  LazyPathBackend backend(make_mpi_host_backend());
+  PairsRunner runner(world, nodes, backend, quick_pairs());
+  runner.preflight();
+  const PairsResult result = runner.run(nullptr);
+  ASSERT_FALSE(result.measured.empty());
+  for (const auto& m : result.measured) {
+    EXPECT_NE(m.path, "unknown") << m.job.pair.a << "-" << m.job.pair.b;
+    EXPECT_FALSE(m.path.empty());
+  }
+}
+
+TEST(Engine, EveryMemberReadsTheRowsPathAfterItsTraffic) {
+  // A row's path is gathered from every member (NCCL logs a connection only in
+  // the log of the rank that made it), and only after the row's traffic.
+  LazyPathBackend backend(make_mpi_host_backend());
+  RunOptions o;
+  o.ops = {Op::all_reduce};
+  o.grid = {1024, 1024, 2.0, 0};
+  o.iters = 2;
+  o.warmup = 0;
+  o.in_place = false;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  runner.preflight();
+  runner.run();
+  std::vector<double> reads{static_cast<double>(backend.path_reads)};
+  world.allreduce_min_quiet(reads);
+  EXPECT_GE(reads[0], 1.0);  // the fewest reads of any rank
+  if (!root_rank()) return;
+  ASSERT_EQ(sink.rows.size(), 1u);
+  EXPECT_NE(sink.rows[0].path, "unknown");
+}
+
+// Every world rank takes part at every point where groups open: a member
+// through open(), the others through skip_open(), so a backend can split
+// every group from one world communicator (NCCL: ncclCommSplit).
+void expect_every_rank_at_every_open(const LazyPathBackend& backend, int points) {
+  EXPECT_EQ(backend.opens + backend.skips, points) << "opens " << backend.opens << ", skips " << backend.skips;
+  std::vector<double> total{static_cast<double>(backend.opens + backend.skips)};
+  std::vector<double> low = total;
+  Comm::world().allreduce_min_quiet(low);
+  EXPECT_EQ(low[0], total[0]);
+}
+
+TEST(Engine, NonMembersOfAScopeTakePartInItsOpening) {
+  LazyPathBackend backend(make_mpi_host_backend());
+  RunOptions o = one_row(0, 2);
+  o.scopes = {Scope::global, Scope::intra, Scope::inter};
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  runner.preflight();
+  runner.run();
+  // inter is skipped on one node; on two, local rank 1 is in no inter group.
+  expect_every_rank_at_every_open(backend, nodes.nodes > 1 ? 3 : 2);
+  if (nodes.nodes > 1) {
+    EXPECT_EQ(backend.skips, nodes.local_rank == 0 ? 0 : 1);
+  }
+}
+
+TEST(Pairs, RanksSittingARoundOutTakePartInItsOpening) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  if (nodes.nodes < 2) GTEST_SKIP() << "one node: pairs needs two (run with FABRICBENCH_RANKS_PER_NODE)";
+  LazyPathBackend backend(make_mpi_host_backend());
+  PairsRunner runner(world, nodes, backend, quick_pairs());
+  runner.preflight();
+  const PairsResult result = runner.run(nullptr);
+  expect_every_rank_at_every_open(backend, result.rounds + result.retest_rounds);
+  EXPECT_EQ(backend.opens > 0, nodes.local_rank == 0);  // one rank per node measures without --rails
+}
+
+TEST(Timing, ALazilyConnectingOpGetsAnUntimedConnectingIteration) {
+  // 200 ms to connect in the first iteration: with no warm-up it was the first timed one.
+  FirstIterationBackend backend(make_mpi_host_backend(), true, 200);
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, one_row(0, 3), &sink);
+  runner.preflight();
+  runner.run();
+  if (!root_rank()) return;
+  ASSERT_EQ(sink.rows.size(), 1u);
+  EXPECT_LT(sink.rows[0].time.max_us, 100e3);
+  EXPECT_EQ(sink.rows[0].time.iterations, 3u);
+}
+
+TEST(Timing, AnOpThatConnectsUpFrontGetsNoExtraIteration) {
+  // The control: the same slow first iteration, not announced, is timed.
+  FirstIterationBackend backend(make_mpi_host_backend(), false, 200);
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, one_row(0, 3), &sink);
+  runner.preflight();
+  runner.run();
+  if (!root_rank()) return;
+  ASSERT_EQ(sink.rows.size(), 1u);
+  EXPECT_GE(sink.rows[0].time.max_us, 150e3);
+}
+
+TEST(Timing, EveryRankIsToldTheSameTimePerIteration) {
+  // Ranks of different speeds: device backends size their event groups from
+  // this figure, so it must not be each rank's own.
+  auto uneven = std::make_unique<test::HookedBackend>(make_mpi_host_backend(), test::Hooks{.before = [] {
+    const double until = now_us() + 200.0 * (Comm::world().rank() + 1);
+    while (now_us() < until) {
+    }
+  }});
+  FirstIterationBackend backend(std::move(uneven), false, 0);
+  RunOptions o = one_row(2, 4);
+  o.time_budget_s = 0.05;  // several batches
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  runner.preflight();
+  runner.run();
+  std::string mine;
+  for (double us : backend.agreed) mine += fmt::format("{:.3f} ", us);
+  const auto all = world.allgather_strings(mine);
+  for (const auto& other : all) EXPECT_EQ(other, all.front());
+  ASSERT_GE(backend.agreed.size(), 3u);  // warm-up, then batches
+  EXPECT_GT(backend.agreed.back(), 0.0);
 }
 
 TEST(Straggler, LateRankIsNamed) {

@@ -72,10 +72,92 @@ TEST(NcclLog, TransportWithoutTopologyLinesHasNoLinkSuffix) {
             "P2P/CUMEM");
 }
 
+TEST(NcclLog, NvlsAndCollNetShowForTheCollectivesTheyServe) {
+  // NVLS prints no "via" line: without this an NVLS all_reduce read as P2P only.
+  const char* log =
+      "h1:10:10 [0] NCCL INFO 24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p "
+      "channels per peer\n"
+      "h1:10:40 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+      "h1:10:40 [0] NCCL INFO CollNet 00/0 : 0 [send] via COLLNET/SHARP/0/GDRDMA\n";
+  const NcclLogFacts f = parse_nccl_log(log);
+  EXPECT_EQ(f.nvls_channels, 16);
+  EXPECT_TRUE(f.collnet);
+  EXPECT_EQ(describe_nccl_path(f, 8, Op::all_reduce), "P2P/CUMEM+NVLS+CollNet");
+  EXPECT_EQ(describe_nccl_path(f, 8, Op::reduce_scatter), "P2P/CUMEM+NVLS+CollNet");
+  EXPECT_EQ(describe_nccl_path(f, 8, Op::sendrecv), "P2P/CUMEM");  // NVLS carries no point-to-point
+  EXPECT_EQ(describe_nccl_path(f, 8, Op::broadcast), "P2P/CUMEM");
+}
+
+TEST(NcclLog, TuningLinesNameTheAlgorithmOfTheRowsOp) {
+  const char* log =
+      "h1:10:40 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+      "h1:10:10 [0] NCCL INFO AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "h1:10:10 [0] NCCL INFO AllReduce: 268435456 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}\n"
+      "h1:10:10 [0] NCCL INFO AllGather: 4096 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..1}\n";
+  const NcclLogFacts f = parse_nccl_log(log);
+  EXPECT_EQ(describe_nccl_path(f, 2, Op::all_reduce), "P2P/CUMEM algo NVLS/SIMPLE;RING/LL");
+  EXPECT_EQ(describe_nccl_path(f, 2, Op::all_gather), "P2P/CUMEM algo RING/LL128");
+  EXPECT_EQ(describe_nccl_path(f, 2, Op::alltoall), "P2P/CUMEM");
+}
+
+TEST(NcclLog, NetSpellingsTheOldParserMissed) {
+  const char* log =
+      "[1,0]<stdout>:a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0(1)/GDRDMA\n"
+      "[1,0]<stdout>:a:1:2 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0/GDRDMA\n"
+      "[1,0]<stdout>:a:1:2 [0] NCCL INFO Channel 02/0 : 0[0] -> 8[0] [send] via NET/IB/1/GDRDMA(PCI)/Shared\n"
+      "[1,0]<stdout>:a:1:2 [0] NCCL INFO Channel 03/0 : 0[0] -> 2[2] via P2P/indirect/1[1]\n"
+      "[1,0]<stdout>:a:1:2 [0] NCCL INFO Ring 00 : 0[0] -> 3[3] via P2P/IPC\n";
+  EXPECT_EQ(parse_nccl_log(log).transports,
+            (std::set<std::string>{"NET/IB/GDRDMA/PXN", "NET/AWS_Libfabric/GDRDMA", "NET/IB/GDRDMA(PCI)", "P2P/indirect",
+                                   "P2P/IPC"}));
+}
+
+TEST(NcclLog, EveryMembersPathIsMerged) {
+  // World rank 0 connects only inside its node; rank 8 sees the network: the row names both.
+  EXPECT_EQ(merge_nccl_paths({"P2P/CUMEM/NVLink", "P2P/CUMEM/NVLink+NET/IB/GDRDMA", "unknown"}),
+            "P2P/CUMEM/NVLink+NET/IB/GDRDMA");
+  EXPECT_EQ(merge_nccl_paths({"SHM+NVLS algo NVLS/SIMPLE", "NET/Socket"}), "SHM+NET/Socket+NVLS algo NVLS/SIMPLE");
+  EXPECT_EQ(merge_nccl_paths({"unknown", "unknown"}), "unknown");
+  EXPECT_EQ(merge_nccl_paths({"local"}), "local");
+}
+
 TEST(NcclLog, PinnedAlgorithmAndProtocolStayOneCsvField) {
   EXPECT_EQ(pinned_tuning(nullptr, nullptr), "");
   EXPECT_EQ(pinned_tuning("Ring", ""), " NCCL_ALGO=Ring");
   EXPECT_EQ(pinned_tuning("^NVLS,Tree", "Simple"), " NCCL_ALGO=^NVLS;Tree NCCL_PROTO=Simple");
+}
+
+TEST(NcclDebug, UnsetSettingsGetInfoWithInitAndGraphSilently) {
+  const NcclDebugSettings s = nccl_debug_settings(nullptr, nullptr);
+  EXPECT_EQ(s.level, "INFO");
+  EXPECT_EQ(s.subsys, "INIT,ENV,GRAPH");
+  EXPECT_TRUE(s.notes.empty());
+  EXPECT_TRUE(nccl_debug_settings("trace", "ALL").notes.empty());  // NCCL compares without case
+}
+
+TEST(NcclDebug, ARaisedLevelIsSaid) {
+  const NcclDebugSettings s = nccl_debug_settings("WARN", nullptr);
+  EXPECT_EQ(s.level, "INFO");
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("NCCL_DEBUG=WARN raised to INFO"), std::string::npos);
+}
+
+TEST(NcclDebug, ASubsystemListWithoutInitIsExtendedAndSaid) {
+  const NcclDebugSettings s = nccl_debug_settings("INFO", "NET,TUNING");
+  EXPECT_EQ(s.subsys, "NET,TUNING,INIT,GRAPH");
+  EXPECT_FALSE(s.hides_transports);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("NCCL_DEBUG_SUBSYS=NET,TUNING extended to NET,TUNING,INIT,GRAPH"), std::string::npos);
+  EXPECT_TRUE(nccl_debug_settings("INFO", "init,graph,tuning").notes.empty());
+}
+
+TEST(NcclDebug, AnExcludedInitIsKeptAndMakesPathsUnknownSayingWhy) {
+  const NcclDebugSettings s = nccl_debug_settings("INFO", "^INIT,ENV");
+  EXPECT_EQ(s.subsys, "^INIT,ENV");
+  EXPECT_TRUE(s.hides_transports);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("hides the INIT lines"), std::string::npos);
+  EXPECT_FALSE(nccl_debug_settings("INFO", "^COLL").hides_transports);
 }
 
 TEST(NcclLog, DebugFilePatternExpandsAsNcclDoes) {

@@ -74,6 +74,10 @@ struct IterationTimes {
   // one they wait on. Backends that queue a batch asynchronously should count
   // iterations as they complete instead, so a long queue is not taken for a hang.
   std::atomic<std::int64_t>* issued = nullptr;
+  // The slowest rank's time per iteration of this op so far, the same on
+  // every rank (0: none yet): device backends size their event groups from
+  // it, so every rank times in groups of the same size.
+  double agreed_us = 0;
 };
 
 inline void count_issued(std::atomic<std::int64_t>* issued) {
@@ -102,6 +106,10 @@ class PreparedOp {
   virtual std::uint64_t count_wrong() = 0;
   // Does this rank take part in the op? (p2p ops: only the two peers.)
   virtual bool participates() const { return true; }
+  // Does the first iteration set up connections (NCCL connects lazily,
+  // NCCL_RUNTIME_CONNECT=1 by default)? The engine then runs one untimed
+  // connecting iteration before the warm-up, whose first iteration sizes the batches.
+  virtual bool connects_lazily() const { return false; }
   // Operations one iteration counts for: a ping-pong iteration is a round
   // trip (2), a bandwidth iteration a window of messages. Times per op are
   // iteration times divided by this.
@@ -123,6 +131,9 @@ class BackendGroup {
   virtual Support allocate(const OpSpec& spec);
   virtual std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) = 0;
   // The path the traffic takes, as best the backend knows ("shm", "tcp", "P2P/NVLink" ...).
+  // Collective over the group: every member calls it for every row, after
+  // the row's traffic (NCCL connects peers lazily, at the first op that needs
+  // them), so a backend may gather what each member saw.
   virtual std::string path() const = 0;
   // Called by the watchdog from its own thread when the run is being aborted
   // (a hang, a lost rank), while the engine's thread may be blocked inside an
@@ -154,9 +165,23 @@ class Backend {
   // (one GPU per rank...). "No" stops the run as bad input, on every rank.
   // The default refuses the GPU options, which host backends have no use for.
   virtual Support setup(const Comm& world, const RunOptions& options);
-  // Collective over `comm`: every member calls it.
+  // Collective over `comm`: every member calls it. The world ranks in none
+  // of the groups opened at that point (a scope's non-members, ranks sitting
+  // out a pairs round) call skip_open() instead, so a backend that splits its
+  // groups from one world communicator (NCCL: ncclCommSplit) has every rank
+  // of it in the split.
   virtual std::unique_ptr<BackendGroup> open(const Comm& comm) = 0;
+  virtual void skip_open() {}
+  // What setup() changed or found that the user should hear of (NCCL's debug
+  // settings...), for the run to say once: backends never print.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
+
+// Collective over the world, once per command before anything is measured:
+// the backend's setup() (its options, and where each rank runs: one GPU per
+// rank), agreed across ranks. Throws UsageError, on every rank alike, with any
+// rank's refusal; world rank 0 logs the backend's notes.
+void set_up_backend(const Comm& world, Backend& backend, const RunOptions& options);
 
 // The backends this build knows, in the registry's order.
 struct BackendInfo {

@@ -20,6 +20,7 @@ class ForwardingOp : public PreparedOp {
   void fill_check() override { inner_->fill_check(); }
   std::uint64_t count_wrong() override { return inner_->count_wrong(); }
   bool participates() const override { return inner_->participates(); }
+  bool connects_lazily() const override { return inner_->connects_lazily(); }
   double ops_per_iteration() const override { return inner_->ops_per_iteration(); }
   void corrupt_output_element(std::uint64_t index) override { inner_->corrupt_output_element(index); }
 
@@ -103,6 +104,8 @@ class ForwardingBackend : public Backend {
   }
   Support setup(const Comm& world, const RunOptions& options) override { return inner_->setup(world, options); }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override { return inner_->open(comm); }
+  void skip_open() override { inner_->skip_open(); }
+  std::vector<std::string> notes() const override { return inner_->notes(); }
 
  private:
   std::unique_ptr<Backend> inner_;

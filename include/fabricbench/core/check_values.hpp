@@ -81,11 +81,26 @@ FB_HD T combine(RedOp op, T a, T b) {
   return a;  // not reached: both switches cover every operator
 }
 
+// avg = sum / n. Integers as NCCL divides them (FuncSumPostDiv in
+// src/device/reduce_kernel.h: the wrapped sum divided by an int n): in a
+// type that holds n, not in T, where 128 is -128 in int8 and 256 is 0 in
+// uint8 (a wrong value, and SIGFPE in the host check).
+template <typename T>
+FB_HD T average(T sum, int n) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<std::int64_t>(sum) / n);
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<std::uint64_t>(sum) / static_cast<std::uint64_t>(n));
+  } else {
+    return static_cast<T>(sum / static_cast<T>(n));
+  }
+}
+
 template <typename T>
 FB_HD T reduced_value(const CheckContext& ctx, std::uint64_t index) {
   T acc = input_value<T>(ctx, 0, index);
   for (int r = 1; r < ctx.nranks; ++r) acc = combine(ctx.redop, acc, input_value<T>(ctx, r, index));
-  if (ctx.redop == RedOp::avg) acc = static_cast<T>(acc / static_cast<T>(ctx.nranks));
+  if (ctx.redop == RedOp::avg) acc = average(acc, ctx.nranks);
   return acc;
 }
 
@@ -205,7 +220,7 @@ decltype(auto) visit_dtype(Dtype dtype, F&& f) {
 
 // The largest integer a datatype holds exactly with all smaller ones:
 // 2^(mantissa bits + 1). Integers wrap the same way on both sides, so 0 (no limit).
-inline std::int64_t exact_integer_range(Dtype dtype) {
+FB_HD inline std::int64_t exact_integer_range(Dtype dtype) {
   switch (dtype) {
     case Dtype::half:
       return 2048;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "fabricbench/backends/backend.hpp"
@@ -49,6 +51,8 @@ class Runner {
   // Collective: has the --duration been spent? (rank 0's clock decides)
   bool out_of_time();
   void skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason);
+  // Rank 0, once per op, datatype, reduction and rank count: a check that cannot be exact says so.
+  void note_inexact_check(const OpSpec& spec, int nranks);
   std::uint64_t largest_buffer_bytes(int group_size) const;
   OpSpec spec_for(Op op, bool in_place, std::uint64_t bytes, int group_size) const;
 
@@ -62,6 +66,7 @@ class Runner {
   ProgressBoard* board_ = nullptr;
   double started_us_ = 0;
   bool stopped_ = false;  // the duration is spent: no more measurements
+  std::set<std::string> inexact_noted_;
 };
 
 }  // namespace fb

@@ -45,8 +45,9 @@ void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, in
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);
 
 // `n` iterations outside the timed loop (warm-up, the check's), through
-// run_timed so that the watchdog sees each one issued. Returns the first one's time.
-double run_untimed(PreparedOp& op, int n, ProgressBoard* board);
+// run_timed so that the watchdog sees each one issued. Returns the first
+// one's time. `agreed_us`: IterationTimes::agreed_us.
+double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us = 0);
 
 // How many iterations go in each batch between stop decisions.
 int batch_size(const TimingPlan& plan, double warmup_iteration_us);

@@ -25,7 +25,4 @@ double parse_fraction(std::string_view text, std::string_view what);
 // A plain number with no unit (throws on trailing text).
 double parse_number(std::string_view text, std::string_view what);
 
-// "1.25 GB/s" style for tables: 3 significant digits.
-std::string format_gbps(double gbps);
-
 }  // namespace fb::model

@@ -12,13 +12,21 @@ constexpr int kCopyBlocksPerSm = 4;  // 2048 resident threads per SM on Ampere a
 
 constexpr int kInFlight = 8;  // 16-byte loads per thread before the first store
 
-// 16-byte loads and stores, kInFlight in flight per thread before the first
-// store, so each SM keeps enough bytes moving to cover device-memory latency
-// (four in flight measured 0.91x the copy engine on an H200). The launch
-// sizes the grid to kCopyBlocksPerSm blocks per SM, all resident at once; the
-// bounds hold the compiler to 32 registers per thread (64K registers for 2048
-// threads), so one register more cannot leave a second wave of blocks to run
-// alone at the end of every copy.
+// 16-byte loads and stores, kInFlight issued per thread before the first
+// store in the source, so each SM keeps enough bytes moving to cover
+// device-memory latency (four in flight measured 0.91x the copy engine on an
+// H200). The launch sizes the grid to kCopyBlocksPerSm blocks per SM, all
+// resident at once; the bounds hold the compiler to 32 registers per thread
+// (64K registers for 2048 threads), so one register more cannot leave a
+// second wave of blocks to run alone at the end of every copy.
+// What the bounds cost (nvcc 13 --resource-usage, sm_80 and sm_90): 32
+// registers and no spills with (512, 4); 56 with (512, 2) or (512, 1). The
+// PTX issues all 8 loads before the stores, but 8 x 4 data registers do not
+// fit in 32 beside the addresses, so ptxas must store some before it loads
+// the rest: fewer than 8 loads are in flight. Whether 4 resident blocks with
+// fewer loads in flight beat 2 with all 8 is for a GPU to measure
+// (scripts/device-check.sh lists it); the SASS was not read here (this
+// toolkit ships no cuobjdump or nvdisasm).
 __global__ void __launch_bounds__(kCopyBlock, kCopyBlocksPerSm)
     copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, std::uint64_t n16,
                 unsigned char* __restrict__ dst_tail, const unsigned char* __restrict__ src_tail, std::uint64_t tail) {

@@ -5,7 +5,8 @@
 //
 // Pointers must be device-accessible: device memory or mapped pinned host
 // memory. Exact comparison throughout, except avg over a rank count that is
-// not a power of two in floating point (see check::avg_is_exact).
+// not a power of two in floating point (see check::avg_is_exact), and sums
+// past the datatype's exact range (check_inexact.hpp: fp8 at 9+ / 17+ ranks).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,7 +21,7 @@ namespace fb::gpu {
 // Writes this rank's input pattern (ctx.layout.in_elems elements) into `in`;
 // nothing where the op ignores this rank's input (check::has_input).
 void fill_input(const CheckContext& ctx, void* in, cudaStream_t stream, int device);
-// Writes the poison byte over `bytes` of `out`.
+// Writes the poison byte over `bytes` of `out` (any alignment).
 void poison(void* out, std::size_t bytes, cudaStream_t stream, int device);
 // Wrong elements among ctx.layout.out_elems of `out`; synchronises the stream.
 std::uint64_t count_wrong(const CheckContext& ctx, const void* out, cudaStream_t stream, int device);

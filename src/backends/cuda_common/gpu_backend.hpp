@@ -2,6 +2,8 @@
 // in setup(), and device memory checked per size rather than up front.
 #pragma once
 
+#include <fmt/format.h>
+
 #include "cuda_common/gpu_memory.hpp"
 #include "fabricbench/backends/backend.hpp"
 #include "gpu_backends.hpp"
@@ -10,9 +12,20 @@ namespace fb::gpu {
 
 class GpuBackend : public Backend {
  public:
+  // Places the rank once: later calls (the sweeps of a profile, then its pair
+  // matrix) take their options and keep the placement. Every rank makes the
+  // same calls with the same options, so every rank takes the same branch.
   Support setup(const Comm& world, const RunOptions& options) override {
     graph_ = options.graph;
-    return place_on_gpu(world, options.device, gpu_);
+    if (placed_ && options.device != device_option_)
+      return Support::no(fmt::format("--device {}: this run already placed its ranks with --device {}",
+                                     options.device, device_option_));
+    if (!placed_) {
+      placement_ = place_on_gpu(world, options.device, gpu_);
+      device_option_ = options.device;
+      placed_ = true;
+    }
+    return placement_;
   }
   // A size that does not fit is skipped by BackendGroup::allocate, not refused here.
   Support fits(std::uint64_t, int) const override { return Support::yes(); }
@@ -20,6 +33,11 @@ class GpuBackend : public Backend {
  protected:
   GpuPlacement gpu_;
   bool graph_ = false;
+
+ private:
+  bool placed_ = false;
+  int device_option_ = -1;
+  Support placement_;
 };
 
 // Input and output buffers both sized for `spec`'s larger side (in-place

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cuda_common/gpu_backend.hpp"
+#include "cuda_common/numa_policy.hpp"
 #include "fabricbench/core/sizes.hpp"
 
 namespace fb::gpu {
@@ -27,6 +28,16 @@ std::string kind_name(MemoryKind kind) {
       return "pageable host";
   }
   return "?";
+}
+
+// The NUMA node of CUDA device `device` (-1 when the kernel does not say).
+int numa_node_of_device(int device) {
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return numa_node_of_pci("/", bus);
 }
 
 }  // namespace
@@ -78,10 +89,14 @@ std::string Buffer::grow(std::size_t bytes) {
       rc = cudaMalloc(&data_, want);
       break;
     }
-    case MemoryKind::pinned:
+    case MemoryKind::pinned: {
+      // On the GPU's NUMA node: cudaHostAlloc pins the pages as this thread
+      // allocates them, so its memory policy places them.
+      const PreferNumaNode near(numa_node_of_device(device_));
       // Mapped and portable: kernels on any device read it through the same pointer.
       rc = cudaHostAlloc(&data_, want, cudaHostAllocMapped | cudaHostAllocPortable);
       break;
+    }
     case MemoryKind::pageable:
       data_ = std::aligned_alloc(kHostAlign, (want + kHostAlign - 1) / kHostAlign * kHostAlign);
       if (!data_) return fmt::format("cannot allocate {} of pageable host memory: {}", format_bytes(want),

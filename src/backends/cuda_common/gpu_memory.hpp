@@ -32,7 +32,6 @@ class Buffer {
   std::size_t bytes() const { return bytes_; }
   MemoryKind kind() const { return kind_; }
   int device() const { return device_; }
-  bool device_accessible() const { return kind_ != MemoryKind::pageable; }
 
  private:
   MemoryKind kind_ = MemoryKind::device;

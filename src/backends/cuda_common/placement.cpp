@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "cuda_common/placement_rules.hpp"
 #include "gpu_backends.hpp"
 
 namespace fb {
@@ -23,18 +24,12 @@ std::string probe() {
 }
 
 // This rank's device, or why it has none.
-std::string pick_device(const Comm& node, int device_option, GpuPlacement& out) {
+std::string pick_device(int device_option, GpuPlacement& out) {
   if (const std::string absent = gpu_absent_reason(); !absent.empty()) return absent;
   cudaGetDeviceCount(&out.device_count);
-  out.device = device_option >= 0 ? device_option : out.local_rank;
-  if (out.device >= out.device_count) {
-    if (device_option >= 0)
-      return fmt::format("--device {}: host {} has {} CUDA device(s), 0 to {}", device_option, host_name(),
-                         out.device_count, out.device_count - 1);
-    return fmt::format("host {} runs {} ranks but has {} CUDA device(s): launch at most {} rank(s) per node, one "
-                       "per GPU",
-                       host_name(), node.size(), out.device_count, out.device_count);
-  }
+  const gpu::DeviceChoice choice = gpu::choose_device(device_option, out.local_rank, out.device_count, host_name());
+  if (!choice.error.empty()) return choice.error;
+  out.device = choice.device;
   cudaDeviceProp prop{};
   cudaError_t rc = cudaSetDevice(out.device);
   if (rc == cudaSuccess) rc = cudaGetDeviceProperties(&prop, out.device);
@@ -67,19 +62,24 @@ int current_gpu() {
 Support place_on_gpu(const Comm& world, int device_option, GpuPlacement& out) {
   const Comm node = world.split_node();
   out.local_rank = node.rank();
-  std::string error = pick_device(node, device_option, out);
+  std::string error = pick_device(device_option, out);
   // Every rank of the node takes part, whatever it found, so none waits alone.
   const auto seen = node.allgather_strings(fmt::format("{} {}", world.rank(), error.empty() ? out.pci_bus_id : "-"));
-  for (int r = 0; r < node.rank() && error.empty(); ++r) {
-    std::istringstream fields(seen[static_cast<std::size_t>(r)]);
-    int other = -1;
-    std::string bus;
-    fields >> other >> bus;
-    if (bus == out.pci_bus_id)
-      error = fmt::format("ranks {} and {} are both on CUDA device {} ({}) of host {}: NCCL and the copy paths need "
-                          "one rank per GPU; launch at most {} rank(s) per node, one per GPU",
-                          other, world.rank(), out.device, out.pci_bus_id, host_name(), out.device_count);
+  std::vector<gpu::PlacedRank> placed;
+  for (const auto& text : seen) {
+    std::istringstream fields(text);
+    gpu::PlacedRank p;
+    fields >> p.world_rank >> p.bus_id;
+    if (p.bus_id == "-") p.bus_id.clear();
+    placed.push_back(p);
   }
+  if (error.empty())
+    error = gpu::shared_gpu_error(placed, static_cast<std::size_t>(node.rank()), out.device, out.device_count,
+                                  host_name());
+  // The job's lowest GPU, so that what a GPU generation supports is decided alike on every rank.
+  gpu::Capability mine;
+  if (error.empty()) mine = {out.cc_major, out.cc_minor, world.rank(), host_name()};
+  out.lowest = gpu::lowest_capability(world.allgather_strings(gpu::encode(mine)));
   return error.empty() ? Support::yes() : Support::no(error);
 }
 

@@ -20,12 +20,15 @@ void StreamTimer::ensure_events(std::size_t n) {
   }
 }
 
-std::size_t StreamTimer::group_size() const { return event_group_size(last_mean_us_); }
+void StreamTimer::wait(cudaEvent_t event) {
+  if (wait_) return wait_(event);
+  check(cudaEventSynchronize(event), "cudaEventSynchronize", device_);
+}
 
 void StreamTimer::time_queued(IterationTimes times, const std::function<void()>& enqueue) {
   const std::size_t n = times.start_us.size();
   if (n == 0) return;
-  const std::size_t group = std::min(group_size(), n);
+  const std::size_t group = std::min(event_group_size(times.agreed_us), n);
   const std::size_t groups = (n + group - 1) / group;
   ensure_events(groups + 1);
   const double host_start = now_us();
@@ -37,7 +40,7 @@ void StreamTimer::time_queued(IterationTimes times, const std::function<void()>&
   // Group by group as they complete: the hang watchdog sees a long queue
   // progress (IterationTimes::issued) instead of one silent wait.
   for (std::size_t g = 0; g < groups; ++g) {
-    check(cudaEventSynchronize(events_[g + 1]), "cudaEventSynchronize", device_);
+    wait(events_[g + 1]);
     for (std::size_t i = g * group; i < std::min(n, (g + 1) * group); ++i) count_issued(times.issued);
   }
   // Start times on the engine's clock: the host clock when the first event was
@@ -54,7 +57,6 @@ void StreamTimer::time_queued(IterationTimes times, const std::function<void()>&
       offset_us += each_us;
     }
   }
-  last_mean_us_ = offset_us / static_cast<double>(n);
 }
 
 void StreamTimer::drop_graph() {
@@ -81,7 +83,9 @@ void StreamTimer::capture(std::size_t n, const std::function<void()>& enqueue) {
   graph_iterations_ = n;
   // One untimed replay: the first launch of a graph uploads it to the device.
   check(cudaGraphLaunch(graph_, stream_), "cudaGraphLaunch", device_);
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", device_);
+  ensure_events(1);
+  check(cudaEventRecord(events_[0], stream_), "cudaEventRecord", device_);
+  wait(events_[0]);
 }
 
 void StreamTimer::time_graph(IterationTimes times, const std::function<void()>& enqueue) {
@@ -93,7 +97,7 @@ void StreamTimer::time_graph(IterationTimes times, const std::function<void()>& 
   check(cudaEventRecord(events_[0], stream_), "cudaEventRecord", device_);
   check(cudaGraphLaunch(graph_, stream_), "cudaGraphLaunch", device_);
   check(cudaEventRecord(events_[1], stream_), "cudaEventRecord", device_);
-  check(cudaEventSynchronize(events_[1]), "cudaEventSynchronize", device_);
+  wait(events_[1]);
   for (std::size_t i = 0; i < n; ++i) count_issued(times.issued);  // one replay: all complete together
   float ms = 0;
   check(cudaEventElapsedTime(&ms, events_[0], events_[1]), "cudaEventElapsedTime", device_);

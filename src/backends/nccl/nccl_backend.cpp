@@ -5,13 +5,14 @@
 #include <nccl.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 
 #include "cuda_common/gpu_backend.hpp"
+#include "fabricbench/core/errors.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gpu_backends.hpp"
+#include "nccl_comm.hpp"
 #include "nccl_debug.hpp"
 #include "nccl_log.hpp"
 #include "nccl_op.hpp"
@@ -22,22 +23,16 @@ namespace {
 
 class NcclGroup final : public BackendGroup {
  public:
-  NcclGroup(const Comm& comm, int device, bool graph)
-      : comm_(comm.dup()), device_(device), graph_(graph), in_(gpu::MemoryKind::device, device),
-        out_(gpu::MemoryKind::device, device) {
-    NcclDebugLog& log = NcclDebugLog::get();  // before the first NCCL call of the process
-    log_offset_ = log.start_offset();
-    ncclUniqueId id{};
-    if (comm_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, device_);
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm_.native());
+  // `nccl` is this rank's communicator of the group, split from the world's;
+  // the first prepare() waits for it, polling, by when the watchdog can abort it.
+  NcclGroup(const Comm& comm, std::unique_ptr<NcclComm> nccl, std::uint64_t log_offset, int device, bool graph)
+      : comm_(comm.dup()), device_(device), graph_(graph), log_offset_(log_offset), nccl_(std::move(nccl)),
+        in_(gpu::MemoryKind::device, device), out_(gpu::MemoryKind::device, device) {
     gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device_);
-    ncclComm_t c = nullptr;
-    nccl::check(ncclCommInitRank(&c, comm_.size(), id, comm_.rank()), "ncclCommInitRank", nullptr, device_);
-    nccl_.store(c);
   }
 
   ~NcclGroup() override {
-    if (ncclComm_t c = nccl_.exchange(nullptr)) ncclCommDestroy(c);
+    nccl_.reset();
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -53,8 +48,10 @@ class NcclGroup final : public BackendGroup {
   Support allocate(const OpSpec& spec) override { return gpu::make_room(in_, out_, spec); }
 
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+    row_offset_ = NcclDebugLog::get().size();  // this row's tuning lines start here
+    row_op_ = spec.op;
     NcclOpContext c;
-    c.comm = nccl_.load();
+    c.comm = nccl_.get();
     c.stream = stream_;
     c.device = device_;
     c.rank = comm_.rank();
@@ -65,17 +62,22 @@ class NcclGroup final : public BackendGroup {
     return std::make_unique<NcclOp>(c, spec);
   }
 
-  // The hang watchdog's thread, while the engine's may be blocked in an NCCL
-  // call or a stream wait: ncclCommAbort stops the communicator's kernels and
-  // frees it, so the device is released; the process exits right after.
-  void abort() override {
-    if (ncclComm_t c = nccl_.exchange(nullptr)) ncclCommAbort(c);
-  }
+  // The hang watchdog's thread, while the engine's may be blocked waiting on
+  // NCCL: only a flag, so it returns at once whatever NCCL does; the engine's
+  // thread aborts the communicator at its next poll (nccl_comm.hpp).
+  void abort() override { nccl_->request_abort(); }
 
-  // Read again for every row: NCCL connects peers lazily, at the first op that needs them.
+  // Collective over the group, after the row's traffic: each member reads its
+  // own log (NCCL logs a connection in the log of the rank that made it) and
+  // the descriptions are merged, so the row names every transport of the
+  // communicator. The tuning lines (NCCL_DEBUG_SUBSYS=TUNING) are this row's.
   std::string path() const override {
-    const NcclLogFacts facts = parse_nccl_log(NcclDebugLog::get().read_from(log_offset_));
-    return fmt::format("{} NCCL {}{}", describe_nccl_path(facts, comm_.size()), nccl::version(),
+    const NcclDebugLog& log = NcclDebugLog::get();
+    NcclLogFacts facts = parse_nccl_log(log.read_from(log_offset_));
+    facts.algorithms = parse_nccl_log(log.read_from(row_offset_)).algorithms;
+    std::string merged = merge_nccl_paths(comm_.allgather_strings(describe_nccl_path(facts, comm_.size(), row_op_)));
+    if (merged == "unknown") merged += log.unknown_hint();
+    return fmt::format("{} NCCL {}{}", merged, nccl::version(),
                        pinned_tuning(std::getenv("NCCL_ALGO"), std::getenv("NCCL_PROTO")));
   }
 
@@ -83,9 +85,11 @@ class NcclGroup final : public BackendGroup {
   Comm comm_;
   int device_;
   bool graph_;
-  std::uint64_t log_offset_ = 0;
+  std::uint64_t log_offset_ = 0;  // where this communicator's lines begin
+  std::uint64_t row_offset_ = 0;
+  Op row_op_ = Op::all_reduce;
   cudaStream_t stream_ = nullptr;
-  std::atomic<ncclComm_t> nccl_{nullptr};  // abort() swaps it out from the watchdog's thread
+  std::unique_ptr<NcclComm> nccl_;
   gpu::Buffer in_;
   gpu::Buffer out_;
 };
@@ -97,8 +101,10 @@ class NcclBackend final : public gpu::GpuBackend {
 
   Support setup(const Comm& world, const RunOptions& options) override {
     NcclDebugLog::get();  // NCCL reads its debug settings at its first call, which comes later
+    if (!world_.valid()) world_ = world.dup();
     return GpuBackend::setup(world, options);
   }
+  std::vector<std::string> notes() const override { return NcclDebugLog::get().notes(); }
 
   OpSet ops() const override { return kNcclOps; }
   std::string_view elsewhere() const override { return "copy paths inside a node run on --backend cuda"; }
@@ -107,9 +113,9 @@ class NcclBackend final : public gpu::GpuBackend {
     if (!nccl::datatype(spec.dtype))
       return Support::no(fmt::format("NCCL {} has no {} datatype", nccl::version(), fb::name(spec.dtype)));
     const bool fp8 = spec.dtype == Dtype::fp8_e4m3 || spec.dtype == Dtype::fp8_e5m2;
-    if (fp8 && is_reduction(spec.op) && gpu_.cc_major > 0 && gpu_.cc_major < 9)
-      return Support::no(fmt::format("NCCL reduces fp8 on compute capability 9.0 and later; this GPU is {}.{}",
-                                     gpu_.cc_major, gpu_.cc_minor));
+    // The job's lowest GPU decides, not this rank's: a collective must run on every rank or none.
+    if (fp8 && is_reduction(spec.op))
+      if (const Support s = gpu::fp8_reduction_support(gpu_.lowest); !s.ok) return s;
     if (spec.in_place && spec.op == Op::alltoall)
       return Support::no("NCCL's alltoall has no in-place form: alltoall runs out-of-place only on nccl");
     if (spec.in_place && spec.op == Op::sendrecv)
@@ -117,9 +123,35 @@ class NcclBackend final : public gpu::GpuBackend {
     return Support::yes();
   }
 
+  // Every group is split from one world communicator (ncclCommSplit), every
+  // world rank taking part: members here, the others in skip_open(). The
+  // colour is the group's lowest world rank, the key its rank in the group.
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<NcclGroup>(comm, gpu_.device, graph_);
+    NcclComm& parent = world_nccl();
+    int color = world_.rank();
+    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, comm.native());
+    const std::uint64_t offset = NcclDebugLog::get().size();  // the child's lines come after this
+    auto child = std::make_unique<NcclComm>(parent, color, comm.rank());
+    return std::make_unique<NcclGroup>(comm, std::move(child), offset, gpu_.device, graph_);
   }
+  void skip_open() override { NcclComm::split_out(world_nccl()); }
+
+ private:
+  // The world's communicator, the parent of every group's: created at the
+  // first open (every world rank is there), used for nothing else.
+  NcclComm& world_nccl() {
+    if (world_nccl_) return *world_nccl_;
+    if (!world_.valid()) throw RunError("the nccl backend was not set up (setup() comes before open())");
+    ncclUniqueId id{};
+    if (world_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, gpu_.device);
+    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, world_.native());
+    world_nccl_ = std::make_unique<NcclComm>(world_.size(), id, world_.rank(), gpu_.device);
+    world_nccl_->ready();
+    return *world_nccl_;
+  }
+
+  Comm world_;
+  std::unique_ptr<NcclComm> world_nccl_;
 };
 
 }  // namespace

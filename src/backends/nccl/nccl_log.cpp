@@ -1,61 +1,37 @@
 #include "nccl_log.hpp"
 
 #include <algorithm>
-#include <vector>
+#include <array>
+#include <utility>
+
+#include "nccl_log_line.hpp"
 
 namespace fb {
 namespace {
-
-std::string_view word_after(std::string_view line, std::string_view marker) {
-  const std::size_t at = line.find(marker);
-  if (at == std::string_view::npos) return {};
-  std::string_view rest = line.substr(at + marker.size());
-  const std::size_t end = rest.find_first_of(" \t\r,");
-  return rest.substr(0, end);
-}
-
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> parts;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t next = text.find(sep, pos);
-    parts.push_back(text.substr(pos, next == std::string_view::npos ? text.npos : next - pos));
-    if (next == std::string_view::npos) break;
-    pos = next + 1;
-  }
-  return parts;
-}
-
-// "P2P/CUMEM/read" -> "P2P/CUMEM"; "NET/IB/3/GDRDMA" -> "NET/IB/GDRDMA";
-// "SHM/direct/direct" -> "SHM"; "NET/Socket/0" -> "NET/Socket".
-std::string transport_of(std::string_view via) {
-  const auto parts = split(via, '/');
-  const std::string_view kind = parts[0];
-  if (kind == "P2P" && parts.size() > 1) return "P2P/" + std::string(parts[1]);
-  if (kind == "NET" && parts.size() > 1) {
-    const bool gdr = std::find(parts.begin(), parts.end(), std::string_view("GDRDMA")) != parts.end();
-    return "NET/" + std::string(parts[1]) + (gdr ? "/GDRDMA" : "");
-  }
-  return std::string(kind);
-}
-
-void read_line(std::string_view line, NcclLogFacts& facts) {
-  if (const auto v = word_after(line, "NCCL version "); !v.empty()) facts.version = std::string(v);
-  if (line.find("Channel ") != std::string_view::npos) {
-    if (const auto via = word_after(line, " via "); !via.empty()) facts.transports.insert(transport_of(via));
-  }
-  if (line.find("Pattern ") != std::string_view::npos) {
-    const auto type = word_after(line, "type ");
-    if (!type.empty()) facts.intra_types.insert(std::string(type.substr(0, type.find('/'))));
-  }
-  if (const auto net = word_after(line, "Using network "); !net.empty()) facts.network = std::string(net);
-}
 
 int order_of(const std::string& transport) {
   if (transport.rfind("P2P", 0) == 0) return 0;
   if (transport == "SHM") return 1;
   if (transport.rfind("NET", 0) == 0) return 2;
-  return 3;
+  if (transport == "NVLS") return 3;
+  if (transport == "CollNet" || transport.rfind("COLLNET", 0) == 0) return 4;
+  return 5;
+}
+
+void sort_tokens(std::vector<std::string>& tokens) {
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  std::stable_sort(tokens.begin(), tokens.end(),
+                   [](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
+}
+
+std::string joined(const std::vector<std::string>& parts, char sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
 }
 
 // NVL: NVLink; NVB: NVLink through another GPU; C2C: the chip-to-chip link.
@@ -68,25 +44,105 @@ std::string link_of(const std::set<std::string>& intra_types) {
   return {};
 }
 
+// NVLS and CollNet carry these collectives (NCCL 2.18+); the others run on the channels.
+bool served_by_nvls_or_collnet(Op op) {
+  return op == Op::all_reduce || op == Op::all_gather || op == Op::reduce_scatter;
+}
+
+constexpr std::array kFunctions{std::pair{Op::all_reduce, "AllReduce"}, std::pair{Op::all_gather, "AllGather"},
+                                std::pair{Op::reduce_scatter, "ReduceScatter"}, std::pair{Op::broadcast, "Broadcast"},
+                                std::pair{Op::reduce, "Reduce"}};
+
+// "A+B algo X;Y" -> tokens {A, B}, algorithms {X, Y}.
+void split_description(const std::string& d, std::vector<std::string>& tokens, std::vector<std::string>& algos) {
+  const std::size_t space = d.find(' ');
+  std::string head = d.substr(0, space);
+  for (std::size_t pos = 0; pos <= head.size();) {
+    const std::size_t plus = head.find('+', pos);
+    tokens.push_back(head.substr(pos, plus == std::string::npos ? std::string::npos : plus - pos));
+    if (plus == std::string::npos) break;
+    pos = plus + 1;
+  }
+  const std::size_t at = d.find(" algo ");
+  if (at == std::string::npos) return;
+  const std::string list = d.substr(at + 6, d.find(' ', at + 6) - at - 6);
+  for (std::size_t pos = 0; pos <= list.size();) {
+    const std::size_t semi = list.find(';', pos);
+    algos.push_back(list.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos));
+    if (semi == std::string::npos) break;
+    pos = semi + 1;
+  }
+}
+
 }  // namespace
+
+std::string_view nccl_function(Op op) {
+  for (const auto& [o, f] : kFunctions)
+    if (o == op) return f;
+  return {};
+}
 
 NcclLogFacts parse_nccl_log(std::string_view text) {
   NcclLogFacts facts;
-  for (const auto line : split(text, '\n')) read_line(line, facts);
+  for (const auto raw : nccl_log::lines_of(text)) {
+    const nccl_log::Line l = nccl_log::parse_line(raw);
+    if (l.version) facts.version = *l.version;
+    if (l.network) facts.network = *l.network;
+    if (l.connection) {
+      facts.transports.insert(nccl_log::token(l.connection->transport));
+      facts.collnet = facts.collnet || l.connection->transport.kind == "COLLNET";
+    }
+    if (l.channels) facts.nvls_channels = std::max(facts.nvls_channels, l.channels->nvls);
+    if (l.tuning) facts.algorithms[l.tuning->function].insert(l.tuning->algorithm + "/" + l.tuning->protocol);
+    facts.intra_types.insert(l.path_types.begin(), l.path_types.end());
+  }
+  // CollNet's own lines are not channels between two ranks: they show as "+CollNet".
+  for (auto it = facts.transports.begin(); it != facts.transports.end();)
+    it = it->rfind("COLLNET", 0) == 0 ? facts.transports.erase(it) : std::next(it);
   return facts;
 }
 
 std::string describe_nccl_path(const NcclLogFacts& facts, int nranks) {
   std::vector<std::string> tokens(facts.transports.begin(), facts.transports.end());
   if (tokens.empty()) return nranks <= 1 ? "local" : "unknown";
-  std::stable_sort(tokens.begin(), tokens.end(),
-                   [](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
+  sort_tokens(tokens);
   const std::string link = link_of(facts.intra_types);
+  for (auto& t : tokens)
+    if (order_of(t) == 0 && !link.empty()) t += "/" + link;
+  return joined(tokens, '+');
+}
+
+std::string describe_nccl_path(const NcclLogFacts& facts, int nranks, Op op) {
+  std::string out = describe_nccl_path(facts, nranks);
+  if (nranks > 1 && served_by_nvls_or_collnet(op)) {
+    std::string extra;
+    if (facts.nvls_channels > 0) extra += "+NVLS";
+    if (facts.collnet) extra += "+CollNet";
+    if (!extra.empty()) out = (out == "unknown" ? extra.substr(1) : out + extra);
+  }
+  const auto algos = facts.algorithms.find(std::string(nccl_function(op)));
+  if (algos != facts.algorithms.end() && !algos->second.empty())
+    out += " algo " + joined(std::vector<std::string>(algos->second.begin(), algos->second.end()), ';');
+  return out;
+}
+
+std::string merge_nccl_paths(const std::vector<std::string>& per_rank) {
+  std::vector<std::string> tokens, algos;
+  for (const auto& d : per_rank) split_description(d, tokens, algos);
+  const bool any_local = std::count(tokens.begin(), tokens.end(), "local") > 0;
+  std::erase_if(tokens, [](const std::string& t) { return t.empty() || t == "local" || t == "unknown"; });
+  std::erase_if(algos, [](const std::string& a) { return a.empty(); });
   std::string out;
-  for (const auto& t : tokens) {
-    if (!out.empty()) out += '+';
-    out += t;
-    if (order_of(t) == 0 && !link.empty()) out += "/" + link;
+  if (tokens.empty()) {
+    out = any_local && per_rank.size() <= 1 ? "local" : "unknown";
+  } else {
+    sort_tokens(tokens);
+    out = joined(tokens, '+');
+  }
+  if (!algos.empty()) {
+    std::sort(algos.begin(), algos.end());
+    algos.erase(std::unique(algos.begin(), algos.end()), algos.end());
+    out += " algo " + joined(algos, ';');
   }
   return out;
 }

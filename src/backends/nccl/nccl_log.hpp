@@ -1,27 +1,33 @@
 // Path provenance for NCCL rows: what NCCL says it chose, read from its own
-// debug output (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS with INIT and GRAPH).
+// debug output (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS with INIT and GRAPH) with
+// the line parser `fabricbench report nccl-log` uses (nccl_log_line.hpp).
 // Pure text processing, so it is tested on recorded log lines without a GPU.
 //
-// The lines it reads (shapes as NCCL 2.x prints them):
-//   "NCCL version 2.28.3+cuda13.0"
-//   "... NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"
-//   "... NCCL INFO Channel 01/0 : 3[3] -> 1[1] [send] via NET/IB/2/GDRDMA"
-//   "... NCCL INFO Channel 00 : 0[0] -> 4[4] via SHM/direct/direct"
-//   "... NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 20.0/20.0, type NVL/PIX, sameChannels 1"
-//   "... NCCL INFO Using network IB"
+// Each rank reads its own process's log (NCCL writes the connections a rank
+// makes into that rank's log only); the nccl backend gathers every member's
+// description and merges them (merge_nccl_paths), so a row names every
+// transport of its communicator, not just world rank 0's.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "fabricbench/core/types.hpp"
 
 namespace fb {
 
 struct NcclLogFacts {
   std::string version;               // "2.28.3+cuda13.0"; "" when not seen
-  std::set<std::string> transports;  // "P2P/CUMEM", "P2P/IPC", "P2P/direct", "SHM", "NET/IB/GDRDMA", "NET/Socket"...
+  std::set<std::string> transports;  // tokens (nccl_log::token): "P2P/CUMEM", "SHM", "NET/IB/GDRDMA", "NET/IB/GDRDMA/PXN"...
   std::set<std::string> intra_types; // NCCL's path types inside a node: "NVL", "NVB", "C2C", "PIX", "PHB", "SYS"...
   std::string network;               // "IB", "Socket", or a plugin's name; "" when not seen
+  int nvls_channels = 0;             // NVLS (NVLink SHARP) set up with this many channels; 0: not
+  bool collnet = false;              // CollNet (in-network reduction, e.g. SHARP) connected
+  // NCCL_DEBUG_SUBSYS=TUNING only: NCCL's function name -> "Algo/proto" it chose ("Ring/LL128").
+  std::map<std::string, std::set<std::string>> algorithms;
 };
 
 NcclLogFacts parse_nccl_log(std::string_view text);
@@ -32,6 +38,22 @@ NcclLogFacts parse_nccl_log(std::string_view text);
 // a one-rank communicator (NCCL copies on the device), "unknown" when the log
 // named nothing.
 std::string describe_nccl_path(const NcclLogFacts& facts, int nranks);
+
+// The same for a row of `op`, which adds what serves that op beside the
+// channels: "+NVLS" (NVLink SHARP, which prints no "via" lines) and
+// "+CollNet" for the collectives NCCL runs on them (all_reduce, all_gather,
+// reduce_scatter) when the communicator set them up; NCCL picks among them
+// per call. With tuning lines for the op, " algo Ring/LL128;NVLS/Simple":
+// what NCCL picked. The token stays free of spaces and commas.
+std::string describe_nccl_path(const NcclLogFacts& facts, int nranks, Op op);
+
+// One description from every member's (each from its own log): the union of
+// their tokens and algorithms. "local" or "unknown" only when all say so.
+std::string merge_nccl_paths(const std::vector<std::string>& per_rank);
+
+// NCCL's name of the function an op calls ("AllReduce"); "" for ops built
+// from sends and receives.
+std::string_view nccl_function(Op op);
 
 // " NCCL_ALGO=Ring NCCL_PROTO=Simple" for the values the user pinned (empty
 // ones omitted; commas become ';' so the path stays one CSV field).

@@ -11,10 +11,13 @@
 namespace fb {
 
 NcclOp::NcclOp(const NcclOpContext& context, const OpSpec& spec)
-    : c_(context), spec_(spec), type_(*nccl::datatype(spec.dtype)), word_(dtype_bytes(spec.dtype)),
-      count_(spec.layout.block), peer_(pair_peer(spec, context.rank)), timer_(context.stream, context.device) {
+    : c_(context), comm_(context.comm->ready()), spec_(spec), type_(*nccl::datatype(spec.dtype)),
+      word_(dtype_bytes(spec.dtype)), count_(spec.layout.block), peer_(pair_peer(spec, context.rank)),
+      timer_(context.stream, context.device, [comm = context.comm](cudaEvent_t e) { comm->wait(e, "NCCL's work"); }) {
   if (nccl_call(spec.op) == NcclCall::none)  // the engine refuses it first (backend_runs)
     throw std::logic_error(std::string("NcclOp: not an op of the nccl backend: ") + std::string(name(spec.op)));
+  // An abort frees the graph first: ncclCommAbort waits for graph execs that captured the communicator.
+  c_.comm->on_abort([this] { timer_.drop_graph(); });
   // NCCL's in-place conventions (nccl.h): all_gather and gather read the
   // rank's block from the output at its offset (in-place at gather's root:
   // sendbuff == recvbuff + root*count), reduce_scatter and scatter write it
@@ -27,6 +30,7 @@ NcclOp::NcclOp(const NcclOpContext& context, const OpSpec& spec)
 }
 
 NcclOp::~NcclOp() {
+  c_.comm->on_abort({});
   if (done_) cudaEventDestroy(done_);
 }
 
@@ -34,14 +38,20 @@ char* NcclOp::at_block(void* base, int block) const {
   return static_cast<char*>(base) + static_cast<std::size_t>(block) * count_ * word_;
 }
 
-void NcclOp::check(ncclResult_t rc, const char* call) const { nccl::check(rc, call, c_.comm, c_.device); }
+void NcclOp::check(ncclResult_t rc, const char* call) const { c_.comm->check(rc, call); }
+
+void NcclOp::wait_for_stream(const char* what) {
+  if (!done_) gpu::check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags", c_.device);
+  gpu::check(cudaEventRecord(done_, c_.stream), "cudaEventRecord", c_.device);
+  c_.comm->wait(done_, what);
+}
 
 // alltoall, sendrecv (ring) and the bandwidth ops: sends and receives fused in one group.
 void NcclOp::alltoall() {
   check(ncclGroupStart(), "ncclGroupStart");
   for (int p = 0; p < c_.nranks; ++p) {
-    check(ncclSend(at_block(send_, p), count_, type_, p, c_.comm, c_.stream), "ncclSend");
-    check(ncclRecv(at_block(result_, p), count_, type_, p, c_.comm, c_.stream), "ncclRecv");
+    check(ncclSend(at_block(send_, p), count_, type_, p, comm_, c_.stream), "ncclSend");
+    check(ncclRecv(at_block(result_, p), count_, type_, p, comm_, c_.stream), "ncclRecv");
   }
   check(ncclGroupEnd(), "ncclGroupEnd");
 }
@@ -50,8 +60,8 @@ void NcclOp::ring_sendrecv() {
   const int next = (c_.rank + 1) % c_.nranks;
   const int prev = (c_.rank - 1 + c_.nranks) % c_.nranks;
   check(ncclGroupStart(), "ncclGroupStart");
-  check(ncclSend(send_, count_, type_, next, c_.comm, c_.stream), "ncclSend");
-  check(ncclRecv(result_, count_, type_, prev, c_.comm, c_.stream), "ncclRecv");
+  check(ncclSend(send_, count_, type_, next, comm_, c_.stream), "ncclSend");
+  check(ncclRecv(result_, count_, type_, prev, comm_, c_.stream), "ncclRecv");
   check(ncclGroupEnd(), "ncclGroupEnd");
 }
 
@@ -61,8 +71,8 @@ void NcclOp::window() {
   const bool receives = spec_.op == Op::bidir || !is_a;
   check(ncclGroupStart(), "ncclGroupStart");
   for (int w = 0; w < spec_.window; ++w) {
-    if (sends) check(ncclSend(send_, count_, type_, peer_, c_.comm, c_.stream), "ncclSend");
-    if (receives) check(ncclRecv(result_, count_, type_, peer_, c_.comm, c_.stream), "ncclRecv");
+    if (sends) check(ncclSend(send_, count_, type_, peer_, comm_, c_.stream), "ncclSend");
+    if (receives) check(ncclRecv(result_, count_, type_, peer_, comm_, c_.stream), "ncclRecv");
   }
   check(ncclGroupEnd(), "ncclGroupEnd");
 }
@@ -72,19 +82,19 @@ void NcclOp::pingpong() {
   const bool is_a = c_.rank == spec_.peer_a;
   for (int leg = 0; leg < 2; ++leg) {
     if ((leg == 0) == is_a) {
-      check(ncclSend(send_, count_, type_, peer_, c_.comm, c_.stream), "ncclSend");
+      check(ncclSend(send_, count_, type_, peer_, comm_, c_.stream), "ncclSend");
     } else {
-      check(ncclRecv(result_, count_, type_, peer_, c_.comm, c_.stream), "ncclRecv");
+      check(ncclRecv(result_, count_, type_, peer_, comm_, c_.stream), "ncclRecv");
     }
   }
 }
 
 void NcclOp::grouped_gather() {
   check(ncclGroupStart(), "ncclGroupStart");
-  check(ncclSend(send_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclSend");
+  check(ncclSend(send_, count_, type_, spec_.root, comm_, c_.stream), "ncclSend");
   if (c_.rank == spec_.root)
     for (int p = 0; p < c_.nranks; ++p)
-      check(ncclRecv(at_block(result_, p), count_, type_, p, c_.comm, c_.stream), "ncclRecv");
+      check(ncclRecv(at_block(result_, p), count_, type_, p, comm_, c_.stream), "ncclRecv");
   check(ncclGroupEnd(), "ncclGroupEnd");
 }
 
@@ -92,8 +102,8 @@ void NcclOp::grouped_scatter() {
   check(ncclGroupStart(), "ncclGroupStart");
   if (c_.rank == spec_.root)
     for (int p = 0; p < c_.nranks; ++p)
-      check(ncclSend(at_block(send_, p), count_, type_, p, c_.comm, c_.stream), "ncclSend");
-  check(ncclRecv(result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclRecv");
+      check(ncclSend(at_block(send_, p), count_, type_, p, comm_, c_.stream), "ncclSend");
+  check(ncclRecv(result_, count_, type_, spec_.root, comm_, c_.stream), "ncclRecv");
   check(ncclGroupEnd(), "ncclGroupEnd");
 }
 
@@ -103,24 +113,24 @@ void NcclOp::enqueue() {
   const ncclRedOp_t red = nccl::reduction(spec_.redop);
   switch (nccl_call(spec_.op)) {
     case NcclCall::all_reduce:
-      return check(ncclAllReduce(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclAllReduce");
+      return check(ncclAllReduce(send_, result_, count_, type_, red, comm_, c_.stream), "ncclAllReduce");
     case NcclCall::all_gather:
-      return check(ncclAllGather(send_, result_, count_, type_, c_.comm, c_.stream), "ncclAllGather");
+      return check(ncclAllGather(send_, result_, count_, type_, comm_, c_.stream), "ncclAllGather");
     case NcclCall::reduce_scatter:
-      return check(ncclReduceScatter(send_, result_, count_, type_, red, c_.comm, c_.stream), "ncclReduceScatter");
+      return check(ncclReduceScatter(send_, result_, count_, type_, red, comm_, c_.stream), "ncclReduceScatter");
     case NcclCall::broadcast:
-      return check(ncclBroadcast(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclBroadcast");
+      return check(ncclBroadcast(send_, result_, count_, type_, spec_.root, comm_, c_.stream), "ncclBroadcast");
     case NcclCall::reduce:
-      return check(ncclReduce(send_, result_, count_, type_, red, spec_.root, c_.comm, c_.stream), "ncclReduce");
+      return check(ncclReduce(send_, result_, count_, type_, red, spec_.root, comm_, c_.stream), "ncclReduce");
     case NcclCall::gather:
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      return check(ncclGather(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclGather");
+      return check(ncclGather(send_, result_, count_, type_, spec_.root, comm_, c_.stream), "ncclGather");
 #else
       return grouped_gather();
 #endif
     case NcclCall::scatter:
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      return check(ncclScatter(send_, result_, count_, type_, spec_.root, c_.comm, c_.stream), "ncclScatter");
+      return check(ncclScatter(send_, result_, count_, type_, spec_.root, comm_, c_.stream), "ncclScatter");
 #else
       return grouped_scatter();
 #endif
@@ -140,7 +150,7 @@ void NcclOp::enqueue() {
 
 void NcclOp::run() {
   enqueue();
-  gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+  wait_for_stream("an NCCL iteration");
 }
 
 void NcclOp::start() {
@@ -154,9 +164,7 @@ bool NcclOp::finished() {
   const cudaError_t rc = cudaEventQuery(done_);
   if (rc == cudaSuccess) return true;
   if (rc != cudaErrorNotReady) gpu::check(rc, "cudaEventQuery", c_.device);
-  ncclResult_t async = ncclSuccess;
-  check(ncclCommGetAsyncError(c_.comm, &async), "ncclCommGetAsyncError");
-  check(async, "an NCCL operation in flight (ncclCommGetAsyncError)");
+  c_.comm->poll();  // a lost peer's error, or an abort, ends the wait
   return false;
 }
 

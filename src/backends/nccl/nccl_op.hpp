@@ -10,6 +10,7 @@
 
 #include "cuda_common/stream_timer.hpp"
 #include "fabricbench/backends/backend.hpp"
+#include "nccl_comm.hpp"
 
 namespace fb {
 
@@ -53,7 +54,7 @@ constexpr NcclCall nccl_call(Op op) {
 inline constexpr OpSet kNcclOps = OpSet::where([](Op op) { return nccl_call(op) != NcclCall::none; });
 
 struct NcclOpContext {
-  ncclComm_t comm = nullptr;
+  NcclComm* comm = nullptr;  // the group's; every wait on it polls (an abort ends it)
   cudaStream_t stream = nullptr;
   int device = 0;
   int rank = 0;
@@ -79,6 +80,7 @@ class NcclOp final : public PreparedOp {
   void fill_check() override;
   std::uint64_t count_wrong() override;
   bool participates() const override { return !is_pair_op(spec_.op) || peer_ >= 0; }
+  bool connects_lazily() const override { return true; }  // NCCL_RUNTIME_CONNECT=1 is NCCL 2.22+'s default
   double ops_per_iteration() const override { return fb::ops_per_iteration(spec_); }
   void corrupt_output_element(std::uint64_t index) override;
 
@@ -95,7 +97,10 @@ class NcclOp final : public PreparedOp {
   char* at_block(void* base, int block) const;
   void check(ncclResult_t rc, const char* call) const;
 
+  void wait_for_stream(const char* what);
+
   NcclOpContext c_;
+  ncclComm_t comm_;  // c_.comm, initialised
   OpSpec spec_;
   ncclDataType_t type_;
   std::size_t word_;

@@ -61,6 +61,9 @@ OpSpec PairsRunner::spec(Op op, std::uint64_t bytes, int from, int to) const {
 }
 
 void PairsRunner::preflight() const {
+  // Where each rank runs, as every measuring command places it: with --rails
+  // each local rank on its own GPU (and so its own NIC), not all on GPU 0.
+  set_up_backend(world_, backend_, RunOptions{});
   if (selection_.size() < 2)
     throw UsageError(nodes_.nodes < 2
                          ? fmt::format("the job runs on one node ({}): pairs needs ranks on at least two nodes, e.g. "
@@ -100,7 +103,7 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   auto group = backend_.open(pair);
   const std::uint64_t buffer = std::max(options_.bytes, options_.latency_bytes);
   group->reserve(buffer, buffer);
-  path = group->path();
+  const ActiveGroup active(board_, group.get());  // the watchdog may abort it (NCCL: ncclCommAbort)
   std::size_t fewest = SIZE_MAX;
   auto time = [&](const OpSpec& s) {
     auto op = group->prepare(s);
@@ -114,6 +117,8 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   const TimeStats ba = time(spec(Op::unidir, options_.bytes, 1, 0));
   const TimeStats bi = time(spec(Op::bidir, options_.bytes, 0, 1));
   const TimeStats lat = time(spec(Op::pingpong, options_.latency_bytes, 0, 1));
+  // After the traffic: NCCL connects a pair at its first send, not at communicator creation.
+  path = group->path();
   const std::uint64_t bytes = spec(Op::unidir, options_.bytes, 0, 1).layout.bytes;
   fields.assign(kFields, 0.0);
   fields[kValid] = 1;
@@ -145,6 +150,8 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
       std::copy(mine.begin(), mine.end(), all.begin() + static_cast<std::ptrdiff_t>(my_job * kFields));
     else
       my_path.clear();
+  } else {
+    backend_.skip_open();  // this round's pairs may be split from one world communicator
   }
   // Ranks that sat the round out wait here, sleeping between polls.
   if (board_) board_->enter_at(Phase::sync, (rounds_started_ + 1) * kStepsPerRound - 1);

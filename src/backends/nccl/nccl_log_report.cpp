@@ -1,0 +1,227 @@
+#include "nccl_log_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace fb::nccl_log {
+namespace {
+
+bool is_net(const Transport& t) { return t.kind == "NET"; }
+
+std::string node_of(const Communicator& c, int rank, const Transport& t, const std::string& other) {
+  std::string host = c.host_of(rank);
+  // P2P and SHM connect GPUs of one node, MNNVL aside: the unseen end is on the same node.
+  if (host.empty() && (t.kind == "SHM" || (t.kind == "P2P" && t.mechanism != "MNNVL"))) host = other;
+  return host.empty() ? fmt::format("node of rank {}", rank) : host;
+}
+
+std::string inter_node_verdict(const std::vector<Transport>& used) {
+  std::vector<std::string> says;
+  std::size_t net = 0, gdr = 0, socket = 0, pci = 0, pxn = 0, mnnvl = 0;
+  std::set<std::string> names;
+  for (const auto& t : used) {
+    if (t.kind == "P2P" && t.mechanism == "MNNVL") ++mnnvl;
+    if (!is_net(t)) continue;
+    ++net;
+    names.insert(t.mechanism);
+    socket += t.mechanism == "Socket";
+    gdr += t.gdr;
+    pci += t.gdr_pci;
+    pxn += t.via_rank >= 0;
+  }
+  if (mnnvl > 0) says.push_back("multi-node NVLink (P2P/MNNVL)");
+  if (socket > 0)
+    says.push_back(socket == net ? "inter-node traffic on NET/Socket: TCP fallback, not InfiniBand"
+                                 : fmt::format("{} of {} channels on NET/Socket: TCP fallback beside the RDMA network",
+                                               socket, net));
+  const std::size_t rdma = net - socket;
+  if (rdma > 0) {
+    std::string nets;
+    for (const auto& n : names)
+      if (n != "Socket") nets += (nets.empty() ? "NET/" : ", NET/") + n;
+    if (gdr == 0)
+      says.push_back(fmt::format("no GPUDirect RDMA: {} traffic is staged through host memory", nets));
+    else if (gdr < rdma)
+      says.push_back(fmt::format("GPUDirect RDMA on {} of {} {} channels only", gdr, rdma, nets));
+    else
+      says.push_back(fmt::format("{} with GPUDirect RDMA{}", nets, pci == gdr ? " (through PCIe: GDRDMA(PCI))" : ""));
+  }
+  if (pxn > 0) says.push_back("PXN: some channels leave through another GPU's NIC on the node");
+  if (says.empty()) says.push_back("no network transport named between these nodes");
+  std::string out;
+  for (const auto& s : says) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
+std::string intra_node_verdict(const std::vector<Transport>& used) {
+  std::set<std::string> kinds;
+  for (const auto& t : used) kinds.insert(t.kind);
+  std::vector<std::string> says;
+  if (kinds.count("P2P")) says.push_back("GPU peer-to-peer (P2P)");
+  if (kinds.count("SHM"))
+    says.push_back("through host shared memory (SHM): no GPU peer-to-peer between these GPUs (disabled, or not "
+                   "supported by the topology)");
+  if (kinds.count("NET")) says.push_back("through the network inside one node: P2P and SHM not used");
+  std::string out;
+  for (const auto& s : says) out += (out.empty() ? "" : "; ") + s;
+  return out.empty() ? "no transport named" : out;
+}
+
+std::string rank_label(const Communicator& c, int rank) {
+  if (rank < 0) return "-";
+  const auto it = c.ranks.find(rank);
+  if (it == c.ranks.end() || it->second.host.empty()) return std::to_string(rank);
+  return it->second.device >= 0 ? fmt::format("{} ({} GPU {})", rank, it->second.host, it->second.device)
+                                : fmt::format("{} ({})", rank, it->second.host);
+}
+
+std::string algorithm_text(const Communicator& c) {
+  std::string out;
+  for (const auto& [f, algos] : c.algorithms) {
+    std::string list;
+    for (const auto& a : algos) list += (list.empty() ? "" : ", ") + a;
+    out += fmt::format("{}{} {}", out.empty() ? "" : "; ", f, list);
+  }
+  return out;
+}
+
+int node_count(const Communicator& c) {
+  if (c.nnodes > 0) return c.nnodes;
+  std::set<std::string> hosts;
+  for (const auto& [r, info] : c.ranks)
+    if (!info.host.empty()) hosts.insert(info.host);
+  return static_cast<int>(hosts.size());
+}
+
+std::string summary_line(const Communicator& c) {
+  std::string versions, nets;
+  for (const auto& v : c.versions) versions += (versions.empty() ? "" : ", ") + v;
+  for (const auto& n : c.networks) nets += (nets.empty() ? "" : ", ") + n;
+  std::string out = fmt::format("communicator {}: {} rank{}", c.id, c.nranks, c.nranks == 1 ? "" : "s");
+  if (const int n = node_count(c); n > 0) out += fmt::format(" on {} node{}", n, n == 1 ? "" : "s");
+  if (!versions.empty()) out += "; NCCL " + versions;
+  if (!nets.empty()) out += "; network " + nets;
+  return out;
+}
+
+}  // namespace
+
+std::string channel_ranges(const std::set<int>& channels) {
+  std::string out;
+  for (auto it = channels.begin(); it != channels.end();) {
+    int first = *it, last = *it;
+    for (++it; it != channels.end() && *it == last + 1; ++it) last = *it;
+    out += (out.empty() ? "" : ",") + (first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+  }
+  return out;
+}
+
+std::string verdict(bool inter_node, const std::vector<Transport>& used) {
+  return inter_node ? inter_node_verdict(used) : intra_node_verdict(used);
+}
+
+std::vector<NodePair> node_pairs(const Communicator& comm) {
+  struct Acc {
+    std::set<std::string> tokens;
+    std::vector<Transport> used;
+    std::size_t channels = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Acc> by_pair;
+  for (const auto& [key, l] : comm.links) {
+    if (l.to < 0) continue;  // CollNet: one rank and the switch
+    const std::string from_host = comm.host_of(l.from);
+    std::string a = node_of(comm, l.from, l.transport, comm.host_of(l.to));
+    std::string b = node_of(comm, l.to, l.transport, from_host.empty() ? a : from_host);
+    if (b < a) std::swap(a, b);
+    Acc& acc = by_pair[{a, b}];
+    acc.tokens.insert(l.token);
+    for (std::size_t i = 0; i < l.channels.size(); ++i) acc.used.push_back(l.transport);
+    acc.channels += l.channels.size();
+  }
+  std::vector<NodePair> out;
+  for (const auto& [hosts, acc] : by_pair)
+    out.push_back({hosts.first, hosts.second, acc.tokens, acc.channels, verdict(hosts.first != hosts.second, acc.used)});
+  // Inter-node pairs first: the network is what the question is about.
+  std::stable_sort(out.begin(), out.end(), [](const NodePair& x, const NodePair& y) { return (x.a != x.b) > (y.a != y.b); });
+  return out;
+}
+
+std::string missing_lines_hint(const Log& log) {
+  if (log.nccl_lines == 0) return {};
+  for (const auto& c : log.comms)
+    if (!c.links.empty() || c.nranks == 1) return {};
+  if (log.info_lines == 0)
+    return "the log has NCCL warnings but no INFO lines: run with NCCL_DEBUG=INFO";
+  bool any_comm = false;
+  for (const auto& c : log.comms) any_comm = any_comm || !c.ranks.empty();
+  if (!any_comm)
+    return "the log has NCCL INFO lines but none about communicators: NCCL_DEBUG_SUBSYS must include INIT (its "
+           "default does)";
+  return "no connection lines: NCCL connects lazily (NCCL_RUNTIME_CONNECT=1), so a log cut before the first "
+         "collective, or NCCL_DEBUG_SUBSYS without INIT, names no transports";
+}
+
+std::string format_text(const Log& log, const std::vector<std::string>& files) {
+  std::string out = fmt::format("# fabricbench report nccl-log: {} file{}, {} NCCL lines, {} communicator{}\n",
+                                files.size(), files.size() == 1 ? "" : "s", log.nccl_lines, log.comms.size(),
+                                log.comms.size() == 1 ? "" : "s");
+  for (const auto& c : log.comms) {
+    out += "\n" + summary_line(c) + "\n";
+    out += fmt::format("  NVLS: {}   CollNet: {}\n",
+                       c.nvls_channels > 0 ? fmt::format("{} channels", c.nvls_channels)
+                                           : (c.nvls_support ? "supported, not set up" : "not used"),
+                       c.collnet_connected ? "connected" : "not used");
+    if (const std::string a = algorithm_text(c); !a.empty()) out += "  algorithms: " + a + "\n";
+    if (c.links.empty())
+      out += c.nranks == 1 ? "  one rank: no traffic between ranks\n" : "  no connection lines for this communicator\n";
+    else
+      out += "  rank -> rank: transport [channels]\n";
+    for (const auto& [key, l] : c.links)
+      out += fmt::format("    {} -> {}: {} [{}]{}\n", rank_label(c, l.from), rank_label(c, l.to), l.token,
+                         channel_ranges(l.channels), l.transport.text.empty() ? "" : "  via " + l.transport.text);
+    const auto pairs = node_pairs(c);
+    if (!pairs.empty()) out += "  node pairs:\n";
+    for (const auto& p : pairs)
+      out += fmt::format("    {}: {}\n", p.a == p.b ? p.a + " (inside the node)" : p.a + " <-> " + p.b, p.verdict);
+  }
+  if (const std::string hint = missing_lines_hint(log); !hint.empty()) out += "\nnote: " + hint + "\n";
+  return out;
+}
+
+nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string>& files) {
+  nlohmann::ordered_json comms = nlohmann::ordered_json::array();
+  for (const auto& c : log.comms) {
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array(), links = nlohmann::ordered_json::array(),
+                           pairs = nlohmann::ordered_json::array();
+    for (const auto& [r, info] : c.ranks)
+      ranks.push_back({{"rank", r}, {"host", info.host}, {"pid", info.pid}, {"cuda_device", info.device},
+                       {"bus_id", info.bus_id}});
+    for (const auto& [key, l] : c.links)
+      links.push_back({{"from", l.from}, {"to", l.to}, {"transport", l.token}, {"via", l.transport.text},
+                       {"gdr", l.transport.gdr}, {"pxn_rank", l.transport.via_rank},
+                       {"channels", std::vector<int>(l.channels.begin(), l.channels.end())}});
+    for (const auto& p : node_pairs(c))
+      pairs.push_back({{"a", p.a}, {"b", p.b}, {"inter_node", p.a != p.b},
+                       {"transports", std::vector<std::string>(p.tokens.begin(), p.tokens.end())},
+                       {"channels", p.channels}, {"verdict", p.verdict}});
+    comms.push_back({{"id", c.id},
+                     {"nranks", c.nranks},
+                     {"nnodes", node_count(c)},
+                     {"versions", c.versions},
+                     {"networks", c.networks},
+                     {"nvls_channels", c.nvls_channels},
+                     {"nvls_support", c.nvls_support},
+                     {"collnet_connected", c.collnet_connected},
+                     {"algorithms", c.algorithms},
+                     {"ranks", ranks},
+                     {"links", links},
+                     {"node_pairs", pairs}});
+  }
+  return {{"files", files},          {"nccl_lines", log.nccl_lines},
+          {"versions", log.versions}, {"communicators", comms},
+          {"note", missing_lines_hint(log)}};
+}
+
+}  // namespace fb::nccl_log

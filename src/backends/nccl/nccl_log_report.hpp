@@ -1,0 +1,40 @@
+// `fabricbench report nccl-log`: what an NCCL INFO log says about each
+// communicator, and a verdict per node pair a user can act on ("is
+// GPUDirect RDMA working?"). Built on nccl_log_model.hpp; pure, so the
+// verdicts are tested on recorded logs.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nccl_log_model.hpp"
+
+namespace fb::nccl_log {
+
+// The transports between two nodes (a == b inside one node) of one communicator.
+struct NodePair {
+  std::string a;  // host names; "node of rank N" when no line of that rank's process is in the log
+  std::string b;
+  std::set<std::string> tokens;
+  std::size_t channels = 0;  // channel directions (one per line NCCL printed)
+  std::string verdict;
+};
+
+std::vector<NodePair> node_pairs(const Communicator& comm);
+
+// The one-line verdict for the transports of one node pair.
+std::string verdict(bool inter_node, const std::vector<Transport>& used);
+
+// "0-3,8,10-11"
+std::string channel_ranges(const std::set<int>& channels);
+
+// Why a log that has NCCL lines says nothing about transports ("" when it does).
+std::string missing_lines_hint(const Log& log);
+
+std::string format_text(const Log& log, const std::vector<std::string>& files);
+nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string>& files);
+
+}  // namespace fb::nccl_log

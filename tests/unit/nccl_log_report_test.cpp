@@ -1,0 +1,265 @@
+// `fabricbench report nccl-log` and the log model under it, on the recorded
+// H200 log and on constructed multi-node logs (tests/unit/fixtures/nccl-log,
+// see its README for what is real and what follows NCCL's format strings).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "nccl/nccl_log.hpp"
+#include "nccl/nccl_log_report.hpp"
+#include "process.hpp"
+
+namespace fb::nccl_log {
+namespace {
+
+std::string fixture_path(const std::string& name) {
+  return std::string(FB_SOURCE_DIR) + "/tests/unit/fixtures/nccl-log/" + name;
+}
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(fixture_path(name));
+  EXPECT_TRUE(in) << name;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+const Link* link(const Communicator& c, int from, int to) {
+  for (const auto& [key, l] : c.links)
+    if (l.from == from && l.to == to) return &l;
+  return nullptr;
+}
+
+TEST(NcclLogLine, WriterIsFoundBehindLauncherPrefixes) {
+  const Line tagged = parse_line("[1,3]<stdout>:gpu-a02:5202:5292 [1] NCCL INFO Using network IB");
+  EXPECT_TRUE(tagged.nccl);
+  EXPECT_EQ(tagged.writer.host, "gpu-a02");
+  EXPECT_EQ(tagged.writer.pid, "5202");
+  EXPECT_EQ(tagged.writer.device, 1);
+  EXPECT_EQ(*tagged.network, "IB");
+  const Line labelled = parse_line("12: node7:300:350 [3] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0");
+  EXPECT_EQ(labelled.writer.host, "node7");
+  EXPECT_EQ(labelled.connection->side, Side::send);
+  EXPECT_FALSE(parse_line("# nccl-tests version 2.19.6").nccl);
+  EXPECT_FALSE(parse_line("     8388608       2097152     float     sum").nccl);
+}
+
+TEST(NcclLogLine, EveryNetSpellingIsRead) {
+  const auto pxn = parse_via("NET/IB/0(1)/GDRDMA(PCI)/Shared");
+  ASSERT_TRUE(pxn);
+  EXPECT_EQ(pxn->mechanism, "IB");
+  EXPECT_EQ(pxn->net_device, 0);
+  EXPECT_EQ(pxn->via_rank, 1);
+  EXPECT_TRUE(pxn->gdr);
+  EXPECT_TRUE(pxn->gdr_pci);
+  EXPECT_EQ(token(*pxn), "NET/IB/GDRDMA(PCI)/PXN");
+  const auto plugin = parse_via("NET/AWS Libfabric/0/GDRDMA");
+  ASSERT_TRUE(plugin);
+  EXPECT_EQ(plugin->mechanism, "AWS Libfabric");
+  EXPECT_EQ(token(*plugin), "NET/AWS_Libfabric/GDRDMA");
+  EXPECT_EQ(token(*parse_via("NET/IB/3")), "NET/IB");
+  EXPECT_EQ(token(*parse_via("NET/Socket/0")), "NET/Socket");
+}
+
+TEST(NcclLogLine, EveryP2pAndShmSpellingIsRead) {
+  EXPECT_EQ(token(*parse_via("P2P/CUMEM/read")), "P2P/CUMEM");
+  EXPECT_TRUE(parse_via("P2P/CUMEM/read")->read);
+  EXPECT_TRUE(parse_via("P2P/IPC/CE")->copy_engine);
+  EXPECT_EQ(token(*parse_via("P2P/IPC/read")), "P2P/IPC");
+  EXPECT_EQ(token(*parse_via("P2P/direct pointer/read")), "P2P/direct");
+  EXPECT_EQ(token(*parse_via("P2P/MNNVL")), "P2P/MNNVL");
+  const auto indirect = parse_via("P2P/indirect/1[3d000]/read");
+  EXPECT_EQ(token(*indirect), "P2P/indirect");
+  EXPECT_EQ(indirect->via_rank, 1);
+  EXPECT_EQ(token(*parse_via("SHM/direct/direct")), "SHM");
+  EXPECT_EQ(token(*parse_via("direct shared memory")), "SHM");
+  EXPECT_FALSE(parse_via("something else"));
+}
+
+TEST(NcclLogModel, RecordedOneGpuLogIsOneRankWithItsVersionAndNetwork) {
+  const Log log = read_log(fixture("h200-1gpu-all_reduce.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_EQ(c.id, "0xbc4ec484c5813251");
+  EXPECT_EQ(c.nranks, 1);
+  EXPECT_EQ(c.versions, (std::set<std::string>{"2.28.9+cuda13.0"}));
+  EXPECT_EQ(c.networks, (std::set<std::string>{"Socket"}));
+  EXPECT_TRUE(c.links.empty());
+  EXPECT_EQ(c.host_of(0), "vm");
+  EXPECT_EQ(log.nccl_lines, 39u);  // the nvbandwidth lines after them are not NCCL's
+  EXPECT_EQ(missing_lines_hint(log), "");
+}
+
+TEST(NcclLogModel, InterleavedProcessesJoinIntoOneCommunicatorByCommId) {
+  const Log log = read_log(fixture("two-nodes-ib-gdr.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_EQ(c.id, "0x7f3e2a9c11d04b21");
+  EXPECT_EQ(c.nranks, 4);
+  EXPECT_EQ(c.nnodes, 2);
+  EXPECT_EQ(c.host_of(1), "gpu-a01");
+  EXPECT_EQ(c.host_of(2), "gpu-a02");
+  ASSERT_TRUE(link(c, 0, 1));
+  EXPECT_EQ(link(c, 0, 1)->token, "P2P/CUMEM");
+  EXPECT_EQ(link(c, 0, 1)->channels, (std::set<int>{0, 1}));
+  ASSERT_TRUE(link(c, 3, 0));
+  EXPECT_EQ(link(c, 3, 0)->token, "NET/IB/GDRDMA");  // send and receive sides: one link
+  EXPECT_EQ(link(c, 3, 0)->channels.size(), 2u);
+  EXPECT_EQ(c.path_types, (std::set<std::string>{"NVL", "PIX"}));
+}
+
+TEST(NcclLogReport, GpuDirectRdmaBetweenNodesAndP2pInside) {
+  const Log log = read_log(fixture("two-nodes-ib-gdr.log"));
+  const auto pairs = node_pairs(log.comms.at(0));
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[0].a, "gpu-a01");  // the inter-node pair first
+  EXPECT_EQ(pairs[0].b, "gpu-a02");
+  EXPECT_EQ(pairs[0].verdict, "NET/IB with GPUDirect RDMA");
+  EXPECT_EQ(pairs[1].a, pairs[1].b);
+  EXPECT_EQ(pairs[1].verdict, "GPU peer-to-peer (P2P)");
+}
+
+TEST(NcclLogReport, SocketFallbackIsCalledOut) {
+  const Log log = read_log(fixture("two-nodes-socket.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const auto pairs = node_pairs(log.comms[0]);
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].a, "node1");
+  EXPECT_EQ(pairs[0].b, "node2");
+  EXPECT_EQ(pairs[0].verdict, "inter-node traffic on NET/Socket: TCP fallback, not InfiniBand");
+}
+
+TEST(NcclLogReport, InfinibandWithoutGpuDirectAndSharedMemoryInside) {
+  const Log log = read_log(fixture("two-nodes-ib-no-gdr.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  // Rank 3's process is not in the log: its node is named by rank.
+  const auto pairs = node_pairs(c);
+  ASSERT_EQ(pairs.size(), 3u);
+  for (const auto& p : pairs) {
+    if (p.a == p.b) {
+      EXPECT_NE(p.verdict.find("host shared memory (SHM)"), std::string::npos) << p.verdict;
+      continue;
+    }
+    EXPECT_NE(p.verdict.find("no GPUDirect RDMA: NET/IB traffic is staged through host memory"), std::string::npos)
+        << p.verdict;
+  }
+  std::set<std::string> one_to_two;
+  for (const auto& [key, l] : c.links)
+    if (l.from == 1 && l.to == 2) one_to_two.insert(l.token);
+  EXPECT_EQ(one_to_two, (std::set<std::string>{"NET/IB", "NET/IB/PXN"}));  // channel 0 through rank 0's NIC
+  bool pxn_said = false;
+  for (const auto& p : pairs) pxn_said = pxn_said || p.verdict.find("PXN") != std::string::npos;
+  EXPECT_TRUE(pxn_said);
+}
+
+TEST(NcclLogReport, MixedSocketAndRdmaChannelsAreCounted) {
+  Transport ib = *parse_via("NET/IB/0/GDRDMA"), sock = *parse_via("NET/Socket/0");
+  EXPECT_EQ(verdict(true, {ib, ib, sock}),
+            "1 of 3 channels on NET/Socket: TCP fallback beside the RDMA network; NET/IB with GPUDirect RDMA");
+  const Transport plain = *parse_via("NET/IB/0");
+  EXPECT_EQ(verdict(true, {ib, plain}), "GPUDirect RDMA on 1 of 2 NET/IB channels only");
+  EXPECT_EQ(verdict(true, {*parse_via("NET/IB/0/GDRDMA(PCI)")}), "NET/IB with GPUDirect RDMA (through PCIe: GDRDMA(PCI))");
+}
+
+TEST(NcclLogModel, OldSpellingsAndPluginsWithoutCommunicatorLines) {
+  const Log log = read_log(fixture("old-spellings.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_EQ(c.nranks, 5);  // as many as the links name
+  EXPECT_EQ(link(c, 0, 1)->token, "P2P/IPC");
+  EXPECT_EQ(link(c, 1, 2)->token, "SHM");
+  EXPECT_EQ(link(c, 2, 3)->token, "P2P/indirect");
+  std::set<std::string> net;
+  for (const auto& [key, l] : c.links)
+    if (l.from == 0 && l.to == 4) net.insert(l.token);
+  EXPECT_EQ(net, (std::set<std::string>{"NET/AWS_Libfabric/GDRDMA", "NET/IB/GDRDMA(PCI)"}));
+}
+
+TEST(NcclLogModel, NvlsAndTheAlgorithmsNcclChose) {
+  const Log log = read_log(fixture("nvls-tuning.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_EQ(c.nvls_channels, 16);
+  EXPECT_TRUE(c.nvls_support);
+  EXPECT_EQ(c.algorithms.at("AllReduce"), (std::set<std::string>{"RING/LL", "NVLS/SIMPLE"}));
+  const std::string text = format_text(log, {"nvls-tuning.log"});
+  EXPECT_NE(text.find("NVLS: 16 channels"), std::string::npos) << text;
+  EXPECT_NE(text.find("AllReduce NVLS/SIMPLE, RING/LL"), std::string::npos) << text;
+}
+
+TEST(NcclLogModel, ConnectionsGoToTheCommunicatorTheyFit) {
+  // One process, two communicators: the world (4 ranks, rank 2) and a pair (2 ranks, rank 0).
+  const char* text =
+      "h:1:1 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 2 nranks 4 cudaDev 0 busId 1 commId 0x11 - Init START\n"
+      "h:1:1 [0] NCCL INFO ncclCommSplit comm 0xb rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1 parent 0xa color 1 "
+      "key 0 commId 0x22 localSize 0 used 0 bytes on core 0 - Init COMPLETE\n"
+      "h:1:5 [0] NCCL INFO Channel 00/0 : 2[0] -> 3[1] via P2P/CUMEM\n"
+      "h:1:5 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n";
+  const Log log = read_log(text);
+  ASSERT_EQ(log.comms.size(), 2u);
+  EXPECT_EQ(log.comms[0].id, "0x11");
+  EXPECT_TRUE(link(log.comms[0], 2, 3));
+  EXPECT_FALSE(link(log.comms[0], 0, 1));
+  EXPECT_EQ(log.comms[1].id, "0x22");
+  EXPECT_TRUE(link(log.comms[1], 0, 1));
+}
+
+TEST(NcclLogReport, AFilterWithoutInitLinesIsExplained) {
+  const Log log = read_log("h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n");
+  EXPECT_NE(missing_lines_hint(log).find("NCCL_DEBUG_SUBSYS must include INIT"), std::string::npos);
+  EXPECT_NE(missing_lines_hint(read_log("h:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n")).find("NCCL_DEBUG=INFO"),
+            std::string::npos);
+}
+
+TEST(NcclLogReport, ChannelListsAreRanges) {
+  EXPECT_EQ(channel_ranges({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(channel_ranges({}), "");
+}
+
+TEST(NcclLogReport, JsonNamesEveryCommunicatorLinkAndPair) {
+  const auto j = format_json(read_log(fixture("two-nodes-ib-gdr.log")), {"a.log"});
+  ASSERT_EQ(j["communicators"].size(), 1u);
+  const auto& c = j["communicators"][0];
+  EXPECT_EQ(c["nranks"], 4);
+  EXPECT_EQ(c["nnodes"], 2);
+  EXPECT_EQ(c["links"].size(), 4u);
+  EXPECT_EQ(c["node_pairs"][0]["inter_node"], true);
+  EXPECT_EQ(c["node_pairs"][0]["verdict"], "NET/IB with GPUDirect RDMA");
+}
+
+TEST(NcclLogCli, TextReportOfSeveralFiles) {
+  const auto r = test::run_process(std::string(FB_BINARY) + " report nccl-log " + fixture_path("two-nodes-ib-gdr.log") +
+                                   " " + fixture_path("two-nodes-socket.log"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("communicator 0x7f3e2a9c11d04b21: 4 ranks on 2 nodes; NCCL 2.28.9+cuda13.0; network IB"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("gpu-a01 <-> gpu-a02: NET/IB with GPUDirect RDMA"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node1 <-> node2: inter-node traffic on NET/Socket: TCP fallback"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 (gpu-a01 GPU 0) -> 1 (gpu-a01 GPU 1): P2P/CUMEM [0-1]"), std::string::npos) << r.out;
+}
+
+TEST(NcclLogCli, JsonFormat) {
+  const auto r =
+      test::run_process(std::string(FB_BINARY) + " report nccl-log --format json " + fixture_path("nvls-tuning.log"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["communicators"][0]["nvls_channels"], 16);
+}
+
+TEST(NcclLogCli, AFileWithoutNcclLinesExitsTwo) {
+  const std::string file = std::string(FB_SOURCE_DIR) + "/tests/unit/fixtures/nccl-log/README.md";
+  const auto r = test::run_process(std::string(FB_BINARY) + " report nccl-log " + file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no NCCL lines"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NCCL_DEBUG=INFO"), std::string::npos) << r.err;
+  const auto missing = test::run_process(std::string(FB_BINARY) + " report nccl-log /nonexistent/x.log");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/x.log: cannot open"), std::string::npos) << missing.err;
+  const auto fmt = test::run_process(std::string(FB_BINARY) + " report nccl-log --format csv " + file);
+  EXPECT_EQ(fmt.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace fb::nccl_log
