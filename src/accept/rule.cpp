@@ -20,6 +20,7 @@ constexpr std::array kKinds{
     std::pair{RuleKind::baseline, "baseline"},     std::pair{RuleKind::latency, "latency"},
     std::pair{RuleKind::stability, "stability"},   std::pair{RuleKind::correctness, "correctness"},
     std::pair{RuleKind::uniformity, "uniformity"}, std::pair{RuleKind::pairs, "pairs"},
+    std::pair{RuleKind::smoothness, "smoothness"}, std::pair{RuleKind::mixed_gpus, "mixed_gpus"},
 };
 
 // time_us is the median, the figure the table and nccl-tests-style readers use.

@@ -19,6 +19,8 @@ enum class RuleKind {
   correctness,  // zero wrong elements in checked rows
   uniformity,   // across inventory lines (heterogeneity) or across ranks (outliers)
   pairs,        // no node-pair link below a fraction of the median link
+  smoothness,   // no size whose time jumps above its neighbours' trend or whose busbw falls (accept/smoothness.hpp)
+  mixed_gpus,   // one GPU model on every rank, unless the profile allows the mix
 };
 
 // The figure a row-based rule reads from a measurement line.
@@ -76,6 +78,12 @@ struct Rule {
   std::vector<std::string> fields;  // inventory fields compared (empty = all)
   // pairs
   PairMetric pair_metric = PairMetric::unidir;
+  // smoothness: a factor over the neighbours' trend, a fraction busbw may fall (0 = not checked), the smallest size judged
+  double max_jump = 0;
+  double max_drop = 0;
+  std::uint64_t from_bytes = 0;
+  // mixed_gpus: the GPU models (as NVML names them, or a part of the name) a mixed partition may hold
+  std::vector<std::string> allowed_gpus;
 };
 
 std::string_view name(RuleKind kind);
