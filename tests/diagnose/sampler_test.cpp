@@ -3,6 +3,7 @@
 #include "fabricbench/diagnose/sampler.hpp"
 
 #include <gtest/gtest.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,10 +152,18 @@ TEST(Process, ThisProcessIsReadAndItsCpuTimeGrows) {
   ProcessReader reader(getpid());
   ASSERT_EQ(reader.error(), "");
   reader.sample(0, notes);
-  // Burn CPU for a while on this thread: the reading must grow by it.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  // Burn 0.3 s of this thread's CPU time (not of wall time: on a loaded
+  // machine 0.3 s of wall gave the thread 0.09 s of a core): the reading must
+  // grow by it, in /proc's 10 ms ticks.
+  timespec start{}, now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   volatile double x = 0;
-  while (std::chrono::steady_clock::now() < until) x = x + 1;
+  do {
+    for (int i = 0; i < 100000; ++i) x = x + 1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  } while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9 < 0.3 &&
+           std::chrono::steady_clock::now() < give_up);
   reader.sample(0.3, notes);
   const auto& s = reader.series().samples;
   ASSERT_EQ(s.size(), 2u);
