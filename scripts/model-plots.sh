@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The README's three model plots from one results file:
-#   busbw    the sweep's busbw per op and scope with the alpha-beta fit over it
+#   busbw    the sweep's busbw and time per op and scope, log-log, the spread
+#            over iterations shaded (plot.py reads the record itself)
 #   scaling  efficiency vs nodes of the default workload on the measured link
 #            (standing in for the network between nodes) and two presets
-#   quotes   compute vs exposed communication per quote: the example quotes
-#            plus vendor A's price on the measured link (or QUOTES.yaml as is)
+#   quotes   compute vs exposed communication per quote: the 10GbE-vs-400G IB
+#            example quotes (H100, as the workload) plus vendor A's price on the
+#            measured link (or QUOTES.yaml as is)
 #   scripts/model-plots.sh RESULTS.jsonl OUTDIR [WORKLOAD.yaml] [QUOTES.yaml]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,20 +23,19 @@ network=$("$here/scripts/measured-network.sh" "$results")
 quotes=${4:-}
 if [ -z "$quotes" ]; then
   quotes=$tmp/quotes.yaml
-  cat "$here/profiles/quotes/a100-10gbe-vs-hdr.yaml" - >"$quotes" <<EOF
+  cat "$here/profiles/quotes/h100-10gbe-vs-400g-ib.yaml" - >"$quotes" <<EOF
   - name: vendor-a-price-measured-link
-    gpu: a100-80gb
+    gpu: h100-sxm
     gpus_per_node: 8
     nodes: 2
     network: $(cd "$(dirname "$network")" && pwd)/$(basename "$network")
-    price_per_gpu_hour: 1.10
+    price_per_gpu_hour: 2.00
 EOF
 fi
 
-"$fb" model fit "$results" --format json >"$tmp/fit.json"
 "$fb" model scale -w "$workload" --network "$network" --network 1x10gbe --network 8x400g-ndr-ib \
   --nodes 1,2,4,8,16 --format json >"$tmp/scale.json"
 "$fb" model quotes -w "$workload" -q "$quotes" --format json >"$tmp/quotes.json"
-python3 "$here/scripts/plot.py" busbw "$tmp/fit.json" -o "$outdir/busbw.png"
+python3 "$here/scripts/plot.py" busbw "$results" -o "$outdir/busbw.png"
 python3 "$here/scripts/plot.py" scaling "$tmp/scale.json" -o "$outdir/scaling.png"
 python3 "$here/scripts/plot.py" quotes "$tmp/quotes.json" -o "$outdir/quotes.png"

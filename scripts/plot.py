@@ -2,17 +2,23 @@
 """Plots of fabricbench's JSON outputs (Python 3 and matplotlib only).
 
     scripts/plot.py <kind> INPUT.json -o OUT.png [--title TEXT]
-    scripts/plot.py heatmap RECORD.jsonl -o OUT.png [--rail N] [--metric unidir|bidir|latency]
+    scripts/plot.py busbw RECORD.jsonl [RECORD2.jsonl ...] -o OUT.png
+    scripts/plot.py heatmap RECORD.jsonl -o OUT.png [--rail N] [--metric unidir|bidir|latency] [--expect-gbps X]
 
 Kinds (each one function, registered with @kind; add a kind by writing one):
-  busbw    busbw vs size per op and scope, measured points with the fit over
-           them; input: fabricbench model fit RESULTS --format json
+  busbw    busbw and time vs size per op and scope on log-log axes, the spread
+           over iterations shaded, the scope's spec peak as a line; input: one
+           or more results records (run, check, or `report import`), drawn as
+           A, B, ...; or the fit's JSON (fabricbench model fit RESULTS --format
+           json): measured points with the alpha-beta fit over them
   quotes   stacked bars of compute vs exposed communication per quote (job
            hours); input: fabricbench model quotes ... --format json
   scaling  effective efficiency vs nodes, one line per network;
            input: fabricbench model scale ... --format json
-  heatmap  the node-to-node link matrix, a bad node drawn as a cross;
-           input: the record of fabricbench pairs --out (JSON Lines)
+  heatmap  the node-to-node link matrix, a bad node drawn as a cross, the
+           colours against the rate a link should reach (--expect-gbps, the
+           run's --expect-gbps, the typical node's NIC spec peak, the run's
+           reference), latency on a log scale; input: a pairs record
 """
 import argparse
 import json
@@ -46,6 +52,20 @@ def load_record(f):
     return {"type": head.get("command", "not a fabricbench record"), "lines": lines}
 
 
+def load_curves(f):
+    """A results record (JSON Lines; "Extra data" to json.load) or the fit's JSON document."""
+    text = f.read()
+    try:
+        doc = json.loads(text)
+        if isinstance(doc, dict) and doc.get("type") == "fit":
+            return doc
+    except ValueError:
+        pass
+    lines = [json.loads(t) for t in text.splitlines() if t.strip()]
+    head = lines[0] if lines and lines[0].get("type") == "run" else {}
+    return {"type": "records" if head else "not a fabricbench record", "lines": lines}
+
+
 def kind(name, expects, source, help_text, load=load_json):
     """Registers a plot kind: fn(data, fig, args) draws `data` (what `load`
     reads, whose "type" is `expects`, made by the command `source`) on `fig`."""
@@ -62,14 +82,28 @@ def human_bytes(n):
         n /= 1024
 
 
-@kind("busbw", "fit", "fabricbench model fit RESULTS --format json", "busbw vs size per op and scope, measured with the fit over it")
+@kind("busbw", ("records", "fit"), "fabricbench run --out RECORD.jsonl (or model fit RESULTS --format json)",
+      "busbw and time vs size per op and scope, log-log, spread shaded, spec peak as a line", load=load_curves)
 def plot_busbw(data, fig, args):
+    if data["type"] == "records":
+        from plots.curves import draw_curves, read_record
+
+        records = [read_record(d["lines"], name) for d, name in zip(data["all"], args.input)]
+        drawn = draw_curves(records, fig)
+        if args.title:
+            fig.suptitle(args.title, fontsize=9)
+        return drawn
+    return plot_fit(data, fig, args)
+
+
+def plot_fit(data, fig, args):
+    """The fit's JSON: measured busbw (points) and the alpha-beta fit (lines), log-log."""
     scopes = sorted({c["scope"] for c in data["curves"]})
     axes = fig.subplots(1, len(scopes), squeeze=False)[0]
     for ax, scope in zip(axes, scopes):
         for i, c in enumerate(x for x in data["curves"] if x["scope"] == scope):
             colour = f"C{i % 10}"
-            pts = [p for p in c["points"] if p["bytes"] > 0]
+            pts = [p for p in c["points"] if p["bytes"] > 0 and p["busbw_gbps"] > 0]
             sizes = [p["bytes"] for p in pts]
             label = f'{c["op"]} ({c["nranks"]} ranks)'
             ax.plot(sizes, [p["busbw_gbps"] for p in pts], "o", ms=3, color=colour, label=label + " measured")
@@ -78,23 +112,26 @@ def plot_busbw(data, fig, args):
                         label=f'fit: {c["alpha_us"]:.3g} us + S/{c["beta_gbps"]:.3g} GB/s '
                               f'({100 * c["fit_rms_rel_error"]:.0f}% rms)')
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.set_xlabel("size (bytes, nccl-tests convention)")
         ax.set_ylabel("busbw (GB/s)")
         ax.set_title(f"scope {scope}")
         ticks = [s for s in sorted({p["bytes"] for c in data["curves"] for p in c["points"]}) if s > 0][::4]
         ax.set_xticks(ticks)
         ax.set_xticklabels([human_bytes(t) for t in ticks], rotation=45, ha="right", fontsize=7)
-        ax.grid(True, alpha=0.3)
+        ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6)
-    fig.suptitle(args.title or f'busbw: {data["results"]}', fontsize=9)
+    fig.suptitle(args.title or "busbw per op: measured and the alpha-beta fit", fontsize=9)
+    return {}
 
 
 @kind("quotes", "quotes", "fabricbench model quotes -w W -q Q --format json", "stacked compute vs exposed communication per quote")
 def plot_quotes(data, fig, args):
     ax = fig.subplots()
     quotes = data["quotes"]
-    # Measured networks are file paths: the file name is enough on an axis.
-    names = [f'{q["rank"]}. {q["name"]}\n{os.path.basename(q["network"])}' for q in quotes]
+    # A measured network is a file path: say it is measured, and which file, by name only.
+    names = [f'{q["rank"]}. {q["name"]}\n' + (f'measured: {os.path.basename(q["network"])}' if os.sep in q["network"]
+                                               else q["network"]) for q in quotes]
     parts = [("compute", "compute", "C0"), ("bubble", "pipeline bubble", "C1"),
              ("exposed_comm", "exposed communication", "C3"), ("preemption", "spot preemption", "C7")]
     bottom = [0.0] * len(quotes)
@@ -135,7 +172,7 @@ def plot_scaling(data, fig, args):
 def plot_heatmap(data, fig, args):
     from plots.pairs_heatmap import draw_pairs_heatmap
 
-    drawn = draw_pairs_heatmap(data["lines"], fig, rail=args.rail, metric=args.metric)
+    drawn = draw_pairs_heatmap(data["lines"], fig, rail=args.rail, metric=args.metric, expect_gbps=args.expect_gbps)
     if args.title:
         fig.axes[0].set_title(args.title, fontsize=10)
     if drawn["crossed"]:
@@ -145,23 +182,32 @@ def plot_heatmap(data, fig, args):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kind", choices=sorted(KINDS), help="what to plot")
-    parser.add_argument("input", help="JSON from fabricbench (- for stdin)")
+    parser.add_argument("input", nargs="+", help="JSON from fabricbench (- for stdin); busbw takes several records")
     parser.add_argument("-o", "--out", required=True, help="image file (.png, .svg, .pdf)")
     parser.add_argument("--title", help="title instead of the default")
     parser.add_argument("--rail", type=int, default=0, help="heatmap: the rail to draw (records made with --rails)")
     parser.add_argument("--metric", default="unidir", choices=["unidir", "bidir", "latency"], help="heatmap: figure")
+    parser.add_argument("--expect-gbps", type=float, help="heatmap: the rate a link should reach (colour anchor), GB/s")
     args = parser.parse_args(argv)
     spec = KINDS[args.kind]
-    try:
-        with (sys.stdin if args.input == "-" else open(args.input)) as f:
-            data = spec["load"](f)
-    except (OSError, ValueError) as e:
-        print(f"plot.py: cannot read {args.input}: {e}", file=sys.stderr)
+    if len(args.input) > 1 and args.kind != "busbw":
+        print(f"plot.py: the {args.kind} plot takes one input", file=sys.stderr)
         return 2
-    if data.get("type") != spec["expects"]:
-        print(f'plot.py: {args.input} is "{data.get("type")}" output; the {args.kind} plot needs '
-              f'"{spec["expects"]}" output: {spec["source"]}', file=sys.stderr)
-        return 2
+    loaded = []
+    for name in args.input:
+        try:
+            with (sys.stdin if name == "-" else open(name)) as f:
+                loaded.append(spec["load"](f))
+        except (OSError, ValueError) as e:
+            print(f"plot.py: cannot read {name}: {e}", file=sys.stderr)
+            return 2
+        expects = spec["expects"] if isinstance(spec["expects"], tuple) else (spec["expects"],)
+        if loaded[-1].get("type") not in expects:
+            print(f'plot.py: {name} is "{loaded[-1].get("type")}" output; the {args.kind} plot needs '
+                  f'"{expects[0]}" output: {spec["source"]}', file=sys.stderr)
+            return 2
+    data = loaded[0]
+    data["all"] = loaded
     fig = plt.figure(figsize=(10 if args.kind in ("busbw", "quotes") else 8, 5), layout="constrained")
     try:
         spec["fn"](data, fig, args)

@@ -5,7 +5,8 @@
 # (/usr/local/cuda or $CUDA_HOME); the build detects them and goes on without.
 set -euo pipefail
 
-packages=(
+# What building and running fabricbench needs.
+runtime=(
   build-essential cmake ninja-build pkg-config git
   openmpi-bin libopenmpi-dev libpmix-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
@@ -15,6 +16,14 @@ packages=(
   iproute2 iperf3 jq bc procps
   python3 python3-matplotlib
 )
+# What only the tests need: a browser to open `report html` pages headless
+# (tests/report/browser_test.py skips without it), and a font named here
+# rather than left to fontconfig's alternatives (its recommended
+# fonts-liberation is not installed with --no-install-recommends).
+test=(
+  chromium fonts-dejavu-core
+)
+packages=("${runtime[@]}" "${test[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@
 
 #include "fabricbench/accept/evaluate.hpp"
 #include "fabricbench/accept/rule.hpp"
+#include "fabricbench/accept/spec_peak.hpp"
 #include "fabricbench/core/record.hpp"
 
 namespace fb::accept {
@@ -43,16 +44,6 @@ Verdict eval_heterogeneity(const Rule& rule, const Results& run);
 Verdict eval_pairs(const Rule& rule, const Results& run);
 Verdict eval_smoothness(const Rule& rule, const Results& run);
 Verdict eval_mixed_gpus(const Rule& rule, const Results& run);
-
-// Spec peak of a scope from inventory lines: the minimum known peak_gbps of
-// paths with that scope. `reason` says why none is known.
-struct SpecPeak {
-  double gbps = 0;
-  bool known = false;
-  std::string basis;   // of the deciding path
-  std::string reason;  // when unknown
-};
-SpecPeak spec_peak(const Results& run, const std::string& scope);
 
 // Median of `values` (which it reorders); 0 for none.
 double median(std::vector<double> values);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/units.hpp"
 #include "fabricbench/topo/report.hpp"
 
 namespace fb::accept {
@@ -74,19 +75,9 @@ struct Unit {
   double scale;  // to GB/s, us, or a fraction
 };
 
-// Decimal units, as link rates and nccl-tests figures are quoted (GB/s = 1e9 B/s).
-constexpr std::array<Unit, 18> kUnits{{
-    {"B/s", Dimension::bandwidth, 1e-9},
-    {"KB/s", Dimension::bandwidth, 1e-6},
-    {"kB/s", Dimension::bandwidth, 1e-6},
-    {"MB/s", Dimension::bandwidth, 1e-3},
-    {"GB/s", Dimension::bandwidth, 1.0},
-    {"TB/s", Dimension::bandwidth, 1e3},
-    {"MiB/s", Dimension::bandwidth, 1048576e-9},
-    {"GiB/s", Dimension::bandwidth, 1073741824e-9},
-    {"Mbit/s", Dimension::bandwidth, 1e-3 / 8},
-    {"Gbit/s", Dimension::bandwidth, 1.0 / 8},
-    {"Tbit/s", Dimension::bandwidth, 1e3 / 8},
+// Times and percentages; bandwidths are the one rate parser's
+// (core/units.hpp), so a rule reads "400Gbps" as a quote or a preset does.
+constexpr std::array<Unit, 7> kUnits{{
     {"ns", Dimension::time, 1e-3},
     {"us", Dimension::time, 1.0},
     {"\xC2\xB5s", Dimension::time, 1.0},  // µs (micro sign)
@@ -97,8 +88,8 @@ constexpr std::array<Unit, 18> kUnits{{
 }};
 
 constexpr std::string_view kSpellings =
-    "a number and a unit: GB/s, MB/s, TB/s, GiB/s, Gbit/s, Mbit/s (bandwidth); ns, us, ms, s (time); % "
-    "(stability); or a fraction: '0.80 of spec', '0.95 of baseline', '1.5 of median'";
+    "a number and a unit: GB/s, MB/s, TB/s, GiB/s (bytes) or Gbit/s, Gb/s, Gbps, 400G (bits) for bandwidth; ns, us, "
+    "ms, s (time); % (stability); or a fraction: '0.80 of spec', '0.95 of baseline', '1.5 of median'";
 
 [[noreturn]] void bad_limit(std::string_view what, std::string_view text, std::string_view why) {
   throw UsageError(
@@ -191,16 +182,15 @@ Limit parse_limit(std::string_view raw, Bound bound, std::string_view what) {
     const Unit* found = nullptr;
     for (const auto& u : kUnits)
       if (u.name == unit) found = &u;
-    if (!found) {
-      const bool bits = unit == "Gb/s" || unit == "Mb/s" || unit == "Tb/s" || unit == "Gbps" || unit == "GBps";
-      bad_limit(what, text,
-                bits ? fmt::format("'{}' is ambiguous (bits or bytes?): write Gbit/s for bits or GB/s "
-                                   "for bytes",
-                                   unit)
-                     : fmt::format("unknown unit '{}'", unit));
+    if (found) {
+      l.dimension = found->dimension;
+      l.value = v * found->scale;
+    } else if (const auto gbps = rate_unit_gbps(unit)) {
+      l.dimension = Dimension::bandwidth;
+      l.value = v * *gbps;
+    } else {
+      bad_limit(what, text, rate_unit_problem(unit));
     }
-    l.dimension = found->dimension;
-    l.value = v * found->scale;
   }
   l.bound = bound;
   l.text = std::string(text);

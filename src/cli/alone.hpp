@@ -13,4 +13,10 @@ namespace fb::cli {
 // fb::UsageError prints "fabricbench <command>: <message>" (exit 2).
 int run_alone(const char* command, const CLI::App& app, const std::function<int()>& body);
 
+// A command given no subcommand: its subcommands with what each does, on
+// stderr; exit 2 (as `fabricbench` alone lists the commands).
+int list_subcommands(const char* command, const CLI::App& app);
+// "fit, step, scale": the names, for messages.
+std::string subcommand_names(const CLI::App& app);
+
 }  // namespace fb::cli

@@ -18,7 +18,10 @@ const std::vector<Command>& commands() {
        pairs_main},
       {"topo", "inventory of GPUs, NVLink, PCIe and NICs; path spec peaks; differences between nodes", topo_main},
       {"model", "what the network costs a training job: fit, step, scale, memory, quotes (alone)", model_main},
-      {"report", "compare two results files; read NCCL INFO logs for the transports used (alone)", report_main},
+      {"report",
+       "results files as one HTML page, compared per op, scope and size; nccl-tests output imported; NCCL INFO logs "
+       "read for the transports used (alone)",
+       report_main},
       {"gemm", "cuBLAS bf16/fp16 matrix products per GPU: achieved TFLOP/s, the slowest GPU named (under mpirun)",
        gemm_main},
       {"step", "run a workload's training step on the ranks: measured communication share, beside the model",

@@ -170,10 +170,10 @@ int model_main(int argc, char** argv) {
   const auto is_sub = [&](const char* word) {
     return std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
   };
+  if (argc < 2) return list_subcommands("model", app);
   return run_alone("model", app, [&] {
     if (argc > 1 && argv[1][0] != '-' && !is_sub(argv[1]))
-      throw UsageError(fmt::format("unknown subcommand '{}'; choose one of: fit, step, scale, memory, quotes, presets",
-                                   argv[1]));
+      throw UsageError(fmt::format("unknown subcommand '{}'; choose one of: {}", argv[1], subcommand_names(app)));
     app.parse(argc, argv);
     parse_format(f.format);
     if (fit->parsed()) return run_fit(f);

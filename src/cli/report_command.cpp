@@ -1,6 +1,7 @@
 // `fabricbench report compare A B`: two results files side by side;
-// `fabricbench report nccl-log FILE...`: the transports of NCCL's INFO logs.
-// Runs alone (no MPI_Init).
+// `fabricbench report nccl-log FILE...`: the transports of NCCL's INFO logs;
+// the subcommands in their own files (report_subcommands.hpp): `report html`,
+// `report import nccl-tests`. Runs alone (no MPI_Init).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/report.hpp"
 #include "report_nccl_log.hpp"
+#include "report_subcommands.hpp"
 
 namespace fb::cli {
 namespace {
@@ -25,7 +27,10 @@ Results read_or_usage(const std::string& path) {
 }  // namespace
 
 int report_main(int argc, char** argv) {
-  CLI::App app{"Reports over results files.", "fabricbench report"};
+  CLI::App app{"Results records for people: compared, as one HTML page, or imported from nccl-tests; NCCL INFO logs read "
+               "for the transports used. Runs alone, "
+               "without mpirun.",
+               "fabricbench report"};
   app.require_subcommand(1);
   std::string a, b, format = "text";
   bool fail_on_difference = false;
@@ -44,9 +49,16 @@ int report_main(int argc, char** argv) {
                   "without GPUDirect RDMA, NET/Socket, plugins, NVLS, CollNet, and a verdict per node pair");
   nccl_log->add_option("files", logs, "NCCL log files (one per rank, or merged; - for stdin)")->required();
   nccl_log->add_option("--format", log_format, "text or json")->capture_default_str();
+  const std::vector<ReportSubcommand> added{
+      add_report_html(app),
+      add_report_import(app),
+  };
+  if (argc < 2) return list_subcommands("report", app);
   return run_alone("report", app, [&]() -> int {
     app.parse(argc, argv);
     if (nccl_log->parsed()) return report_nccl_log(logs, log_format);
+    for (const auto& sub : added)
+      if (sub.app->parsed()) return sub.run(argc, argv);
     const model::Format fmt = model::parse_format(format);
     const Results ra = read_or_usage(a), rb = read_or_usage(b);
     const model::Comparison c = model::compare_results(ra, rb);

@@ -833,7 +833,7 @@ Summary summary_from_json(const json& j, const std::string& command) {
   s.status = r.take<std::string>("status", "complete");  // 1.0 summaries had no status
   s.reason = r.take<std::string>("reason");
   s.report = r.value("report");
-  if ((command == "run" || command == "check") && r.has("rows")) {
+  if ((command == "run" || command == "check" || command == "import") && r.has("rows")) {
     SweepTotals t{r.take<std::size_t>("rows"), r.take<std::size_t>("skipped"), std::nullopt};
     if (r.has("wrong")) {
       SweepTotals::Figures f;

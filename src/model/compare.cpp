@@ -13,6 +13,8 @@ Key key_of(const Measurement& m) { return {m.op, m.scope, m.nranks, m.groups, m.
 // A row's run-to-run spread is its own [min, p99] over iterations: two rows
 // differ only when these ranges do not overlap.
 Difference judge(const Measurement& a, const Measurement& b) {
+  // One timed iteration (what an imported nccl-tests row holds) has no spread to judge by.
+  if (a.time.iterations == 1 || b.time.iterations == 1) return Difference::no_spread;
   if (b.time.min_us > a.time.p99_us) return Difference::slower;
   if (b.time.p99_us < a.time.min_us) return Difference::faster;
   return Difference::same;
@@ -38,6 +40,7 @@ std::string_view name(Difference d) {
     case Difference::faster: return "faster";
     case Difference::only_a: return "only in a";
     case Difference::only_b: return "only in b";
+    case Difference::no_spread: return "no spread";
     default: return "same";
   }
 }
@@ -63,6 +66,7 @@ Comparison compare_results(const Results& a, const Results& b) {
       r.diff = judge(ma, r.b);
       out.slower += r.diff == Difference::slower;
       out.faster += r.diff == Difference::faster;
+      out.no_spread += r.diff == Difference::no_spread;
     }
     out.rows.push_back(std::move(r));
   }

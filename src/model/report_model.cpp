@@ -6,6 +6,7 @@
 
 #include "fabricbench/core/layout.hpp"
 #include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/units.hpp"
 #include "fabricbench/model/report.hpp"
 
 namespace fb::model {
@@ -28,9 +29,9 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 std::string target_note(const StepCost& s) {
   if (s.inter_wire_bytes <= 0) return fmt::format("{}: no traffic crosses nodes", s.network);
   const std::string gives =
-      s.network_line_gbps > 0 ? fmt::format("{} gives {:.3g} ({:.3g} achievable)", s.network, s.network_line_gbps,
-                                            s.network_bw_gbps)
-                              : fmt::format("{} measured {:.3g}", s.network, s.network_bw_gbps);
+      s.network_line_gbps > 0 ? fmt::format("{} gives {} line rate ({:.3g} GB/s achievable)", s.network,
+                                            format_line_rate(s.network_line_gbps), s.network_bw_gbps)
+                              : fmt::format("{} measured {:.3g} GB/s", s.network, s.network_bw_gbps);
   const double t = 100 * s.exposed_target;
   if (!std::isfinite(s.target_gbps))
     return fmt::format("{}: exposed communication {:.1f}% of the step; no network bandwidth brings it to {:.3g}%: with "
@@ -125,11 +126,11 @@ json fit_json(const std::vector<Curve>& curves, const std::string& results_path)
 
 Table steps_table(const std::vector<StepCost>& steps) {
   Table t;
-  t.header = {"network", "line_gbps", "achv_gbps", "step_s", "compute_s", "exposed_s", "comm_pct", "exposed_pct",
+  t.header = {"network", "line_gbit", "achv_gbps", "step_s", "compute_s", "exposed_s", "comm_pct", "exposed_pct",
               "efficiency_pct", "mfu_pct", "target_gbps"};
   std::vector<std::pair<std::string, const StepCost*>> all;
   for (const auto& s : steps) {
-    t.rows.push_back({s.network, s.network_line_gbps > 0 ? cell(s.network_line_gbps, 2) : "measured",
+    t.rows.push_back({s.network, s.network_line_gbps > 0 ? cell(8 * s.network_line_gbps, 0) : "measured",
                       cell(s.network_bw_gbps, 2), cell(s.step_us / 1e6, 3), cell(s.compute_us / 1e6, 3),
                       cell(s.exposed_us / 1e6, 3), percent(s.comm_share), percent(s.exposed_share),
                       percent(s.efficiency), percent(s.mfu), s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-"});

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/units.hpp"
 #include "fabricbench/model/report.hpp"
 
 namespace fb::model {
@@ -87,8 +88,12 @@ Table compare_table(const Comparison& c, const std::string& a_path, const std::s
   }
   t.notes.push_back(fmt::format("a = {}, b = {}; b_over_a > 1: b is slower", a_path, b_path));
   t.notes.push_back(fmt::format("{} rows slower and {} faster beyond their run-to-run spread (the [min, p99] ranges "
-                                "do not overlap); {} only in a, {} only in b",
-                                c.slower, c.faster, c.only_a, c.only_b));
+                                "do not overlap); {} only in a, {} only in b{}",
+                                c.slower, c.faster, c.only_a, c.only_b,
+                                c.no_spread ? fmt::format("; {} rows with one timed iteration (imported nccl-tests rows) "
+                                                          "have no spread to judge a difference by",
+                                                          c.no_spread)
+                                            : ""));
   return t;
 }
 
@@ -111,8 +116,9 @@ Table presets_table(const Presets& p) {
   t.header = {"kind", "name", "figures"};
   for (const auto& n : p.networks)
     t.rows.push_back({"network", n.name,
-                      fmt::format("{:.4g} GB/s/NIC x {:.0f}%, {}, +{:.3g} us per step, usually {}x{}", n.line_gbps,
-                                  100 * n.achievable, name(n.transport), n.extra_hop_us, n.nics_per_node, n.name)});
+                      fmt::format("{}/NIC ({:.4g} GB/s) x {:.0f}%, {}, +{:.3g} us per step, usually {}x{}",
+                                  format_line_rate(n.line_gbps), n.line_gbps, 100 * n.achievable, name(n.transport),
+                                  n.extra_hop_us, n.nics_per_node, n.name)});
   for (const auto& n : p.nodes)
     t.rows.push_back({"node", n.name,
                       fmt::format("{} GPUs, {:.4g} GB/s/GPU x {:.0f}%, {}{}", n.gpus, n.line_gbps, 100 * n.achievable,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
@@ -27,18 +28,35 @@ bool numeric(const std::string& s) {
   return !s.empty() && end != s.c_str();
 }
 
+// A column's key as a person reads it: the unit its suffix names, spelt out
+// in the head ("line_gbit" -> "line (Gbit/s)", "alpha_us" -> "alpha (us)"),
+// GB/s for bytes per second and Gbit/s for line rates. CSV keeps the keys.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kUnitSuffixes{{
+    {"_gbps", "GB/s"}, {"_gbit", "Gbit/s"}, {"_us", "us"}, {"_s", "s"},
+    {"_pct", "%"},     {"_gib", "GiB"},     {"_bytes", "bytes"},
+}};
+
 }  // namespace
+
+std::string text_head(std::string_view key) {
+  for (const auto& [suffix, unit] : kUnitSuffixes)
+    if (key.size() > suffix.size() && key.ends_with(suffix))
+      return fmt::format("{} ({})", key.substr(0, key.size() - suffix.size()), unit);
+  return std::string(key);
+}
 
 std::string render_text(const Table& t) {
   // Columns of figures right-aligned, names left-aligned.
   std::vector<bool> right(t.header.size(), true);
   for (const auto& r : t.rows)
     for (std::size_t i = 0; i < r.size() && i < right.size(); ++i) right[i] = right[i] && numeric(r[i]);
+  std::vector<std::string> head;
+  for (const auto& key : t.header) head.push_back(text_head(key));
   std::vector<std::size_t> width(t.header.size(), 0);
   const auto widen = [&](const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
   };
-  widen(t.header);
+  widen(head);
   for (const auto& r : t.rows) widen(r);
   std::string out;
   const auto line = [&](const std::vector<std::string>& row) {
@@ -50,7 +68,7 @@ std::string render_text(const Table& t) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + "\n";
   };
-  line(t.header);
+  line(head);
   for (const auto& r : t.rows) line(r);
   for (const auto& n : t.notes) out += "# " + n + "\n";
   return out;

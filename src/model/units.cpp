@@ -30,36 +30,7 @@ std::pair<double, std::string_view> split_number(std::string_view text, std::str
   return {value, trim(std::string_view(end, static_cast<std::size_t>(s.data() + s.size() - end)))};
 }
 
-struct Unit {
-  std::string_view name;
-  double gbps;  // GB/s per unit
-};
-
-// Bits per second divide by 8; "G" alone is the network world's "400G".
-constexpr std::array<Unit, 17> kRateUnits{{
-    {"G", 1.0 / 8},         {"GbE", 1.0 / 8},      {"Gb/s", 1.0 / 8},     {"Gbps", 1.0 / 8},
-    {"Gbit/s", 1.0 / 8},    {"Mb/s", 1e-3 / 8},    {"Mbps", 1e-3 / 8},    {"Mbit/s", 1e-3 / 8},
-    {"Tb/s", 1e3 / 8},      {"Tbps", 1e3 / 8},     {"GB/s", 1.0},         {"GBps", 1.0},
-    {"MB/s", 1e-3},         {"TB/s", 1e3},         {"GiB/s", 1.073741824}, {"MiB/s", 1.048576e-3},
-    {"TiB/s", 1099.511627776},
-}};
-
-constexpr std::string_view kRateExamples = "400G, 400 Gb/s, 400Gbps (bits) or 50 GB/s (bytes)";
-
 }  // namespace
-
-double parse_rate_gbps(std::string_view text, std::string_view what) {
-  const auto [value, unit] = split_number(text, what, kRateExamples);
-  for (const auto& u : kRateUnits)
-    if (unit == u.name) return value * u.gbps;
-  if (unit.empty())
-    throw UsageError(fmt::format("{} '{}': no unit (bits or bytes per second?); write {}", what, text, kRateExamples));
-  if (unit.find("/s") == std::string_view::npos && (unit.back() == 'B' || unit.back() == 'b'))
-    throw UsageError(fmt::format("{} '{}': '{}' is a size, not a rate; write {}", what, text, unit, kRateExamples));
-  throw UsageError(fmt::format("{} '{}': unit '{}' is ambiguous or unknown (b = bits, B = bytes, case matters); "
-                               "write {}",
-                               what, text, unit, kRateExamples));
-}
 
 double parse_count(std::string_view text, std::string_view what) {
   const auto [value, unit] = split_number(text, what, "7B, 7e9, 300M or 2M");
@@ -88,6 +59,5 @@ double parse_number(std::string_view text, std::string_view what) {
   if (!unit.empty()) throw UsageError(fmt::format("{} '{}': expected a plain number, found '{}'", what, text, unit));
   return value;
 }
-
 
 }  // namespace fb::model

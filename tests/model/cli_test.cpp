@@ -42,7 +42,8 @@ TEST_F(ModelCli, FitPrintsAlphaBetaInEveryFormat) {
   test::write_results(r, test::alpha_beta_rows("all_reduce", "global", 2, 12.0, 4.0, 0.0));
   const auto text = run_process(fb("model fit " + r));
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("alpha_us"), std::string::npos);
+  EXPECT_NE(text.out.find("alpha (us)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("beta (GB/s)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("12.00"), std::string::npos) << text.out;
   const auto js = run_process(fb("model fit --format json " + r));
   ASSERT_EQ(js.exit_code, 0) << js.err;
@@ -60,7 +61,8 @@ TEST_F(ModelCli, StepComparesNetworksAndSaysWhatBringsTheExposedShareUnderTheTar
   EXPECT_NE(r.out.find("1x10gbe"), std::string::npos);
   EXPECT_NE(r.out.find("8x400g-ndr-ib"), std::string::npos);
   EXPECT_NE(r.out.find("at most 5% needs >= "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("GB/s per node achievable with this workload's overlap windows; 1x10gbe gives 1.25"),
+  EXPECT_NE(r.out.find("GB/s per node achievable with this workload's overlap windows; 1x10gbe gives 10 Gbit/s line rate (1.06 "
+                       "GB/s achievable)"),
             std::string::npos)
       << r.out;
   // Every assumption that moves the answer is printed, the NIC counts too.

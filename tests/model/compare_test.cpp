@@ -35,6 +35,21 @@ TEST(Compare, RatiosAndRowsBeyondTheirSpread) {
   EXPECT_EQ(c.only_b, 1);
 }
 
+// An imported nccl-tests row holds one time (its mean): 1% apart is neither
+// slower nor faster beyond a spread nobody measured.
+TEST(Compare, RowsOfOneIterationHaveNoSpreadToJudgeBy) {
+  Measurement one = test::model_row("all_gather", "global", 1, 1024, 6.76, 0.0);
+  one.time.iterations = 1;
+  Measurement other = one;
+  other.time.min_us = other.time.median_us = other.time.p99_us = other.time.max_us = 6.83;
+  const Comparison c = compare_results(test::make_results({one}), test::make_results({other}));
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].diff, Difference::no_spread);
+  EXPECT_NEAR(c.rows[0].ratio, 6.83 / 6.76, 1e-12);
+  EXPECT_EQ(c.slower + c.faster, 0);
+  EXPECT_EQ(c.no_spread, 1);
+}
+
 TEST(Compare, WideSpreadHidesADifferentMedian) {
   // 30% apart in median, but each row's iterations range over +-40%.
   const Results a = test::make_results({test::model_row("alltoall", "intra", 8, 1 << 20, 100.0, 0.4)});

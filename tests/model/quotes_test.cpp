@@ -67,6 +67,25 @@ TEST(Quotes, RankedByCostWithTheReferenceDurationExact) {
   EXPECT_NE(v.find(ranked[1].quote.name), std::string::npos) << v;
 }
 
+// The README's story on the shipped example: 400G InfiniBand at 1.6x the
+// price per GPU-hour finishes the H100 job cheaper than one 10GbE port per
+// node, because 10GbE leaves most of each step waiting on the network.
+TEST(Quotes, TheH100ExampleMatchesTheReadmesStory) {
+  const QuoteSet set = load_quotes(std::string(FB_SOURCE_DIR) + "/profiles/quotes/h100-10gbe-vs-400g-ib.yaml");
+  const auto ranked = evaluate_quotes(set, test::profile_workload("llama-7b-zero1-2x8-h100.yaml"), builtin_presets(), "");
+  ASSERT_EQ(ranked.size(), 2u);
+  const QuoteResult& ib = ranked[0];
+  const QuoteResult& tengig = ranked[1];
+  EXPECT_EQ(ib.quote.name, "vendor-b-400g-ib");
+  EXPECT_EQ(tengig.quote.name, "vendor-a-10gbe");
+  for (const auto& r : ranked) EXPECT_EQ(r.quote.gpu, "h100-sxm") << r.quote.name;  // as the workload's name says
+  EXPECT_DOUBLE_EQ(ib.quote.price_per_gpu_hour / tengig.quote.price_per_gpu_hour, 1.6);
+  EXPECT_GT(tengig.step.exposed_share, 0.5);
+  EXPECT_LT(ib.step.exposed_share, 0.05);
+  EXPECT_LT(ib.cost, 0.5 * tengig.cost);
+  EXPECT_LT(ib.hours, 0.3 * tengig.hours);
+}
+
 TEST(Quotes, QuotesThatDoNotFitInMemoryRankLast) {
   const QuoteSet set = parse_quotes(R"(
 job: {tokens: 10B}

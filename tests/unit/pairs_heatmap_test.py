@@ -90,6 +90,31 @@ class PairsHeatmap(unittest.TestCase):
         self.assertEqual(drawn["matrix"][0][3], drawn["matrix"][3][0])
         self.assertEqual(drawn["matrix"][0][3], 20 + 10 + 13)
 
+    def test_colours_are_anchored_at_the_expected_rate_not_the_data(self):
+        # Every link equally slow: against its own median it would look fine.
+        lines = read(self.rec)
+        for line in lines:
+            if line["type"] == "pair":
+                line["unidir_ab_gbps"] = line["unidir_ba_gbps"] = 0.03
+        inventory = [{"type": "inventory", "rank": r, "host": h, "paths": [
+            {"scope": "inter", "class": "TCP", "peak_gbps": 1.25, "basis": "1 x 10 Gb/s (eth0)"}]}
+            for r, h in enumerate(["h10", "h11", "h12", "h13"])]
+        lines = lines[:1] + inventory + lines[1:]
+        fig = Figure()
+        drawn = draw_pairs_heatmap(lines, fig)
+        self.assertEqual(drawn["anchor"], 1.25)
+        self.assertIn("NIC spec peak", drawn["anchor_text"])
+        self.assertEqual(drawn["norm"], (0, 1.25))
+        image = fig.axes[0].images[0]
+        self.assertAlmostEqual(float(image.norm(0.03)), 0.024)  # dark: 2.4% of the way up the scale
+        # --expect-gbps wins over the inventory.
+        self.assertEqual(draw_pairs_heatmap(lines, Figure(), expect_gbps=0.5)["norm"], (0, 0.5))
+        # Latency: a log scale from the median link up.
+        lat = draw_pairs_heatmap(lines, Figure(), metric="latency")
+        values = sorted(v for row in lat["matrix"] for v in row if v is not None)
+        self.assertEqual(lat["norm"][0], (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2)
+        self.assertEqual(lat["norm"][1], 16 * lat["norm"][0])
+
     def test_cli_writes_the_image(self):
         out = os.path.join(self.dir.name, "h.png")
         r = plot(self.rec, "-o", out)

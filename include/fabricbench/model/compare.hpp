@@ -17,6 +17,7 @@ enum class Difference {
   same,    // the [min, p99] ranges of the two rows overlap
   slower,  // b's fastest iteration is slower than a's p99
   faster,  // b's p99 is faster than a's fastest iteration
+  no_spread,  // a row has one timed iteration (an imported nccl-tests row): no spread to judge against
   only_a,
   only_b,
 };
@@ -35,7 +36,7 @@ struct CompareRow {
 
 struct Comparison {
   std::vector<CompareRow> rows;  // in a's order, then rows only in b
-  int slower = 0, faster = 0, only_a = 0, only_b = 0;
+  int slower = 0, faster = 0, only_a = 0, only_b = 0, no_spread = 0;
 };
 
 Comparison compare_results(const Results& a, const Results& b);

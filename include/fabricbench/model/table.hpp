@@ -9,7 +9,9 @@
 namespace fb::model {
 
 struct Table {
-  std::vector<std::string> header;  // units in the names: step_s, comm_pct
+  // Keys with their unit as suffix (step_s, comm_pct, line_gbit): CSV's head
+  // as is, the text table's with the unit spelt out ("step (s)").
+  std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;  // printed under the text table, left out of CSV
 };
@@ -19,6 +21,8 @@ enum class Format { text, json, csv };
 Format parse_format(std::string_view text);
 
 std::string render_text(const Table& table);
+// "line_gbit" -> "line (Gbit/s)", "busbw_gbps" -> "busbw (GB/s)"; other keys as they are.
+std::string text_head(std::string_view key);
 std::string render_csv(const Table& table);
 
 // Cell helpers: fixed decimals, and percentages of a fraction.

@@ -5,14 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "fabricbench/core/units.hpp"
+
 namespace fb::model {
 
-// A link rate, returned in GB/s (1e9 bytes per second). Accepted: bits per
-// second as the network world writes them ("400G", "10GbE", "400 Gb/s",
-// "400Gbps", "400 Gbit/s", also M and T), and bytes per second ("50 GB/s",
-// "50 GBps", "25 GiB/s"). Rejected: a bare number, "gb/s" in lower case
-// (bits or bytes?), and a size without "/s" ("50GB").
-double parse_rate_gbps(std::string_view text, std::string_view what);
+// A link rate, returned in GB/s (1e9 bytes per second): the one parser every
+// input shares (core/units.hpp), so a preset, a quote and an acceptance rule
+// read "400Gbps" alike.
+using fb::parse_rate_gbps;
 
 // A count of parameters or tokens: "7B", "7e9", "175B", "1.5T", "300M",
 // "2M", "7000000000", "8.2G" (FLOPs). K, M, B or G (billion), T are powers

@@ -1,0 +1,22 @@
+// The subcommands of `fabricbench report` that live in their own files: each
+// adds itself to the report app and says how to run once parsed, so
+// report_command.cpp registers one with one line.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace fb::cli {
+
+struct ReportSubcommand {
+  CLI::App* app = nullptr;
+  std::function<int(int argc, char** argv)> run;  // after parsing, when app->parsed(); argv as report_main got it
+};
+
+// `report html REC... [--check check.json] [--workload W --quotes Q] -o report.html`
+ReportSubcommand add_report_html(CLI::App& report);
+// `report import nccl-tests FILE... --out REC.jsonl`
+ReportSubcommand add_report_import(CLI::App& report);
+
+}  // namespace fb::cli

@@ -1,0 +1,160 @@
+// `fabricbench report import nccl-tests` and `report html` end to end, and
+// the readers an imported record must satisfy: read_results, model fit,
+// report compare, report html and `check --results` (judging the real H200
+// runs, and failing the log with wrong elements).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fabricbench/core/record.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+using test::run_process;
+
+class ReportCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("fb_report_cli_"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string fb(const std::string& args) { return std::string(FB_BINARY) + " " + args; }
+  static std::string fixture(const std::string& name) { return std::string(FB_REPORT_FIXTURES) + "/" + name; }
+  // `report import nccl-tests FILES --out NAME` into this test's folder.
+  test::ProcessResult import(const std::string& files, const std::string& name) const {
+    return run_process(fb("report import nccl-tests " + files + " --out " + path(name)));
+  }
+  nlohmann::json json_file(const std::string& name) const {
+    std::ifstream in(path(name));
+    return nlohmann::json::parse(in, nullptr, false);
+  }
+  std::string dir_;
+};
+
+TEST_F(ReportCli, AnImportedRunGoesThroughEveryReader) {
+  const auto r = import(fixture("nccl-tests/all_gather_perf.json") + " " + fixture("nccl-tests/sendrecv_perf.json"),
+                        "h200.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("imported 62 rows of 2 nccl-tests test(s) (all_gather, sendrecv) on 1 rank"), std::string::npos)
+      << r.out;
+  const Results rec = read_results(path("h200.jsonl"));
+  EXPECT_TRUE(rec.complete);
+  EXPECT_EQ(rec.header.command, "import");
+  EXPECT_EQ(rec.header.backend_version, "2.28.9");
+  ASSERT_TRUE(rec.summary && rec.summary->sweep);
+  EXPECT_EQ(rec.summary->sweep->rows, 62u);  // the summary's own part reads back for imports
+  EXPECT_EQ(rec.measurements.size(), 62u);
+  for (const auto& m : rec.measurements) EXPECT_EQ(m.run_id, rec.header.run_id);
+  const auto fit = run_process(fb("model fit --format json " + path("h200.jsonl")));
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_EQ(nlohmann::json::parse(fit.out)["curves"].size(), 2u);
+  ASSERT_EQ(import(fixture("h200-all_gather-sendrecv-mpirun.log"), "text.jsonl").exit_code, 0);
+  const auto cmp = run_process(fb("report compare --format json " + path("h200.jsonl") + " " + path("text.jsonl")));
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  const auto c = nlohmann::json::parse(cmp.out);
+  EXPECT_EQ(c["only_a"], 0);
+  EXPECT_EQ(c["only_b"], 0);
+  EXPECT_EQ(c["slower"], 0) << "one time per row: no spread to be slower beyond";
+  const auto html = run_process(fb("report html " + path("h200.jsonl") + " " + path("text.jsonl") + " -o " +
+                                   path("two.html")));
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_GT(std::filesystem::file_size(path("two.html")), 10000u);
+}
+
+TEST_F(ReportCli, ImportRefusesUnknownFormatsNamingTheLineAndWritesNothing) {
+  const auto r = import(fixture("nccl1-layout.log"), "x.jsonl");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nccl1-layout.log:5: column 'bytes'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("x.jsonl")));
+  const auto op = run_process(fb("report import nccl-tests " + fixture("nccl1-layout.log") + " --op reduce_all --out " +
+                                 path("y.jsonl")));
+  EXPECT_EQ(op.exit_code, 2);
+  EXPECT_NE(op.err.find("--op 'reduce_all' is unknown"), std::string::npos) << op.err;
+}
+
+TEST_F(ReportCli, OutputsAreNotReplacedWithoutOverwrite) {
+  ASSERT_EQ(import(fixture("nccl-tests/sendrecv_perf.json"), "r.jsonl").exit_code, 0);
+  const auto again = import(fixture("nccl-tests/sendrecv_perf.json"), "r.jsonl");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("r.jsonl"), std::string::npos) << again.err;
+  ASSERT_EQ(run_process(fb("report html " + path("r.jsonl") + " -o " + path("p.html"))).exit_code, 0);
+  const auto html = run_process(fb("report html " + path("r.jsonl") + " -o " + path("p.html")));
+  EXPECT_EQ(html.exit_code, 2);
+  EXPECT_NE(html.err.find("--overwrite"), std::string::npos) << html.err;
+  EXPECT_EQ(run_process(fb("report html " + path("r.jsonl") + " -o " + path("p.html") + " --overwrite")).exit_code, 0);
+  const auto missing = run_process(fb("report html " + path("nope.jsonl") + " -o " + path("q.html")));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.jsonl"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(path("q.html")));
+}
+
+TEST_F(ReportCli, CheckJudgesTheImportedH200Runs) {
+  ASSERT_EQ(import(fixture("nccl-tests/all_gather_perf.json") + " " + fixture("nccl-tests/sendrecv_perf.json"),
+                   "h200.jsonl")
+                .exit_code,
+            0);
+  const auto r = run_process(fb("check --progress off --profile " + fixture("h200-nccl-tests.yaml") + " --results " +
+                                path("h200.jsonl") + " --out-dir " + path("check")));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("4 passed, 0 failed, 1 skipped"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(std::ifstream(path("check/check.json")));
+  EXPECT_EQ(j["status"], "pass");
+  for (const auto& v : j["verdicts"]) {
+    if (v["rule"] == "sendrecv 8 GiB steady") {
+      EXPECT_EQ(v["status"], "skip");
+      EXPECT_NE(v["reason"].get<std::string>().find("one timed iteration"), std::string::npos) << v.dump();
+    }
+    if (v["rule"] == "sendrecv 8 B latency") EXPECT_NEAR(v["measured"].get<double>(), 7.4657, 1e-9);
+  }
+  // The page of that verdict, with the record.
+  const auto html = run_process(fb("report html " + path("h200.jsonl") + " --check " + path("check/check.json") +
+                                   " -o " + path("v.html")));
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  std::ifstream in(path("v.html"));
+  const std::string page((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(page.find("<section id=\"verdict\" data-status=\"pass\">"), std::string::npos);
+}
+
+TEST_F(ReportCli, CheckFailsAnImportedLogWithWrongElements) {
+  ASSERT_EQ(import(fixture("one-node-8-gpus-wrong-elements.log"), "a100.jsonl").exit_code, 0);
+  const auto r = run_process(fb("check --progress off --profile " + fixture("a100-nccl-tests.yaml") + " --results " +
+                                path("a100.jsonl") + " --out-dir " + path("check")));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto j = nlohmann::json::parse(std::ifstream(path("check/check.json")));
+  EXPECT_EQ(j["status"], "fail");
+  for (const auto& v : j["verdicts"]) {
+    if (v["rule"] == "nothing wrong") {
+      EXPECT_EQ(v["status"], "fail");
+      EXPECT_DOUBLE_EQ(v["measured"].get<double>(), 3);
+    }
+    if (v["rule"] == "all_reduce 64 MiB busbw") EXPECT_EQ(v["status"], "pass") << v.dump();
+  }
+}
+
+TEST_F(ReportCli, CheckSaysACutLogDidNotFinish) {
+  ASSERT_EQ(import(fixture("cut-after-a-row.log"), "cut.jsonl").exit_code, 0);
+  const auto r = run_process(fb("check --progress off --profile " + fixture("a100-nccl-tests.yaml") + " --results " +
+                                path("cut.jsonl") + " --out-dir " + path("check")));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("did not finish"), std::string::npos) << r.err;
+}
+
+TEST_F(ReportCli, ModelAndReportAloneListTheirSubcommands) {
+  const auto model = run_process(fb("model"));
+  EXPECT_EQ(model.exit_code, 2);
+  for (const char* sub : {"fit", "step", "scale", "memory", "quotes", "presets"})
+    EXPECT_NE(model.err.find(std::string("\n  ") + sub + " "), std::string::npos) << sub << "\n" << model.err;
+  const auto report = run_process(fb("report"));
+  EXPECT_EQ(report.exit_code, 2);
+  for (const char* sub : {"compare", "html", "import"})
+    EXPECT_NE(report.err.find(std::string("\n  ") + sub + " "), std::string::npos) << sub << "\n" << report.err;
+  const auto typo = run_process(fb("model quote"));
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("choose one of: fit, step, scale, memory, quotes, presets"), std::string::npos) << typo.err;
+}
+
+}  // namespace
+}  // namespace fb
