@@ -93,7 +93,7 @@ fi
 
 # --- benchmark ---------------------------------------------------------------
 if [ -n "$gpu_reason" ]; then
-  echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm, gpu-step, check-spec): $gpu_reason"
+  echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm, gpu-step, check-spec, diagnose): $gpu_reason"
 else
   # nccl-tests' reference run: one process, one GPU, -w 5 -n 20 (mean); ours: the median of 40 after 10.
   step nccl 90 "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,sendrecv -b 8 -e 8G -f 4 -n 40 -w 10 \
@@ -112,6 +112,23 @@ else
   step gpu-step 60 "${one_rank[@]}" step -w "$here/profiles/workloads/gpu-dp-1node.yaml" --backend nccl --steps 10 \
     --out "$out/step.jsonl"
   step check-spec 60 "${one_rank[@]}" check --profile generic-spec -q --progress off --out-dir "$out/check-generic-spec"
+  # diagnose (issue 25): the NVML sampler on a real GPU, idle and then beside
+  # a GEMM load (bf16 8192^3 products for ~8 s: SMs busy, a verdict of
+  # compute-bound, or throttled when the power cap holds the clock down).
+  # The --samples-out files are recorded series for tests/diagnose/fixtures.
+  step diagnose-idle 20 "$bin" diagnose --seconds 2 --interval 0.25 --out "$out/diagnose-idle.jsonl" \
+    --samples-out "$out/diagnose-idle-samples.json"
+  # (timeout runs a program, not a shell function: the pair runs in its own bash.)
+  step diagnose-gemm 60 env bin="$bin" out="$out" bash -c '
+    "$bin" gemm --size 8192 -n 6000 -w 20 -q >"$out/diagnose-gemm-load.log" 2>&1 &
+    load=$!
+    sleep 2
+    "$bin" diagnose --seconds 5 --interval 0.25 --out "$out/diagnose-gemm.jsonl" \
+      --samples-out "$out/diagnose-gemm-samples.json"
+    rc=$?
+    wait $load
+    [ $rc -le 1 ]  # 1 is a problem verdict (throttled, say): a finding, not a failure here'
+  grep -h "fabricbench diagnose: .*: " "$out/diagnose-idle.log" "$out/diagnose-gemm.log" 2>/dev/null | sed 's/^/#   /'
   # Issue 18 on one GPU (the gpu tests above cover abort, graph abort, split
   # groups, poison alignment and NUMA placement): NCCL's own log of a run,
   # kept (a real fixture for the parser's tests) and read back by
@@ -128,7 +145,8 @@ else
 fi
 
 # --- the CPU-side unit tests, with what time is left: the compiler and GTest of this machine ---
-step build-unit 120 cmake --build "$build" -j "$jobs" --target fb_unit_tests &&
+# fb_topo_tests holds the NVML ABI checks (built where nvml.h is), fb_diagnose_tests the verdicts.
+step build-unit 120 cmake --build "$build" -j "$jobs" --target fb_unit_tests fb_topo_tests fb_diagnose_tests &&
   step ctest-unit 60 ctest --test-dir "$build" -L unit -j "$jobs"
 grep -hE "tests passed" "$out/ctest-unit.log" 2>/dev/null | sed 's/^/#   /'
 

@@ -43,6 +43,8 @@ Verdict eval_rank_outliers(const Rule& rule, const Results& run);
 Verdict eval_heterogeneity(const Rule& rule, const Results& run);
 Verdict eval_pairs(const Rule& rule, const Results& run);
 Verdict eval_storage(const Rule& rule, const Results& run);
+Verdict eval_smoothness(const Rule& rule, const Results& run);
+Verdict eval_mixed_gpus(const Rule& rule, const Results& run);
 
 // Median of `values` (which it reorders); 0 for none.
 double median(std::vector<double> values);
@@ -50,6 +52,8 @@ double median(std::vector<double> values);
 // Units of verdicts that count things rather than measure them.
 inline constexpr const char* kUnitWrong = "wrong elements";
 inline constexpr const char* kUnitFields = "fields differ";
+inline constexpr const char* kUnitBreaks = "sizes off the curve";
+inline constexpr const char* kUnitModels = "GPU models";
 bool is_count(const std::string& unit);
 
 // "1.23 GB/s" style numbers for messages; counts as whole numbers.

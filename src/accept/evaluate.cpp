@@ -26,7 +26,9 @@ std::string_view name(Status status) {
   return "?";
 }
 
-bool is_count(const std::string& unit) { return unit == kUnitWrong || unit == kUnitFields; }
+bool is_count(const std::string& unit) {
+  return unit == kUnitWrong || unit == kUnitFields || unit == kUnitBreaks || unit == kUnitModels;
+}
 
 Verdict start_verdict(const Rule& rule) {
   Verdict v;
@@ -104,6 +106,12 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
         break;
       case RuleKind::storage:
         v = eval_storage(rule, run);
+        break;
+      case RuleKind::smoothness:
+        v = eval_smoothness(rule, run);
+        break;
+      case RuleKind::mixed_gpus:
+        v = eval_mixed_gpus(rule, run);
         break;
     }
   } catch (const std::exception& e) {

@@ -244,6 +244,15 @@ void parse_kind_fields(const Field& f, Rule& r) {
     case RuleKind::storage:
       parse_storage_rule(f, r);
       break;
+    case RuleKind::smoothness:
+      f.expect_map(row_keys({"max_jump", "max_drop", "from"}));
+      parse_rows(f, r.rows, false);
+      parse_smoothness(f, r);
+      break;
+    case RuleKind::mixed_gpus:
+      f.expect_map({"name", "kind", "optional", "allow"});
+      parse_mixed_gpus(f, r);
+      break;
   }
 }
 

@@ -26,5 +26,6 @@ int pairs_main(int argc, char** argv);
 int step_main(int argc, char** argv);
 int gemm_main(int argc, char** argv);
 int storage_main(int argc, char** argv);
+int diagnose_main(int argc, char** argv);
 
 }  // namespace fb::cli

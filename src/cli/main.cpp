@@ -30,6 +30,9 @@ const std::vector<Command>& commands() {
       {"check", "run an acceptance profile and judge its rules: verdict table, JUnit, JSON, exit code", check_main},
       {"storage", "shared-filesystem throughput from every node at once; does data loading keep up (under mpirun/srun)",
        storage_main},
+      {"diagnose", "is the GPU starved? sample GPUs, NICs and the job's iteration times: compute-bound, starved by "
+                   "input, communication-bound or throttled",
+       diagnose_main},
   };
   return table;
 }

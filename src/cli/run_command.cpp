@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_support.hpp"
+#include "curve_warning.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -60,6 +61,7 @@ SinkList make_sinks(const RunFlags& flags, std::unique_ptr<RowCount> count) {
   if (flags.quiet) sinks.add(make_skip_note_sink(stderr, "run"));  // the table says them otherwise
   if (!flags.out.empty()) sinks.add(make_record_sink(flags.out, flags.overwrite));
   if (!flags.csv.empty()) sinks.add(make_csv_sink(flags.csv, flags.overwrite));
+  sinks.add(make_curve_warning_sink(stderr));
   return sinks;
 }
 

@@ -743,6 +743,112 @@ StorageLine storage_from_json(const json& j) {
   l.latency_p99_us = r.take<double>("latency_p99_us");
   l.latency_max_us = r.take<double>("latency_max_us");
   return l;
+// ---- diagnosis -----------------------------------------------------------------
+
+namespace {
+
+using GpuFigure = std::optional<double> DiagnosisGpuFigures::*;
+using NodeFigure = std::optional<double> DiagnosisNodeFigures::*;
+
+constexpr std::pair<const char*, GpuFigure> kGpuFigures[] = {
+    {"sm_util_pct", &DiagnosisGpuFigures::sm_util_pct},
+    {"mem_util_pct", &DiagnosisGpuFigures::mem_util_pct},
+    {"memory_used_pct", &DiagnosisGpuFigures::memory_used_pct},
+    {"pcie_tx_gbps", &DiagnosisGpuFigures::pcie_tx_gbps},
+    {"pcie_rx_gbps", &DiagnosisGpuFigures::pcie_rx_gbps},
+    {"nvlink_tx_gbps", &DiagnosisGpuFigures::nvlink_tx_gbps},
+    {"nvlink_rx_gbps", &DiagnosisGpuFigures::nvlink_rx_gbps},
+    {"nvlink_busy_pct", &DiagnosisGpuFigures::nvlink_busy_pct},
+    {"sm_clock_pct", &DiagnosisGpuFigures::sm_clock_pct},
+    {"throttled_pct", &DiagnosisGpuFigures::throttled_pct},
+    {"power_w", &DiagnosisGpuFigures::power_w},
+    {"power_pct", &DiagnosisGpuFigures::power_pct},
+    {"temperature_max_c", &DiagnosisGpuFigures::temperature_max_c},
+};
+
+constexpr std::pair<const char*, NodeFigure> kNodeFigures[] = {
+    {"nic_tx_gbps", &DiagnosisNodeFigures::nic_tx_gbps},
+    {"nic_rx_gbps", &DiagnosisNodeFigures::nic_rx_gbps},
+    {"nic_busy_pct", &DiagnosisNodeFigures::nic_busy_pct},
+    {"process_cpu_cores", &DiagnosisNodeFigures::process_cpu_cores},
+    {"iter_median", &DiagnosisNodeFigures::iter_median},
+    {"iter_spread_pct", &DiagnosisNodeFigures::iter_spread_pct},
+};
+
+json figures_json(const DiagnosisGpuFigures& g) {
+  json j = json::object();
+  for (const auto& [key, field] : kGpuFigures) j[key] = optional_number(g.*field);
+  j["throttle_reasons"] = g.throttle_reasons;
+  return j;
+}
+
+json figures_json(const DiagnosisNodeFigures& n) {
+  json j = {{"gpus", n.gpus}, {"nic", n.nic}};
+  for (const auto& [key, field] : kNodeFigures) j[key] = optional_number(n.*field);
+  j["process_alive"] = n.process_alive ? json(*n.process_alive) : json(nullptr);
+  j["iterations"] = n.iterations;
+  j["iter_unit"] = n.iter_unit;
+  return j;
+}
+
+}  // namespace
+
+json to_json(const DiagnosisLine& d) {
+  json j = {{"type", "diagnosis"}, {"level", d.level}, {"node", d.node}, {"host", d.host}};
+  if (d.level == "gpu") {
+    j["gpu"] = d.gpu;
+    j["gpu_model"] = d.gpu_model;
+    j["bus_id"] = d.bus_id;
+  }
+  j["verdict"] = d.verdict;
+  j["also"] = d.also;
+  j["reason"] = d.reason;
+  j["window_s"] = d.window_s;
+  j["samples"] = d.samples;
+  if (d.gpu_figures) j["figures"] = figures_json(*d.gpu_figures);
+  if (d.node_figures) j["figures"] = figures_json(*d.node_figures);
+  json unknown = json::object();
+  for (const auto& [figure, why] : d.unknown) unknown[figure] = why;
+  j["unknown"] = std::move(unknown);
+  return j;
+}
+
+DiagnosisLine diagnosis_from_json(const json& j) {
+  const Reader r(j, "diagnosis");
+  DiagnosisLine d;
+  d.level = r.need<std::string>("level");
+  d.node = r.take<int>("node", -1);
+  d.host = r.take<std::string>("host");
+  d.gpu = r.take<int>("gpu", -1);
+  d.gpu_model = r.take<std::string>("gpu_model");
+  d.bus_id = r.take<std::string>("bus_id");
+  d.verdict = r.need<std::string>("verdict");
+  d.also = r.list<std::string>("also");
+  d.reason = r.take<std::string>("reason");
+  d.window_s = r.take<double>("window_s");
+  d.samples = r.take<std::size_t>("samples");
+  if (const auto it = j.find("figures"); it != j.end() && !it->is_null()) {
+    const Reader f = r.object(*it, "figures");
+    if (d.level == "gpu") {
+      DiagnosisGpuFigures g;
+      for (const auto& [key, field] : kGpuFigures) g.*field = f.maybe<double>(key);
+      g.throttle_reasons = f.list<std::string>("throttle_reasons");
+      d.gpu_figures = std::move(g);
+    } else {
+      DiagnosisNodeFigures n;
+      n.gpus = f.take<std::size_t>("gpus");
+      n.nic = f.take<std::string>("nic");
+      for (const auto& [key, field] : kNodeFigures) n.*field = f.maybe<double>(key);
+      n.process_alive = f.maybe<bool>("process_alive");
+      n.iterations = f.take<std::size_t>("iterations");
+      n.iter_unit = f.take<std::string>("iter_unit");
+      d.node_figures = std::move(n);
+    }
+  }
+  if (const auto it = j.find("unknown"); it != j.end() && it->is_object())
+    for (const auto& [figure, why] : it->items())
+      d.unknown.emplace_back(figure, why.is_string() ? why.get<std::string>() : why.dump());
+  return d;
 }
 
 // ---- summary -------------------------------------------------------------------

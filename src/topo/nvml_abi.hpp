@@ -45,6 +45,55 @@ inline constexpr int kNvLinkDeviceIbmNpu = 0x01;
 inline constexpr int kNvLinkDeviceSwitch = 0x02;
 inline constexpr int kPstateUnknown = 32;  // NVML_PSTATE_UNKNOWN (nvmlPstates_t)
 
+// ---- Sampling (fabricbench diagnose) ----------------------------------------
+
+// nvmlUtilization_t: percent of the last sample period (1/6 s to 1 s by
+// product) in which a kernel ran (gpu) and device memory was read or written
+// (memory).
+struct Utilization {
+  unsigned int gpu;
+  unsigned int memory;
+};
+
+inline constexpr int kPcieUtilTxBytes = 0;  // NVML_PCIE_UTIL_TX_BYTES (nvmlPcieUtilCounter_t)
+inline constexpr int kPcieUtilRxBytes = 1;  // NVML_PCIE_UTIL_RX_BYTES
+inline constexpr int kClockSm = 1;          // NVML_CLOCK_SM (nvmlClockType_t)
+inline constexpr int kClockMem = 2;         // NVML_CLOCK_MEM
+inline constexpr int kTemperatureGpu = 0;   // NVML_TEMPERATURE_GPU (nvmlTemperatureSensors_t)
+
+// Field ids (nvmlDeviceGetFieldValues): NVLink data counters, cumulative KiB;
+// scope id UINT_MAX sums every link (nvml.h, "NVLink throughput counters").
+inline constexpr unsigned kFieldNvLinkDataTx = 138;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
+inline constexpr unsigned kFieldNvLinkDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX
+inline constexpr unsigned kScopeAllLinks = 0xFFFFFFFFu;
+
+// nvmlValueType_t
+inline constexpr int kValueDouble = 0;
+inline constexpr int kValueUnsignedInt = 1;
+inline constexpr int kValueUnsignedLong = 2;
+inline constexpr int kValueUnsignedLongLong = 3;
+inline constexpr int kValueSignedLongLong = 4;
+
+// nvmlValue_t
+union Value {
+  double d;
+  unsigned int ui;
+  unsigned long ul;
+  unsigned long long ull;
+  long long sll;
+};
+
+// nvmlFieldValue_t
+struct FieldValue {
+  unsigned int field_id;
+  unsigned int scope_id;
+  long long timestamp_us;
+  long long latency_us;
+  int value_type;  // nvmlValueType_t
+  Return nvml_return;
+  Value value;
+};
+
 using Init = Return (*)();                                         // nvmlInit_v2
 using Shutdown = Return (*)();                                     // nvmlShutdown
 using ErrorString = const char* (*)(Return);                       // nvmlErrorString
@@ -60,5 +109,11 @@ using DeviceEnum = Return (*)(Device, int*);                       // nvmlDevice
 using LinkEnum = Return (*)(Device, unsigned int, int*);           // nvmlDeviceGetNvLinkState, ...RemoteDeviceType
 using LinkUint = Return (*)(Device, unsigned int, unsigned int*);  // nvmlDeviceGetNvLinkVersion
 using LinkPci = Return (*)(Device, unsigned int, PciInfo*);        // nvmlDeviceGetNvLinkRemotePciInfo_v2
+using DeviceUtilization = Return (*)(Device, Utilization*);        // nvmlDeviceGetUtilizationRates
+using DeviceEnumUint = Return (*)(Device, int, unsigned int*);     // ...GetPcieThroughput, ...GetClockInfo,
+                                                                   // ...GetMaxClockInfo, ...GetTemperature
+using DeviceUlonglong = Return (*)(Device, unsigned long long*);   // nvmlDeviceGetCurrentClocksEventReasons
+using DeviceFields = Return (*)(Device, int, FieldValue*);         // nvmlDeviceGetFieldValues
+// (power: nvmlDeviceGetPowerUsage and nvmlDeviceGetEnforcedPowerLimit are DeviceUint, milliwatts)
 
 }  // namespace fb::topo::nvml_abi

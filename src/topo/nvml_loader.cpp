@@ -32,6 +32,12 @@ struct Api {
   abi::LinkEnum link_state = nullptr, link_remote_type = nullptr;
   abi::LinkUint link_version = nullptr;
   abi::LinkPci link_remote_pci = nullptr;
+  // sampling
+  abi::DeviceUtilization utilization = nullptr;
+  abi::DeviceEnumUint pcie_throughput = nullptr, clock = nullptr, max_clock = nullptr, temperature = nullptr;
+  abi::DeviceUlonglong clock_reasons = nullptr;
+  abi::DeviceFields fields = nullptr;
+  abi::DeviceUint power = nullptr, power_limit = nullptr;
 };
 
 template <typename Fn>
@@ -65,6 +71,39 @@ void find_all(void* lib, Api& a) {
   find(lib, a.link_version, "nvmlDeviceGetNvLinkVersion");
   find(lib, a.link_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
   find(lib, a.link_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+  find(lib, a.utilization, "nvmlDeviceGetUtilizationRates");
+  find(lib, a.pcie_throughput, "nvmlDeviceGetPcieThroughput");
+  find(lib, a.clock, "nvmlDeviceGetClockInfo");
+  find(lib, a.max_clock, "nvmlDeviceGetMaxClockInfo");
+  find(lib, a.temperature, "nvmlDeviceGetTemperature");
+  // Renamed in R535; drivers before it have only the old name (same bits).
+  find(lib, a.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
+  find(lib, a.fields, "nvmlDeviceGetFieldValues");
+  find(lib, a.power, "nvmlDeviceGetPowerUsage");
+  find(lib, a.power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+}
+
+int clock_type(ClockDomain d) { return d == ClockDomain::sm ? abi::kClockSm : abi::kClockMem; }
+
+// A field value's number, whatever type NVML chose for it.
+Fact<std::uint64_t> field_number(const abi::FieldValue& v) {
+  switch (v.value_type) {
+    case abi::kValueUnsignedLongLong:
+      return static_cast<std::uint64_t>(v.value.ull);
+    case abi::kValueUnsignedLong:
+      return static_cast<std::uint64_t>(v.value.ul);
+    case abi::kValueUnsignedInt:
+      return static_cast<std::uint64_t>(v.value.ui);
+    case abi::kValueSignedLongLong:
+      if (v.value.sll >= 0) return static_cast<std::uint64_t>(v.value.sll);
+      break;
+    case abi::kValueDouble:
+      if (v.value.d >= 0) return static_cast<std::uint64_t>(v.value.d);
+      break;
+    default:
+      break;
+  }
+  return Fact<std::uint64_t>::unknown(fmt::format("field {}: value of type {} not understood", v.field_id, v.value_type));
 }
 
 std::string c_string(const char* buf, std::size_t size) { return std::string(buf, strnlen(buf, size)); }
@@ -183,6 +222,57 @@ class LoadedNvml final : public Nvml {
     }
   }
 
+  Fact<Utilization> utilization(unsigned gpu) override {
+    abi::Utilization u{};
+    return answer<Utilization>(on_device(api_.utilization, "nvmlDeviceGetUtilizationRates", gpu, &u),
+                               [&] { return Utilization{u.gpu, u.memory}; });
+  }
+  Fact<std::uint64_t> memory_used_bytes(unsigned gpu) override {
+    abi::Memory m{};
+    return answer<std::uint64_t>(on_device(api_.memory, "nvmlDeviceGetMemoryInfo", gpu, &m), [&] { return m.used; });
+  }
+  Fact<unsigned> pcie_throughput_kbps(unsigned gpu, Direction d) override {
+    unsigned v = 0;
+    const int counter = d == Direction::tx ? abi::kPcieUtilTxBytes : abi::kPcieUtilRxBytes;
+    return answer<unsigned>(on_device(api_.pcie_throughput, "nvmlDeviceGetPcieThroughput", gpu, counter, &v),
+                            [&] { return v; });
+  }
+  Fact<std::uint64_t> nvlink_data_kib(unsigned gpu, Direction d) override {
+    abi::FieldValue v{};
+    v.field_id = d == Direction::tx ? abi::kFieldNvLinkDataTx : abi::kFieldNvLinkDataRx;
+    v.scope_id = abi::kScopeAllLinks;
+    const auto err = on_device(api_.fields, "nvmlDeviceGetFieldValues", gpu, 1, &v);
+    if (!err.empty()) return Fact<std::uint64_t>::unknown(err);
+    // The call succeeds when any value was filled: each value has its own code.
+    if (v.nvml_return != abi::kSuccess)
+      return Fact<std::uint64_t>::unknown(
+          fmt::format("NVLink throughput field {}: {}", v.field_id, error_text(v.nvml_return)));
+    return field_number(v);
+  }
+  Fact<unsigned> clock_mhz(unsigned gpu, ClockDomain d) override {
+    unsigned v = 0;
+    return answer<unsigned>(on_device(api_.clock, "nvmlDeviceGetClockInfo", gpu, clock_type(d), &v), [&] { return v; });
+  }
+  Fact<unsigned> max_clock_mhz(unsigned gpu, ClockDomain d) override {
+    unsigned v = 0;
+    return answer<unsigned>(on_device(api_.max_clock, "nvmlDeviceGetMaxClockInfo", gpu, clock_type(d), &v),
+                            [&] { return v; });
+  }
+  Fact<std::uint64_t> clock_reasons(unsigned gpu) override {
+    unsigned long long v = 0;
+    return answer<std::uint64_t>(on_device(api_.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons", gpu, &v),
+                                 [&] { return static_cast<std::uint64_t>(v); });
+  }
+  Fact<unsigned> power_mw(unsigned gpu) override { return device_uint(api_.power, "nvmlDeviceGetPowerUsage", gpu); }
+  Fact<unsigned> power_limit_mw(unsigned gpu) override {
+    return device_uint(api_.power_limit, "nvmlDeviceGetEnforcedPowerLimit", gpu);
+  }
+  Fact<unsigned> temperature_c(unsigned gpu) override {
+    unsigned v = 0;
+    return answer<unsigned>(on_device(api_.temperature, "nvmlDeviceGetTemperature", gpu, abi::kTemperatureGpu, &v),
+                            [&] { return v; });
+  }
+
  private:
   std::string error_text(abi::Return r) const {
     const char* text = api_.error_string ? api_.error_string(r) : nullptr;
@@ -262,6 +352,16 @@ class AbsentNvml final : public Nvml {
   Fact<unsigned> nvlink_version(unsigned, unsigned) override { return no<unsigned>(); }
   Fact<std::string> nvlink_remote_bus_id(unsigned, unsigned) override { return no<std::string>(); }
   Fact<NvLinkEnd> nvlink_remote_type(unsigned, unsigned) override { return no<NvLinkEnd>(); }
+  Fact<Utilization> utilization(unsigned) override { return no<Utilization>(); }
+  Fact<std::uint64_t> memory_used_bytes(unsigned) override { return no<std::uint64_t>(); }
+  Fact<unsigned> pcie_throughput_kbps(unsigned, Direction) override { return no<unsigned>(); }
+  Fact<std::uint64_t> nvlink_data_kib(unsigned, Direction) override { return no<std::uint64_t>(); }
+  Fact<unsigned> clock_mhz(unsigned, ClockDomain) override { return no<unsigned>(); }
+  Fact<unsigned> max_clock_mhz(unsigned, ClockDomain) override { return no<unsigned>(); }
+  Fact<std::uint64_t> clock_reasons(unsigned) override { return no<std::uint64_t>(); }
+  Fact<unsigned> power_mw(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> power_limit_mw(unsigned) override { return no<unsigned>(); }
+  Fact<unsigned> temperature_c(unsigned) override { return no<unsigned>(); }
 
  private:
   template <typename T>

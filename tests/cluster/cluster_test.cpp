@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
@@ -75,6 +78,14 @@ class Cluster : public ::testing::Test {
   std::string mpirun_;
   std::string name_;
   std::string tmp_;
+  // The hostfile's address of node `n` (1-based): mpirun's --host takes it.
+  std::string address(int n) const {
+    std::ifstream in(FB_CLUSTER_DIR "/hostfile");
+    std::string line;
+    for (int i = 1; std::getline(in, line); ++i)
+      if (i == n) return line.substr(0, line.find(' '));
+    return "";
+  }
 };
 
 TEST_F(Cluster, UnidirBetweenTwoFastNodesIsTheShapedRate) {
@@ -199,14 +210,6 @@ class ClusterStep : public Cluster {
     double predicted_step_us = 0;
     double hidden_us = 0;
   };
-  // The hostfile's address of node `n` (1-based): mpirun's --host takes it.
-  std::string address(int n) const {
-    std::ifstream in(FB_CLUSTER_DIR "/hostfile");
-    std::string line;
-    for (int i = 1; std::getline(in, line); ++i)
-      if (i == n) return line.substr(0, line.find(' '));
-    return "";
-  }
   Measured step_between(int a, int b) {
     const std::string hosts = "--host " + address(a) + "," + address(b);
     // One pair's files each (an existing --out is refused without --overwrite).
@@ -249,6 +252,117 @@ TEST_F(ClusterStep, ShareRisesAsTheLinkSlowsAndTheModelHoldsWithin15Percent) {
   EXPECT_GT(slow.hidden_us, 0);
   EXPECT_NEAR(fast.predicted_step_us, fast.step_us, 0.15 * fast.step_us);
   EXPECT_NEAR(slow.predicted_step_us, slow.step_us, 0.15 * slow.step_us);
+}
+
+// A link that changes rate in the middle of a sweep: node 2's link drops from
+// 1 Gbit/s to 100 Mbit/s once the 2 MiB row is in the record, and is back at
+// 1 Gbit/s once the 4 MiB row is (a flap). `run` must warn about 4 MiB naming
+// both ranks and their hosts, and a smoothness rule in `check` must fail on
+// that record while it passes the same sweep on a steady link. The rate is
+// put back however the test ends (the other tests need node 2 fast). The
+// sweep starts at 2 MiB: below it TBF's 512 KB burst lets the first bytes of
+// each message through above the rate, and busbw falls by half from 256 KiB
+// to 1 MiB on a steady link (measured here), which both would rightly flag.
+class ClusterFlap : public Cluster {
+ protected:
+  void TearDown() override {
+    stop_ = true;
+    if (watcher_.joinable()) watcher_.join();
+    reshape(2, "1gbit");
+    Cluster::TearDown();
+  }
+  // TBF on both ends of node n's link, as emulate-cluster.sh sets it up.
+  bool reshape(int n, const std::string& rate) const {
+    const std::string tbf = " root tbf rate " + rate + " burst 512kb latency 20ms";
+    const std::string node = name_ + "-n" + std::to_string(n), sw = name_ + "-sw";
+    return std::system(("ip netns exec " + node + " tc qdisc replace dev eth0" + tbf + " && ip netns exec " + sw +
+                        " tc qdisc replace dev p" + std::to_string(n) + tbf)
+                           .c_str()) == 0;
+  }
+  // Whether the record at out() holds a measurement row of `bytes`.
+  bool has_row(std::uint64_t bytes) const {
+    std::ifstream in(out());
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object() && j.value("type", "") == "measurement" && j.value("bytes", std::uint64_t{0}) == bytes)
+        return true;
+    }
+    return false;
+  }
+  // Slows node 2 after the 2 MiB row, restores it after the 4 MiB row.
+  void flap_during_next_sweep() {
+    watcher_ = std::thread([this] {
+      int stage = 0;
+      while (!stop_ && stage < 2) {
+        if (has_row(stage == 0 ? 2u << 20 : 4u << 20)) {
+          reshaped_ok_ = reshape(2, stage == 0 ? "100mbit" : "1gbit") && reshaped_ok_;
+          ++stage;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      stages_ = stage;
+    });
+  }
+  test::ProcessResult sweep() const {
+    return fabricbench("run --backend mpi --ops all_reduce --placement out -b 2M -e 16M -f 2 -n 5 -w 1", 2,
+                       "--host " + address(1) + "," + address(2));
+  }
+  test::ProcessResult check(const std::string& dir) const {
+    const std::string profile = tmp_ + "/smooth.yaml";
+    std::ofstream(profile) << "name: smooth\nbackend: mpi\n"
+                              "sweeps:\n  - {ops: [all_reduce], scopes: [global], minbytes: 2M, maxbytes: 16M}\n"
+                              "rules:\n  - {name: smooth curve, kind: smoothness, op: all_reduce, max_jump: 3, "
+                              "max_drop: 50%}\n";
+    return test::run_process(std::string(FB_BINARY) + " check --profile " + profile + " --results " + out() +
+                             " -q --out-dir " + tmp_ + "/" + dir);
+  }
+  std::thread watcher_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> reshaped_ok_{true};
+  std::atomic<int> stages_{0};
+};
+
+TEST_F(ClusterFlap, RunWarnsAndCheckFailsAtTheSizeTheLinkFlappedNamingTheRanks) {
+  // The steady link first: no warning, the rule passes.
+  auto r = sweep();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("curve not smooth"), std::string::npos) << r.err;
+  auto c = check("steady");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+
+  flap_during_next_sweep();
+  r = sweep();
+  stop_ = true;
+  watcher_.join();
+  ASSERT_EQ(stages_, 2) << "the watcher never saw the 2 MiB and 4 MiB rows";
+  ASSERT_TRUE(reshaped_ok_) << "tc could not re-shape node 2's link";
+  std::printf("%s\n%s\n", r.out.c_str(), r.err.c_str());
+  EXPECT_EQ(r.exit_code, 0) << "a warning, not a failure\n" << r.err;
+  const std::string ranks = "ranks 0 (" + host(1) + "), 1 (" + host(2) + ")";
+  const auto warned = r.err.find("curve not smooth: all_reduce/global mpi out-of-place: at 4 MiB");
+  ASSERT_NE(warned, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(ranks, warned), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("busbw falls"), std::string::npos) << r.err;
+
+  c = check("flapped");
+  std::printf("%s\n", c.out.c_str());
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  std::ifstream in(tmp_ + "/flapped/check.json");
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["verdicts"].size(), 1u);
+  const auto& v = report["verdicts"][0];
+  EXPECT_EQ(v["status"], "fail") << v.dump();
+  const std::string reason = v["reason"];
+  // Only the flapped size is off the curve: the jump there and the busbw fall into it, each naming the ranks.
+  EXPECT_EQ(v["measured"], 2) << reason;
+  std::stringstream items(reason);
+  for (std::string item; std::getline(items, item, '|');) {
+    const bool jump = item.find("at 4 MiB the time") != std::string::npos;
+    const bool drop = item.find("busbw falls") != std::string::npos && item.find("at 2 MiB to") != std::string::npos &&
+                      item.find("at 4 MiB (>") != std::string::npos;
+    EXPECT_TRUE(jump || drop) << item;
+    EXPECT_NE(item.find(ranks), std::string::npos) << item;
+  }
 }
 
 }  // namespace

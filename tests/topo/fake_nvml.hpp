@@ -17,6 +17,19 @@ struct FakeLink {
   topo::NvLinkEnd end = topo::NvLinkEnd::nvswitch;
 };
 
+// What a GPU does now, for the sampling calls; tests change it between samples.
+struct FakeActivity {
+  topo::Utilization utilization{0, 0};
+  std::uint64_t memory_used_bytes = 1ull << 30;
+  unsigned pcie_tx_kbps = 0, pcie_rx_kbps = 0;
+  std::uint64_t nvlink_tx_kib = 0, nvlink_rx_kib = 0;  // cumulative; answered only with links
+  unsigned sm_clock_mhz = 1980, max_sm_clock_mhz = 1980;
+  unsigned mem_clock_mhz = 2619, max_mem_clock_mhz = 2619;
+  std::uint64_t clock_reasons = topo::clock_reason::gpu_idle;
+  unsigned power_mw = 70000, power_limit_mw = 700000;
+  unsigned temperature_c = 35;
+};
+
 struct FakeGpu {
   std::string name = "NVIDIA H100 80GB HBM3";
   std::string uuid;
@@ -26,6 +39,7 @@ struct FakeGpu {
   unsigned pstate = 0;
   unsigned gen = 5, width = 16, max_gen = 5, max_width = 16, device_max_gen = 5;
   std::vector<FakeLink> links;    // none: the GPU has no NVLink (NVML: not supported)
+  FakeActivity now;
   std::set<std::string> failing;  // methods that answer an NVML error
 };
 
@@ -60,6 +74,41 @@ class FakeNvml final : public topo::Nvml {
   }
   topo::Fact<topo::NvLinkEnd> nvlink_remote_type(unsigned i, unsigned l) override { return link(i, l, &FakeLink::end); }
 
+  topo::Fact<topo::Utilization> utilization(unsigned i) override {
+    return activity(i, "utilization", &FakeActivity::utilization);
+  }
+  topo::Fact<std::uint64_t> memory_used_bytes(unsigned i) override {
+    return activity(i, "memory", &FakeActivity::memory_used_bytes);
+  }
+  topo::Fact<unsigned> pcie_throughput_kbps(unsigned i, topo::Direction d) override {
+    return activity(i, "pcie_throughput",
+                    d == topo::Direction::tx ? &FakeActivity::pcie_tx_kbps : &FakeActivity::pcie_rx_kbps);
+  }
+  topo::Fact<std::uint64_t> nvlink_data_kib(unsigned i, topo::Direction d) override {
+    if (i < gpus.size() && gpus[i].links.empty())
+      return topo::Fact<std::uint64_t>::unknown("NVLink throughput field 138: Not Supported (NVML error 3)");
+    return activity(i, "nvlink_throughput",
+                    d == topo::Direction::tx ? &FakeActivity::nvlink_tx_kib : &FakeActivity::nvlink_rx_kib);
+  }
+  topo::Fact<unsigned> clock_mhz(unsigned i, topo::ClockDomain d) override {
+    return activity(i, "clock",
+                    d == topo::ClockDomain::sm ? &FakeActivity::sm_clock_mhz : &FakeActivity::mem_clock_mhz);
+  }
+  topo::Fact<unsigned> max_clock_mhz(unsigned i, topo::ClockDomain d) override {
+    return activity(i, "max_clock",
+                    d == topo::ClockDomain::sm ? &FakeActivity::max_sm_clock_mhz : &FakeActivity::max_mem_clock_mhz);
+  }
+  topo::Fact<std::uint64_t> clock_reasons(unsigned i) override {
+    return activity(i, "clock_reasons", &FakeActivity::clock_reasons);
+  }
+  topo::Fact<unsigned> power_mw(unsigned i) override { return activity(i, "power", &FakeActivity::power_mw); }
+  topo::Fact<unsigned> power_limit_mw(unsigned i) override {
+    return activity(i, "power_limit", &FakeActivity::power_limit_mw);
+  }
+  topo::Fact<unsigned> temperature_c(unsigned i) override {
+    return activity(i, "temperature", &FakeActivity::temperature_c);
+  }
+
  private:
   template <typename T>
   topo::Fact<T> sys(const T& v) const {
@@ -73,6 +122,14 @@ class FakeNvml final : public topo::Nvml {
     if (gpus[i].failing.count(what))
       return topo::Fact<T>::unknown(std::string(what) + ": Unknown Error (NVML error 999)");
     return gpus[i].*field;
+  }
+  template <typename T>
+  topo::Fact<T> activity(unsigned i, const char* what, T FakeActivity::*field) const {
+    if (!reason.empty()) return topo::Fact<T>::unknown(reason);
+    if (i >= gpus.size()) return topo::Fact<T>::unknown("Invalid Argument (NVML error 2)");
+    if (gpus[i].failing.count(what))
+      return topo::Fact<T>::unknown(std::string(what) + ": Unknown Error (NVML error 999)");
+    return gpus[i].now.*field;
   }
   template <typename T>
   topo::Fact<T> link(unsigned i, unsigned l, T FakeLink::*field) const {

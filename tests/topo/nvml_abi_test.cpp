@@ -47,5 +47,47 @@ TEST(NvmlAbi, ConstantsAndEnumSizesMatchTheHeader) {
   EXPECT_GE(kNvmlMaxLinks, static_cast<unsigned>(NVML_NVLINK_MAX_LINKS));  // we ask every link NVML has
 }
 
+// The sampling calls of `fabricbench diagnose`.
+TEST(NvmlAbi, SamplingLayoutsMatchTheHeader) {
+  EXPECT_EQ(sizeof(abi::Utilization), sizeof(nvmlUtilization_t));
+  EXPECT_EQ(offsetof(abi::Utilization, memory), offsetof(nvmlUtilization_t, memory));
+  EXPECT_EQ(sizeof(abi::FieldValue), sizeof(nvmlFieldValue_t));
+  EXPECT_EQ(offsetof(abi::FieldValue, scope_id), offsetof(nvmlFieldValue_t, scopeId));
+  EXPECT_EQ(offsetof(abi::FieldValue, timestamp_us), offsetof(nvmlFieldValue_t, timestamp));
+  EXPECT_EQ(offsetof(abi::FieldValue, value_type), offsetof(nvmlFieldValue_t, valueType));
+  EXPECT_EQ(offsetof(abi::FieldValue, nvml_return), offsetof(nvmlFieldValue_t, nvmlReturn));
+  EXPECT_EQ(offsetof(abi::FieldValue, value), offsetof(nvmlFieldValue_t, value));
+  EXPECT_EQ(sizeof(abi::Value), sizeof(nvmlValue_t));
+  EXPECT_EQ(sizeof(int), sizeof(nvmlValueType_t));
+  EXPECT_EQ(sizeof(int), sizeof(nvmlPcieUtilCounter_t));
+  EXPECT_EQ(sizeof(int), sizeof(nvmlClockType_t));
+  EXPECT_EQ(sizeof(int), sizeof(nvmlTemperatureSensors_t));
+}
+
+TEST(NvmlAbi, SamplingConstantsMatchTheHeader) {
+  EXPECT_EQ(abi::kPcieUtilTxBytes, NVML_PCIE_UTIL_TX_BYTES);
+  EXPECT_EQ(abi::kPcieUtilRxBytes, NVML_PCIE_UTIL_RX_BYTES);
+  EXPECT_EQ(abi::kClockSm, NVML_CLOCK_SM);
+  EXPECT_EQ(abi::kClockMem, NVML_CLOCK_MEM);
+  EXPECT_EQ(abi::kTemperatureGpu, NVML_TEMPERATURE_GPU);
+  EXPECT_EQ(abi::kFieldNvLinkDataTx, static_cast<unsigned>(NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX));
+  EXPECT_EQ(abi::kFieldNvLinkDataRx, static_cast<unsigned>(NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX));
+  EXPECT_EQ(abi::kValueDouble, NVML_VALUE_TYPE_DOUBLE);
+  EXPECT_EQ(abi::kValueUnsignedInt, NVML_VALUE_TYPE_UNSIGNED_INT);
+  EXPECT_EQ(abi::kValueUnsignedLong, NVML_VALUE_TYPE_UNSIGNED_LONG);
+  EXPECT_EQ(abi::kValueUnsignedLongLong, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+  EXPECT_EQ(abi::kValueSignedLongLong, NVML_VALUE_TYPE_SIGNED_LONG_LONG);
+  EXPECT_EQ(clock_reason::gpu_idle, static_cast<std::uint64_t>(nvmlClocksThrottleReasonGpuIdle));
+  EXPECT_EQ(clock_reason::applications_clocks,
+            static_cast<std::uint64_t>(nvmlClocksThrottleReasonApplicationsClocksSetting));
+  EXPECT_EQ(clock_reason::sw_power_cap, static_cast<std::uint64_t>(nvmlClocksThrottleReasonSwPowerCap));
+  EXPECT_EQ(clock_reason::hw_slowdown, static_cast<std::uint64_t>(nvmlClocksThrottleReasonHwSlowdown));
+  EXPECT_EQ(clock_reason::sync_boost, static_cast<std::uint64_t>(nvmlClocksThrottleReasonSyncBoost));
+  EXPECT_EQ(clock_reason::sw_thermal, static_cast<std::uint64_t>(nvmlClocksThrottleReasonSwThermalSlowdown));
+  EXPECT_EQ(clock_reason::hw_thermal, static_cast<std::uint64_t>(nvmlClocksThrottleReasonHwThermalSlowdown));
+  EXPECT_EQ(clock_reason::hw_power_brake, static_cast<std::uint64_t>(nvmlClocksThrottleReasonHwPowerBrakeSlowdown));
+  EXPECT_EQ(clock_reason::display_clocks, static_cast<std::uint64_t>(nvmlClocksThrottleReasonDisplayClockSetting));
+}
+
 }  // namespace
 }  // namespace fb::topo

@@ -22,7 +22,32 @@ TEST(Nvml, LoadsOrSaysWhyNot) {
     }
     EXPECT_FALSE(nvml->device_count());
     EXPECT_FALSE(nvml->nvlink_active(0, 0));
+    // The sampling calls say the same reason (diagnose shows it per figure).
+    EXPECT_EQ(nvml->utilization(0).why(), why);
+    EXPECT_EQ(nvml->nvlink_data_kib(0, Direction::tx).why(), why);
+    EXPECT_EQ(nvml->clock_reasons(0).why(), why);
+    EXPECT_EQ(nvml->power_mw(0).why(), why);
   }
+}
+
+TEST(Nvml, SamplingCallsAnswerOrSayWhyOnGpuZero) {
+  const auto nvml = load_nvml();
+  if (!nvml->unavailable_reason().empty()) GTEST_SKIP() << nvml->unavailable_reason();
+  const auto count = nvml->device_count();
+  if (!count || *count == 0) GTEST_SKIP() << "no GPU";
+  // Every call either answers or names the call that failed.
+  const auto util = nvml->utilization(0);
+  EXPECT_TRUE(util || util.why().find("nvmlDeviceGetUtilizationRates") != std::string::npos) << util.why();
+  if (util) EXPECT_LE(util->gpu_pct, 100u);
+  const auto sm = nvml->clock_mhz(0, ClockDomain::sm);
+  const auto sm_max = nvml->max_clock_mhz(0, ClockDomain::sm);
+  if (sm && sm_max) EXPECT_LE(*sm, *sm_max + 50);  // NVML: current P0 clocks may differ from max by a few MHz
+  const auto used = nvml->memory_used_bytes(0);
+  const auto total = nvml->memory_total_bytes(0);
+  if (used && total) EXPECT_LE(*used, *total);
+  const auto power = nvml->power_mw(0);
+  const auto limit = nvml->power_limit_mw(0);
+  if (power && limit) EXPECT_GT(*limit, 0u);
 }
 
 TEST(Nvml, AnIndexPastTheLastGpuIsUnknownNotACrash) {
@@ -36,6 +61,8 @@ TEST(Nvml, AbsentAnswersWithItsReason) {
   EXPECT_EQ(nvml->unavailable_reason(), "not asked");
   EXPECT_EQ(nvml->memory_total_bytes(0).why(), "not asked");
   EXPECT_EQ(nvml->pcie_gen_max(0).why(), "not asked");
+  EXPECT_EQ(nvml->temperature_c(0).why(), "not asked");
+  EXPECT_EQ(nvml->pcie_throughput_kbps(0, Direction::rx).why(), "not asked");
 }
 
 }  // namespace

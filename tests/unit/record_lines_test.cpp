@@ -101,7 +101,7 @@ Measurement full_measurement() {
 TEST_F(RecordLines, TheDocumentHasEveryTable) {
   for (const char* t : {"run", "inventory", "inventory.paths", "measurement", "skip", "check", "check.row", "summary",
                         "summary.sweep", "summary.topo", "summary.pairs", "summary.gemm", "pair", "node", "finding",
-                        "gemm", "step", "step_model", "storage"})
+                        "gemm", "step", "step_model", "storage", "diagnosis", "diagnosis.gpu_figures", "diagnosis.node_figures"})
     EXPECT_NO_THROW(doc(t)) << t;
 }
 
@@ -184,6 +184,40 @@ TEST_F(RecordLines, StorageWritesTheDocumentedKeysAndReadsBack) {
   const Results r = parse_results(record, "storage.jsonl");
   ASSERT_EQ(r.storage.size(), 1u);
   EXPECT_EQ(r.storage[0].aggregate_gbps, 2);
+TEST_F(RecordLines, DiagnosisLinesWriteTheDocumentedKeysAndReadBack) {
+  DiagnosisLine gpu;
+  gpu.level = "gpu";
+  gpu.gpu = 3;
+  gpu.verdict = "throttled";
+  gpu.also = {"compute_bound"};
+  DiagnosisGpuFigures figures;
+  figures.sm_util_pct = 97;
+  figures.throttle_reasons = {"HW slowdown"};
+  gpu.gpu_figures = figures;
+  gpu.unknown = {{"nvlink_tx_gbps", "no active NVLink links"}};
+  DiagnosisLine node;
+  node.level = "node";
+  DiagnosisNodeFigures nf;
+  nf.iter_median = 1.5;
+  node.node_figures = nf;
+  Keys both = keys_of(to_json(gpu));
+  for (const auto& k : keys_of(to_json(node))) both.insert(k);
+  EXPECT_EQ(both, doc("diagnosis"));
+  EXPECT_FALSE(to_json(node).contains("gpu"));
+  EXPECT_EQ(keys_of(to_json(gpu)["figures"]), doc("diagnosis.gpu_figures"));
+  EXPECT_EQ(keys_of(to_json(node)["figures"]), doc("diagnosis.node_figures"));
+  const DiagnosisLine g = diagnosis_from_json(to_json(gpu));
+  EXPECT_EQ(g.gpu, 3);
+  EXPECT_EQ(g.also, gpu.also);
+  ASSERT_TRUE(g.gpu_figures);
+  EXPECT_EQ(g.gpu_figures->sm_util_pct, 97);
+  EXPECT_FALSE(g.gpu_figures->power_w);
+  EXPECT_EQ(g.gpu_figures->throttle_reasons, figures.throttle_reasons);
+  EXPECT_EQ(g.unknown, gpu.unknown);
+  const DiagnosisLine n = diagnosis_from_json(to_json(node));
+  ASSERT_TRUE(n.node_figures);
+  EXPECT_EQ(n.node_figures->iter_median, 1.5);
+  EXPECT_FALSE(n.gpu_figures);
 }
 
 // One summary for every command: the common keys, then the command's part.

@@ -20,6 +20,8 @@ enum class RuleKind {
   uniformity,   // across inventory lines (heterogeneity) or across ranks (outliers)
   pairs,        // no node-pair link below a fraction of the median link
   storage,      // a `fabricbench storage` line's figure: "aggregate read >= 2 GB/s at 8 nodes"
+  smoothness,   // no size whose time jumps above its neighbours' trend or whose busbw falls (accept/smoothness.hpp)
+  mixed_gpus,   // one GPU model on every rank, unless the profile allows the mix
 };
 
 // The figure a row-based rule reads from a measurement line.
@@ -93,6 +95,12 @@ struct Rule {
   // storage
   StorageFilter storage;
   StorageMetric storage_metric = StorageMetric::aggregate_gbps;
+  // smoothness: a factor over the neighbours' trend, a fraction busbw may fall (0 = not checked), the smallest size judged
+  double max_jump = 0;
+  double max_drop = 0;
+  std::uint64_t from_bytes = 0;
+  // mixed_gpus: the GPU models (as NVML names them, or a part of the name) a mixed partition may hold
+  std::vector<std::string> allowed_gpus;
 };
 
 std::string_view name(RuleKind kind);

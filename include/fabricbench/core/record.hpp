@@ -24,7 +24,7 @@ inline constexpr int kSchemaMinor = 5;  // 1.1: inventory lines, copy ops, optio
                                         // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                         // 1.4: run_id, check lines' optional, every summary's keys alike;
                                         // 1.5: measurements' time_ci_low/high_us, stopped_by; option median_ci;
-                                        //      storage records and lines
+                                        //      storage records and lines; diagnose records and diagnosis lines
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file
@@ -87,6 +87,7 @@ struct Results {
   std::vector<StepLine> steps;
   std::vector<StepModelLine> step_models;
   std::vector<StorageLine> storage;
+  std::vector<DiagnosisLine> diagnoses;
   std::optional<Summary> summary;
   // The summary's status: "complete", or why the run ended early ("hang",
   // "rank_lost", "error", "killed"); "incomplete" when there is no summary

@@ -366,6 +366,40 @@ struct StorageLine {
   double latency_p50_us = 0;  // per call or per file, over every rank's
   double latency_p99_us = 0;
   double latency_max_us = 0;
+// ---- `diagnosis`: fabricbench diagnose, one per GPU and one per node -------
+
+// A figure is null when unknown; the line's `unknown` says why.
+struct DiagnosisGpuFigures {
+  std::optional<double> sm_util_pct, mem_util_pct, memory_used_pct, pcie_tx_gbps, pcie_rx_gbps, nvlink_tx_gbps,
+      nvlink_rx_gbps, nvlink_busy_pct, sm_clock_pct, throttled_pct, power_w, power_pct, temperature_max_c;
+  std::vector<std::string> throttle_reasons;
+};
+
+struct DiagnosisNodeFigures {
+  std::size_t gpus = 0;  // GPUs sampled
+  std::string nic;       // the busiest NIC
+  std::optional<double> nic_tx_gbps, nic_rx_gbps, nic_busy_pct, process_cpu_cores;
+  std::optional<bool> process_alive;
+  std::size_t iterations = 0;
+  std::string iter_unit;  // "s" or "s/sample"
+  std::optional<double> iter_median, iter_spread_pct;
+};
+
+struct DiagnosisLine {
+  std::string level;  // gpu or node
+  int node = -1;
+  std::string host;
+  int gpu = -1;           // gpu lines: NVML's index
+  std::string gpu_model;  // gpu lines
+  std::string bus_id;     // gpu lines
+  std::string verdict;    // throttled, communication_bound, input_starved, compute_bound, idle, undetermined
+  std::vector<std::string> also;
+  std::string reason;
+  double window_s = 0;
+  std::size_t samples = 0;
+  std::optional<DiagnosisGpuFigures> gpu_figures;    // gpu lines, under "figures"
+  std::optional<DiagnosisNodeFigures> node_figures;  // node lines, under "figures"
+  std::vector<std::pair<std::string, std::string>> unknown;  // figure -> why it is unknown
 };
 
 // ---- `summary`: the closing line -------------------------------------------
@@ -440,7 +474,7 @@ struct Summary {
 
 // Every line but the summary (which RecordWriter::seal alone writes).
 using RecordLine = std::variant<RunHeader, InventoryLine, Measurement, Skip, PairLine, NodeLine, FindingLine, CheckLine,
-                                GemmLine, StepLine, StepModelLine, StorageLine>;
+                                GemmLine, StepLine, StepModelLine, StorageLine, DiagnosisLine>;
 
 nlohmann::ordered_json to_json(const RunHeader& line);
 nlohmann::ordered_json to_json(const InventoryLine& line);
@@ -455,6 +489,7 @@ nlohmann::ordered_json to_json(const GemmLine& line);
 nlohmann::ordered_json to_json(const StepLine& line);
 nlohmann::ordered_json to_json(const StepModelLine& line);
 nlohmann::ordered_json to_json(const StorageLine& line);
+nlohmann::ordered_json to_json(const DiagnosisLine& line);
 nlohmann::ordered_json to_json(const Summary& line);
 nlohmann::ordered_json to_json(const RecordLine& line);
 
@@ -471,6 +506,7 @@ GemmLine gemm_from_json(const nlohmann::ordered_json& j);
 StepLine step_from_json(const nlohmann::ordered_json& j);
 StepModelLine step_model_from_json(const nlohmann::ordered_json& j);
 StorageLine storage_from_json(const nlohmann::ordered_json& j);
+DiagnosisLine diagnosis_from_json(const nlohmann::ordered_json& j);
 // `command` is the header's: it says which part a summary has.
 Summary summary_from_json(const nlohmann::ordered_json& j, const std::string& command);
 

@@ -16,6 +16,33 @@ namespace fb::topo {
 // What an NVLink link's far end is (NVML's nvmlIntNvLinkDeviceType_t).
 enum class NvLinkEnd { gpu, ibm_npu, nvswitch, unknown };
 
+// Which way a link counter counts.
+enum class Direction { tx, rx };
+// A clock domain NVML reports (nvmlClockType_t): the SM clock and the memory clock.
+enum class ClockDomain { sm, memory };
+
+// nvmlUtilization_t: percent of NVML's last sample period (1/6 s to 1 s,
+// by product) in which one or more kernels ran (gpu), and in which device
+// memory was read or written (memory).
+struct Utilization {
+  unsigned gpu_pct = 0;
+  unsigned memory_pct = 0;
+};
+
+// Bits of nvmlDeviceGetCurrentClocksEventReasons (nvml.h, "Clocks event
+// reasons"; the older name is ...ClocksThrottleReasons, same bits).
+namespace clock_reason {
+inline constexpr std::uint64_t gpu_idle = 0x1;
+inline constexpr std::uint64_t applications_clocks = 0x2;
+inline constexpr std::uint64_t sw_power_cap = 0x4;
+inline constexpr std::uint64_t hw_slowdown = 0x8;
+inline constexpr std::uint64_t sync_boost = 0x10;
+inline constexpr std::uint64_t sw_thermal = 0x20;
+inline constexpr std::uint64_t hw_thermal = 0x40;
+inline constexpr std::uint64_t hw_power_brake = 0x80;
+inline constexpr std::uint64_t display_clocks = 0x100;
+}  // namespace clock_reason
+
 class Nvml {
  public:
   virtual ~Nvml() = default;
@@ -49,6 +76,23 @@ class Nvml {
   virtual Fact<unsigned> nvlink_version(unsigned gpu, unsigned link) = 0;  // raw nvmlNvlinkVersion_t
   virtual Fact<std::string> nvlink_remote_bus_id(unsigned gpu, unsigned link) = 0;
   virtual Fact<NvLinkEnd> nvlink_remote_type(unsigned gpu, unsigned link) = 0;
+
+  // What the GPU does now (fabricbench diagnose samples these).
+  virtual Fact<Utilization> utilization(unsigned gpu) = 0;       // nvmlDeviceGetUtilizationRates
+  virtual Fact<std::uint64_t> memory_used_bytes(unsigned gpu) = 0;  // nvmlDeviceGetMemoryInfo
+  // KB/s (1000 bytes) over NVML's 20 ms window (nvmlDeviceGetPcieThroughput).
+  virtual Fact<unsigned> pcie_throughput_kbps(unsigned gpu, Direction direction) = 0;
+  // Data (payload) KiB moved over all NVLink links since the driver loaded
+  // (nvmlDeviceGetFieldValues, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX,
+  // scope UINT_MAX); unknown on GPUs without NVLink.
+  virtual Fact<std::uint64_t> nvlink_data_kib(unsigned gpu, Direction direction) = 0;
+  virtual Fact<unsigned> clock_mhz(unsigned gpu, ClockDomain domain) = 0;      // nvmlDeviceGetClockInfo
+  virtual Fact<unsigned> max_clock_mhz(unsigned gpu, ClockDomain domain) = 0;  // nvmlDeviceGetMaxClockInfo
+  // The clock_reason bits active now (nvmlDeviceGetCurrentClocksEventReasons).
+  virtual Fact<std::uint64_t> clock_reasons(unsigned gpu) = 0;
+  virtual Fact<unsigned> power_mw(unsigned gpu) = 0;        // nvmlDeviceGetPowerUsage
+  virtual Fact<unsigned> power_limit_mw(unsigned gpu) = 0;  // nvmlDeviceGetEnforcedPowerLimit
+  virtual Fact<unsigned> temperature_c(unsigned gpu) = 0;   // nvmlDeviceGetTemperature, the GPU die sensor
 };
 
 // NVML's fixed upper bound on links per GPU (NVML_NVLINK_MAX_LINKS).

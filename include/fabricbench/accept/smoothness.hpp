@@ -1,0 +1,49 @@
+// Is a latency/bandwidth curve smooth? In a sweep over sizes, a size whose
+// time jumps above the line through its two neighbours (on log-log axes, so
+// a curve growing with size is no jump), or where busbw falls from the size
+// before, is where a protocol switches, a rail is bad or a link flaps. The
+// `smoothness` rule of `check` and the warning at the end of `run` both ask
+// this; each break names the size, its neighbours' figures, the threshold and
+// the ranks that took part (with their hosts) and the slowest of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabricbench/core/record_lines.hpp"
+
+namespace fb::accept {
+
+struct SmoothnessLimits {
+  double max_jump = 0;  // time over its neighbours' trend above this factor is a jump; 0 = not checked
+  double max_drop = 0;  // busbw falling by more than this fraction from the size before is a drop; 0 = not checked
+  std::uint64_t from_bytes = 0;  // sizes below are not judged (latency noise)
+};
+
+// What `run` warns about without being asked: twice the trend, a third less busbw.
+inline constexpr SmoothnessLimits kRunWarningLimits{2.0, 1.0 / 3.0, 0};
+
+enum class BreakKind { jump, drop };
+
+struct CurveBreak {
+  BreakKind kind = BreakKind::jump;
+  const Measurement* row = nullptr;     // the size flagged
+  const Measurement* before = nullptr;  // the size below it
+  const Measurement* after = nullptr;   // the size above it (jumps)
+  double factor = 0;    // jump: time / trend; drop: the fraction busbw fell
+  double trend_us = 0;  // jump: the time the neighbours' line gives at this size
+  std::vector<int> ranks;  // world ranks that took part, when the row tells
+  std::string detail;      // the break in one sentence
+};
+
+// Rows are grouped into curves (op, backend, scope, path, dtype, placement,
+// peers, rank counts, pass) and each curve is read in size order. `header`
+// names the ranks' hosts.
+std::vector<CurveBreak> find_curve_breaks(const std::vector<const Measurement*>& rows, const SmoothnessLimits& limits,
+                                          const RunHeader& header);
+
+// Curves among `rows` with at least `sizes` sizes (a jump needs 3, a drop 2).
+std::size_t curves_with_sizes(const std::vector<const Measurement*>& rows, std::size_t sizes);
+
+}  // namespace fb::accept

@@ -1,0 +1,222 @@
+// Iteration times from logs (formats in diagnose/iter_log.hpp).
+#include "fabricbench/diagnose/iter_log.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <regex>
+
+#include "fabricbench/core/errors.hpp"
+
+namespace fb::diagnose {
+namespace {
+
+constexpr const char* kNumber = R"(([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))";
+
+// One line's time in seconds (or seconds per sample), or nothing.
+using LineReader = std::function<std::optional<double>(const std::string& line, std::string& key)>;
+
+struct Format {
+  const char* name;
+  const char* unit;
+  LineReader read;
+};
+
+double number(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+
+LineReader scaled(std::string pattern, double scale, bool inverse = false) {
+  auto re = std::make_shared<std::regex>(pattern, std::regex::ECMAScript | std::regex::icase);
+  return [re, scale, inverse](const std::string& line, std::string&) -> std::optional<double> {
+    std::smatch m;
+    if (!std::regex_search(line, m, *re)) return std::nullopt;
+    const double v = number(m[1]);
+    if (v <= 0) return std::nullopt;
+    return inverse ? 1.0 / v : v * scale;
+  };
+}
+
+LineReader key_value() {
+  auto re = std::make_shared<std::regex>(
+      std::string(
+          R"re((?:^|[^A-Za-z0-9_])"?(iter_time|iteration_time|step_time|time_per_iteration|time_per_step)(_ms|_s)?"?\s*[:=]\s*"?)re") +
+          kNumber + R"re(\s*(ms|s)?)re",
+      std::regex::ECMAScript | std::regex::icase);
+  return [re](const std::string& line, std::string&) -> std::optional<double> {
+    std::smatch m;
+    if (!std::regex_search(line, m, *re)) return std::nullopt;
+    const double v = number(m[3]);
+    if (v <= 0) return std::nullopt;
+    const bool ms = m[2].str() == "_ms" || m[2].str() == "_MS" || m[4].str() == "ms" || m[4].str() == "MS";
+    return ms ? v * 1e-3 : v;
+  };
+}
+
+// tqdm's "n/total [elapsed<left, rate]": one value per iteration count n
+// (a bar redrawn several times at one n counts once).
+LineReader tqdm() {
+  auto re = std::make_shared<std::regex>(std::string(R"(([0-9]+)/[0-9?]+\s*\[[^\]]*?[\s,])") + kNumber +
+                                             R"(\s*(s/it|it/s))",
+                                         std::regex::ECMAScript);
+  return [re](const std::string& line, std::string& key) -> std::optional<double> {
+    std::smatch m;
+    if (!std::regex_search(line, m, *re)) return std::nullopt;
+    const double v = number(m[2]);
+    if (v <= 0) return std::nullopt;
+    key = m[1];
+    return m[3].str() == "s/it" ? v : 1.0 / v;
+  };
+}
+
+const std::array<Format, 4>& formats() {
+  static const std::array<Format, 4> table{{
+      {"megatron", "s", scaled(std::string(R"(elapsed time per iteration \(ms\):\s*)") + kNumber, 1e-3)},
+      {"key", "s", key_value()},
+      {"deepspeed", "s/sample", scaled(std::string(R"(CurrSamplesPerSec=)") + kNumber, 1, true)},
+      {"tqdm", "s", tqdm()},
+  }};
+  return table;
+}
+
+// Lines split at '\n' and at the '\r' progress bars redraw with.
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '\n' || text[i] == '\r') {
+      if (i > start) out.emplace_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::vector<double> read_all(const std::vector<std::string>& lines, const LineReader& read) {
+  std::vector<double> values;
+  std::string last_key;
+  for (const auto& line : lines) {
+    std::string key;
+    const auto v = read(line, key);
+    if (!v || !std::isfinite(*v)) continue;
+    if (!key.empty() && key == last_key && !values.empty()) {
+      values.back() = *v;  // the same iteration redrawn
+      continue;
+    }
+    last_key = key;
+    values.push_back(*v);
+  }
+  return values;
+}
+
+constexpr std::uintmax_t kMaxReadBytes = 16u << 20;  // the end of a bigger log is enough
+
+// The text of `path` from `offset` (at most kMaxReadBytes, the end kept).
+std::string read_from(const std::string& path, std::uintmax_t offset, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = fmt::format("--iter-log {}: cannot open it ({})", path, std::strerror(errno));
+    return {};
+  }
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uintmax_t>(in.tellg());
+  if (offset > size) offset = 0;  // rotated or truncated: read it all
+  if (size - offset > kMaxReadBytes) offset = size - kMaxReadBytes;
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string text(size - offset, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+}  // namespace
+
+void check_iter_options(const IterOptions& options) {
+  if (options.regex.empty()) return;
+  try {
+    const std::regex re(options.regex, std::regex::ECMAScript);
+    if (re.mark_count() < 1)
+      throw UsageError(fmt::format("--iter-regex '{}': no group; put the time in parentheses, e.g. 'took ([0-9.]+) ms'",
+                                   options.regex));
+  } catch (const std::regex_error& e) {
+    throw UsageError(fmt::format("--iter-regex '{}': not a regular expression ({})", options.regex, e.what()));
+  }
+}
+
+IterSeries parse_iterations(std::string_view text, const IterOptions& options) {
+  IterSeries s;
+  const auto lines = lines_of(text);
+  if (!options.regex.empty()) {
+    s.format = "regex";
+    s.unit = "s";
+    s.values = read_all(lines, scaled(options.regex, options.regex_scale));
+    if (s.values.empty()) s.note = fmt::format("no line matches --iter-regex '{}'", options.regex);
+    return s;
+  }
+  for (const auto& f : formats()) {
+    auto values = read_all(lines, f.read);
+    if (values.empty()) continue;
+    s.format = f.name;
+    s.unit = f.unit;
+    s.values = std::move(values);
+    return s;
+  }
+  s.note = "no iteration times found: looked for Megatron-LM's 'elapsed time per iteration (ms)', iter_time/step_time "
+           "keys, DeepSpeed's CurrSamplesPerSec and tqdm's s/it or it/s; give --iter-regex for other formats";
+  return s;
+}
+
+IterLog::IterLog(std::string path, IterOptions options) : path_(std::move(path)), options_(std::move(options)) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path_, ec);
+  if (ec) {
+    start_error_ = fmt::format("--iter-log {}: cannot read it now ({}); it is read again at the end of the window",
+                               path_, ec.message());
+    return;
+  }
+  start_size_ = size;
+}
+
+IterSeries IterLog::read() const {
+  std::string error;
+  if (start_size_) {
+    const std::string fresh = read_from(path_, *start_size_, error);
+    if (error.empty()) {
+      IterSeries s = parse_iterations(fresh, options_);
+      s.source = path_;
+      if (s.values.size() >= kMinWindowIterations) {
+        s.note = fmt::format("{} iterations logged during the window", s.values.size());
+        return s;
+      }
+    }
+  }
+  error.clear();
+  const std::string all = read_from(path_, 0, error);
+  IterSeries s;
+  s.source = path_;
+  if (!error.empty()) {
+    s.error = error;
+    return s;
+  }
+  s = parse_iterations(all, options_);
+  s.source = path_;
+  if (s.values.empty()) {
+    s.error = fmt::format("--iter-log {}: {}", path_, s.note);
+    return s;
+  }
+  const std::size_t logged = s.values.size();
+  if (logged > kTailIterations)
+    s.values.erase(s.values.begin(), s.values.end() - static_cast<std::ptrdiff_t>(kTailIterations));
+  s.note = fmt::format("the log's last {} of {} iterations ({} during the window: fewer than {}; the job may log "
+                       "rarely or have ended)",
+                       s.values.size(), logged, start_size_ ? "few or none" : "the file was unreadable at the start",
+                       kMinWindowIterations);
+  return s;
+}
+
+}  // namespace fb::diagnose
