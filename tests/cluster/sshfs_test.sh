@@ -77,7 +77,7 @@ die() { fail "$*"; exit 1; }
 
 "$emulate" down --name "$name" >/dev/null 2>&1 || true  # a killed earlier run's cluster
 "$emulate" up 3 --name "$name" --rate 1gbit >"$work/up.log" 2>&1 || die "cluster up: $(cat "$work/up.log")"
-# shellcheck disable=SC1091
+# shellcheck disable=SC1090  # the cluster's env file: NAME, SUBNET, NODES, DIR
 . "/run/fabricbench-emu/$name/env"
 base=${SUBNET%.0/24}
 server=$name-n1 server_ip=$base.11
