@@ -366,6 +366,8 @@ struct StorageLine {
   double latency_p50_us = 0;  // per call or per file, over every rank's
   double latency_p99_us = 0;
   double latency_max_us = 0;
+};
+
 // ---- `diagnosis`: fabricbench diagnose, one per GPU and one per node -------
 
 // A figure is null when unknown; the line's `unknown` says why.
