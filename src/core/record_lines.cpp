@@ -743,6 +743,8 @@ StorageLine storage_from_json(const json& j) {
   l.latency_p99_us = r.take<double>("latency_p99_us");
   l.latency_max_us = r.take<double>("latency_max_us");
   return l;
+}
+
 // ---- diagnosis -----------------------------------------------------------------
 
 namespace {

@@ -8,7 +8,7 @@
 #include <array>
 #include <cerrno>
 
-#include "fabricbench/backends/backend.hpp"
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/storage/workspace.hpp"
 
