@@ -184,6 +184,8 @@ TEST_F(RecordLines, StorageWritesTheDocumentedKeysAndReadsBack) {
   const Results r = parse_results(record, "storage.jsonl");
   ASSERT_EQ(r.storage.size(), 1u);
   EXPECT_EQ(r.storage[0].aggregate_gbps, 2);
+}
+
 TEST_F(RecordLines, DiagnosisLinesWriteTheDocumentedKeysAndReadBack) {
   DiagnosisLine gpu;
   gpu.level = "gpu";
