@@ -20,6 +20,8 @@ using namespace fb::model;
 
 struct ModelFlags {
   std::string results, scope, workload, quotes, node, gpu, presets, storage, format = "text";
+  std::string gpu_mix;  // model step --gpus: mixed GPU models
+  bool mixed = false;   // --gpus given (even empty: an empty mix is an error)
   std::vector<std::string> data_nodes;  // model data: "" = the node counts the storage record measured
   std::string exposed_target = "5%";
   std::vector<std::string> networks;
@@ -103,9 +105,20 @@ int run_fit(const ModelFlags& f) {
   return print(f, fit_table(curves), fit_json(curves, f.results));
 }
 
+// --gpus a100-80gb:8,rtx-4090:8: the data-parallel step of the mix and the
+// pipeline splits, on the first network given.
+int run_mixed_step(const ModelFlags& f, const Presets& presets, const Workload& w) {
+  const auto mix = parse_gpu_mix(f.gpu_mix, presets, "--gpus");
+  const auto nets = networks_of(f, w);
+  if (nets.size() > 1) throw UsageError("--gpus: give one --network (the mix is predicted on one fabric)");
+  const MixedStep m = predict_mixed(w, mix, fabric_for(w, nets.front(), presets), presets, target_of(f));
+  return print(f, mixed_table(m), mixed_json(w.name, m));
+}
+
 int run_step(const ModelFlags& f) {
   const Presets presets = presets_of(f);
   const Workload w = workload_of(f);
+  if (f.mixed) return run_mixed_step(f, presets, w);
   std::vector<StepCost> steps;
   const double target = target_of(f);
   for (const auto& net : networks_of(f, w))
@@ -175,6 +188,10 @@ int model_main(int argc, char** argv) {
   fit->add_option("results", f.results, "results file (.jsonl) from `fabricbench run --out`")->required();
   fit->add_option("--scope", f.scope, "only this scope");
   auto* step = app.add_subcommand("step", "one training step: compute, each collective, exposed communication");
+  auto* gpus = step->add_option("--gpus", f.gpu_mix,
+                   "mixed GPU models, GPU:COUNT comma-separated in pipeline-stage order (a100-80gb:8,rtx-4090:8): the "
+                   "data-parallel step at the slowest model's pace, each model's wait, and the uniform and "
+                   "rate-proportional pipeline splits");
   auto* scale = app.add_subcommand("scale", "the same job on other node counts: efficiency versus nodes");
   scale->add_option("--nodes", f.nodes, "node counts, comma-separated")->delimiter(',')->capture_default_str();
   auto* memory = app.add_subcommand("memory", "memory per GPU for ZeRO 0-3 and the smallest DP or TP that fits");
@@ -202,6 +219,7 @@ int model_main(int argc, char** argv) {
       throw UsageError(fmt::format("unknown subcommand '{}'; choose one of: {}", argv[1], subcommand_names(app)));
     app.parse(argc, argv);
     parse_format(f.format);
+    f.mixed = gpus->count() > 0;
     if (fit->parsed()) return run_fit(f);
     if (step->parsed()) return run_step(f);
     if (scale->parsed()) return run_scale(f);

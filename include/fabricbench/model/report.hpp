@@ -12,6 +12,7 @@
 #include "fabricbench/model/data_loading.hpp"
 #include "fabricbench/model/fit.hpp"
 #include "fabricbench/model/memory.hpp"
+#include "fabricbench/model/mixed.hpp"
 #include "fabricbench/model/quotes.hpp"
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/model/table.hpp"
@@ -30,6 +31,11 @@ Table steps_table(const std::vector<StepCost>& steps);
 Table step_items_table(const StepCost& step);
 json step_json(const StepCost& step);
 json steps_json(const std::string& workload, const std::vector<StepCost>& steps);
+
+// Mixed GPU models: a row per group (its step alone, its wait in the
+// data-parallel step), then the uniform and proportional pipeline splits.
+Table mixed_table(const MixedStep& m);
+json mixed_json(const std::string& workload, const MixedStep& m);
 
 using Scaling = std::vector<std::pair<std::string, std::vector<ScalePoint>>>;  // network label -> points
 Table scale_table(const Scaling& scaling);
