@@ -153,7 +153,7 @@ TEST_F(ReportCli, ModelAndReportAloneListTheirSubcommands) {
     EXPECT_NE(report.err.find(std::string("\n  ") + sub + " "), std::string::npos) << sub << "\n" << report.err;
   const auto typo = run_process(fb("model quote"));
   EXPECT_EQ(typo.exit_code, 2);
-  EXPECT_NE(typo.err.find("choose one of: fit, step, scale, memory, quotes, presets"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("choose one of: fit, step, scale, memory, quotes, data, presets"), std::string::npos) << typo.err;
 }
 
 }  // namespace

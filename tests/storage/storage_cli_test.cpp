@@ -156,13 +156,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST_F(StorageCli, ASignalClosesTheRecordAsKilled) {
-  // SIGTERM to every rank, as Slurm does on scancel or a time limit ($m is
-  // timeout, its child mpirun, whose children are the ranks). A SIGTERM to
-  // mpirun itself does not close the record today: mpirun SIGKILLs rank 0 as
-  // soon as another rank has died of the signal (docs/known-issues.md).
+  // SIGTERM to mpirun ($m is timeout, its child mpirun), as Ctrl-C does:
+  // mpirun SIGTERMs the ranks and SIGKILLs the rest as soon as one has died,
+  // so a rank must not die of the signal before rank 0 sealed the record.
   const std::string cmd = mpirun(2) + "--path " + data_ + " --bytes 64M --block-sizes 1M --files 4000 --file-bytes 16K " +
                           "--patterns small -q --out " + record() + " & m=$!; for i in $(seq 600); do find " + data_ +
-                          " -name 'shard*' 2>/dev/null | grep -q . && break; sleep 0.05; done; kill -TERM $(pgrep -P $(pgrep -P $m)); wait $m";
+                          " -name 'shard*' 2>/dev/null | grep -q . && break; sleep 0.05; done; kill -TERM $(pgrep -P $m); wait $m";
   const auto r = run_process("sh -c '" + cmd + "'");
   const Results res = read_results(record());
   EXPECT_EQ(res.status, "killed") << r.err;

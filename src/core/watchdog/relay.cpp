@@ -24,6 +24,9 @@ namespace {
 // How long a leader waits for its node's ranks to hang up after telling
 // them to stop (rank 0 waits a little longer for the leaders).
 constexpr double kStopDrainS = 1;
+// How long a rank that received a signal waits for rank 0's stop before it
+// dies of the signal anyway (rank 0 seals the record in tens of milliseconds).
+constexpr double kSignalGraceS = 3;
 
 class Relay : public Hub::Events {
  public:
@@ -58,6 +61,8 @@ class Relay : public Hub::Events {
       double away = 0;
       const double now = cadence_.after_poll(away);
       if (away > 0 && live_) restart(now, away);
+      if (signal_ != 0 && signal_at_s_ < 0) signal_at_s_ = now;
+      if (signal_ != 0 && now - signal_at_s_ > kSignalGraceS) die_of(signal_);
       if (n > 0) {
         if (fds[0].revents) on_requests(now);
         if (over_) break;
@@ -68,6 +73,7 @@ class Relay : public Hub::Events {
         if (hub_) hub_->handle(fds, now, *this);
       }
       if (!live_) continue;
+      if (finishing_ && signal_ != 0) die_of(signal_);
       if (finishing_ && (!hub_ || hub_->all_done())) return say_bye();
       if (now >= next_report) {
         report(now);
@@ -117,10 +123,13 @@ class Relay : public Hub::Events {
   }
 
   // Tell rank 0 first, so that the record says the job was stopped by a
-  // signal rather than that this rank was lost.
+  // signal rather than that this rank was lost; then wait for its stop (it
+  // has sealed the record) before dying of the signal. A rank that died at
+  // once let mpirun, which kills the rest of a job as soon as one rank has
+  // died of a signal it sent, SIGKILL rank 0 before it sealed the record.
   void on_signal() {
     unsigned char sig = 0;
-    if (::read(signal_fd_, &sig, 1) != 1) return;
+    if (::read(signal_fd_, &sig, 1) != 1 || signal_ != 0) return;
     Message m;
     m.type = MsgType::signal;
     m.rank = c_.rank;
@@ -128,7 +137,7 @@ class Relay : public Hub::Events {
     up_.send(m);
     up_.flush();
     c_.board->abort_active_group();
-    die_of(sig);
+    signal_ = sig;
   }
 
   void say_bye() {
@@ -201,6 +210,7 @@ class Relay : public Hub::Events {
 
   void stop_here(const std::string& why) {
     if (hub_) hub_->stop_all(why, kStopDrainS);
+    if (signal_ != 0) die_of(signal_);  // rank 0 has sealed the record (or is gone)
     over_ = true;
     if (c_.leave)
       c_.leave(kExitRunError);
@@ -251,6 +261,8 @@ class Relay : public Hub::Events {
   bool live_ = false;
   bool finishing_ = false;
   bool over_ = false;
+  int signal_ = 0;           // a signal this rank received, waiting for rank 0's stop
+  double signal_at_s_ = -1;  // when the loop first saw it
 };
 
 }  // namespace
