@@ -110,7 +110,11 @@ std::string heatmaps(const RecordInput& rec, const HtmlInputs& in, int rail) {
       if (v) unidir.push_back(*v);
     if (p->latency_us) latency.push_back(*p->latency_us);
   }
-  const auto [anchor, anchor_text] = bandwidth_anchor(r, rail, unidir);
+  // Not a structured binding: the lambda below reads the anchor, and clang
+  // before 16 cannot capture a binding (CI's sanitizer tree builds with clang).
+  const std::pair<double, std::string> expected = bandwidth_anchor(r, rail, unidir);
+  const double anchor = expected.first;
+  const std::string& anchor_text = expected.second;
   const double threshold = r.summary && r.summary->pairs ? r.summary->pairs->threshold : 0.0;
   svg::Heatmap bw, lat;
   bw.id = next_id("hm");
