@@ -28,7 +28,12 @@ std::string number_label(double v) {
   return e;
 }
 
-std::string bytes_label(double v) { return format_bytes(static_cast<std::uint64_t>(std::llround(v))); }
+// Sizes past what a 64-bit count holds (an axis padded around a huge value)
+// as plain numbers of bytes.
+std::string bytes_label(double v) {
+  if (!(v >= 0 && v < 0x1p63)) return number_label(v) + " B";
+  return format_bytes(static_cast<std::uint64_t>(std::llround(v)));
+}
 
 std::string label(const Axis& axis, double v) {
   return axis.format == TickFormat::bytes ? bytes_label(v) : number_label(v);
@@ -105,7 +110,18 @@ std::vector<Tick> linear_ticks(const Axis& axis, double lo, double hi) {
 std::pair<double, double> sane(const Axis& axis, double lo, double hi) {
   if (axis.lo) lo = *axis.lo;
   if (axis.hi) hi = *axis.hi;
-  if (axis.scale == Scale::log) {
+  // A chart with nothing to plot brings its empty extent (+inf to -inf): an
+  // axis around the finite end, else a default one. Ends are kept where a
+  // short axis's padding cannot overflow, and a log axis's above zero, so
+  // every exponent below comes from a finite logarithm.
+  const bool log = axis.scale == Scale::log;
+  constexpr double kLargest = 1e300;
+  if (!std::isfinite(lo)) lo = std::isfinite(hi) ? hi : (log ? 1 : 0);
+  if (!std::isfinite(hi)) hi = lo;
+  lo = std::clamp(lo, log ? 0.0 : -kLargest, kLargest);
+  hi = std::clamp(hi, log ? 0.0 : -kLargest, kLargest);
+  if (log) {
+    if (lo > 0 && lo < 1 / kLargest) lo = 1 / kLargest;
     if (!(lo > 0)) lo = hi > 0 ? hi / 10 : 1;
     if (!(hi > lo)) {  // one value: in the middle of a short axis
       lo = lo / 4;

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
 #include <regex>
 
 namespace fb::report::svg {
@@ -52,6 +55,26 @@ TEST(SvgTicks, WideLogAxisLabelsDecadesWithMinorTicksBetween) {
 
 TEST(SvgTicks, NarrowLogAxisLabelsOneTwoFive) {
   EXPECT_EQ(labels(ticks(Axis{"us"}, 3, 40)), (std::vector<std::string>{"1", "2", "5", "10", "20", "50", "100"}));
+}
+
+// A chart with nothing usable to plot (every y zero on a log axis) passes
+// its empty extent, +inf to -inf; the sizes of a huge one pass values whose
+// short-axis padding overflows. Both once reached the tick loops as
+// exponents cast from infinity (undefined; "0" ticks in practice).
+TEST(SvgTicks, AnEmptyOrHugeExtentStillGivesAFiniteAxis) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Axis& a : {Axis{"GB/s"}, Axis{"size", Scale::log, TickFormat::bytes}, Axis{"hours", Scale::linear}})
+    for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{{inf, -inf}, {1e308, 1e308}, {-inf, inf}}) {
+      const auto t = ticks(a, lo, hi);
+      EXPECT_FALSE(t.empty()) << a.title << " " << lo << ".." << hi;
+      EXPECT_LE(t.size(), 200u) << a.title << " " << lo << ".." << hi;
+      for (const Tick& k : t) {
+        EXPECT_TRUE(std::isfinite(k.value)) << a.title << " " << lo << ".." << hi;
+        if (a.scale == Scale::log) EXPECT_GT(k.value, 0) << a.title << " " << lo << ".." << hi;
+      }
+      const auto [r0, r1] = axis_range(a, lo, hi);
+      EXPECT_TRUE(std::isfinite(r0) && std::isfinite(r1) && r1 > r0) << a.title << " " << r0 << ".." << r1;
+    }
 }
 
 TEST(SvgTicks, LinearAxisEndsOnATickPastTheData) {

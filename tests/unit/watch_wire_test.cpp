@@ -129,6 +129,12 @@ TEST(WatchWire, MalformedFramesAreRefusedForGood) {
   EXPECT_TRUE(refused(encode(negative)));  // about no rank
   EXPECT_TRUE(refused(std::string("\x01\0\0\0\x04", 5)));  // bye without its rank
   EXPECT_TRUE(refused(std::string("\x02\0\0\0\x08\x00", 6)));  // beat with a payload
+  // Counters whose sum, the iteration a report names, is past int64: the
+  // fuzzer's find (2^62 + 2^62), which describe() overflowed adding them.
+  Message past_count = state_message();
+  past_count.state.at.iteration = std::int64_t{1} << 62;
+  past_count.state.at.first_iteration = std::int64_t{1} << 62;
+  EXPECT_TRUE(refused(encode(past_count)));
 }
 
 TEST(WatchWire, EveryTypeTravelsOneWay) {
