@@ -10,16 +10,14 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "eval_parts.hpp"
+#include "fabricbench/core/inventory_gpus.hpp"
 #include "profile_parts.hpp"
 
 namespace fb::accept {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -29,24 +27,9 @@ std::string lower(std::string s) {
 // The GPU models a rank runs on: its own GPU's, or every GPU of its node.
 std::vector<std::string> models_of(const InventoryLine& line) {
   std::vector<std::string> out;
-  const json& inv = line.line.get();
-  const json gpus = inv.is_object() ? inv.value("gpus", json::array()) : json::array();
-  if (!gpus.is_array()) return out;
-  const auto model = [](const json& g) -> std::string {
-    const auto it = g.find("model");
-    return it != g.end() && it->is_string() ? it->get<std::string>() : "";
-  };
-  const auto rank_gpu = inv.is_object() ? inv.find("rank_gpu") : inv.end();
-  if (inv.is_object() && rank_gpu != inv.end() && rank_gpu->is_number_integer()) {
-    const auto i = rank_gpu->get<std::int64_t>();
-    if (i >= 0 && i < static_cast<std::int64_t>(gpus.size())) {
-      if (auto m = model(gpus[static_cast<std::size_t>(i)]); !m.empty()) out.push_back(m);
-      return out;
-    }
-  }
   std::set<std::string> seen;
-  for (const auto& g : gpus)
-    if (auto m = model(g); !m.empty() && seen.insert(m).second) out.push_back(m);
+  for (const InventoryGpu& g : rank_gpus(line))
+    if (!g.model.empty() && seen.insert(g.model).second) out.push_back(g.model);
   return out;
 }
 

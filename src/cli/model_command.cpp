@@ -20,8 +20,9 @@ using namespace fb::model;
 
 struct ModelFlags {
   std::string results, scope, workload, quotes, node, gpu, presets, storage, format = "text";
-  std::string gpu_mix;  // model step --gpus: mixed GPU models
-  bool mixed = false;   // --gpus given (even empty: an empty mix is an error)
+  std::string gpu_mix;   // model step --gpus: mixed GPU models
+  std::string mix_from;  // model step --gpus-from: the mix a topo/run record's inventory holds
+  bool mixed = false;    // --gpus or --gpus-from given (even empty: an empty mix is an error)
   std::vector<std::string> data_nodes;  // model data: "" = the node counts the storage record measured
   std::string exposed_target = "5%";
   std::vector<std::string> networks;
@@ -107,10 +108,15 @@ int run_fit(const ModelFlags& f) {
 
 // --gpus a100-80gb:8,rtx-4090:8: the data-parallel step of the mix and the
 // pipeline splits, on the first network given.
+// --gpus-from RECORD: the same, with the mix topo found on the record's nodes.
 int run_mixed_step(const ModelFlags& f, const Presets& presets, const Workload& w) {
-  const auto mix = parse_gpu_mix(f.gpu_mix, presets, "--gpus");
+  const bool from_record = !f.mix_from.empty();
+  const auto mix = from_record ? gpu_mix_of(load_results(f.mix_from), presets, "--gpus-from")
+                               : parse_gpu_mix(f.gpu_mix, presets, "--gpus");
   const auto nets = networks_of(f, w);
-  if (nets.size() > 1) throw UsageError("--gpus: give one --network (the mix is predicted on one fabric)");
+  if (nets.size() > 1)
+    throw UsageError(fmt::format("{}: give one --network (the mix is predicted on one fabric)",
+                                 from_record ? "--gpus-from" : "--gpus"));
   const MixedStep m = predict_mixed(w, mix, fabric_for(w, nets.front(), presets), presets, target_of(f));
   return print(f, mixed_table(m), mixed_json(w.name, m));
 }
@@ -192,6 +198,10 @@ int model_main(int argc, char** argv) {
                    "mixed GPU models, GPU:COUNT comma-separated in pipeline-stage order (a100-80gb:8,rtx-4090:8): the "
                    "data-parallel step at the slowest model's pace, each model's wait, and the uniform and "
                    "rate-proportional pipeline splits");
+  auto* gpus_from = step->add_option("--gpus-from", f.mix_from,
+                                     "the mix a `fabricbench topo --out` or `run --out` record found: each node's GPUs "
+                                     "by the model NVML names, mapped to presets by their nvml_names")
+                        ->excludes(gpus);
   auto* scale = app.add_subcommand("scale", "the same job on other node counts: efficiency versus nodes");
   scale->add_option("--nodes", f.nodes, "node counts, comma-separated")->delimiter(',')->capture_default_str();
   auto* memory = app.add_subcommand("memory", "memory per GPU for ZeRO 0-3 and the smallest DP or TP that fits");
@@ -219,7 +229,7 @@ int model_main(int argc, char** argv) {
       throw UsageError(fmt::format("unknown subcommand '{}'; choose one of: {}", argv[1], subcommand_names(app)));
     app.parse(argc, argv);
     parse_format(f.format);
-    f.mixed = gpus->count() > 0;
+    f.mixed = gpus->count() > 0 || gpus_from->count() > 0;
     if (fit->parsed()) return run_fit(f);
     if (step->parsed()) return run_step(f);
     if (scale->parsed()) return run_scale(f);

@@ -122,7 +122,7 @@ std::vector<NodePreset> parse_node_presets(std::string_view yaml_text) {
 std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text) {
   return parse_list<GpuPreset>(yaml_text, "gpus.yaml", "gpus", [](const YAML::Node& n, std::string where) {
     const Fields f(n, std::move(where), {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops",
-                                         "interconnect", "node", "source"});
+                                         "interconnect", "node", "source", "nvml_names"});
     GpuPreset p;
     p.name = preset_name(f);
     p.description = f.optional_text("description").value_or("");
@@ -135,6 +135,13 @@ std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text) {
     p.interconnect = f.text("interconnect");
     p.node = f.text("node");
     p.source = f.text("source");
+    if (f.has("nvml_names"))
+      for (const YAML::Node& name : detail::list(f, "nvml_names")) {
+        if (!name.IsScalar() || name.as<std::string>().empty())
+          throw UsageError(fmt::format("{}: a list of the card's names as nvidia-smi prints them (\"NVIDIA H200\")",
+                                       f.name("nvml_names")));
+        p.nvml_names.push_back(name.as<std::string>());
+      }
     return p;
   });
 }

@@ -95,9 +95,12 @@ SEEDS = {
     # Node 1's leader's hub, hello of a rank that is not its child, then a hang-up.
     "leader_hub_foreign": (1 | LEADER | HANG_UP, hello(1) + state(1)),
     # Durations of a few microseconds (a state forwarded twice keeps its age) and
-    # counters near the top of their range.
+    # counters near the top of their range (the iteration a report names is
+    # iteration + first_iteration: their sum still fits in int64).
     "ages_and_counters": (63, hello(4) + state(5, age_us=3, stalled_us=7, limit_us=5_000_001) +
-                          state(6, step=2**62, iteration=2**62, first_iteration=2**62)),
+                          state(6, step=2**62, iteration=2**61, first_iteration=2**62)),
+    # Counters whose sum does not fit: refused (describe() once overflowed adding them).
+    "bad_iteration_sum": (63, hello(4) + state(6, step=2**62, iteration=2**62, first_iteration=2**62)),
 }
 
 

@@ -3,10 +3,15 @@
 // proportion to each model's rate beats the uniform split. Bad mixes exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/record.hpp"
 #include "fabricbench/model/mixed.hpp"
 #include "model_workloads.hpp"
 #include "process.hpp"
@@ -113,6 +118,109 @@ TEST(MixedStepCli, PrintsTheWaitAndBothSplitsAndExitsTwoOnBadMixes) {
     EXPECT_EQ(bad.exit_code, 2) << c.gpus << "\n" << bad.err;
     EXPECT_NE(bad.err.find(c.expect), std::string::npos) << c.gpus << "\n" << bad.err;
   }
+}
+
+// ---- the mix from a record's inventory (model step --gpus-from) ----------
+
+using ojson = nlohmann::ordered_json;
+
+// One inventory line: `models` are the node's GPUs in index order; `rank_gpu`
+// the rank's own (-1: none picked, as topo with one rank per node writes).
+ojson inventory_json(int rank, const std::string& host, const std::vector<std::string>& models, int rank_gpu) {
+  ojson gpus = ojson::array();
+  for (std::size_t i = 0; i < models.size(); ++i) gpus.push_back({{"index", i}, {"model", models[i]}});
+  ojson j = {{"type", "inventory"}, {"rank", rank}, {"host", host}, {"local_rank", rank_gpu < 0 ? 0 : rank_gpu},
+             {"gpus", gpus}};
+  if (rank_gpu >= 0) j["rank_gpu"] = rank_gpu;
+  return j;
+}
+
+const std::vector<std::string> kEightA100(8, "NVIDIA A100-SXM4-80GB"), kEight4090(8, "NVIDIA GeForce RTX 4090");
+
+// Two nodes, one rank per GPU (rank_gpu set) or one per node (the node's GPUs).
+std::vector<ojson> two_node_lines(bool rank_per_gpu) {
+  std::vector<ojson> lines;
+  for (int node = 0; node < 2; ++node)
+    for (int local = 0; local < (rank_per_gpu ? 8 : 1); ++local)
+      lines.push_back(inventory_json(node * 8 + local, node == 0 ? "gpu01" : "gpu02", node == 0 ? kEightA100 : kEight4090,
+                                     rank_per_gpu ? local : -1));
+  return lines;
+}
+
+Results record_of(const std::vector<ojson>& lines) {
+  Results r;
+  r.path = "mixed.jsonl";
+  for (const ojson& l : lines) r.inventory.push_back(inventory_line(l));
+  return r;
+}
+
+std::string mix_text(const std::vector<GpuGroup>& mix) {
+  std::string out;
+  for (const GpuGroup& g : mix) out += (out.empty() ? "" : ",") + g.gpu + ":" + std::to_string(g.count);
+  return out;
+}
+
+TEST(MixedFromRecord, EachNodesGpusCountOnceWhateverTheRanksPerNode) {
+  const Presets& p = builtin_presets();
+  EXPECT_EQ(mix_text(gpu_mix_of(record_of(two_node_lines(true)), p, "--gpus-from")), "a100-80gb:8,rtx-4090:8");
+  EXPECT_EQ(mix_text(gpu_mix_of(record_of(two_node_lines(false)), p, "--gpus-from")), "a100-80gb:8,rtx-4090:8");
+  // A node that two ranks both describe whole is still 8 GPUs; the order is the record's.
+  std::vector<ojson> lines = two_node_lines(false);
+  std::reverse(lines.begin(), lines.end());
+  lines.push_back(inventory_json(16, "gpu02", kEight4090, -1));
+  EXPECT_EQ(mix_text(gpu_mix_of(record_of(lines), p, "--gpus-from")), "rtx-4090:8,a100-80gb:8");
+  // NVML's names, any case, for every preset.
+  for (const GpuPreset& g : p.gpus) {
+    ASSERT_FALSE(g.nvml_names.empty()) << g.name << " has no nvml_names";
+    std::string shouted = g.nvml_names.front();
+    std::transform(shouted.begin(), shouted.end(), shouted.begin(), [](unsigned char c) { return std::toupper(c); });
+    EXPECT_EQ(mix_text(gpu_mix_of(record_of({inventory_json(0, "n", {shouted}, -1)}), p, "x")), g.name + ":1");
+  }
+}
+
+TEST(MixedFromRecord, NoInventoryNoModelOrAnUnknownModelNameTheFileAndTheFix) {
+  const Presets& p = builtin_presets();
+  const auto message = [&](const std::vector<ojson>& lines) {
+    try {
+      gpu_mix_of(record_of(lines), p, "--gpus-from");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message({}).find("'mixed.jsonl': no inventory lines"), std::string::npos) << message({});
+  const std::string none = message({inventory_json(0, "cpu01", {}, -1)});
+  EXPECT_NE(none.find("no inventory line names a GPU model"), std::string::npos) << none;
+  EXPECT_NE(none.find("--gpus GPU:COUNT"), std::string::npos) << none;
+  const std::string unknown = message({inventory_json(0, "gpu01", {"NVIDIA B300 SXM6 AC"}, -1)});
+  EXPECT_NE(unknown.find("'NVIDIA B300 SXM6 AC' (on gpu01)"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("nvml_names"), std::string::npos) << unknown;
+}
+
+TEST(MixedStepCli, GpusFromARecordPredictsWhatTheSameMixTypedByHandDoes) {
+  const std::string dir = test::make_temp_dir("fb_mixed_");
+  const std::string record = dir + "/topo.jsonl";
+  {
+    std::ifstream h200(std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-11-30/nccl.jsonl");
+    std::string header;
+    std::getline(h200, header);  // a real run header; the inventory below is the mix
+    std::ofstream out(record);
+    out << header << "\n";
+    for (const ojson& l : two_node_lines(true)) out << l.dump() << "\n";
+  }
+  const std::string base = std::string(FB_BINARY) + " model step -w " + FB_SOURCE_DIR +
+                           "/profiles/workloads/llama-7b-zero1-2x8-h100.yaml --network " + kNet + " --format json ";
+  const auto typed = test::run_process(base + "--gpus a100-80gb:8,rtx-4090:8");
+  const auto found = test::run_process(base + "--gpus-from " + record);
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  ASSERT_EQ(typed.exit_code, 0) << typed.err;
+  EXPECT_EQ(nlohmann::json::parse(found.out), nlohmann::json::parse(typed.out));
+  const auto both = test::run_process(base + "--gpus a100-80gb:16 --gpus-from " + record);
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  const auto missing = test::run_process(base + "--gpus-from " + dir + "/absent.jsonl");
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("absent.jsonl"), std::string::npos) << missing.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <set>
 
 namespace fb::watch {
@@ -134,6 +135,9 @@ TEST(WatchWire, MalformedFramesAreRefusedForGood) {
   Message past_count = state_message();
   past_count.state.at.iteration = std::int64_t{1} << 62;
   past_count.state.at.first_iteration = std::int64_t{1} << 62;
+  EXPECT_TRUE(refused(encode(past_count)));
+  past_count.state.at.iteration = 0;  // "before iteration N + 1"
+  past_count.state.at.first_iteration = std::numeric_limits<std::int64_t>::max();
   EXPECT_TRUE(refused(encode(past_count)));
 }
 

@@ -10,6 +10,10 @@
 
 #include "fabricbench/model/step.hpp"
 
+namespace fb {
+struct Results;
+}
+
 namespace fb::model {
 
 // "a100-80gb:8,rtx-4090:8": GPU preset and how many GPUs of it, in the order
@@ -20,6 +24,13 @@ struct GpuGroup {
   int count = 0;
 };
 std::vector<GpuGroup> parse_gpu_mix(std::string_view text, const Presets& presets, std::string_view what);
+
+// The mix a record's inventory holds (a `topo --out` or `run --out` record):
+// each node's GPUs counted once, mapped to presets by their nvml_names, in
+// the order the record meets each model. Throws fb::UsageError naming `what`
+// and the file when it holds no inventory, no GPU model, or a model that no
+// preset names.
+std::vector<GpuGroup> gpu_mix_of(const Results& record, const Presets& presets, std::string_view what);
 
 struct MixedGroup {
   GpuGroup group;

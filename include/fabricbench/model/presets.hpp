@@ -58,6 +58,9 @@ struct GpuPreset {
   std::string interconnect;  // "NVLink 4, 900 GB/s total" or "PCIe Gen4 x16"
   std::string node;          // default node preset
   std::string source;
+  // The names NVML (nvidia-smi) gives this card ("NVIDIA H200"): how a
+  // record's inventory finds its preset. Matched whole, ignoring case.
+  std::vector<std::string> nvml_names;
 };
 
 struct Presets {

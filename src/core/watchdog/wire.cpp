@@ -105,7 +105,7 @@ std::optional<StateReport> parse_state(std::string_view p) {
   const auto scopes = static_cast<std::int64_t>(all_scopes().size());
   if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[3] >= kPhaseCount || f[4] < -1 || f[4] >= ops ||
       f[5] < -1 || f[5] >= scopes || (f[7] != 0 && f[7] != 1) || f[9] < 0 || f[10] < 0 ||
-      f[1] > std::numeric_limits<std::int64_t>::max() - f[2])  // the iteration named is their sum
+      f[1] >= std::numeric_limits<std::int64_t>::max() - f[2])  // a report names their sum, or the one after
     return std::nullopt;
   StateReport s;
   s.at.step = f[0];

@@ -1,0 +1,38 @@
+#include "fabricbench/core/inventory_gpus.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace fb {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+InventoryGpu gpu_of(const json& g, std::size_t place) {
+  InventoryGpu out;
+  out.index = static_cast<int>(place);
+  if (!g.is_object()) return out;
+  if (const auto i = g.find("index"); i != g.end() && i->is_number_integer() && *i >= 0 && *i < (1 << 20))
+    out.index = i->get<int>();
+  if (const auto m = g.find("model"); m != g.end() && m->is_string()) out.model = m->get<std::string>();
+  return out;
+}
+
+}  // namespace
+
+std::vector<InventoryGpu> rank_gpus(const InventoryLine& line) {
+  const json& inv = line.line.get();
+  if (!inv.is_object()) return {};
+  const auto gpus = inv.find("gpus");
+  if (gpus == inv.end() || !gpus->is_array()) return {};
+  const auto picked = inv.find("rank_gpu");
+  if (picked != inv.end() && picked->is_number_integer()) {
+    const auto i = picked->get<std::int64_t>();
+    if (i >= 0 && i < static_cast<std::int64_t>(gpus->size()))
+      return {gpu_of((*gpus)[static_cast<std::size_t>(i)], static_cast<std::size_t>(i))};
+  }
+  std::vector<InventoryGpu> out;
+  for (std::size_t i = 0; i < gpus->size(); ++i) out.push_back(gpu_of((*gpus)[i], i));
+  return out;
+}
+
+}  // namespace fb
