@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -16,7 +17,9 @@
 #include <new>
 #include <random>
 #include <thread>
+#include <utility>
 
+#include "fabricbench/core/enum_cover.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -119,45 +122,40 @@ Cache write_cache(Cache read_cache, bool o_direct) {
 
 }  // namespace
 
-std::string_view name(Pattern p) {
-  switch (p) {
-    case Pattern::seq_write:
-      return "seq_write";
-    case Pattern::seq_read:
-      return "seq_read";
-    case Pattern::small_write:
-      return "small_write";
-    case Pattern::small_read:
-      return "small_read";
-  }
-  return "?";
+namespace {
+
+// Names by position, proven to cover each enum: a pattern, mode or cache
+// state added without its name stops the build rather than printing "?".
+constexpr std::array kPatternNames{std::pair{Pattern::seq_write, "seq_write"}, std::pair{Pattern::seq_read, "seq_read"},
+                                   std::pair{Pattern::small_write, "small_write"},
+                                   std::pair{Pattern::small_read, "small_read"}};
+constexpr std::array kModeNames{std::pair{Mode::direct, "direct"}, std::pair{Mode::buffered, "buffered"}};
+constexpr std::array kCacheNames{std::pair{Cache::bypassed, "bypassed"}, std::pair{Cache::dropped, "dropped"},
+                                 std::pair{Cache::synced, "synced"}, std::pair{Cache::cached, "cached"}};
+static_assert(enum_cover::covers<Pattern, kPatternNames>([](const auto& e) { return e.first; }) &&
+                  kPatternNames.size() == kPatternCount,
+              "kPatternNames: row i names Pattern i, one row per enumerator");
+static_assert(enum_cover::covers<Mode, kModeNames>([](const auto& e) { return e.first; }),
+              "kModeNames: row i names Mode i, one row per enumerator");
+static_assert(enum_cover::covers<Cache, kCacheNames>([](const auto& e) { return e.first; }) &&
+                  kCacheNames.size() == kCacheCount,
+              "kCacheNames: row i names Cache i, one row per enumerator");
+
+template <typename E, std::size_t N>
+std::string_view name_in(const std::array<std::pair<E, const char*>, N>& table, E e) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? table[i].second : "?";  // only a value cast from outside the enum
 }
+
+}  // namespace
+
+std::string_view name(Pattern p) { return name_in(kPatternNames, p); }
 
 bool is_read(Pattern p) { return p == Pattern::seq_read || p == Pattern::small_read; }
 
-std::string_view name(Mode m) {
-  switch (m) {
-    case Mode::direct:
-      return "direct";
-    case Mode::buffered:
-      return "buffered";
-  }
-  return "?";
-}
+std::string_view name(Mode m) { return name_in(kModeNames, m); }
 
-std::string_view name(Cache c) {
-  switch (c) {
-    case Cache::bypassed:
-      return "bypassed";
-    case Cache::dropped:
-      return "dropped";
-    case Cache::synced:
-      return "synced";
-    case Cache::cached:
-      return "cached";
-  }
-  return "?";
-}
+std::string_view name(Cache c) { return name_in(kCacheNames, c); }
 
 double resident_fraction(int fd, std::uint64_t bytes) {
   if (bytes == 0) return 0;
