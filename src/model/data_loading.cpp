@@ -18,6 +18,9 @@ std::optional<StorageRate> at(const std::vector<StorageRate>& rates, int nodes) 
   return std::nullopt;
 }
 
+// "1 node", "8 nodes".
+std::string nodes_text(int nodes) { return fmt::format("{} node{}", nodes, nodes == 1 ? "" : "s"); }
+
 std::string counts_of(const std::vector<StorageRate>& rates) {
   std::string out;
   for (const auto& r : rates) out += (out.empty() ? "" : ", ") + std::to_string(r.nodes);
@@ -26,9 +29,8 @@ std::string counts_of(const std::vector<StorageRate>& rates) {
 
 // "at 8 nodes the shared filesystem delivers 1.1 GB/s against 2.4 GB/s needed: cache the dataset locally"
 std::string advice(const DataPoint& p) {
-  const std::string head = fmt::format("at {} nodes the shared filesystem delivers {:.3g} GB/s against {:.3g} GB/s "
-                                       "needed",
-                                       p.nodes, p.shared->gbps, p.needed_gbps);
+  const std::string head = fmt::format("at {} the shared filesystem delivers {:.3g} GB/s against {:.3g} GB/s needed",
+                                       nodes_text(p.nodes), p.shared->gbps, p.needed_gbps);
   if (p.keeps_up) return fmt::format("{}: it keeps up ({:.2g}x)", head, p.shared->gbps / p.needed_gbps);
   if (!p.local) return head + ": cache the dataset locally (measure the local disks with --local to see if they keep up)";
   if (p.local->gbps >= p.needed_gbps)
@@ -78,7 +80,8 @@ std::vector<DataPoint> data_loading(const Workload& w, const std::vector<ScalePo
       p.needed_gbps = p.bytes_per_step / (p.step_us * 1e3);  // bytes per us / 1e3 = GB/s
       p.shared = at(shared, sp.nodes);
       p.local = at(local, sp.nodes);
-      if (!p.shared) p.why = fmt::format("storage not measured at {} nodes (measured at {})", sp.nodes, counts_of(shared));
+      if (!p.shared)
+        p.why = fmt::format("storage not measured at {} (measured at {})", nodes_text(sp.nodes), counts_of(shared));
     }
     if (p.why.empty()) {
       p.keeps_up = p.shared->gbps >= p.needed_gbps;

@@ -11,7 +11,7 @@ Table data_table(const std::vector<DataPoint>& points, const std::string& networ
   for (const auto& p : points) {
     if (!p.why.empty()) {
       t.rows.push_back({std::to_string(p.nodes), "-", "-", "-", "-", "-"});
-      t.notes.push_back(fmt::format("{} nodes: {}", p.nodes, p.why));
+      t.notes.push_back(fmt::format("{} node{}: {}", p.nodes, p.nodes == 1 ? "" : "s", p.why));
       continue;
     }
     t.rows.push_back({std::to_string(p.nodes), cell(p.step_us / 1e3, 1), cell(p.needed_gbps, 3),

@@ -62,6 +62,7 @@ TEST(DataLoading, NeededRateIsTheBatchOverTheStepAndTheSharedFigureJudgesIt) {
   EXPECT_NEAR(points[0].needed_gbps, bytes / 0.2 / 1e9, 1e-12);
   EXPECT_TRUE(points[0].keeps_up) << points[0].advice;
   EXPECT_NE(points[0].advice.find("it keeps up"), std::string::npos) << points[0].advice;
+  EXPECT_EQ(points[0].advice.rfind("at 1 node the shared filesystem delivers 0.9 GB/s", 0), 0u) << points[0].advice;
   EXPECT_NEAR(points[1].needed_gbps, bytes / 0.064 / 1e9, 1e-12);
   ASSERT_TRUE(points[1].shared);
   EXPECT_DOUBLE_EQ(points[1].shared->gbps, 1.1);  // the best of the two modes
