@@ -46,9 +46,6 @@ Verdict eval_storage(const Rule& rule, const Results& run);
 Verdict eval_smoothness(const Rule& rule, const Results& run);
 Verdict eval_mixed_gpus(const Rule& rule, const Results& run);
 
-// Median of `values` (which it reorders); 0 for none.
-double median(std::vector<double> values);
-
 // Units of verdicts that count things rather than measure them.
 inline constexpr const char* kUnitWrong = "wrong elements";
 inline constexpr const char* kUnitFields = "fields differ";

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "eval_parts.hpp"
+#include "fabricbench/core/stats.hpp"
 
 namespace fb::accept {
 namespace {
@@ -20,7 +21,7 @@ Spread spread_of(const Measurement& m) {
   std::vector<double> times;
   for (double t : m.rank_mean_us)
     if (t >= 0) times.push_back(t);
-  Spread s{&m, median(times), -1, 0};
+  Spread s{&m, median_of(times), -1, 0};
   if (times.size() < 2 || s.median_us <= 0) return {};
   for (std::size_t r = 0; r < m.rank_mean_us.size(); ++r)
     if (m.rank_mean_us[r] / s.median_us > s.ratio) {
@@ -106,7 +107,7 @@ Verdict eval_pairs(const Rule& rule, const Results& run) {
   if (links.size() < 2) return skipped(rule, fmt::format("fewer than two pair lines carry {}", key));
   std::vector<double> values;
   for (const auto& l : links) values.push_back(l.second);
-  const double med = median(values);
+  const double med = median_of(values);
   const Limit& limit = rule.limits.front();
   // Against the median ('0.9 of median': the odd link out) or an absolute
   // figure ('40 GB/s': also a fabric whose links are all equally slow).

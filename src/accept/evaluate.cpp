@@ -72,16 +72,6 @@ void judge(Verdict& v, Bound bound, double measured, double bound_value, const s
   if (bound_value > 0) v.margin = (bound == Bound::min ? measured - bound_value : bound_value - measured) / bound_value;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  if (values.size() % 2) return *mid;
-  const double upper = *mid;
-  const double lower = *std::max_element(values.begin(), mid);
-  return (lower + upper) / 2;
-}
-
 Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* baseline, const EvalOptions& options) {
   Verdict v;
   try {

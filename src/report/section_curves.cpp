@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "fabricbench/core/stats.hpp"
 #include "fabricbench/accept/spec_peak.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/types.hpp"
@@ -56,11 +57,6 @@ struct Figures {
   std::int64_t wrong = -1;
   std::size_t iterations = 0, rows = 0;
 };
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 Figures figures(const Size& s) {
   Figures f;

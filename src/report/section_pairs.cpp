@@ -10,17 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fabricbench/core/stats.hpp"
 #include "fabricbench/report/svg.hpp"
 #include "html_text.hpp"
 #include "sections.hpp"
 
 namespace fb::report::section {
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 // The rate a link should reach, and where that figure comes from. The
 // data's own median is the last resort: a fabric that is slow everywhere
