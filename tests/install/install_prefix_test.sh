@@ -66,5 +66,21 @@ rc=$?
 [ "$rc" -eq 0 ] || { cat "$tmp/acc.log"; fail "installed acceptance-mpirun.sh exited $rc"; }
 grep -q '"exit_code": 0' "$tmp/work/acc/check.json" || fail "acceptance-mpirun.sh: check.json does not pass"
 echo "ok: installed acceptance-mpirun.sh ran the installed binary: $(grep '^verdict:' "$tmp/acc.log")"
+# The installed Slurm job finds the installed binary on PATH (sbatch passes
+# the submitting shell's on); srun here is a stand-in that starts the same
+# command line under mpirun, as srun would on the allocation.
+mkdir -p "$tmp/stub"
+cat >"$tmp/stub/srun" <<STUB
+#!/usr/bin/env bash
+while [[ \$1 == --* ]]; do shift; done  # srun's own flags
+exec "$mpiexec" --allow-run-as-root --oversubscribe --bind-to none -np 2 "\$@"
+STUB
+chmod +x "$tmp/stub/srun"
+outside env -u FABRICBENCH PATH="$tmp/stub:$prefix/bin:/usr/bin:/bin" SLURM_SUBMIT_DIR="$tmp/work" \
+  bash "$data/scripts/slurm/acceptance.sbatch" tiny.yaml sbatch-out -- -q >"$tmp/sbatch.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$tmp/sbatch.log"; fail "installed acceptance.sbatch exited $rc"; }
+grep -q '"exit_code": 0' "$tmp/work/sbatch-out/check.json" || fail "acceptance.sbatch: check.json does not pass"
+echo "ok: installed acceptance.sbatch ran fabricbench from PATH: $(grep '^verdict:' "$tmp/sbatch.log")"
 echo "installed size: $(du -sh "$prefix" | cut -f1) in all; binary $(du -h "$fb" | cut -f1) (unstripped)" \
   "$( [ -d "$prefix/lib/fabricbench" ] && echo "; plugins $(du -sh "$prefix/lib/fabricbench" | cut -f1)")"
