@@ -10,7 +10,9 @@
 #
 # --np: ranks in all (default: every slot of the hostfile); --ppn: ranks per
 # node (one per GPU); --time: limit for the whole run (default 60 minutes).
-# FABRICBENCH: the binary (default build/fabricbench of this checkout);
+# FABRICBENCH: the binary (default: build/fabricbench of this checkout, else
+# the installed bin/fabricbench beside this script's share/fabricbench/scripts,
+# else fabricbench on PATH);
 # FB_MPIRUN_ARGS: extra mpirun flags (e.g. "--mca btl_tcp_if_include eth1").
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,8 +52,16 @@ fi
 for v in "$np" "$ppn" "$minutes"; do
   [[ -z $v || $v =~ ^[1-9][0-9]*$ ]] || { echo "acceptance-mpirun.sh: '$v' is not a positive whole number" >&2; exit 2; }
 done
-fabricbench=${FABRICBENCH:-$here/build/fabricbench}
-[ -x "$fabricbench" ] || { echo "acceptance-mpirun.sh: no fabricbench binary at $fabricbench: build it, or set FABRICBENCH" >&2; exit 2; }
+fabricbench=${FABRICBENCH:-}
+if [ -z "$fabricbench" ]; then
+  for candidate in "$here/build/fabricbench" "$here/../../bin/fabricbench" "$(command -v fabricbench)"; do
+    [ -n "$candidate" ] && [ -x "$candidate" ] && { fabricbench=$candidate; break; }
+  done
+fi
+[ -n "$fabricbench" ] && [ -x "$fabricbench" ] || {
+  echo "acceptance-mpirun.sh: no fabricbench binary${fabricbench:+ at $fabricbench} (looked for $here/build/fabricbench, $here/../../bin/fabricbench and on PATH): build or install it, or set FABRICBENCH" >&2
+  exit 2
+}
 outdir=${outdir:-$PWD/fabricbench-check-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$outdir" || exit 2
 

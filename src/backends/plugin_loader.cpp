@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
 
+#include "fabricbench/core/install_layout.hpp"
 #include "fabricbench/version.hpp"
 
 namespace fb {
@@ -26,16 +26,6 @@ bool is_dir(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The folder of the running binary (/proc/self/exe), "" when unreadable.
-std::string binary_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return {};
-  std::string path(buf, static_cast<std::size_t>(n));
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
 PluginDir find_plugin_dir() {
   if (const char* env = std::getenv("FABRICBENCH_PLUGIN_DIR"); env && *env) {
     if (is_dir(env)) return {env, ""};
@@ -44,7 +34,8 @@ PluginDir find_plugin_dir() {
   const std::string bin = binary_dir();
   if (bin.empty()) return {"", "the binary's folder is unknown (/proc/self/exe unreadable): set FABRICBENCH_PLUGIN_DIR"};
   // Installed: bin/fabricbench and lib/fabricbench/; build tree: build/fabricbench and build/lib/fabricbench/.
-  const std::string installed = bin + "/../lib/fabricbench";
+  // Without "..": the folder names in messages and --version are the plain ones.
+  const std::string installed = bin.substr(0, bin.rfind('/')) + "/lib/fabricbench";
   const std::string build_tree = bin + "/lib/fabricbench";
   if (is_dir(installed)) return {installed, ""};
   if (is_dir(build_tree)) return {build_tree, ""};

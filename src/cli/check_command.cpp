@@ -110,8 +110,13 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
     error = e.what();
   }
   if (error.empty() && flags.list_profiles) {
-    if (world.rank() == 0) std::fputs(list_profiles().c_str(), stdout);
-    return kExitOk;
+    try {
+      const std::string list = list_profiles();
+      if (world.rank() == 0) std::fputs(list.c_str(), stdout);
+      return kExitOk;
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
   }
   if (error.empty() && flags.profile.empty()) error = "--profile is required (a YAML file, or see --list-profiles)";
   if (error.empty() && flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")

@@ -42,10 +42,7 @@ void add_check_flags(CLI::App& app, CheckFlags& f) {
   add_inject_option(app, f.inject);
 }
 
-std::string profile_dir() {
-  if (const char* env = std::getenv("FABRICBENCH_PROFILES"); env && *env) return env;
-  return FB_PROFILE_DIR;
-}
+std::string profile_dir() { return find_profile_dir().path; }
 
 std::string profile_path(const std::string& name_or_path) {
   const bool looks_like_path =
@@ -56,12 +53,18 @@ std::string profile_path(const std::string& name_or_path) {
 }
 
 std::string list_profiles() {
-  const std::string dir = profile_dir();
+  const ProfileDir where = find_profile_dir();
+  const std::string& dir = where.path;
+  if (dir.empty()) throw UsageError("--list-profiles: no profile folder: " + where.from);
   std::error_code ec;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
-  if (ec) return fmt::format("cannot list profiles in '{}': {} (set FABRICBENCH_PROFILES)\n", dir, ec.message());
+  if (ec)
+    throw UsageError(fmt::format("--list-profiles: cannot list the profile folder '{}' ({}): {}: reinstall "
+                                 "fabricbench (cmake --install, or the .deb), or set FABRICBENCH_PROFILES to the "
+                                 "folder",
+                                 dir, where.from, ec.message()));
   std::sort(files.begin(), files.end());
   std::string out = fmt::format("profiles in {}:\n", dir);
   for (const auto& f : files) {

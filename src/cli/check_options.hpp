@@ -27,12 +27,20 @@ struct CheckFlags {
 
 void add_check_flags(CLI::App& app, CheckFlags& flags);
 
-// The shipped profiles: $FABRICBENCH_PROFILES, else the source tree's profiles/.
+// The shipped profiles' folder and where that answer came from: $FABRICBENCH_PROFILES,
+// else for the build tree's binary the source tree's profiles/, else the
+// installed share/fabricbench/profiles beside the binary (profile_dir.cpp).
+struct ProfileDir {
+  std::string path;  // "" when it cannot be known
+  std::string from;  // why this folder (or why none), for messages
+};
+ProfileDir find_profile_dir();
 std::string profile_dir();
 // A path as given when it names a file or ends in .yaml; else <profile_dir>/<name>.yaml.
 std::string profile_path(const std::string& name_or_path);
 // "name  description" per profile directly in profile_dir() (subfolders hold
-// presets, workloads and quotes, not acceptance profiles).
+// presets, workloads and quotes, not acceptance profiles). Throws UsageError
+// when the folder cannot be listed.
 std::string list_profiles();
 
 // The files a check writes in its output folder.
