@@ -400,6 +400,34 @@ TEST(WatchHub, MalformedOrForeignConnectionsAreDroppedAtOnceAndCounted) {
   EXPECT_NE(hub.gone_[0].find("1: protocol error"), std::string::npos) << hub.gone_[0];
 }
 
+// The hello and a malformed frame in one send (one read): the hub decoded
+// the hello, took the child, stopped at the bad frame and kept the socket,
+// since nothing more ever arrived to make it look again (the fuzzer's find).
+TEST(WatchHub, AChildWhoseHelloComesWithAMalformedFrameIsDroppedAtOnce) {
+  HubUnderTest hub(3);
+  Message hello;
+  hello.type = MsgType::hello;
+  hello.token = hub.token();
+  hello.rank = 2;
+  const std::string bytes = encode(hello) + std::string("\x05\0\0\0\x03\x01\x02\x03\x04", 9);
+  const int fd = hub.raw_connect();
+  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  const double closed = seconds_until_closed(fd, 3);
+  ::close(fd);
+  EXPECT_GE(closed, 0) << "still open after 3 s";
+  EXPECT_LT(closed, 1.0);
+  for (int i = 0; i < 50; ++i) {
+    {
+      std::lock_guard lock(hub.mutex_);
+      if (!hub.gone_.empty()) break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  std::lock_guard lock(hub.mutex_);
+  ASSERT_EQ(hub.gone_.size(), 1u);
+  EXPECT_NE(hub.gone_[0].find("2: protocol error"), std::string::npos) << hub.gone_[0];
+}
+
 TEST(WatchChannel, RankZeroListensOnTheAdvertisedAddressesOnly) {
   int port = 0;
   std::vector<std::string> bound;

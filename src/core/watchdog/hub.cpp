@@ -16,6 +16,12 @@
 namespace fb::watch {
 namespace {
 
+// Why a child's connection ended: closed, garbage on the wire, or a socket error.
+std::string why_lost(const Connection& conn) {
+  if (conn.error() == "connection closed") return "its connection closed";
+  return conn.broken() ? conn.error() : "its connection broke (" + conn.error() + ")";
+}
+
 // A connection must say hello within this; only this run's ranks connect,
 // once each, at the start.
 constexpr double kHelloTimeoutS = 30;
@@ -193,12 +199,15 @@ void Hub::read_pending(std::size_t i, double now, Events& events) {
   c->conn = std::move(p.conn);
   c->joined = true;
   events.joined(c->rank);
-  // What came with the hello.
+  // What came with the hello, and how it ended: a malformed frame or a
+  // hang-up in the same read drops the child now, since no later read may
+  // ever come to show it.
   while (auto more = c->conn.next()) {
     std::string why;
     if (!accepts(*c, *more, why)) return drop(*c, why, now, events);
     events.message(c->rank, *more, now);
   }
+  if (!alive || c->conn.broken()) drop(*c, why_lost(c->conn), now, events);
 }
 
 bool Hub::accepts(const Child& c, const Message& m, std::string& why) const {
@@ -236,10 +245,7 @@ void Hub::read_child(Child& c, double now, Events& events) {
     events.message(c.rank, *m, now);
   }
   if (alive && !c.conn.broken()) return;
-  const std::string why = c.conn.error() == "connection closed" ? "its connection closed"
-                          : c.conn.broken()                      ? c.conn.error()
-                                                                 : "its connection broke (" + c.conn.error() + ")";
-  drop(c, why, now, events);
+  drop(c, why_lost(c.conn), now, events);
 }
 
 void Hub::send_all(const Message& m) {
