@@ -101,6 +101,9 @@ SEEDS = {
                           state(6, step=2**62, iteration=2**61, first_iteration=2**62)),
     # Counters whose sum does not fit: refused (describe() once overflowed adding them).
     "bad_iteration_sum": (63, hello(4) + state(6, step=2**62, iteration=2**62, first_iteration=2**62)),
+    # A limit past the wire's range of durations (1e15 us): refused, as the
+    # encoder could not send it back unchanged.
+    "bad_long_limit": (9, hello(12) + state(12, limit_us=2**62)),
 }
 
 

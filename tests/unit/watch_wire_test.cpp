@@ -139,6 +139,10 @@ TEST(WatchWire, MalformedFramesAreRefusedForGood) {
   past_count.state.at.iteration = 0;  // "before iteration N + 1"
   past_count.state.at.first_iteration = std::numeric_limits<std::int64_t>::max();
   EXPECT_TRUE(refused(encode(past_count)));
+  // A limit past the wire's range of durations (the encoder never sends one).
+  std::string long_limit = encode(state_message());
+  long_limit[4 + 1 + 16 + 10 * 8 + 6] = 0x10;  // about 4.5e15 us
+  EXPECT_TRUE(refused(long_limit));
 }
 
 TEST(WatchWire, EveryTypeTravelsOneWay) {
@@ -198,7 +202,7 @@ TEST(WatchWire, AStateForEveryOpOfTheTableRoundTrips) {
 // frame must come out as it went in, microseconds included (truncating
 // 0.1 s, decoded as 0.09999999999999999, sent 99,999 us on).
 TEST(WatchWire, ADecodedStateEncodesToTheSameFrame) {
-  for (double s : {0.1, 0.3, 0.7, 12.5, 68.6, 1e-6}) {
+  for (double s : {0.1, 0.3, 0.7, 12.5, 68.6, 1e-6, 9.99e8, 1e9, 1e20}) {  // the last sent as the wire's most
     Message m = state_message();
     m.age_s = s;
     m.state.stalled_s = s;

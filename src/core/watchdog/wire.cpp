@@ -78,10 +78,17 @@ std::uint64_t get_u64(std::string_view in, std::size_t at) {
 // Rounded, not truncated: a decoded 100000 us is 0.09999999999999999 s, which
 // truncation re-encoded as 99999 us (a leader forwarding a state lost a
 // microsecond per hop; the fuzz harness's round trip caught it).
+// Durations travel as 0 to kMaxDurationUs microseconds (about 31.7 years):
+// longer ones are sent as the most, and the decoder refuses more, so what
+// decodes encodes to the same frame. Below 1e15 the two roundings (to
+// seconds, back to microseconds) stay within half a microsecond; a
+// decoded 8.75e18 us once re-encoded as the old cap of 1e18 (the fuzzer).
+constexpr std::int64_t kMaxDurationUs = 1'000'000'000'000'000;
 std::int64_t to_us(double seconds) {
   if (!(seconds > 0)) return 0;
-  return seconds > 1e12 ? static_cast<std::int64_t>(1e18) : std::llround(seconds * 1e6);
+  return seconds * 1e6 >= static_cast<double>(kMaxDurationUs) ? kMaxDurationUs : std::llround(seconds * 1e6);
 }
+bool duration_in_range(std::int64_t us) { return us >= 0 && us <= kMaxDurationUs; }
 
 std::array<std::uint64_t, kStateFields> state_fields(const StateReport& s) {
   const ProgressSnapshot& a = s.at;
@@ -104,7 +111,7 @@ std::optional<StateReport> parse_state(std::string_view p) {
   constexpr auto ops = static_cast<std::int64_t>(kOpCount);
   const auto scopes = static_cast<std::int64_t>(all_scopes().size());
   if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[3] >= kPhaseCount || f[4] < -1 || f[4] >= ops ||
-      f[5] < -1 || f[5] >= scopes || (f[7] != 0 && f[7] != 1) || f[9] < 0 || f[10] < 0 ||
+      f[5] < -1 || f[5] >= scopes || (f[7] != 0 && f[7] != 1) || !duration_in_range(f[9]) || !duration_in_range(f[10]) ||
       f[1] >= std::numeric_limits<std::int64_t>::max() - f[2])  // a report names their sum, or the one after
     return std::nullopt;
   StateReport s;
@@ -212,7 +219,7 @@ std::optional<Message> Decoder::next() {
     case Layout::rank_state: {
       const auto age_us = static_cast<std::int64_t>(get_u64(p, 8));
       auto s = parse_state(p.substr(16));
-      if (!s || age_us < 0) return fail("state message with out-of-range fields");
+      if (!s || !duration_in_range(age_us)) return fail("state message with out-of-range fields");
       m.age_s = static_cast<double>(age_us) * 1e-6;
       m.state = *s;
       break;
