@@ -2,6 +2,7 @@
 // 16-rank baseline with an 8-rank run, or one with other ops, would give
 // ratios that mean nothing: refuse and say what differs.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -21,10 +22,8 @@ std::set<std::string> measured(const Results& r, bool scopes) {
   return out;
 }
 
-std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out.empty() ? "none" : out;
+std::string listed(const std::set<std::string>& items) {
+  return items.empty() ? "none" : fmt::format("{}", fmt::join(items, ", "));
 }
 
 }  // namespace
@@ -41,7 +40,7 @@ std::string baseline_mismatch(const Results& run, const Results& baseline) {
     const auto b = measured(baseline, scopes);
     if (a != b)
       differ.push_back(
-          fmt::format("{} measured: {} in the baseline, {} in this run", scopes ? "scopes" : "ops", join(b), join(a)));
+          fmt::format("{} measured: {} in the baseline, {} in this run", scopes ? "scopes" : "ops", listed(b), listed(a)));
   }
   if (differ.empty()) return {};
   std::string text = fmt::format("the baseline '{}' does not match this run: ", baseline.path);

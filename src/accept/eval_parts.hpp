@@ -2,6 +2,7 @@
 // against a limit, and one evaluator per family of kinds.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,15 @@ Verdict eval_stability(const Rule& rule, const Results& run);
 Verdict eval_correctness(const Rule& rule, const Results& run);
 Verdict eval_rank_outliers(const Rule& rule, const Results& run);
 Verdict eval_heterogeneity(const Rule& rule, const Results& run);
-Verdict eval_pairs(const Rule& rule, const Results& run);
+Verdict eval_pairs(const Rule& rule, const Results& run);       // across links
+Verdict eval_pair_nodes(const Rule& rule, const Results& run);  // across nodes
 Verdict eval_storage(const Rule& rule, const Results& run);
 Verdict eval_smoothness(const Rule& rule, const Results& run);
 Verdict eval_mixed_gpus(const Rule& rule, const Results& run);
+
+// A pair line's figure of `metric` (docs/results-schema.md, `pair`): a link's
+// unidir is its slower direction, since either way can be the degraded one.
+std::optional<double> pair_figure(const PairLine& line, PairMetric metric);
 
 // Units of verdicts that count things rather than measure them.
 inline constexpr const char* kUnitWrong = "wrong elements";

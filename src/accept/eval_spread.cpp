@@ -43,21 +43,19 @@ std::string rank_outliers(const Results& run, const Spread& s, double k) {
   return out;
 }
 
-// A pair line's figure (docs/results-schema.md, `pair`): a link's unidir is
-// its slower direction, since either way can be the degraded one.
-std::optional<double> pair_figure(const PairLine& line, PairMetric metric) {
-  if (metric == PairMetric::latency) return line.latency_us;
-  if (metric == PairMetric::bidir) return line.bidir_gbps;
-  if (!line.unidir_ab_gbps || !line.unidir_ba_gbps) return std::nullopt;
-  return std::min(*line.unidir_ab_gbps, *line.unidir_ba_gbps);
-}
-
 std::string link_of(const PairLine& line) {
   return fmt::format("{}-{} ({} - {}){}", line.node_a, line.node_b, line.host_a, line.host_b,
                      line.rail > 0 ? fmt::format(" rail {}", line.rail) : "");
 }
 
 }  // namespace
+
+std::optional<double> pair_figure(const PairLine& line, PairMetric metric) {
+  if (metric == PairMetric::latency) return line.latency_us;
+  if (metric == PairMetric::bidir) return line.bidir_gbps;
+  if (!line.unidir_ab_gbps || !line.unidir_ba_gbps) return std::nullopt;
+  return std::min(*line.unidir_ab_gbps, *line.unidir_ba_gbps);
+}
 
 Verdict eval_rank_outliers(const Rule& rule, const Results& run) {
   const auto rows = select_rows(run, rule.rows);

@@ -92,7 +92,7 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
         v = rule.across == Across::ranks ? eval_rank_outliers(rule, run) : eval_heterogeneity(rule, run);
         break;
       case RuleKind::pairs:
-        v = eval_pairs(rule, run);
+        v = rule.pairs_across == PairsAcross::links ? eval_pairs(rule, run) : eval_pair_nodes(rule, run);
         break;
       case RuleKind::storage:
         v = eval_storage(rule, run);

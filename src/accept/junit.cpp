@@ -3,6 +3,8 @@
 // <error> children and counts on both suite elements.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "eval_parts.hpp"
 #include "fabricbench/accept/report.hpp"
 
@@ -79,6 +81,79 @@ std::string testcase(const Verdict& v, const std::string& classname) {
   return out + "    </testcase>\n";
 }
 
+// One testcase per node of the job, so a dashboard can drain exactly the
+// nodes a failed rule blames. A node no failed rule blames passes; in a run
+// that did not finish every node is unjudged (an error), as every rule is.
+struct NodeCase {
+  std::string host;
+  Status status = Status::pass;
+  std::vector<std::string> blamed_by;  // the rules, once each
+  std::string detail;                  // one line per offender entry: rule, figure, rank or peer
+};
+
+std::string blame_line(const Verdict& v, const Offender& o) {
+  std::string who = o.rank >= 0 ? fmt::format(", rank {}", o.rank) : "";
+  if (!o.peer.empty()) who += fmt::format(", link to {}", o.peer);
+  return fmt::format("rule '{}' ({}): {}{}\n", v.rule, name(v.kind), figure(o.figure, o.unit), who);
+}
+
+// The job's nodes in order, then any host a rule blames that the record's
+// header did not list (a hand-made record).
+std::vector<NodeCase> node_cases(const Report& r) {
+  std::vector<NodeCase> nodes;
+  auto find = [&nodes](const std::string& host) {
+    return std::find_if(nodes.begin(), nodes.end(), [&host](const NodeCase& n) { return n.host == host; });
+  };
+  for (const auto& h : r.hosts)
+    if (find(h) == nodes.end()) nodes.push_back(NodeCase{h, Status::pass, {}, {}});
+  for (const auto& v : r.verdicts) {
+    if (v.status != Status::fail) continue;
+    for (const auto& o : v.offenders) {
+      if (o.host.empty()) continue;
+      auto it = find(o.host);
+      if (it == nodes.end()) it = nodes.insert(nodes.end(), NodeCase{o.host, Status::pass, {}, {}});
+      it->status = Status::fail;
+      if (std::find(it->blamed_by.begin(), it->blamed_by.end(), v.rule) == it->blamed_by.end())
+        it->blamed_by.push_back(v.rule);
+      it->detail += blame_line(v, o);
+    }
+  }
+  if (!r.run_error.empty())
+    for (auto& n : nodes) n.status = Status::error;
+  return nodes;
+}
+
+std::string node_testcase(const NodeCase& n, const std::string& classname, const std::string& run_error) {
+  std::string out = fmt::format("    <testcase{}{} time=\"0\">\n", attr("name", n.host), attr("classname", classname));
+  std::string rules;
+  for (const auto& rule : n.blamed_by) rules += fmt::format("{}'{}'", rules.empty() ? "" : ", ", rule);
+  switch (n.status) {
+    case Status::fail:
+      out += fmt::format("      <failure{}{}>{}</failure>\n", attr("message", "FAIL: blamed by " + rules),
+                         attr("type", "node"), xml_escape(n.detail));
+      break;
+    case Status::error:
+      out += fmt::format("      <error{}{}>{}</error>\n", attr("message", "not judged: " + run_error),
+                         attr("type", "node"),
+                         xml_escape(n.detail.empty() ? "" : "blamed on the part that ran:\n" + n.detail));
+      break;
+    case Status::pass:
+    case Status::skip:  // never made: a node is judged by the rules that ran, or not at all
+      out += fmt::format("      <system-out>{}</system-out>\n", xml_escape("no failed rule blames this node"));
+      break;
+  }
+  return out + "    </testcase>\n";
+}
+
+Counts with_nodes(Counts c, const std::vector<NodeCase>& nodes) {
+  for (const auto& n : nodes) {
+    c.fail += n.status == Status::fail;
+    c.error += n.status == Status::error;
+    c.pass += n.status == Status::pass;
+  }
+  return c;
+}
+
 }  // namespace
 
 std::string xml_escape(std::string_view text) {
@@ -128,8 +203,9 @@ std::string to_junit_xml(const Report& r) {
     run.reason = r.run_error;
     cases.insert(cases.begin(), run);
   }
-  const Counts c = count(cases);
-  const int tests = static_cast<int>(cases.size());
+  const std::vector<NodeCase> nodes = node_cases(r);
+  const Counts c = with_nodes(count(cases), nodes);
+  const int tests = c.total();
   std::string timestamp = r.timestamp;
   if (!timestamp.empty() && timestamp.back() == 'Z') timestamp.pop_back();  // the JUnit schema has no zone
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -145,6 +221,7 @@ std::string to_junit_xml(const Report& r) {
     out += fmt::format("      <property{}{}/>\n", attr("name", k), attr("value", v));
   out += "    </properties>\n";
   for (const auto& v : cases) out += testcase(v, classname);
+  for (const auto& n : nodes) out += node_testcase(n, classname + ".node", r.run_error);
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

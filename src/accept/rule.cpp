@@ -2,6 +2,7 @@
 #include "fabricbench/accept/rule.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <cctype>
@@ -45,6 +46,13 @@ constexpr std::array kPairMetrics{
     std::pair{PairMetric::latency, "latency"},
 };
 
+constexpr std::array kPairsAcross{
+    std::pair{PairsAcross::links, "links"},
+    std::pair{PairsAcross::nodes, "nodes"},
+};
+static_assert(enum_cover::covers<PairsAcross, kPairsAcross>([](const auto& e) { return e.first; }),
+              "kPairsAcross names every PairsAcross in enum order");
+
 // Named as the storage line's JSON keys, so a rule reads what the record says.
 constexpr std::array kStorageMetrics{
     std::pair{StorageMetric::aggregate_gbps, "aggregate_gbps"},
@@ -67,17 +75,11 @@ std::optional<Value> lookup_value(const Table& table, std::string_view text) {
   return std::nullopt;
 }
 
+// A table's names in its order, for "allowed: a, b, c" messages.
 template <typename Table>
-std::string join(const Table& table) {
-  std::string out;
-  for (const auto& entry : table) {
-    if (!out.empty()) out += ", ";
-    if constexpr (requires { entry.second; }) {
-      out += entry.second;
-    } else {
-      out += entry;
-    }
-  }
+std::vector<std::string_view> names_of(const Table& table) {
+  std::vector<std::string_view> out;
+  for (const auto& entry : table) out.push_back(entry.second);
   return out;
 }
 
@@ -153,17 +155,21 @@ Limit relative_limit(std::string_view text, std::string_view unit, double v, std
 std::string_view name(RuleKind kind) { return lookup_name(kKinds, kind); }
 std::string_view name(Metric metric) { return lookup_name(kMetrics, metric); }
 std::string_view name(PairMetric metric) { return lookup_name(kPairMetrics, metric); }
+std::string_view name(PairsAcross across) { return lookup_name(kPairsAcross, across); }
 std::string_view name(StorageMetric metric) { return lookup_name(kStorageMetrics, metric); }
 std::optional<RuleKind> parse_rule_kind(std::string_view text) { return lookup_value<RuleKind>(kKinds, text); }
 std::optional<Metric> parse_metric(std::string_view text) { return lookup_value<Metric>(kMetrics, text); }
 std::optional<PairMetric> parse_pair_metric(std::string_view text) {
   return lookup_value<PairMetric>(kPairMetrics, text);
 }
+std::optional<PairsAcross> parse_pairs_across(std::string_view text) {
+  return lookup_value<PairsAcross>(kPairsAcross, text);
+}
 std::optional<StorageMetric> parse_storage_metric(std::string_view text) {
   return lookup_value<StorageMetric>(kStorageMetrics, text);
 }
-std::string allowed_rule_kinds() { return join(kKinds); }
-std::string allowed_metrics() { return join(kMetrics); }
+std::string allowed_rule_kinds() { return fmt::format("{}", fmt::join(names_of(kKinds), ", ")); }
+std::string allowed_metrics() { return fmt::format("{}", fmt::join(names_of(kMetrics), ", ")); }
 // The attributes topo compares between ranks (topo::fingerprint), so a rule
 // and `fabricbench topo` name and read the same things.
 std::vector<std::string> inventory_fields() {

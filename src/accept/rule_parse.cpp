@@ -146,11 +146,19 @@ void parse_uniformity(const Field& f, Rule& r) {
 }
 
 void parse_pairs_rule(const Field& f, Rule& r) {
-  f.expect_map({"name", "kind", "optional", "metric", "min", "max"});
+  f.expect_map({"name", "kind", "optional", "metric", "across", "min", "max"});
   if (auto m = f.find("metric")) {
     const auto pm = parse_pair_metric(m->text());
     if (!pm) m->fail(fmt::format("'{}' is unknown; allowed: unidir, bidir, latency", m->text()));
     r.pair_metric = *pm;
+  }
+  if (auto a = f.find("across")) {
+    const auto pa = parse_pairs_across(a->text());
+    if (!pa)
+      a->fail(fmt::format("'{}': use links (each link against the median link) or nodes (each node's median link "
+                          "against the other nodes')",
+                          a->text()));
+    r.pairs_across = *pa;
   }
   const bool latency = r.pair_metric == PairMetric::latency;
   // Relative to the median finds the odd link out; an absolute floor (the
@@ -266,6 +274,7 @@ std::string default_name(const Rule& r) {
     n += " " + std::string(name(r.metric));
   if (r.kind == RuleKind::uniformity) n += r.across == Across::inventory ? " inventory" : " ranks";
   if (r.kind == RuleKind::pairs) n += " " + std::string(name(r.pair_metric));
+  if (r.kind == RuleKind::pairs && r.pairs_across == PairsAcross::nodes) n += " nodes";
   if (r.kind == RuleKind::storage)
     n += fmt::format(" {} {} at {} nodes {}", r.storage.target, r.storage.pattern,
                      r.storage.nodes ? std::to_string(*r.storage.nodes) : "all", name(r.storage_metric));

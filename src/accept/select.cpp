@@ -1,5 +1,6 @@
 // Finding the measurement lines a rule is about, and saying why there are none.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -22,12 +23,6 @@ bool size_matches(const Measurement& m, std::uint64_t requested) {
 }
 
 bool placement_matches(const Measurement& m, const RowFilter& f) { return !f.in_place || *f.in_place == m.in_place; }
-
-std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
 
 std::string sizes_measured(const std::vector<const Measurement*>& rows) {
   std::set<std::uint64_t> sizes;
@@ -77,8 +72,8 @@ std::string why_no_rows(const Results& results, const RowFilter& f) {
   if (rows.empty()) {
     if (auto skip = run_skip_reason(results, f); !skip.empty()) return skip;
     if (!f.op.empty() && !ops.count(f.op))
-      return fmt::format("this run measured no {} rows (ops measured: {})", f.op, ops.empty() ? "none" : join(ops));
-    return fmt::format("this run measured no {} rows (scopes measured for it: {})", what, join(scopes));
+      return fmt::format("this run measured no {} rows (ops measured: {})", f.op, ops.empty() ? "none" : fmt::format("{}", fmt::join(ops, ", ")));
+    return fmt::format("this run measured no {} rows (scopes measured for it: {})", what, fmt::join(scopes, ", "));
   }
   std::erase_if(rows, [&](const Measurement* m) { return !placement_matches(*m, f); });
   if (rows.empty()) return fmt::format("no {} {} rows in this run", what, *f.in_place ? "in-place" : "out-of-place");

@@ -1,6 +1,7 @@
 #include "yaml_reader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cmath>
@@ -15,12 +16,6 @@ namespace fb::accept {
 namespace {
 
 std::string line_prefix(int line) { return line > 0 ? fmt::format("line {}: ", line) : std::string(); }
-
-std::string join(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (auto n : names) out += fmt::format("{}{}", out.empty() ? "" : ", ", n);
-  return out;
-}
 
 std::string trim(const std::string& s) {
   std::size_t b = 0;
@@ -52,7 +47,7 @@ void Field::expect_map(const std::vector<std::string_view>& allowed) const {
     const std::string k = kv.first.Scalar();
     bool known = false;
     for (auto a : allowed) known = known || a == k;
-    if (!known) key.fail(fmt::format("unknown key '{}'; allowed here: {}", k, join(allowed)));
+    if (!known) key.fail(fmt::format("unknown key '{}'; allowed here: {}", k, fmt::join(allowed, ", ")));
     if (!seen.insert(k).second) key.fail(fmt::format("key '{}' is given twice", k));
   }
 }

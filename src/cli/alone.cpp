@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 
@@ -15,9 +16,9 @@ int run_alone(const char* command, const CLI::App& app, const std::function<int(
     std::fputs(app.help().c_str(), stdout);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "fabricbench %s: %s\n", command, e.what());
+    user_log().error("fabricbench {}: {}", command, e.what());
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "fabricbench %s: %s\n", command, e.what());
+    user_log().error("fabricbench {}: {}", command, e.what());
   }
   return kExitUsage;
 }

@@ -214,7 +214,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   // First of all, outputs that say the run did not finish: an earlier run's
   // PASS must not stand beside a run that ends early.
   const int ranks = world.size();
-  if (world.rank() == 0) write_placeholder(setup, flags, ranks);
+  if (world.rank() == 0) write_placeholder(setup, flags, ranks, nodes.node_hosts);
   SinkList sinks;
   std::vector<std::unique_ptr<Runner>> runners;
   for (const auto& sweep : setup.profile.sweeps) {
@@ -262,9 +262,9 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
       sinks.begin(check_header(setup, std::move(header)));
       for (const auto& line : inventory) sinks.record_line(line);
       // An early end closes the record and says why in check.json and junit.xml too.
-      watched->arm([&sinks, &setup, &flags, ranks](const Summary& summary) {
+      watched->arm([&sinks, &setup, &flags, &nodes, ranks](const Summary& summary) {
         sinks.abort(summary);
-        write_placeholder(setup, flags, ranks, summary.reason);
+        write_placeholder(setup, flags, ranks, nodes.node_hosts, summary.reason);
       });
     }
     for (auto& runner : runners) add_totals(totals, runner->run());
@@ -281,7 +281,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     std::fflush(stdout);
     if (!flags.save_baseline.empty()) {
       if (auto err = copy_record(setup.outputs.record, flags.save_baseline); !err.empty()) {
-        std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+        user_log().error("fabricbench check: {}", err);
         code = kExitRunError;
       }
     }
@@ -300,7 +300,7 @@ int judge_recorded(const Comm& world, const CheckFlags& flags, const CheckSetup&
     code = j.code;
     if (code != kExitUsage && !flags.save_baseline.empty()) {
       if (auto err = copy_record(flags.results, flags.save_baseline); !err.empty()) {
-        std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+        user_log().error("fabricbench check: {}", err);
         code = kExitUsage;
       }
     }

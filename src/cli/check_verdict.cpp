@@ -19,7 +19,7 @@ namespace fb::cli {
 namespace {
 
 accept::Report make_report(const CheckSetup& setup, const CheckFlags& flags, const std::string& results_path,
-                           int ranks) {
+                           int ranks, std::vector<std::string> hosts) {
   accept::Report r;
   r.profile = setup.profile.name;
   r.profile_path = setup.profile_path;
@@ -28,6 +28,7 @@ accept::Report make_report(const CheckSetup& setup, const CheckFlags& flags, con
   r.hostname = host_name();
   r.timestamp = utc_now();
   r.ranks = ranks;
+  r.hosts = std::move(hosts);
   r.strict = flags.strict;
   return r;
 }
@@ -69,17 +70,17 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
   try {
     results = read_results(results_path);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fabricbench check: %s\n", e.what());
+    user_log().error("fabricbench check: {}", e.what());
     return {record ? kExitRunError : kExitUsage, {}};
   }
-  accept::Report report = make_report(setup, flags, results_path, header_ranks(results));
+  accept::Report report = make_report(setup, flags, results_path, header_ranks(results), results.header.hosts);
   report.elapsed_s = elapsed_s;
   report.verdicts = accept::evaluate(setup.profile.rules, results, setup.baseline ? &*setup.baseline : nullptr,
                                      {flags.strict, flags.allow_skipped});
   // Rules judged on part of a run say nothing of the rest: such a verdict is
   // "incomplete" whatever they say.
   report.run_error = record ? output_error : unfinished(results);
-  if (!report.run_error.empty()) std::fprintf(stderr, "fabricbench check: %s\n", report.run_error.c_str());
+  if (!report.run_error.empty()) user_log().error("fabricbench check: {}", report.run_error);
   const int code = report.run_error.empty() ? accept::exit_code(report.verdicts) : kExitRunError;
   if (record) {
     for (const auto& v : report.verdicts) record->record_line(accept::check_line(v));
@@ -88,14 +89,15 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
                                                                         accept::format_summary(report), code,
                                                                         setup.outputs.json, setup.outputs.junit)};
   if (auto err = write_outputs(setup.outputs, report); !err.empty()) {
-    std::fprintf(stderr, "fabricbench check: %s\n", err.c_str());
+    user_log().error("fabricbench check: {}", err);
     j.code = kExitRunError;
   }
   return j;
 }
 
-void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::string& why) {
-  accept::Report r = make_report(setup, flags, setup.outputs.record, ranks);
+void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks,
+                       const std::vector<std::string>& hosts, const std::string& why) {
+  accept::Report r = make_report(setup, flags, setup.outputs.record, ranks, hosts);
   r.run_error = why.empty() ? fmt::format("the run started at {} did not finish (a rank failed, hung or was killed): "
                                           "see the job's output, and {} for the rows it finished",
                                           r.timestamp, setup.outputs.record)

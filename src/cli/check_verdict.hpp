@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "check_options.hpp"
 #include "fabricbench/accept/profile.hpp"
@@ -40,8 +41,10 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
 
 // Until the run ends, check.json and junit.xml say it did not finish: a job
 // killed midway leaves an error for CI to read, not an old verdict.
+// `hosts`: the job's nodes, each an unjudged JUnit testcase until the verdict.
 // `why`: how the run ended, once the watchdog knows ("" at the start: not yet).
-void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::string& why = "");
+void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks,
+                       const std::vector<std::string>& hosts, const std::string& why = "");
 
 // --save-baseline: a copy of the finished record. "" or the problem.
 std::string copy_record(const std::string& from, const std::string& to);

@@ -11,6 +11,7 @@
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/backends/library_versions.hpp"
 #include "fabricbench/topo/report.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 
@@ -112,8 +113,7 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
 
 int usage_exit(const Comm& world, std::string_view command, std::string_view message) {
   if (world.rank() == 0)
-    std::fprintf(stderr, "fabricbench %.*s: %.*s\n", static_cast<int>(command.size()), command.data(),
-                 static_cast<int>(message.size()), message.data());
+    user_log().error("fabricbench {}: {}", command, message);
   return kExitUsage;
 }
 
@@ -143,8 +143,7 @@ void add_overwrite_flag(CLI::App& app, bool& overwrite) {
 
 int output_failure(std::string_view command, const std::string& error, int code) {
   if (error.empty()) return code;
-  std::fprintf(stderr, "fabricbench %.*s: %s; the file ends at its last whole line\n", static_cast<int>(command.size()),
-               command.data(), error.c_str());
+  user_log().error("fabricbench {}: {}; the file ends at its last whole line", command, error);
   return kExitRunError;
 }
 
@@ -153,8 +152,7 @@ std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& na
   const std::string absent = agree_on_error(world, info ? info->absent_reason() : "unknown backend");
   if (absent.empty()) return info->make();
   if (world.rank() == 0)
-    std::fprintf(stderr, "fabricbench %.*s: backend %s is not usable: %s\n", static_cast<int>(command.size()),
-                 command.data(), name.c_str(), absent.c_str());
+    user_log().error("fabricbench {}: backend {} is not usable: {}", command, name, absent);
   return nullptr;
 }
 

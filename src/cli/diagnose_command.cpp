@@ -103,7 +103,7 @@ extern "C" void on_interrupt(int) { g_stop = true; }
 diagnose::NodeSamples sample_node(const DiagnoseFlags& f, const NodeMap& nodes, bool quiet) {
   const std::string host = host_name();
   const auto print = [&](const std::vector<std::string>& notes) {
-    for (const auto& n : notes) std::fprintf(stderr, "fabricbench diagnose: %s: %s\n", host.c_str(), n.c_str());
+    for (const auto& n : notes) user_log().info("fabricbench diagnose: {}: {}", host, n);
   };
   std::optional<diagnose::IterLog> log;
   if (!f.iter_log.empty()) {
@@ -115,8 +115,8 @@ diagnose::NodeSamples sample_node(const DiagnoseFlags& f, const NodeMap& nodes, 
   diagnose::Sampler sampler(*nvml, sysfs, f.pid > 0 ? std::optional<int>(f.pid) : std::nullopt);
   print(sampler.new_notes());
   if (!quiet && f.seconds > 0 && nodes.node == 0)
-    std::fprintf(stderr, "fabricbench diagnose: sampling %d node%s for %g s every %g s (Ctrl-C ends the window early)\n",
-                 nodes.nodes, nodes.nodes == 1 ? "" : "s", f.seconds, f.interval_s);
+    user_log().info("fabricbench diagnose: sampling {} node{} for {:g} s every {:g} s (Ctrl-C ends the window early)",
+                    nodes.nodes, nodes.nodes == 1 ? "" : "s", f.seconds, f.interval_s);
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   auto old = std::signal(SIGINT, on_interrupt);
@@ -185,8 +185,7 @@ int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const
     const auto v = diagnose::parse_verdict(l.verdict);
     if (v && diagnose::is_problem(*v)) code = kExitFailed;
     if (l.level == "node")
-      std::fprintf(stderr, "fabricbench diagnose: %s: %s\n", l.host.c_str(),
-                   std::string(diagnose::words_of(l.verdict)).c_str());
+      user_log().info("fabricbench diagnose: {}: {}", l.host, diagnose::words_of(l.verdict));
   }
   if (!f.samples_out.empty()) {
     json all = {{"thresholds", diagnose::to_json(t)}, {"nodes", json::array()}};

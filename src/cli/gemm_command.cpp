@@ -165,10 +165,9 @@ int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const
   const auto slowest = slowest_per_dtype(g.lines, plan.dtypes);
   if (!flags.quiet) print_table(g.lines, plan);
   for (const auto& s : slowest)
-    std::fprintf(stderr, "fabricbench gemm: %s slowest GPU: rank %d (host %s, GPU %d %s) %.1f TFLOP/s, %.1f%% below "
-                 "the fastest (%.1f)\n",
-                 s.dtype.c_str(), s.rank, s.host.c_str(), s.device, s.pci_bus_id.c_str(), s.tflops, s.below_fastest_pct,
-                 s.fastest_tflops);
+    user_log().warn("fabricbench gemm: {} slowest GPU: rank {} (host {}, GPU {} {}) {:.1f} TFLOP/s, {:.1f}% below "
+                    "the fastest ({:.1f})",
+                    s.dtype, s.rank, s.host, s.device, s.pci_bus_id, s.tflops, s.below_fastest_pct, s.fastest_tflops);
   int code = kExitOk;
   if (!flags.csv.empty()) code = output_failure("gemm", write_csv(flags.csv, flags.overwrite, g.lines, run_id), code);
   if (flags.out.empty()) return code;

@@ -6,6 +6,7 @@
 #include "build_identity.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/log.hpp"
 #include "fabricbench/storage/reaper.hpp"
 #include "fabricbench/version.hpp"
 
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   const std::string_view wanted = argv[1];
   for (const auto& c : fb::cli::commands())
     if (c.name == wanted) return c.main(argc - 1, argv + 1);
-  std::fprintf(stderr, "fabricbench: unknown command '%s'\n\n", argv[1]);
+  fb::user_log().error("fabricbench: unknown command '{}'\n", argv[1]);  // a blank line before the usage
   usage(stderr);
   return fb::kExitUsage;
 }

@@ -19,6 +19,7 @@
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "watched_run.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 namespace {
@@ -32,7 +33,7 @@ class RecordObserver final : public PairsObserver {
   void pair(const PairMeasurement& m) override { record_.write(pair_line(m, labels_)); }
   void round_done(int done, int total, bool retest) override {
     record_.sync();
-    if (progress_) std::fprintf(stderr, "fabricbench pairs: %s %d/%d done\n", retest ? "retest round" : "round", done, total);
+    if (progress_) user_log().info("fabricbench pairs: {} {}/{} done", retest ? "retest round" : "round", done, total);
   }
 
  private:
@@ -128,9 +129,9 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
   if (exit_code != kExitRunError) exit_code = output_failure("pairs", record.error(), exit_code);
   const std::string report = format_report(result, labels);
   std::fputs(report.c_str(), flags.quiet ? stderr : stdout);
-  std::fprintf(stderr, "fabricbench pairs: %zu pairs in %d rounds, %d retest rounds, %zu findings, %.1f s%s%s\n",
-               result.measured.size(), result.rounds, result.retest_rounds, result.finding_count(), seconds,
-               flags.out.empty() ? "" : ", record ", flags.out.c_str());
+  user_log().info("fabricbench pairs: {} pairs in {} rounds, {} retest rounds, {} findings, {:.1f} s{}{}",
+                  result.measured.size(), result.rounds, result.retest_rounds, result.finding_count(), seconds,
+                  flags.out.empty() ? "" : ", record ", flags.out);
   return exit_code;
 }
 

@@ -13,6 +13,7 @@
 #include "fabricbench/report/html.hpp"
 #include "record_header.hpp"
 #include "report_subcommands.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 namespace {
@@ -58,7 +59,7 @@ int run_html(const HtmlFlags& f) {
   const report::HtmlInputs in = inputs_of(f);
   const std::string page = report::render_html(in);
   if (auto err = write_file_atomically(f.out, page); !err.empty()) {
-    std::fprintf(stderr, "fabricbench report: %s\n", err.c_str());
+    user_log().error("fabricbench report: {}", err);
     return kExitRunError;
   }
   std::printf("wrote %s (%zu bytes) from %zu record(s)%s%s\n", f.out.c_str(), page.size(), in.records.size(),

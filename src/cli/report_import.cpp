@@ -14,6 +14,7 @@
 #include "fabricbench/version.hpp"
 #include "record_header.hpp"
 #include "report_subcommands.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 namespace {
@@ -49,11 +50,11 @@ int run_import(const ImportFlags& f) {
   for (const auto& m : rec.rows) writer.write(m);
   writer.seal(rec.summary);
   if (auto err = writer.error(); !err.empty()) {
-    std::fprintf(stderr, "fabricbench report: %s\n", err.c_str());
+    user_log().error("fabricbench report: {}", err);
     return kExitRunError;
   }
-  for (const auto& n : import.notes) std::fprintf(stderr, "fabricbench report: note: %s\n", n.c_str());
-  for (const auto& e : import.failures) std::fprintf(stderr, "fabricbench report: warning: %s\n", e.c_str());
+  for (const auto& n : import.notes) user_log().info("fabricbench report: note: {}", n);
+  for (const auto& e : import.failures) user_log().warn("fabricbench report: warning: {}", e);
   std::printf("imported %zu rows of %zu nccl-tests test(s) (%s) on %d rank%s%s from %zu file(s) into %s%s%s\n",
               rec.rows.size(), import.tables.size(), ops_of(import).c_str(), rec.header.ranks,
               rec.header.ranks == 1 ? "" : "s",

@@ -11,6 +11,7 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/backends/nccl_log/nccl_log_report.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 namespace {
@@ -41,7 +42,7 @@ int report_nccl_log(const std::vector<std::string>& files, const std::string& fo
     throw UsageError(names + ": no NCCL lines; give the output of a run with NCCL_DEBUG=INFO (and NCCL_DEBUG_FILE, "
                              "if set, names where NCCL wrote it)");
   }
-  for (const auto& f : without) std::fprintf(stderr, "fabricbench report nccl-log: %s has no NCCL lines\n", f.c_str());
+  for (const auto& f : without) user_log().warn("fabricbench report nccl-log: {} has no NCCL lines", f);
   if (format == "json")
     std::fputs((nccl_log::format_json(log, files).dump(2) + "\n").c_str(), stdout);
   else

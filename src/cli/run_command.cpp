@@ -21,6 +21,7 @@
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "watched_run.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 namespace {
@@ -128,15 +129,13 @@ Summary summary(const RunOptions& options, const RunTotals& totals, double secon
 // The closing lines on stderr: totals, and where the wrong elements were.
 void report_end(const RunFlags& flags, const RunOptions& options, const RunTotals& totals, double seconds) {
   std::string passes = options.duration_s > 0 ? fmt::format("{} passes, ", totals.passes) : "";
-  std::fprintf(stderr, "fabricbench run: %s%zu rows, %zu skipped, %s, %.1f s%s%s\n", passes.c_str(), totals.rows,
-               totals.skipped,
-               options.check ? fmt::format("{} wrong elements", totals.wrong).c_str() : "not checked", seconds,
-               flags.out.empty() ? "" : ", record ", flags.out.c_str());
+  user_log().info("fabricbench run: {}{} rows, {} skipped, {}, {:.1f} s{}{}", passes, totals.rows, totals.skipped,
+                  options.check ? fmt::format("{} wrong elements", totals.wrong) : "not checked", seconds,
+                  flags.out.empty() ? "" : ", record ", flags.out);
   for (std::size_t r = 0; r < totals.wrong_by_rank.size(); ++r)
     if (totals.wrong_by_rank[r] > 0)
-      std::fprintf(stderr, "fabricbench run: rank %zu: %lld wrong elements%s\n", r,
-                   static_cast<long long>(totals.wrong_by_rank[r]),
-                   flags.out.empty() ? "" : " (by op, size and iteration in the record)");
+      user_log().info("fabricbench run: rank {}: {} wrong elements{}", r, totals.wrong_by_rank[r],
+                      flags.out.empty() ? "" : " (by op, size and iteration in the record)");
 }
 
 // Rank 0: closes the sinks with the run's verdict; returns the exit code.
@@ -150,7 +149,7 @@ int finish(SinkList& sinks, const RowCount& count, const RunFlags& flags, const 
   s.reason = nothing;
   sinks.end(s);
   report_end(flags, options, totals, seconds);
-  if (!nothing.empty()) std::fprintf(stderr, "fabricbench run: %s\n", nothing.c_str());
+  if (!nothing.empty()) user_log().error("fabricbench run: {}", nothing);
   if (code != kExitRunError) code = output_failure("run", sinks.error(), code);  // the summary's own write
   return code;
 }

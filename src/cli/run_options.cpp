@@ -12,6 +12,7 @@
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/watch_report.hpp"
 #include "fabricbench/backends/fault.hpp"
+#include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
 
@@ -224,8 +225,8 @@ std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr
                                    world.size()));
   }
   if (world.rank() == 0)
-    std::fprintf(stderr, "fabricbench %.*s: --inject is for tests only: injecting %zu fault(s); the record says so\n",
-                 static_cast<int>(command.size()), command.data(), faults.size());
+    user_log().warn("fabricbench {}: --inject is for tests only: injecting {} fault(s); the record says so", command,
+                    faults.size());
   return fault::with_faults(std::move(backend), std::move(faults), world.rank());
 }
 

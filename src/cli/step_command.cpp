@@ -275,7 +275,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   Summary summary;
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!model_error.empty()) {
-    std::fprintf(stderr, "fabricbench step: --compare-model: %s\n", model_error.c_str());
+    user_log().error("fabricbench step: --compare-model: {}", model_error);
     summary.status = "error";
     summary.reason = "--compare-model: " + model_error;
     summary.report = nlohmann::ordered_json{{"rank", 0}, {"host", host_name()}, {"error", model_error}};

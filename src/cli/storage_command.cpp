@@ -186,8 +186,8 @@ int execute(const Comm& world, int argc, char** argv, const StorageFlags& flags,
     s.exit_code = code;
     if (!flags.out.empty()) record.seal(s);
     if (code != kExitRunError) code = output_failure("storage", record.error(), code);
-    std::fprintf(stderr, "fabricbench storage: %zu rows, %.1f s%s%s\n", lines.size(), seconds,
-                 flags.out.empty() ? "" : ", record ", flags.out.c_str());
+    user_log().info("fabricbench storage: {} rows, {:.1f} s{}{}", lines.size(), seconds,
+                    flags.out.empty() ? "" : ", record ", flags.out);
     exit_code = code;
   }
   world.bcast_quiet({&exit_code, 1}, 0);

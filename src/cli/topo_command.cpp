@@ -126,10 +126,10 @@ int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const N
         "topo", write_record(f.out, f.overwrite, record_header("topo", argc, argv, world, nodes, run_id), lines, summary),
         exit_code);
   }
-  std::fprintf(stderr, "fabricbench topo: %d rank%s, %d node%s, %zu flag%s, %s%s%s\n", world.size(),
-               world.size() == 1 ? "" : "s", nodes.nodes, nodes.nodes == 1 ? "" : "s", flags, flags == 1 ? "" : "s",
-               differences.empty() ? "no differences between ranks" : "ranks differ (see heterogeneity)",
-               f.out.empty() ? "" : ", record ", f.out.c_str());
+  user_log().info("fabricbench topo: {} rank{}, {} node{}, {} flag{}, {}{}{}", world.size(),
+                  world.size() == 1 ? "" : "s", nodes.nodes, nodes.nodes == 1 ? "" : "s", flags, flags == 1 ? "" : "s",
+                  differences.empty() ? "no differences between ranks" : "ranks differ (see heterogeneity)",
+                  f.out.empty() ? "" : ", record ", f.out);
   return exit_code;
 }
 
@@ -173,7 +173,7 @@ int topo_main(int argc, char** argv) {
       if (!flags.quiet) std::fputs(fs_report.c_str(), stdout);
       exit_code = report(argc, argv, world, flags, nodes, lines, run_id, seconds);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "fabricbench topo: %s\n", e.what());
+      user_log().error("fabricbench topo: {}", e.what());
       exit_code = kExitRunError;
     }
   }

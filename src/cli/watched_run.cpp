@@ -26,6 +26,9 @@ void WatchedRun::arm(CloseRecord close) {
 
 // The watchdog's thread, rank 0, while the engine's thread may be stuck: no MPI.
 void WatchedRun::close_early(const watch::RunEnd& end) const {
+  // A plain fprintf, not user_log(), on this death path: unbuffered stderr
+  // and its stream lock only, no logger (whose sink mutex a stuck engine
+  // thread may hold mid-line) between the reason and the person reading it.
   std::fprintf(stderr, "fabricbench %s: %s\n", command_.c_str(), end.message.c_str());
   std::lock_guard lock(mutex_);
   if (!close_) return;  // before the record was opened

@@ -26,4 +26,18 @@ void setup_logging(int rank, Verbosity verbosity) {
   spdlog::set_default_logger(logger);
 }
 
+spdlog::logger& user_log() {
+  // Not in spdlog's registry: setup_logging's drop and a test's drop_all
+  // leave it alone. The sink writes to the C stderr stream, so its lines keep
+  // their order with anything else a command writes there.
+  static spdlog::logger logger = [] {
+    spdlog::logger l("fabricbench-user", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    l.set_pattern("%v");
+    l.set_level(spdlog::level::trace);
+    l.flush_on(spdlog::level::trace);
+    return l;
+  }();
+  return logger;
+}
+
 }  // namespace fb

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "fabricbench/core/log.hpp"
+
 namespace fb {
 
 using json = nlohmann::ordered_json;
@@ -42,6 +44,7 @@ bool RecordWriter::seal(const Summary& summary) noexcept {
     return write_locked(j) && file_.sync();
   } catch (const std::exception& e) {
     // Only allocation can throw here; the watchdog's thread must not die of it.
+    // So a plain fprintf, not user_log(): it allocates nothing on this death path.
     std::fprintf(stderr, "fabricbench: cannot close the results file '%s': %s\n", file_.path().c_str(), e.what());
     return false;
   }
@@ -122,7 +125,7 @@ Results read_results(const std::string& path) {
   if (!in) throw std::runtime_error(fmt::format("cannot read results file '{}': {}", path, std::strerror(errno)));
   Results r = parse_results(in, path);
   // On stderr in every command: the alone commands (model, report) print their results on stdout.
-  if (r.truncated) std::fprintf(stderr, "fabricbench: note: %s\n", r.truncated_note.c_str());
+  if (r.truncated) user_log().warn("fabricbench: note: {}", r.truncated_note);
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include "yaml_fields.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -16,12 +17,6 @@
 
 namespace fb::model::detail {
 namespace {
-
-std::string join(std::initializer_list<std::string_view> keys) {
-  std::string out;
-  for (const auto k : keys) out += (out.empty() ? "" : ", ") + std::string(k);
-  return out;
-}
 
 }  // namespace
 
@@ -55,7 +50,8 @@ YAML::Node load_yaml(std::string_view text, std::string_view what) {
 
 Fields::Fields(const YAML::Node& node, std::string where, std::initializer_list<std::string_view> allowed)
     : map_(node), where_(std::move(where)) {
-  if (!node || !node.IsMap()) throw UsageError(fmt::format("{}: expected a map of keys ({})", where_, join(allowed)));
+  if (!node || !node.IsMap())
+    throw UsageError(fmt::format("{}: expected a map of keys ({})", where_, fmt::join(allowed, ", ")));
   std::set<std::string> seen;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) throw UsageError(fmt::format("{}: keys must be plain names", where_));
@@ -64,7 +60,7 @@ Fields::Fields(const YAML::Node& node, std::string where, std::initializer_list<
     if (!seen.insert(key).second) throw UsageError(fmt::format("{}: key '{}' is given twice", where_, key));
     bool known = false;
     for (const auto a : allowed) known = known || key == a;
-    if (!known) throw UsageError(fmt::format("{}: unknown key '{}'; allowed: {}", where_, key, join(allowed)));
+    if (!known) throw UsageError(fmt::format("{}: unknown key '{}'; allowed: {}", where_, key, fmt::join(allowed, ", ")));
   }
 }
 

@@ -58,10 +58,13 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
   const auto junit = test::junit_counts(path("out/junit.xml"));
   ASSERT_FALSE(junit.contains("problem")) << junit.dump();
-  EXPECT_EQ(junit["testsuite"]["tests"], "7");
+  // The 7 rules, and one testcase for the one node the ranks ran on, which passes.
+  EXPECT_EQ(junit["testsuite"]["tests"], "8");
   EXPECT_EQ(junit["testsuite"]["failures"], "0");
   EXPECT_EQ(junit["testsuite"]["errors"], "0");
-  EXPECT_EQ(junit["cases"], 7);
+  EXPECT_EQ(junit["cases"], 8);
+  EXPECT_EQ(junit["node_names"], nlohmann::json(read_results(path("out/results.jsonl")).header.hosts));
+  EXPECT_EQ(junit["node_names"].size(), 1u);
   const auto report = json_file("out/check.json");
   EXPECT_EQ(report["status"], "pass");
   EXPECT_EQ(report["exit_code"], 0);
@@ -110,8 +113,10 @@ TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
   const auto junit = test::junit_counts(path("out/junit.xml"));
   ASSERT_FALSE(junit.contains("problem")) << junit.dump();
-  EXPECT_EQ(junit["testsuite"]["tests"], "2");
+  // Two rules and the node; the busbw rule blames no node, so the node passes.
+  EXPECT_EQ(junit["testsuite"]["tests"], "3");
   EXPECT_EQ(junit["testsuite"]["failures"], "1");
+  EXPECT_EQ(junit["node_failure_cases"], 0);
   const std::string failure = junit["failure_text"][0];
   EXPECT_NE(failure.find("expected: >= 1000 TB/s"), std::string::npos) << failure;
   EXPECT_NE(failure.find("measured: "), std::string::npos) << failure;
@@ -276,9 +281,10 @@ TEST_F(CheckCli, ARecordThatDidNotFinishIsJudgedIncomplete) {
     EXPECT_EQ(report["status"], "incomplete") << name;
     EXPECT_EQ(report["exit_code"], 3) << name;
     const auto junit = test::junit_counts(path("out-" + name + "/junit.xml"));
-    // The run's testcase and every rule's, each an error.
+    // The run's testcase, every rule's and the record's one node's, each an error.
     ASSERT_FALSE(report["verdicts"].empty()) << name;
-    EXPECT_EQ(junit["testsuite"]["errors"], std::to_string(report["verdicts"].size() + 1)) << name << junit.dump();
+    EXPECT_EQ(junit["node_names"], nlohmann::json({"vm"})) << name << junit.dump();
+    EXPECT_EQ(junit["testsuite"]["errors"], std::to_string(report["verdicts"].size() + 2)) << name << junit.dump();
     EXPECT_EQ(junit["testsuite"]["tests"], junit["testsuite"]["errors"]) << name << junit.dump();
   }
   // The whole record, as it finished: judged, and it passes.
@@ -384,7 +390,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(CheckCli, ListsTheShippedProfiles) {
   const auto r = run_process(std::string(FB_BINARY) + " check --list-profiles");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* name : {"h100-8x-ndr400", "a100-8x-hdr200", "pcie-gpus-25gbe", "generic-spec", "local-smoke"})
+  for (const char* name : {"h100-8x-ndr400", "a100-8x-hdr200", "pcie-gpus-25gbe", "generic-spec", "local-smoke",
+                           "host-tcp"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
   EXPECT_EQ(r.out.find("does not parse"), std::string::npos) << r.out;
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "record_builder.hpp"
 
 namespace fb::accept {
@@ -318,6 +320,89 @@ TEST(Pairs, AWeakLinkIsNamed) {
   EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, max: 5 of median}\n", b.results()).status, Status::pass);
   EXPECT_EQ(judge_one("  - {kind: pairs, min: 0.9 of median}\n", RecordBuilder(4, 4).results()).reason,
             "no pair lines in this run");
+}
+
+// Four nodes, node3's port at a quarter of the others' rate: its three links
+// are slow, and each of the other nodes has one slow link (to node3) among
+// three. Across links both ends of each slow link are blamed (all four
+// nodes); across nodes only node3, whose median link is slow.
+RecordBuilder one_slow_node(double slow_gbps) {
+  RecordBuilder b(4, 4);
+  b.pair(0, 1, 11.8, 23.0, 20);
+  b.pair(2, 3, slow_gbps, 5.8, 60);
+  b.pair(0, 2, slow_gbps, 5.9, 61);
+  b.pair(1, 3, 11.9, 23.2, 21);
+  b.pair(0, 3, 11.7, 22.9, 20);
+  b.pair(1, 2, slow_gbps, 5.7, 62);
+  return b;
+}
+
+TEST(Pairs, AcrossNodesNamesTheNodeWhoseLinksAreAllSlowAndOnlyIt) {
+  const Results run = one_slow_node(2.9).results();
+  const char* rule = "  - {kind: pairs, metric: unidir, across: nodes, min: 0.5 of median}\n";
+  const Verdict v = judge_one(rule, run);
+  EXPECT_EQ(v.status, Status::fail);
+  // node3's median link 2.9 against the median of the others' medians (11.7, 11.8, 11.7).
+  EXPECT_NEAR(*v.measured, 2.9 / 11.7, 1e-9);
+  EXPECT_EQ(v.unit, "x median");
+  EXPECT_TRUE(mentions(v, "over 4 nodes")) << v.reason;
+  EXPECT_TRUE(mentions(v, "1 nodes beyond the bound: node3 (node 2) 2.900 GB/s = 0.25x the others' 11.7 GB/s"))
+      << v.reason;
+  ASSERT_EQ(v.offenders.size(), 1u);
+  EXPECT_EQ(v.offenders[0].host, "node3");
+  EXPECT_EQ(v.offenders[0].rank, -1);
+  EXPECT_EQ(v.offenders[0].peer, "");
+  EXPECT_DOUBLE_EQ(v.offenders[0].figure, 2.9);
+  // The links view of the same record blames every node (each is on a slow link).
+  std::set<std::string> blamed;
+  for (const auto& o : judge_one("  - {kind: pairs, metric: unidir, min: 0.5 of median}\n", run).offenders)
+    blamed.insert(o.host);
+  EXPECT_EQ(blamed, (std::set<std::string>{"node1", "node2", "node3", "node4"}));
+  // A node a little slower than the rest is within the bound; an even fabric passes.
+  EXPECT_EQ(judge_one(rule, one_slow_node(8.0).results()).status, Status::pass);
+  const Verdict even = judge_one(rule, one_slow_node(11.8).results());
+  EXPECT_EQ(even.status, Status::pass) << even.reason;
+  EXPECT_TRUE(even.offenders.empty());
+  EXPECT_TRUE(mentions(even, "worst node")) << even.reason;
+}
+
+TEST(Pairs, AcrossNodesTakesAbsoluteBoundsAndLatency) {
+  const Results run = one_slow_node(2.9).results();
+  const Verdict floor = judge_one("  - {kind: pairs, metric: unidir, across: nodes, min: 5 GB/s}\n", run);
+  EXPECT_EQ(floor.status, Status::fail);
+  EXPECT_NEAR(*floor.measured, 2.9, 1e-9);
+  EXPECT_EQ(floor.unit, "GB/s");
+  ASSERT_EQ(floor.offenders.size(), 1u);
+  EXPECT_EQ(floor.offenders[0].host, "node3");
+  // node3's median latency 61 us against the others' median of 21 us.
+  const Verdict lat = judge_one("  - {kind: pairs, metric: latency, across: nodes, max: 2 of median}\n", run);
+  EXPECT_EQ(lat.status, Status::fail);
+  EXPECT_NEAR(*lat.measured, 61.0 / 21.0, 1e-9);
+  ASSERT_EQ(lat.offenders.size(), 1u);
+  EXPECT_EQ(lat.offenders[0].host, "node3");
+  EXPECT_EQ(judge_one("  - {kind: pairs, metric: latency, across: nodes, max: 3 of median}\n", run).status,
+            Status::pass);
+}
+
+TEST(Pairs, AcrossNodesNeedsThreeNodes) {
+  RecordBuilder two(2, 2);
+  two.pair(0, 1, 2.9, 5.8, 60);
+  const Verdict v = judge_one("  - {kind: pairs, across: nodes, min: 0.5 of median, optional: true}\n", two.results());
+  EXPECT_EQ(v.status, Status::skip);
+  EXPECT_TRUE(mentions(v, "2 node(s)")) << v.reason;
+  EXPECT_TRUE(mentions(v, "3 or more")) << v.reason;
+  EXPECT_EQ(judge_one("  - {kind: pairs, across: nodes, min: 0.5 of median}\n", RecordBuilder(4, 4).results()).reason,
+            "no pair lines in this run");
+  // Three nodes, one slow: its two links slow; each other node has one of two.
+  RecordBuilder three(3, 3);
+  three.pair(0, 1, 10, 20, 5);
+  three.pair(0, 2, 2.5, 5, 5);
+  three.pair(1, 2, 2.5, 5, 5);
+  const Verdict t = judge_one("  - {kind: pairs, across: nodes, min: 0.5 of median}\n", three.results());
+  EXPECT_EQ(t.status, Status::fail);
+  EXPECT_NEAR(*t.measured, 2.5 / 6.25, 1e-9);  // the others' medians: (10 + 2.5) / 2 each
+  ASSERT_EQ(t.offenders.size(), 1u);
+  EXPECT_EQ(t.offenders[0].host, "node3");
 }
 
 // Every link at half the NIC's rate: nothing stands out from the median, so

@@ -27,5 +27,9 @@ out = {
     "skipped_cases": sum(1 for c in cases if c.find("skipped") is not None),
     "names": [c.get("name") for c in cases],
     "failure_text": [c.find("failure").text for c in cases if c.find("failure") is not None],
+    # One testcase per node of the job (classname fabricbench.check.<profile>.node).
+    "node_names": [c.get("name") for c in cases if (c.get("classname") or "").endswith(".node")],
+    "node_failure_cases": sum(1 for c in cases
+                              if (c.get("classname") or "").endswith(".node") and c.find("failure") is not None),
 }
 print(json.dumps(out))

@@ -82,8 +82,9 @@ TEST(Profile, ParsesEveryRuleKind) {
   - {kind: uniformity, across: ranks, op: all_reduce, scope: intra, size: 1G, max: 1.5 of median}
   - {kind: uniformity, across: inventory, fields: [gpus, driver]}
   - {kind: pairs, metric: bidir, min: 0.9 of median}
+  - {kind: pairs, metric: unidir, across: nodes, min: 0.5 of median}
 )");
-  ASSERT_EQ(p.rules.size(), 9u);
+  ASSERT_EQ(p.rules.size(), 10u);
   const Rule& abs = p.rules[0];
   EXPECT_EQ(abs.kind, RuleKind::absolute);
   EXPECT_EQ(abs.rows.op, "all_reduce");
@@ -106,6 +107,9 @@ TEST(Profile, ParsesEveryRuleKind) {
   EXPECT_EQ(p.rules[7].across, Across::inventory);
   EXPECT_EQ(p.rules[7].fields, (std::vector<std::string>{"gpus", "driver"}));
   EXPECT_EQ(p.rules[8].pair_metric, PairMetric::bidir);
+  EXPECT_EQ(p.rules[8].pairs_across, PairsAcross::links);  // the default
+  EXPECT_EQ(p.rules[9].pairs_across, PairsAcross::nodes);
+  EXPECT_EQ(p.rules[9].name, "pairs unidir nodes");
   EXPECT_TRUE(needs_per_rank_times(p));
   EXPECT_TRUE(needs_baseline(p));
   for (const auto& s : p.sweeps) EXPECT_TRUE(s.options.per_rank_times);
@@ -209,6 +213,7 @@ TEST(Profile, ShippedProfilesMarkTheRulesThatMaySkip) {
   EXPECT_TRUE(optional_rules("h100-8x-ndr400").empty());
   EXPECT_TRUE(optional_rules("a100-8x-hdr200").empty());
   EXPECT_TRUE(optional_rules("pcie-gpus-25gbe").empty());
+  EXPECT_TRUE(optional_rules("host-tcp").empty());  // on one node its pairs rule fails: it checks a network
 }
 
 TEST_P(BadRules, AreRefusedWithTheReason) {
@@ -229,6 +234,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadRule{"UnknownMetric", "  - {kind: absolute, op: all_reduce, size: 1G, metric: goodput, min: 4 GB/s}",
                 "'goodput' is unknown"},
         BadRule{"UnknownKind", "  - {kind: vibes, op: all_reduce}", "'vibes' is unknown"},
+        BadRule{"PairsAcrossRacks", "  - {kind: pairs, across: racks, min: 0.5 of median}",
+                "'racks': use links (each link against the median link) or nodes"},
         BadRule{"UnknownUnit", "  - {kind: absolute, op: all_reduce, size: 1G, metric: busbw, min: 4 GB/h}",
                 "unknown unit 'GB/h'"},
         BadRule{"NoUnit", "  - {kind: absolute, op: all_reduce, size: 1G, metric: busbw, min: 40}", "has no unit"},

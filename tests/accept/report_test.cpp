@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fabricbench/accept/profile.hpp"
 #include "junit_check.hpp"
+#include "record_builder.hpp"
 #include "process.hpp"
 
 namespace fb::accept {
@@ -98,6 +100,74 @@ TEST_F(JunitFile, ARunThatDidNotFinishKeepsEveryRuleAsAnError) {
   EXPECT_EQ(j["names"][2], "inter \"busbw\"");
   EXPECT_EQ(to_json(r)["status"], "incomplete");
   EXPECT_EQ(to_json(r)["exit_code"], 3);
+}
+
+// A record of four nodes whose node3 has slow links, judged by a rule that
+// blames nodes and one that passes: the suite has a testcase per rule and
+// per node, and only node3's node testcase fails.
+Report four_nodes_one_slow() {
+  test::RecordBuilder b(4, 4);
+  b.pair(0, 1, 11.8, 23.0, 20);
+  b.pair(2, 3, 2.9, 5.8, 60);
+  b.pair(0, 2, 2.9, 5.9, 61);
+  b.pair(1, 3, 11.9, 23.2, 21);
+  b.pair(0, 3, 11.7, 22.9, 20);
+  b.pair(1, 2, 2.9, 5.7, 62);
+  const Results run = b.results();
+  const Profile p = test::profile_with_rules(
+      "  - {name: slow nodes, kind: pairs, across: nodes, min: 0.5 of median}\n"
+      "  - {name: latency, kind: pairs, metric: latency, across: nodes, max: 5 of median}\n");
+  Report r;
+  r.profile = "host-tcp";
+  r.hosts = run.header.hosts;
+  r.verdicts = evaluate(p.rules, run, nullptr, {});
+  return r;
+}
+
+TEST_F(JunitFile, OneTestcasePerRuleAndPerNodeAndOnlyTheBadNodeFails) {
+  const Report r = four_nodes_one_slow();
+  const auto j = parse(r);
+  ASSERT_FALSE(j.contains("problem")) << j.dump();
+  EXPECT_EQ(j["testsuite"]["tests"], "6");  // 2 rules, 4 nodes
+  EXPECT_EQ(j["testsuites"]["tests"], "6");
+  EXPECT_EQ(j["testsuite"]["failures"], "2");  // the rule and node3
+  EXPECT_EQ(j["failure_cases"], 2);
+  EXPECT_EQ(j["names"], nlohmann::json({"slow nodes", "latency", "node1", "node2", "node3", "node4"}));
+  const std::string node3 = j["failure_text"][1];
+  EXPECT_NE(node3.find("rule 'slow nodes' (pairs): 2.900 GB/s"), std::string::npos) << node3;
+  const std::string xml = to_junit_xml(r);
+  EXPECT_NE(xml.find("<testcase name=\"node3\" classname=\"fabricbench.check.host-tcp.node\""), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("message=\"FAIL: blamed by &apos;slow nodes&apos;\""), std::string::npos) << xml;
+  // check.json names the same node as data.
+  const auto bad = to_json(r)["bad"];
+  ASSERT_EQ(bad.size(), 1u) << bad.dump();
+  EXPECT_EQ(bad[0]["host"], "node3");
+}
+
+TEST_F(JunitFile, ARunThatDidNotFinishKeepsEveryNodeAsAnError) {
+  Report r = four_nodes_one_slow();
+  r.run_error = "the run did not finish";
+  const auto j = parse(r);
+  ASSERT_FALSE(j.contains("problem")) << j.dump();
+  // The run's testcase, the two rules and the four nodes: all unjudged.
+  EXPECT_EQ(j["testsuite"]["tests"], "7");
+  EXPECT_EQ(j["testsuite"]["errors"], "7");
+  EXPECT_EQ(j["testsuite"]["failures"], "0");
+  EXPECT_EQ(j["names"][6], "node4");
+}
+
+// A hand-made record without hosts in its header: the hosts a failed rule
+// blames still get their testcase.
+TEST_F(JunitFile, ABlamedHostTheHeaderDoesNotListGetsATestcase) {
+  Report r = sample();
+  r.verdicts[1].offenders = {{"node7", 12, "", 260, "us"}};
+  const auto j = parse(r);
+  ASSERT_FALSE(j.contains("problem")) << j.dump();
+  EXPECT_EQ(j["testsuite"]["tests"], "6");
+  EXPECT_EQ(j["names"][5], "node7");
+  EXPECT_EQ(j["failure_cases"], 3);
+  EXPECT_NE(j["failure_text"][2].get<std::string>().find("rank 12"), std::string::npos) << j.dump();
 }
 
 TEST_F(JunitFile, NoRulesIsStillAValidSuite) {

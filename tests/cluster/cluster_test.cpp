@@ -75,6 +75,14 @@ class Cluster : public ::testing::Test {
                 host(b + 1).c_str(), m.algbw_gbps * 1e3, m.time.iterations, m.time.min_us, m.time.max_us);
     return m.algbw_gbps;
   }
+  // TBF on both ends of node n's link, as emulate-cluster.sh sets it up.
+  bool reshape(int n, const std::string& rate) const {
+    const std::string tbf = " root tbf rate " + rate + " burst 512kb latency 20ms";
+    const std::string node = name_ + "-n" + std::to_string(n), sw = name_ + "-sw";
+    return std::system(("ip netns exec " + node + " tc qdisc replace dev eth0" + tbf + " && ip netns exec " + sw +
+                        " tc qdisc replace dev p" + std::to_string(n) + tbf)
+                           .c_str()) == 0;
+  }
   std::string mpirun_;
   std::string name_;
   std::string tmp_;
@@ -196,6 +204,81 @@ TEST_F(Cluster, CheckMeasuresThePairsItsProfileAsksForAndNamesTheSlowNode) {
   for (std::string item; std::getline(items, item, ';');) EXPECT_NE(item.find(host(3)), std::string::npos) << reason;
 }
 
+// The shipped TCP profile (profiles/host-tcp.yaml) on the four nodes: its
+// pairs rule judges each node's median link against the other nodes', so it
+// names node 3 (a quarter of the others' rate) and only node 3, in check.json
+// `bad` and as the one failing node testcase of junit.xml; with node 3's link
+// as fast as the others' it passes. The bound is relative: however loaded
+// this machine's cores, all links share them alike.
+class ClusterHostTcp : public Cluster {
+ protected:
+  void TearDown() override {
+    // The fixture's shape, whatever the test did: the other tests need node 3 slow.
+    if (reshaped_) {
+      EXPECT_TRUE(reshape(3, "250mbit")) << "could not put node 3 back to 250 Mbit/s";
+    }
+    Cluster::TearDown();
+  }
+  test::ProcessResult check(const std::string& dir) const {
+    return test::run_process(mpirun_ + " -np 4 " + FB_BINARY + " check --profile " FB_SOURCE_DIR
+                             "/profiles/host-tcp.yaml -q --progress off --out-dir " + tmp_ + "/" + dir);
+  }
+  nlohmann::json report(const std::string& dir) const {
+    std::ifstream in(tmp_ + "/" + dir + "/check.json");
+    return nlohmann::json::parse(in);
+  }
+  std::string junit(const std::string& dir) const {
+    std::ifstream in(tmp_ + "/" + dir + "/junit.xml");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  // Node n's testcase in the JUnit text, "" when there is none.
+  std::string node_case(const std::string& xml, int n) const {
+    const auto at = xml.find("<testcase name=\"" + host(n) + "\"");
+    if (at == std::string::npos) return "";
+    return xml.substr(at, xml.find("</testcase>", at) - at);
+  }
+  // The verdict of the profile's rule `rule`.
+  static nlohmann::json verdict(const nlohmann::json& report, const std::string& rule) {
+    for (const auto& v : report["verdicts"])
+      if (v["rule"] == rule) return v;
+    ADD_FAILURE() << "no verdict for rule '" << rule << "' in " << report.dump();
+    return {};
+  }
+  bool reshaped_ = false;
+};
+
+TEST_F(ClusterHostTcp, CheckNamesTheSlowNodeAloneAndPassesWhenNoLinkIsSlow) {
+  auto r = check("slow");
+  std::printf("%s\n", r.out.c_str());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto rep = report("slow");
+  const auto nodes = verdict(rep, "no node with slow links");
+  EXPECT_EQ(nodes["status"], "fail") << nodes.dump();
+  EXPECT_EQ(verdict(rep, "every element right")["status"], "pass");
+  EXPECT_EQ(verdict(rep, "same hardware on every node")["status"], "pass") << rep.dump();
+  ASSERT_EQ(rep["bad"].size(), 1u) << rep["bad"].dump();
+  EXPECT_EQ(rep["bad"][0]["host"], host(3));
+  EXPECT_EQ(rep["bad"][0]["rule"], "no node with slow links");
+  EXPECT_EQ(rep["bad"][0]["peer"], nullptr);
+  // A quarter of the shaped rate, at most: the slow node's links are all capped by its own.
+  EXPECT_LE(rep["bad"][0]["figure"].get<double>(), 1.1 * kSlowGbps);
+  // One failing node testcase, node 3's; the other three pass.
+  const std::string xml = junit("slow");
+  const std::string blamed = "<failure message=\"FAIL: blamed by &apos;no node with slow links&apos;";  // as escaped
+  EXPECT_NE(node_case(xml, 3).find(blamed), std::string::npos) << xml;
+  for (int n : {1, 2, 4})
+    EXPECT_NE(node_case(xml, n).find("no failed rule blames this node"), std::string::npos) << n << "\n" << xml;
+
+  ASSERT_TRUE(reshaped_ = reshape(3, "1gbit")) << "tc could not re-shape node 3's link";
+  r = check("even");
+  std::printf("%s\n", r.out.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  rep = report("even");
+  EXPECT_EQ(rep["status"], "pass") << rep.dump();
+  EXPECT_TRUE(rep["bad"].empty()) << rep["bad"].dump();
+  EXPECT_EQ(junit("even").find("<failure"), std::string::npos);
+}
+
 // The model's first check against the world: the same data-parallel step on
 // two nodes joined by 1 Gbit/s and by 250 Mbit/s links. The measured
 // communication share must rise as the link slows, and the model, given a
@@ -270,14 +353,6 @@ class ClusterFlap : public Cluster {
     if (watcher_.joinable()) watcher_.join();
     reshape(2, "1gbit");
     Cluster::TearDown();
-  }
-  // TBF on both ends of node n's link, as emulate-cluster.sh sets it up.
-  bool reshape(int n, const std::string& rate) const {
-    const std::string tbf = " root tbf rate " + rate + " burst 512kb latency 20ms";
-    const std::string node = name_ + "-n" + std::to_string(n), sw = name_ + "-sw";
-    return std::system(("ip netns exec " + node + " tc qdisc replace dev eth0" + tbf + " && ip netns exec " + sw +
-                        " tc qdisc replace dev p" + std::to_string(n) + tbf)
-                           .c_str()) == 0;
   }
   // Whether the record at out() holds a measurement row of `bytes`.
   bool has_row(std::uint64_t bytes) const {

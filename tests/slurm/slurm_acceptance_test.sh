@@ -185,17 +185,23 @@ junit = json.loads(subprocess.run([sys.executable, counter, f"{out}/junit.xml"],
 suite, counts = junit["testsuite"], report["counts"]
 problems = []
 if report["exit_code"] != expected: problems.append(f"check.json exit_code {report['exit_code']}")
-# A run that did not finish: its own "run" testcase beside every rule's, all errors.
+# One testcase per node of the job, failing when a failed rule blames it (check.json "bad").
+header = json.loads(open(f"{out}/results.jsonl").readline())
+nodes, bad_nodes = len(junit["node_names"]), len({b["host"] for b in report["bad"]})
+if junit["node_names"] != header.get("hosts"): problems.append(f"junit nodes {junit['node_names']} vs {header.get('hosts')}")
+# A run that did not finish: its own "run" testcase beside every rule's, and every node's, all errors.
 extra = 1 if expected == 3 else 0
-if int(suite["tests"]) != sum(counts.values()) + extra: problems.append(f"junit tests {suite['tests']} vs {counts}")
-if int(suite["failures"]) != counts["fail"]: problems.append(f"junit failures {suite['failures']} vs {counts}")
-if int(suite["errors"]) != counts["error"] + extra: problems.append(f"junit errors {suite['errors']} vs {counts}")
+node_errors = nodes if expected == 3 else 0
+node_failures = 0 if expected == 3 else bad_nodes
+if junit["node_failure_cases"] != node_failures: problems.append(f"junit node failures {junit['node_failure_cases']} vs {report['bad']}")
+if int(suite["tests"]) != sum(counts.values()) + extra + nodes: problems.append(f"junit tests {suite['tests']} vs {counts}")
+if int(suite["failures"]) != counts["fail"] + node_failures: problems.append(f"junit failures {suite['failures']} vs {counts}")
+if int(suite["errors"]) != counts["error"] + extra + node_errors: problems.append(f"junit errors {suite['errors']} vs {counts}")
 if expected == 3 and (report["status"] != "incomplete" or counts["error"] != len(report["verdicts"]) or not report["verdicts"]):
     problems.append(f"an unfinished run: status {report['status']}, counts {counts}, {len(report['verdicts'])} rules")
-if junit["failure_cases"] != counts["fail"]: problems.append("failure elements do not match the count")
+if junit["failure_cases"] != counts["fail"] + node_failures: problems.append("failure elements do not match the count")
 if expected == 1 and counts["fail"] < 1: problems.append("a failing job without a failed rule")
 if report["ranks"] != 2: problems.append(f"ranks {report['ranks']}, expected 2")
-header = json.loads(open(f"{out}/results.jsonl").readline())
 if header.get("command") != "check" or header.get("ranks") != 2: problems.append(f"record header {header}")
 for p in problems: print("  " + p)
 sys.exit(1 if problems else 0)

@@ -1,5 +1,5 @@
 // What `fabricbench check` hands to people and CI: the verdict table, a JSON
-// document and JUnit XML (one testcase per rule).
+// document and JUnit XML (one testcase per rule and per node).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +19,7 @@ struct Report {
   std::string timestamp;      // UTC, ISO 8601
   double elapsed_s = 0;       // the run, or 0 when only evaluated
   int ranks = 0;
+  std::vector<std::string> hosts;  // the job's nodes, in node order: one JUnit testcase each
   bool strict = false;
   std::string run_error;  // set on the placeholder written before a run: why no verdict exists
   std::vector<Verdict> verdicts;
@@ -37,6 +38,9 @@ nlohmann::ordered_json to_json(const Report& report);
 
 // JUnit XML: one <testsuite> per profile, one <testcase> per rule; FAIL is a
 // <failure> carrying the figures, SKIP <skipped>, an unjudged rule <error>.
+// Then one <testcase> per node (classname ...<profile>.node, named by host):
+// a <failure> listing the failed rules that blame it, else a pass; an
+// <error> each when the run did not finish.
 std::string to_junit_xml(const Report& report);
 
 // Escapes text for XML attributes and character data; drops characters XML

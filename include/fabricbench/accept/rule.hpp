@@ -46,6 +46,12 @@ enum class Across { inventory, ranks };
 // The figure a pairs rule reads from pair lines.
 enum class PairMetric { unidir, bidir, latency };
 
+// What a pairs rule judges: each link against the median link (or a floor),
+// or each node, by the median of its links, against the median of the other
+// nodes: a node with a slow port makes every one of its links slow, and only
+// the node view blames it alone rather than both ends of each such link.
+enum class PairsAcross { links, nodes };
+
 enum class Bound { min, max };
 
 // What a threshold's number is measured against.
@@ -92,6 +98,7 @@ struct Rule {
   std::vector<std::string> fields;  // inventory fields compared (empty = all)
   // pairs
   PairMetric pair_metric = PairMetric::unidir;
+  PairsAcross pairs_across = PairsAcross::links;
   // storage
   StorageFilter storage;
   StorageMetric storage_metric = StorageMetric::aggregate_gbps;
@@ -106,10 +113,12 @@ struct Rule {
 std::string_view name(RuleKind kind);
 std::string_view name(Metric metric);
 std::string_view name(PairMetric metric);
+std::string_view name(PairsAcross across);
 std::string_view name(StorageMetric metric);
 std::optional<RuleKind> parse_rule_kind(std::string_view text);
 std::optional<Metric> parse_metric(std::string_view text);
 std::optional<PairMetric> parse_pair_metric(std::string_view text);
+std::optional<PairsAcross> parse_pairs_across(std::string_view text);
 std::optional<StorageMetric> parse_storage_metric(std::string_view text);
 std::string allowed_rule_kinds();
 std::string allowed_metrics();
