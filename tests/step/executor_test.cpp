@@ -1,6 +1,12 @@
 // The step executor on the host backend with every rank of the job: a
 // data-parallel step whose communication is known.
 #include <gtest/gtest.h>
+#include <time.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -74,14 +80,82 @@ TEST(StepTiming, BlockingCallsAreFullyExposed) {
   EXPECT_NEAR(f.overlapped, f.serial, 0.3 * f.serial) << seen;
 }
 
-TEST(StepTiming, ComputeOnlyMatchesTheCalibratedRate) {
+TEST(StepTiming, ComputeOnlyTakesAtLeastTheAskedTime) {
   StepSchedule s = dp_step(Comm::world().size(), 30000, 1024, 1, 0.5);
   const StepReport r = run(s);
-  // The kernel's rate was calibrated on this rank: a lightly loaded run lands
-  // near the asked duration; a shared machine can only make it slower (the
-  // bound catches a kernel that does a fraction or a multiple of its work).
+  // The kernel does the work of the asked time at its calibrated rate: a
+  // shared machine only adds to the wall time (at a load average of 23 the
+  // fastest of these steps took 36x the asked time), so in wall time only the
+  // lower bound holds (it catches a kernel or an executor doing a fraction
+  // of the work). A multiple of the work is caught in CPU time (HostKernel)
+  // and in what the executor asks for
+  // (StepExecutor.EveryModeAsksTheKernelForTheWholeCompute).
   EXPECT_GT(r.times(Mode::compute_only).step.min_us, 0.7 * s.compute_us);
-  EXPECT_LT(r.times(Mode::compute_only).step.min_us, 5.0 * s.compute_us);
+}
+
+// This thread's CPU time: the work done, whatever the machine's load.
+double thread_cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
+}
+
+TEST(HostKernel, ComputeTakesTheAskedTimeInCpuTime) {
+  // In CPU time the compute is what the core spent on this thread, not the
+  // turns of the other processes, so the work done at the calibrated rate
+  // compares with the asked time however loaded the machine is (mpi.step.np4
+  // runs it on oversubscribed cores; it held at a load average of 23). The
+  // calibration itself is the fastest of 16 short runs, which at that load
+  // still finds one run with the core to itself. The fewest of a few
+  // trials: an interrupt or a cold cache only ever adds.
+  auto kernel = make_host_kernel();
+  static const std::function<void()> idle = [] {};
+  constexpr double kAskedUs = 30000;
+  double fewest = 1e300;
+  for (int i = 0; i < 5; ++i) {
+    const double t = thread_cpu_us();
+    kernel->compute(kAskedUs, idle);
+    fewest = std::min(fewest, thread_cpu_us() - t);
+  }
+  EXPECT_GT(fewest, 0.7 * kAskedUs) << kernel->describe();
+  EXPECT_LT(fewest, 1.5 * kAskedUs) << kernel->describe();
+}
+
+// Counts the compute each step asks for (a step ends at the executor's
+// sync()), without doing any: what the executor asks of its kernel.
+class CountingKernel final : public ComputeKernel {
+ public:
+  void compute(double us, const std::function<void()>& poll) override {
+    asked_us_ += us;
+    poll();
+  }
+  void sync() override {
+    per_step_us.push_back(asked_us_);
+    asked_us_ = 0;
+  }
+  std::string describe() const override { return "counting"; }
+  std::vector<double> per_step_us;
+
+ private:
+  double asked_us_ = 0;
+};
+
+TEST(StepExecutor, EveryModeAsksTheKernelForTheWholeCompute) {
+  // Buckets issued through half of the compute, and a blocking call: the
+  // compute is cut in pieces, which must add up to the step's compute once,
+  // in every mode but comm_only, which asks for none.
+  StepSchedule s = dp_step(Comm::world().size(), 30000, 1024, 3, 0.5);
+  s.comms.push_back({"blocking all-reduce", Op::all_reduce, Group::dp, 1024, 2, 0.0});
+  auto backend = make_mpi_host_backend();
+  CountingKernel kernel;
+  Executor ex(Comm::world(), *backend, kernel, s, Dtype::float32);
+  constexpr int kSteps = 2, kWarmup = 1;
+  ex.run(kSteps, kWarmup);
+  // The modes take turns in the order of Mode, one step each per round.
+  const double expected[] = {s.compute_us, 0, s.compute_us, s.compute_us};
+  ASSERT_EQ(kernel.per_step_us.size(), 4u * (kSteps + kWarmup));
+  for (std::size_t i = 0; i < kernel.per_step_us.size(); ++i)
+    EXPECT_NEAR(kernel.per_step_us[i], expected[i % 4], 1e-6) << "step " << i << ", " << name(static_cast<Mode>(i % 4));
 }
 
 TEST(StepExecutor, DegreesMustCoverTheRanks) {
