@@ -144,7 +144,7 @@ TEST(MpiCalls, OnlyCommAndTheMpiHostBackendCallMpi) {
                                    << listing(s.forbidden);
 }
 
-class PlantedTree : public ::testing::Test {
+class MpiCallsScan : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "fb_mpi_calls_XXXXXX").string();
@@ -159,7 +159,7 @@ class PlantedTree : public ::testing::Test {
   fs::path root_;
 };
 
-TEST_F(PlantedTree, FindsAPlantedCallAndNamesItsFileAndLine) {
+TEST_F(MpiCallsScan, FindsAPlantedCallAndNamesItsFileAndLine) {
   plant("src/topo/gather.cpp", "#include <mpi.h>\nvoid f(MPI_Comm c) {\n  int r;\n  MPI_Comm_rank (c, &r);\n}\n");
   const Scan s = scan(root_, {"src"});
   ASSERT_EQ(s.forbidden.size(), 1u) << listing(s.forbidden);
@@ -168,7 +168,7 @@ TEST_F(PlantedTree, FindsAPlantedCallAndNamesItsFileAndLine) {
   EXPECT_EQ(s.forbidden[0].name, "MPI_Comm_rank");
 }
 
-TEST_F(PlantedTree, FindsProfilingAndToolInterfaceCalls) {
+TEST_F(MpiCallsScan, FindsProfilingAndToolInterfaceCalls) {
   plant("src/topo/a.cpp", "int x = PMPI_Barrier(MPI_COMM_WORLD);\nint y = MPI_T_cvar_read(h, v);\n");
   const Scan s = scan(root_, {"src"});
   ASSERT_EQ(s.forbidden.size(), 2u) << listing(s.forbidden);
@@ -176,7 +176,7 @@ TEST_F(PlantedTree, FindsProfilingAndToolInterfaceCalls) {
   EXPECT_EQ(s.forbidden[1].name, "MPI_T_cvar_read");
 }
 
-TEST_F(PlantedTree, CommentsStringsConstantsAndTypesAreNoCalls) {
+TEST_F(MpiCallsScan, CommentsStringsConstantsAndTypesAreNoCalls) {
   plant("src/topo/b.cpp",
         "// MPI_Gather(3) says so\n/* MPI_Allreduce(x) */\nconst char* s = \"MPI_Bcast(\";\n"
         "auto r = R\"x(MPI_Send()x\";\nMPI_Comm c = MPI_COMM_WORLD; f(MPI_INT, MPI_IN_PLACE);\nint n = 1'000;\n");
@@ -185,7 +185,7 @@ TEST_F(PlantedTree, CommentsStringsConstantsAndTypesAreNoCalls) {
   EXPECT_TRUE(s.forbidden.empty()) << listing(s.forbidden);
 }
 
-TEST_F(PlantedTree, CommFilesAndTheMpiHostBackendMayCall) {
+TEST_F(MpiCallsScan, CommFilesAndTheMpiHostBackendMayCall) {
   plant("src/core/comm_gather.cpp", "void g() { MPI_Igatherv(a, b); }\n");
   plant("src/backends/mpi_host/mpi_op.cpp", "void h() { MPI_Allreduce(a, b); }\n");
   plant("src/core/timing.cpp", "void t() { MPI_Barrier(c); }\n");
