@@ -122,7 +122,7 @@ int run_or_abort(const std::function<int()>& body) {
     return body();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
+    Comm::world().abort(kExitRunError);
     return kExitRunError;
   }
 }

@@ -5,6 +5,7 @@
 
 #include "build_identity.hpp"
 #include "commands.hpp"
+#include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/storage/reaper.hpp"
@@ -51,6 +52,21 @@ void usage(std::FILE* out) {
   std::fprintf(out, "\n'fabricbench <command> --help' shows a command's options.\n");
 }
 
+// What no command caught: its message and exit code 3 (2 for bad input), the
+// whole job ended (peers may wait for this rank), never std::terminate.
+int run_command(const fb::cli::Command& c, int argc, char** argv) {
+  int code = fb::kExitRunError;
+  try {
+    return c.main(argc, argv);
+  } catch (const fb::UsageError& e) {
+    fb::user_log().error("fabricbench {}: {}", argv[0], e.what());
+    code = fb::kExitUsage;
+  } catch (const std::exception& e) {
+    fb::user_log().error("fabricbench {}: {}", argv[0], e.what());
+  }
+  return fb::end_job_after_error(code);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,7 +85,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], fb::storage::kReaperCommand) == 0) return fb::storage::reaper_main(argc - 1, argv + 1);
   const std::string_view wanted = argv[1];
   for (const auto& c : fb::cli::commands())
-    if (c.name == wanted) return c.main(argc - 1, argv + 1);
+    if (c.name == wanted) return run_command(c, argc - 1, argv + 1);
   fb::user_log().error("fabricbench: unknown command '{}'\n", argv[1]);  // a blank line before the usage
   usage(stderr);
   return fb::kExitUsage;

@@ -47,7 +47,7 @@ void WatchedRun::run(const std::function<void()>& body) {
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     if (watchdog_) watchdog_->fail(e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitRunError);
+    Comm::world().abort(kExitRunError);
     throw;
   }
   if (watchdog_) watchdog_->finish();

@@ -42,17 +42,16 @@ NodeMap map_nodes(const Comm& world) {
   Comm node = per_node > 0 ? world.split(world.rank() / per_node, world.rank()) : world.split_node();
   m.local_rank = node.rank();
   m.local_size = node.size();
-  int leader = world.rank();  // world rank of this node's local rank 0
-  MPI_Bcast(&leader, 1, MPI_INT, 0, node.native());
+  std::int64_t leader = world.rank();  // world rank of this node's local rank 0
+  node.bcast_quiet({&leader, 1}, 0);
 
   const auto n = static_cast<std::size_t>(world.size());
-  std::vector<int> leader_of(n);
-  MPI_Allgather(&leader, 1, MPI_INT, leader_of.data(), 1, MPI_INT, world.native());
+  const std::vector<std::int64_t> leader_of = world.allgather_quiet(leader);
   const std::string me = per_node > 0 ? host_name() + "/" + std::to_string(world.rank() / per_node) : host_name();
   const std::vector<std::string> hosts = world.allgather_strings(me);
 
-  std::map<int, int> node_index;  // leader world rank -> node index, in rank order
-  std::map<int, int> node_size;
+  std::map<std::int64_t, int> node_index;  // leader world rank -> node index, in rank order
+  std::map<std::int64_t, int> node_size;
   for (std::size_t r = 0; r < n; ++r) {
     if (node_index.emplace(leader_of[r], static_cast<int>(node_index.size())).second)
       m.node_hosts.push_back(hosts[r]);

@@ -106,10 +106,7 @@ void gather_lateness(const Comm& world, const std::vector<double>& my_start, con
     mean = std::accumulate(my_duration.begin(), my_duration.end(), 0.0) / static_cast<double>(my_duration.size());
   }
   const double mine[2] = {lag, mean};
-  std::vector<double> all(2 * static_cast<std::size_t>(world.size()));
-  MPI_Request req;
-  MPI_Igather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, world.native(), &req);
-  wait_quiet(req);
+  const std::vector<double> all = world.gather_quiet(mine, 0);
   if (world.rank() != 0) return;
   for (std::size_t r = 0; r < static_cast<std::size_t>(world.size()); ++r) {
     t.rank_lag_us.push_back(all[2 * r]);
@@ -213,7 +210,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     pinned.emplace(plan.cpu);
     spin_awake();
   }
-  MPI_Barrier(world.native());
+  world.barrier();
   const double t0 = now_us();
   // Per iteration, agreed: the warm-up's first, then the median of the batches so far.
   double agreed_us = warm.first_us;

@@ -20,24 +20,11 @@ std::vector<WrongAt> gather_wrong_at(const Comm& world, const std::vector<std::i
       mine.push_back(static_cast<std::int64_t>(i) + 1);
       mine.push_back(per_iteration[i]);
     }
-  const int n = static_cast<int>(mine.size());
-  const auto size = static_cast<std::size_t>(world.size());
-  std::vector<int> counts(size);
-  MPI_Request req;
-  MPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world.native(), &req);
-  wait_quiet(req);
-  std::vector<int> displs(size, 0);
-  for (std::size_t r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<std::int64_t> all(world.rank() == 0 ? static_cast<std::size_t>(displs.back() + counts.back()) : 0);
-  MPI_Igatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, 0, world.native(),
-               &req);
-  wait_quiet(req);
+  const auto all = world.gather_blocks_quiet<std::int64_t>(mine, 0);  // empty off rank 0
   std::vector<WrongAt> out;
-  for (std::size_t r = 0; r < size && world.rank() == 0; ++r)
-    for (int k = 0; k + 1 < counts[r] && out.size() < kMaxWrongAt; k += 2) {
-      const auto at = static_cast<std::size_t>(displs[r] + k);
-      out.push_back({static_cast<int>(r), all[at], all[at + 1]});
-    }
+  for (std::size_t r = 0; r < all.size(); ++r)
+    for (std::size_t k = 0; k + 1 < all[r].size() && out.size() < kMaxWrongAt; k += 2)
+      out.push_back({static_cast<int>(r), all[r][k], all[r][k + 1]});
   return out;
 }
 

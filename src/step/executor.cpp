@@ -228,7 +228,7 @@ double Executor::one_step(Mode mode) {
 double Executor::timed_step(Mode mode) {
   enter(Phase::sync);
   world_.barrier_quiet();
-  MPI_Barrier(world_.native());  // every rank starts the step together
+  world_.barrier();  // every rank starts the step together
   return one_step(mode);
 }
 
@@ -251,7 +251,7 @@ double Executor::call_alone_us(std::size_t c, int repeats) {
   for (auto& x : t) {
     enter(Phase::sync);
     world_.barrier_quiet();
-    MPI_Barrier(world_.native());
+    world_.barrier();
     if (ops_[c]) {
       const double s = now_us();
       blocking_call(c);

@@ -2,8 +2,6 @@
 // phases in which a subset of nodes does I/O while the others wait.
 #include "fabricbench/storage/runner.hpp"
 
-#include <mpi.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,41 +21,6 @@ using json = nlohmann::ordered_json;
 // Steps of the progress board per phase: every rank starts each phase at the
 // same step number whether it does I/O or waits (progress.hpp, enter_at).
 constexpr std::int64_t kStepsPerPhase = 16;
-
-void check_mpi(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw RunError(fmt::format("storage: {} failed: {}", what, std::string(text, static_cast<std::size_t>(len))));
-}
-
-// Every rank's `mine` on rank 0 (others get nothing); waits without spinning.
-std::vector<std::string> gather_to_root(const Comm& comm, const std::string& mine) {
-  const int size = comm.size();
-  const bool root = comm.rank() == 0;
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(root ? static_cast<std::size_t>(size) : 0);
-  MPI_Request req;
-  check_mpi(MPI_Igather(&length, 1, MPI_INT, root ? lengths.data() : nullptr, 1, MPI_INT, 0, comm.native(), &req),
-            "MPI_Igather");
-  wait_quiet(req);
-  std::vector<int> offsets(lengths.size(), 0);
-  int total = 0;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    offsets[i] = total;
-    total += lengths[i];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  check_mpi(MPI_Igatherv(mine.data(), length, MPI_CHAR, root ? all.data() : nullptr, lengths.data(), offsets.data(),
-                         MPI_CHAR, 0, comm.native(), &req),
-            "MPI_Igatherv");
-  wait_quiet(req);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < lengths.size(); ++i)
-    out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
-  return out;
-}
 
 // A rank's figures on the wire: the scalars as JSON, the per-call times as
 // raw doubles after a newline (there may be hundreds of thousands).
@@ -234,7 +197,7 @@ void StorageRunner::run_target(std::size_t index, const Row& row) {
       RankFigures f;
       if (active) f = is_read(p) ? files->read() : files->write();
       if (board_) board_->enter(Phase::sync);
-      const auto blobs = gather_to_root(world_, active ? encode(f) : std::string());
+      const auto blobs = world_.gather_strings_quiet(active ? encode(f) : std::string(), 0);
       if (world_.rank() != 0) continue;
       std::vector<RankResult> results;
       for (std::size_t r = 0; r < blobs.size(); ++r)

@@ -1,7 +1,6 @@
 #include "gpu_error.hpp"
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -9,11 +8,7 @@
 namespace fb::gpu {
 
 std::string error_text(const char* call, const std::string& what, int device) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  int rank = -1;
-  if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return fmt::format("{} failed on rank {} (host {}, GPU {}): {}", call, rank, host_name(), device, what);
+  return fmt::format("{} failed on rank {} (host {}, GPU {}): {}", call, world_rank(), host_name(), device, what);
 }
 
 void throw_cuda_error(const char* call, cudaError_t rc, int device) {

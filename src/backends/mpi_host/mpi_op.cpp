@@ -5,6 +5,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "mpi_types.hpp"
 
@@ -20,8 +21,8 @@ MpiOp::MpiOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out)
     : comm_(comm), spec_(spec), type_(mpi::datatype(spec.dtype)), redop_(mpi::reduction(spec.redop)) {
   if (mpi_call(spec.op) == MpiCall::none)  // the engine refuses it first (backend_runs)
     throw std::logic_error(fmt::format("MpiOp: {} is not an op of the mpi backends", name(spec.op)));
-  MPI_Comm_rank(comm, &rank_);
-  MPI_Comm_size(comm, &size_);
+  check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank", comm);
+  check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size", comm);
   word_ = dtype_bytes(spec.dtype);
   out_ = out;
   result_ = out;
@@ -45,21 +46,14 @@ MpiOp::MpiOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out)
   }
 }
 
-void MpiOp::run() {
-  const int rc = call();
-  if (rc != MPI_SUCCESS) throw RunError(mpi::error_text(call_name(), rc, comm_));
-}
+void MpiOp::run() { check_mpi(call(), call_name(), comm_); }
 
-void MpiOp::start() {
-  const int rc = start_call();
-  if (rc != MPI_SUCCESS) throw RunError(mpi::error_text(call_name(), rc, comm_));
-}
+void MpiOp::start() { check_mpi(start_call(), call_name(), comm_); }
 
 bool MpiOp::finished() {
   if (pending_ == 0) return true;
   int done = 0;
-  const int rc = MPI_Testall(pending_, requests_.data(), &done, MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) throw RunError(mpi::error_text("MPI_Testall", rc, comm_));
+  check_mpi(MPI_Testall(pending_, requests_.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall", comm_);
   if (done) pending_ = 0;
   return done != 0;
 }

@@ -42,9 +42,10 @@ std::string read_cvar(const char* wanted) {
     int count = 0;
     if (MPI_T_cvar_handle_alloc(i, nullptr, &handle, &count) != MPI_SUCCESS) return {};
     std::vector<char> value(static_cast<std::size_t>(count > 0 ? count : 1) + 1, '\0');
-    MPI_T_cvar_read(handle, value.data());
-    MPI_T_cvar_handle_free(&handle);
-    return value.data();
+    const bool read = MPI_T_cvar_read(handle, value.data()) == MPI_SUCCESS;
+    // A handle that will not free costs nothing but itself: the value stands.
+    (void)MPI_T_cvar_handle_free(&handle);
+    return read ? value.data() : "";
   }
   return {};
 }
@@ -74,7 +75,7 @@ std::string mpi_path(const Comm& group) {
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return classify_mpi_path(same_node, "", "");
   const std::string pml = read_cvar("pml");
   const std::string btl = read_cvar("btl");
-  MPI_T_finalize();
+  (void)MPI_T_finalize();  // the values are read; nothing depends on the tool interface closing
   return classify_mpi_path(same_node, pml, btl);
 }
 

@@ -1,9 +1,5 @@
 #include "mpi_types.hpp"
 
-#include <fmt/format.h>
-
-#include "fabricbench/core/comm.hpp"
-
 namespace fb::mpi {
 
 MPI_Datatype datatype(Dtype dtype) {
@@ -47,18 +43,6 @@ MPI_Op reduction(RedOp redop) {
       return MPI_OP_NULL;
   }
   return MPI_OP_NULL;
-}
-
-std::string error_text(const char* call, int code, MPI_Comm comm) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(code, text, &len);
-  int world_rank = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  int rank = -1;
-  if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
-  return fmt::format("{} failed on rank {} (host {}, rank {} of the group): {}", call, world_rank, host_name(), rank,
-                     std::string(text, static_cast<std::size_t>(len)));
 }
 
 }  // namespace fb::mpi

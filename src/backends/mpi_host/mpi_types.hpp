@@ -4,8 +4,6 @@
 
 #include <mpi.h>
 
-#include <string>
-
 #include "fabricbench/core/types.hpp"
 
 namespace fb::mpi {
@@ -14,8 +12,5 @@ namespace fb::mpi {
 MPI_Datatype datatype(Dtype dtype);
 // MPI_OP_NULL when MPI has no such reduction (avg).
 MPI_Op reduction(RedOp redop);
-
-// "MPI_Allreduce failed on rank 3 (host n07): MPI_ERR_TRUNCATE: message truncated"
-std::string error_text(const char* call, int code, MPI_Comm comm);
 
 }  // namespace fb::mpi

@@ -128,10 +128,10 @@ class NcclBackend final : public gpu::GpuBackend {
   // colour is the group's lowest world rank, the key its rank in the group.
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     NcclComm& parent = world_nccl();
-    int color = world_.rank();
-    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, comm.native());
+    std::int64_t color = world_.rank();
+    comm.allreduce_min_quiet({&color, 1});
     const std::uint64_t offset = NcclDebugLog::get().size();  // the child's lines come after this
-    auto child = std::make_unique<NcclComm>(parent, color, comm.rank());
+    auto child = std::make_unique<NcclComm>(parent, static_cast<int>(color), comm.rank());
     return std::make_unique<NcclGroup>(comm, std::move(child), offset, gpu_.device, graph_);
   }
   void skip_open() override { NcclComm::split_out(world_nccl()); }
@@ -144,7 +144,7 @@ class NcclBackend final : public gpu::GpuBackend {
     if (!world_.valid()) throw RunError("the nccl backend was not set up (setup() comes before open())");
     ncclUniqueId id{};
     if (world_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, gpu_.device);
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, world_.native());
+    world_.bcast_bytes_quiet(std::as_writable_bytes(std::span(&id, 1)), 0);
     world_nccl_ = std::make_unique<NcclComm>(world_.size(), id, world_.rank(), gpu_.device);
     world_nccl_->ready();
     return *world_nccl_;
