@@ -241,6 +241,19 @@ double seconds_until_closed(int fd, double limit_s) {
   return -1;
 }
 
+// The children the hub has lost, once it has lost one or a second passed.
+std::vector<std::string> gone_within_a_second(HubUnderTest& hub) {
+  for (int i = 0; i < 50; ++i) {
+    {
+      std::lock_guard lock(hub.mutex_);
+      if (!hub.gone_.empty()) break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  std::lock_guard lock(hub.mutex_);
+  return hub.gone_;
+}
+
 TEST(WatchHub, MalformedOrForeignConnectionsAreDroppedAtOnceAndCounted) {
   HubUnderTest hub(3);
   // A real child joins and keeps reporting through it all.
@@ -276,16 +289,9 @@ TEST(WatchHub, MalformedOrForeignConnectionsAreDroppedAtOnceAndCounted) {
   // A child that breaks the protocol is dropped too, and it is a loss.
   const std::string bad("\x05\0\0\0\x03\x01\x02\x03\x04", 9);
   ASSERT_EQ(::send(child.fd(), bad.data(), bad.size(), MSG_NOSIGNAL), 9);
-  for (int i = 0; i < 50; ++i) {
-    {
-      std::lock_guard lock(hub.mutex_);
-      if (!hub.gone_.empty()) break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-  std::lock_guard lock(hub.mutex_);
-  ASSERT_EQ(hub.gone_.size(), 1u);
-  EXPECT_NE(hub.gone_[0].find("1: protocol error"), std::string::npos) << hub.gone_[0];
+  const auto gone = gone_within_a_second(hub);
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_NE(gone[0].find("1: protocol error"), std::string::npos) << gone[0];
 }
 
 // The hello and a malformed frame in one send (one read): the hub decoded
@@ -304,16 +310,9 @@ TEST(WatchHub, AChildWhoseHelloComesWithAMalformedFrameIsDroppedAtOnce) {
   ::close(fd);
   EXPECT_GE(closed, 0) << "still open after 3 s";
   EXPECT_LT(closed, 1.0);
-  for (int i = 0; i < 50; ++i) {
-    {
-      std::lock_guard lock(hub.mutex_);
-      if (!hub.gone_.empty()) break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-  std::lock_guard lock(hub.mutex_);
-  ASSERT_EQ(hub.gone_.size(), 1u);
-  EXPECT_NE(hub.gone_[0].find("2: protocol error"), std::string::npos) << hub.gone_[0];
+  const auto gone = gone_within_a_second(hub);
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_NE(gone[0].find("2: protocol error"), std::string::npos) << gone[0];
 }
 
 TEST(WatchChannel, RankZeroListensOnTheAdvertisedAddressesOnly) {
