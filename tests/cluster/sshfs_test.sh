@@ -44,6 +44,7 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 sshd_pid=
 child=
+made_privsep=
 
 # Unmount first (a FUSE mount whose daemon the cluster's take-down kills would
 # stay behind as a dead mount), then stop sshd, take the cluster down, remove
@@ -60,6 +61,7 @@ cleanup() {
   left=$(awk -v w="$work" 'index($5, w) == 1 {print $5}' /proc/self/mountinfo)
   [ -z "$left" ] || fail "cleanup: mounts left: $left"
   [ -z "$sshd_pid" ] || ! kill -0 "$sshd_pid" 2>/dev/null || fail "cleanup: sshd $sshd_pid still runs"
+  [ -z "$made_privsep" ] || rmdir "$made_privsep" 2>/dev/null || fail "cleanup: $made_privsep left"
   left=$(ip netns list | awk '{print $1}' | grep -E "^$name-" | tr '\n' ' ')
   [ -z "$left" ] || fail "cleanup: namespaces left: $left"
   [ -z "$left" ] && [ -z "$(awk -v w="$work" 'index($5, w) == 1' /proc/self/mountinfo)" ] && rm -rf "$work"
@@ -112,6 +114,14 @@ Host *
   Compression no
   Ciphers aes128-gcm@openssh.com
 EOF
+# sshd refuses to start without its privilege separation directory, which
+# systemd's tmpfiles make at boot; a fresh container that never ran the sshd
+# service has none (CI failed on exactly that). Made here, removed at cleanup.
+privsep=/run/sshd
+if [ ! -d "$privsep" ]; then
+  install -d -m 0755 -o root -g root "$privsep" || die "cannot make $privsep for sshd"
+  made_privsep=$privsep
+fi
 ip netns exec "$server" /usr/sbin/sshd -D -e -f "$work/sshd_config" 2>"$work/sshd.log" &
 sshd_pid=$!
 for _ in $(seq 50); do
