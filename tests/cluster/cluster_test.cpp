@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -290,9 +291,11 @@ TEST_F(ClusterHostTcp, CheckNamesTheSlowNodeAloneAndPassesWhenNoLinkIsSlow) {
 // second run: the machine's load may change between the two (the model was
 // once 17.9% under the step; at a load average of 12 one pair had it 29.8%
 // under, the next 14.6%). So the sweep is timed beside its step, in pairs, sweep then
-// step, and the comparison is made on the pair measured alike: up to
-// kTrials pairs per link, until one agrees within the bound. A model that
-// is wrong by more than the bound misses it in every pair.
+// step, kTrials pairs per link, every one of them run, and the comparison is
+// made on the pair whose model error is the median: one pair disturbed by
+// the load does not decide it either way, and a model wrong by more than the
+// bound misses it in most pairs, so in the median. (No pair is run again
+// because an earlier one missed: that would be a retry until it passes.)
 class ClusterStep : public Cluster {
  protected:
   static constexpr int kTrials = 3;
@@ -331,23 +334,23 @@ class ClusterStep : public Cluster {
     }
     return m;
   }
-  // The first pair whose model agrees within the bound, else the closest.
-  Measured agreeing_pair(int a, int b) {
-    Measured best;
+  // Every pair on the link, then the one with the median model error.
+  Measured median_pair(int a, int b) {
+    std::vector<Measured> pairs;
     for (int trial = 0; trial < kTrials; ++trial) {
-      const Measured m = step_between(a, b, trial);
+      pairs.push_back(step_between(a, b, trial));
+      const Measured& m = pairs.back();
       std::printf("nodes %d-%d, pair %d: step %.0f us, model %.0f us (%+.1f%%)\n", a, b, trial, m.step_us,
                   m.predicted_step_us, 100 * m.diff());
-      if (std::abs(m.diff()) < std::abs(best.diff())) best = m;
-      if (std::abs(best.diff()) <= kBound) break;
     }
-    return best;
+    std::sort(pairs.begin(), pairs.end(), [](const Measured& x, const Measured& y) { return x.diff() < y.diff(); });
+    return pairs[pairs.size() / 2];
   }
 };
 
 TEST_F(ClusterStep, ShareRisesAsTheLinkSlowsAndTheModelHoldsWithin15Percent) {
-  const Measured fast = agreeing_pair(1, 2);
-  const Measured slow = agreeing_pair(1, 3);
+  const Measured fast = median_pair(1, 2);
+  const Measured slow = median_pair(1, 3);
   ASSERT_GT(fast.step_us, 0);
   ASSERT_GT(slow.step_us, 0);
   std::printf("1 Gbit: step %.0f us (model %.0f), exposed %.1f%%; 250 Mbit: step %.0f us (model %.0f), exposed %.1f%%\n",
@@ -410,8 +413,8 @@ class ClusterFlap : public Cluster {
     const std::string profile = tmp_ + "/smooth.yaml";
     std::ofstream(profile) << "name: smooth\nbackend: mpi\n"
                               "sweeps:\n  - {ops: [all_reduce], scopes: [global], minbytes: 2M, maxbytes: 16M}\n"
-                              "rules:\n  - {name: smooth curve, kind: smoothness, op: all_reduce, max_jump: 3, "
-                              "max_drop: 50%}\n";
+                              "rules:\n  - {name: smooth curve, kind: smoothness, op: all_reduce, max_jump: 5, "
+                              "max_drop: 75%}\n";
     return test::run_process(std::string(FB_BINARY) + " check --profile " + profile + " --results " + out() +
                              " -q --out-dir " + tmp_ + "/" + dir);
   }
@@ -422,10 +425,12 @@ class ClusterFlap : public Cluster {
 };
 
 TEST_F(ClusterFlap, RunWarnsAndCheckFailsAtTheSizeTheLinkFlappedNamingTheRanks) {
-  // The steady link first: no warning, the rule passes.
+  // The steady link first: the rule passes. Its margins (5x, 75%) sit above what a loaded 2-core machine does
+  // to a steady 1 Gbit/s link (CI saw busbw fall 48% between sizes, and run's tighter warning margins of 2x
+  // and 33% fire on that, so run's warnings are not asserted absent here) and well below the flap: 100 Mbit/s
+  // for one size is a 10x slower row (CI: 12.8x the trend, busbw down 94%).
   auto r = sweep();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err.find("curve not smooth"), std::string::npos) << r.err;
   auto c = check("steady");
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 
