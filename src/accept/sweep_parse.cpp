@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "profile_parts.hpp"
 
@@ -87,8 +88,8 @@ Sweep parse_sweep(const Field& f, bool p2p, std::size_t index) {
   if (auto v = f.find("ops")) o.ops = parse_ops(*v, p2p);
   if (auto v = f.find("scopes")) o.scopes = parse_scopes(*v);
   parse_grid(f, o.grid);
-  if (auto v = f.find("iters")) o.iters = static_cast<int>(v->integer(1, 1000000));
-  if (auto v = f.find("warmup")) o.warmup = static_cast<int>(v->integer(0, 1000000));
+  if (auto v = f.find("iters")) o.iters = static_cast<int>(v->integer(1, kMaxIters));
+  if (auto v = f.find("warmup")) o.warmup = static_cast<int>(v->integer(0, kMaxIters));
   if (auto v = f.find("time_budget_s")) o.time_budget_s = v->number(0, 86400);
   if (auto v = f.find("check")) o.check = v->boolean();
   if (auto v = f.find("datatype")) o.dtype = named<Dtype>(*v, v->text(), parse_dtype, allowed_dtypes());
@@ -104,7 +105,7 @@ PairsPlan parse_pairs(const Field& f) {
   f.expect_map({"size", "iters", "time_budget_s", "rails"});
   PairsPlan p;
   if (auto v = f.find("size")) p.size_bytes = v->bytes();
-  if (auto v = f.find("iters")) p.iters = static_cast<int>(v->integer(1, 1000000));
+  if (auto v = f.find("iters")) p.iters = static_cast<int>(v->integer(1, kMaxIters));
   if (auto v = f.find("time_budget_s")) p.time_budget_s = v->number(0, 86400);
   if (auto v = f.find("rails")) p.rails = v->boolean();
   return p;

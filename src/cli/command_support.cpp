@@ -111,6 +111,15 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
   return usage_exit(world, command, error);
 }
 
+void check_iteration_counts(int iters, int warmup) {
+  if (iters < 1 || iters > kMaxIters)
+    throw UsageError(fmt::format("--iters {}: 1 to {} timed iterations per size (each one's time is kept and "
+                                 "summarized); for a longer soak repeat the sweep (run --duration S) or measure a larger size",
+                                 iters, kMaxIters));
+  if (warmup < 0 || warmup > kMaxIters)
+    throw UsageError(fmt::format("--warmup_iters {}: 0 to {} warm-up iterations", warmup, kMaxIters));
+}
+
 int usage_exit(const Comm& world, std::string_view command, std::string_view message) {
   if (world.rank() == 0)
     user_log().error("fabricbench {}: {}", command, message);

@@ -63,6 +63,10 @@ std::string options_differ(const Comm& world, const std::string& mine);
 // The first line where `rank0` and `mine` differ, as "--name: 'a' on rank 0, 'b' here".
 std::string first_difference(const std::string& rank0, const std::string& mine);
 
+// -n and -w of run and pairs: 1..kMaxIters timed, 0..kMaxIters warm-up
+// iterations; throws UsageError naming the flag and the limit.
+void check_iteration_counts(int iters, int warmup);
+
 // Bad input found after parsing, alike on every rank: rank 0 prints
 // "fabricbench <command>: <message>"; returns kExitUsage for every rank.
 int usage_exit(const Comm& world, std::string_view command, std::string_view message);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_support.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -52,8 +53,7 @@ PairsOptions resolve(const PairsFlags& f) {
   o.latency_bytes = parse_bytes(f.latency_size, "--latency-size");
   if (f.window < 1 || f.window > 4096) throw UsageError(fmt::format("--window {}: 1 to 4096 messages", f.window));
   o.window = f.window;
-  if (f.iters < 1) throw UsageError(fmt::format("--iters {}: at least 1 timed iteration", f.iters));
-  if (f.warmup < 0) throw UsageError(fmt::format("--warmup_iters {}: must be 0 or more", f.warmup));
+  check_iteration_counts(f.iters, f.warmup);
   if (f.time_budget < 0) throw UsageError(fmt::format("--time-budget {}: seconds, 0 or more", f.time_budget));
   o.timing = {f.iters, f.warmup, f.time_budget};
   o.rails = f.rails;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "command_support.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -111,8 +112,7 @@ RunOptions resolve(const RunFlags& f) {
   }
   expand(o.grid);  // validates the grid now, with the flags' names in the message
 
-  if (f.iters < 1) throw UsageError(fmt::format("--iters {}: at least 1 timed iteration", f.iters));
-  if (f.warmup < 0) throw UsageError(fmt::format("--warmup_iters {}: must be 0 or more", f.warmup));
+  check_iteration_counts(f.iters, f.warmup);
   o.iters = f.iters;
   o.warmup = f.warmup;
   if (f.check == "" || f.check == "1" || f.check == "all") {

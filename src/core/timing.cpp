@@ -160,7 +160,8 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
 
 int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
   const auto iters = static_cast<std::size_t>(std::max(plan.iters, 1));
-  if (iteration_us.size() < iters) return static_cast<int>(iters - iteration_us.size());
+  if (iteration_us.size() < iters)
+    return static_cast<int>(std::min<std::size_t>(iters - iteration_us.size(), kMaxBatchIters));
   const Progress p = progress_of(plan, iteration_us, warmup_us);
   const double done = static_cast<double>(p.done);
   // The interval narrows as 1/sqrt(n): n (width / target)^2 in all, 20% over;

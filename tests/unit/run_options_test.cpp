@@ -80,6 +80,9 @@ TEST(RunOptions, BadInputNamesTheFlagAndWhatIsAllowed) {
       {{"--scope", "galaxy"}, "intra"},
       {{"--backend", "carrier-pigeon"}, "mpi"},
       {{"-n", "0"}, "--iters"},
+      // Ten million were taken once and then judged a hang while summarized (docs/known-issues.md).
+      {{"-n", "10000000"}, "--iters 10000000: 1 to 1000000"},
+      {{"-w", "10000000"}, "--warmup_iters 10000000: 0 to 1000000"},
       {{"-c", "2"}, "--check"},
       {{"--peers", "1,1"}, "--peers"},
       {{"--time-budget", "-1"}, "--time-budget"},

@@ -100,6 +100,14 @@ TEST(StopRule, FixedRunsExactlyIters) {
   EXPECT_EQ(stop_reason(plan, std::vector<double>(10, 1.0), 0), StopReason::fixed);
 }
 
+TEST(StopRule, ALongFixedRunGoesInBoundedBatches) {
+  // A million iterations asked for: batches of kMaxBatchIters, the last one what is left.
+  const TimingPlan plan{kMaxIters, 1, 0};
+  EXPECT_EQ(next_batch(plan, {}, 0), kMaxBatchIters);
+  const std::vector<double> done(static_cast<std::size_t>(kMaxIters - 100), 1.0);
+  EXPECT_EQ(next_batch(plan, done, 0), 100);
+}
+
 TEST(StopRule, NeverStopsBeforeIters) {
   // The budget is long spent and the bytes cap passed: -n still holds.
   TimingPlan plan = adaptive(20, 0.02, 0.001);

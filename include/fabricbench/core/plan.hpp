@@ -53,6 +53,13 @@ inline constexpr double kDefaultMedianCi = 0.02;
 // Caps beyond -n, so that a size whose median will not settle still ends:
 // timed iterations, and bytes moved per rank by them.
 inline constexpr int kMaxAdaptiveIters = 5000;
+// The most timed (-n) or warm-up (-w) iterations per size. Each timed
+// iteration's time is kept on every rank and summarized (sorted, reduced
+// across ranks) when the size ends, local work the watchdog sees no progress
+// in: ten million of them took longer than a 1.5 s --timeout and were judged
+// a hang. A million keep that under 0.2 s, and a median's interval far
+// narrower than the clock's resolution long before.
+inline constexpr int kMaxIters = 1'000'000;
 inline constexpr std::uint64_t kMaxBytesPerSize = std::uint64_t{64} << 20;
 // And seconds per size (warm-up included) when no --time-budget is given:
 // ranks that share cores (oversubscribed, loaded) give medians that settle

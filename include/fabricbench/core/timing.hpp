@@ -89,8 +89,13 @@ int more_warmup(const TimingPlan& plan, double first_us);
 // spent warming up): why to stop, or nothing to go on. Never before `iters`.
 std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
                                       double warmup_us);
-// How many iterations the next batch runs: `iters` first; then about as many
-// as the interval's width says it still needs, within [done/4, done] and the caps.
+// The most timed iterations in one batch: after each batch the ranks reduce
+// its times to the slowest rank's (8 bytes per iteration) and publish their
+// step, so a long -n moves on the watchdog's board and in bounded collectives.
+inline constexpr int kMaxBatchIters = 1 << 16;
+// How many iterations the next batch runs: `iters` first (in batches of at
+// most kMaxBatchIters); then about as many as the interval's width says it
+// still needs, within [done/4, done] and the caps.
 int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us);
 
 }  // namespace fb
