@@ -14,7 +14,7 @@ set -euo pipefail
 runtime=(
   build-essential cmake ninja-build pkg-config git
   openmpi-bin libopenmpi-dev
-  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libhwloc-dev
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   iproute2 procps
   python3 python3-matplotlib
 )
