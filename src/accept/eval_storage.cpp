@@ -3,6 +3,7 @@
 // row decides; a page-cache figure (cache: cached) is RAM, not storage, and
 // never judges a storage rule.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -23,12 +24,6 @@ std::string asked(const StorageFilter& f) {
   std::string out = f.target + " " + f.pattern;
   if (!f.mode.empty()) out += " " + f.mode;
   if (f.block_bytes) out += fmt::format(" {} blocks", format_bytes(*f.block_bytes));
-  return out;
-}
-
-std::string joined(const std::set<int>& counts) {
-  std::string out;
-  for (int n : counts) out += (out.empty() ? "" : ", ") + std::to_string(n);
   return out;
 }
 
@@ -61,7 +56,7 @@ Verdict eval_storage(const Rule& rule, const Results& run) {
   if (rows.empty()) return skipped(rule, fmt::format("no {} rows in this run", asked(f)));
   const int nodes = f.nodes ? *f.nodes : *counts.rbegin();
   if (!counts.contains(nodes))
-    return skipped(rule, fmt::format("{} was measured at {} nodes, not at {}", asked(f), joined(counts), nodes));
+    return skipped(rule, fmt::format("{} was measured at {} nodes, not at {}", asked(f), fmt::join(counts, ", "), nodes));
   std::erase_if(rows, [&](const StorageLine* l) { return l->nodes != nodes; });
   const auto cached = std::erase_if(rows, [](const StorageLine* l) { return l->cache == "cached"; });
   if (rows.empty())

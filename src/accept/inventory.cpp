@@ -2,6 +2,7 @@
 // check record; docs/results-schema.md): spec peaks per scope, and
 // heterogeneity across ranks and nodes as `fabricbench topo` finds it.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -38,12 +39,6 @@ std::string where_of(const InventoryLine& line) {
   return !line.host.empty() ? line.host : fmt::format("rank {}", line.rank);
 }
 
-std::string join_set(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
 }  // namespace
 
 SpecPeak spec_peak(const Results& run, const std::string& scope) {
@@ -70,7 +65,7 @@ SpecPeak spec_peak(const Results& run, const std::string& scope) {
   }
   if (!peak.known)
     peak.reason = fmt::format("no known spec peak for scope {} in the inventory: {}", scope,
-                              unknown.empty() ? fmt::format("no path with scope {}", join_set(wanted)) : unknown);
+                              unknown.empty() ? fmt::format("no path with scope {}", fmt::join(wanted, ", ")) : unknown);
   return peak;
 }
 
@@ -95,7 +90,7 @@ Verdict eval_heterogeneity(const Rule& rule, const Results& run) {
     if (where_by_value.size() < 2) continue;
     std::string detail;
     for (const auto& [value, where] : where_by_value)
-      detail += fmt::format("{}'{}' on {}", detail.empty() ? "" : "; ", value, join_set(where));
+      detail += fmt::format("{}'{}' on {}", detail.empty() ? "" : "; ", value, fmt::join(where, ", "));
     differ.push_back(fmt::format("{} differs: {}", field, detail));
   }
   if (compared.empty())

@@ -2,6 +2,7 @@
 #include "fabricbench/diagnose/verdict.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -86,12 +87,6 @@ std::vector<std::string> busy_links(const GpuFigures* g, const NodeFigures& n, c
   return out;
 }
 
-std::string joined(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
 }  // namespace
 
 std::string_view name(Verdict v) { return entry(v).name; }
@@ -107,7 +102,7 @@ std::string_view words_of(std::string_view text) {
   return v ? words(*v) : text;
 }
 
-std::string Diagnosis::reason() const { return joined(why, "; "); }
+std::string Diagnosis::reason() const { return fmt::format("{}", fmt::join(why, "; ")); }
 
 Diagnosis diagnose_gpu(const GpuFigures& g, const NodeFigures& n, const Thresholds& t) {
   if (g.samples < t.min_samples || !g.sm_util_pct) {
@@ -123,7 +118,7 @@ Diagnosis diagnose_gpu(const GpuFigures& g, const NodeFigures& n, const Threshol
     f.add(Verdict::throttled,
           fmt::format("clocks held back in {} of the samples (>= {:g}%): {}; SM clock {} of its maximum, power {}, up to "
                       "{}",
-                      pct(*g.throttled_pct), t.throttled_pct, joined(g.throttle_reasons, ", "),
+                      pct(*g.throttled_pct), t.throttled_pct, fmt::join(g.throttle_reasons, ", "),
                       g.sm_clock_pct ? pct(*g.sm_clock_pct) : "unknown",
                       g.power_pct ? pct(*g.power_pct) + " of its limit" : "unknown",
                       g.temperature_max_c ? fmt::format("{:.0f} C", *g.temperature_max_c) : "? C"));
@@ -178,7 +173,7 @@ Diagnosis diagnose_node(const std::vector<std::pair<int, Diagnosis>>& gpus, cons
     if (v != most) d.also.push_back(v);
     std::vector<std::string> names;
     for (const auto i : list) names.push_back(std::to_string(i));
-    d.why.push_back(fmt::format("{} on GPU {}", words(v), joined(names, ", ")));
+    d.why.push_back(fmt::format("{} on GPU {}", words(v), fmt::join(names, ", ")));
   }
   return d;
 }

@@ -238,7 +238,9 @@ TEST(WatchWire, TheFuzzSeedsAreInTodaysProtocol) {
     }
     EXPECT_EQ(d.error(), "") << name;
     EXPECT_EQ(decoded, bytes.size() - 1) << name << ": bytes left over after the last whole frame";
-    if (name == "all_types") EXPECT_EQ(types.size(), static_cast<std::size_t>(kMsgTypeCount));
+    if (name == "all_types") {
+      EXPECT_EQ(types.size(), static_cast<std::size_t>(kMsgTypeCount));
+    }
     ++seeds;
   }
   EXPECT_GE(seeds, 10);
