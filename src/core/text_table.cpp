@@ -29,8 +29,12 @@ std::string line(const std::vector<TextColumn>& columns, const std::vector<std::
     if (i > 0) text += c.gap;
     const std::string shown = clip(c, cells[i]);
     switch (c.align) {
-      case Align::left: text += fmt::format("{:<{}}", shown, width[i]); break;
-      case Align::right: text += fmt::format("{:>{}}", shown, width[i]); break;
+      case Align::left:
+        text += fmt::format("{:<{}}", shown, width[i]);
+        break;
+      case Align::right:
+        text += fmt::format("{:>{}}", shown, width[i]);
+        break;
     }
   }
   return ended(text + tail);

@@ -38,7 +38,8 @@ TEST(PairsReport, TheNodeTableHasOneRowPerNodeUnderItsHead) {
   const std::string out = three_node_report();
   const auto head = out.find("node                 links  low  unidir med  unidir min   bidir med  latency us\n");
   ASSERT_NE(head, std::string::npos) << out;
-  EXPECT_NE(out.find("\nnode-two                 2    0        12.0        12.0        24.0        20.0", head), std::string::npos)
+  EXPECT_NE(out.find("\nnode-two                 2    0        12.0        12.0        24.0        20.0", head),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find("reference for retests\n", head), std::string::npos) << out;
 }
