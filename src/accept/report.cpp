@@ -7,6 +7,7 @@
 
 #include "eval_parts.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/text_table.hpp"
 
 namespace fb::accept {
 namespace {
@@ -19,32 +20,28 @@ std::string status_word(Status s) {
   return w;
 }
 
-std::string clip(const std::string& s, std::size_t width) {
-  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
-
 }  // namespace
 
+// Rule names and expectations are clipped so one long name cannot push the
+// figures off a terminal; the detail column, last, runs as long as it needs.
 std::string format_table(const std::vector<Verdict>& verdicts) {
-  constexpr std::size_t kMaxRule = 44;
-  constexpr std::size_t kMaxExpected = 52;
-  std::size_t rule_w = 4;
-  std::size_t expected_w = 8;
-  for (const auto& v : verdicts) {
-    rule_w = std::max(rule_w, std::min(v.rule.size(), kMaxRule));
-    expected_w = std::max(expected_w, std::min(v.expected_text.size(), kMaxExpected));
-  }
-  std::string out = fmt::format("# {:<{}}  {:>16}  {:<{}}  {:>8}  {:<7} {}\n", "rule", rule_w, "measured", "expected",
-                                expected_w, "margin", "verdict", "detail");
+  TextTable t;
+  t.head_prefix = "# ";
+  t.row_prefix = "  ";
+  t.columns = {{.head = "rule", .max_width = 44},
+               {.head = "measured", .align = Align::right, .min_width = 16},
+               {.head = "expected", .max_width = 52},
+               {.head = "margin", .align = Align::right, .min_width = 8},
+               {.head = "verdict", .min_width = 7},
+               {.head = "detail", .gap = " "}};
   for (const auto& v : verdicts) {
     const std::string measured =
         v.measured ? (is_count(v.unit) ? fmt::format("{:.0f}", *v.measured) : figure(*v.measured, v.unit)) : "-";
     const std::string margin = v.margin ? fmt::format("{:+.1f}%", 100 * *v.margin) : "-";
-    out += fmt::format("  {:<{}}  {:>16}  {:<{}}  {:>8}  {:<7} {}\n", clip(v.rule, kMaxRule), rule_w, measured,
-                       clip(v.expected_text.empty() ? "-" : v.expected_text, kMaxExpected), expected_w, margin,
-                       name(v.status), v.reason);
+    t.add_row({v.rule, measured, v.expected_text.empty() ? "-" : v.expected_text, margin, std::string(name(v.status)),
+               v.reason});
   }
-  return out;
+  return render(t);
 }
 
 std::string format_summary(const Report& r) {

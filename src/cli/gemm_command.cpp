@@ -19,6 +19,7 @@
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/text_table.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -127,14 +128,24 @@ std::vector<GemmSlowest> slowest_per_dtype(const std::vector<GemmLine>& lines, c
   return out;
 }
 
+// One row per GPU under a "# " head, widths that grow with a long host or GPU name.
 void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
   std::printf("# fabricbench gemm  %dx%dx%d  cuBLAS, fp32 accumulation, random inputs\n", plan.base.m, plan.base.n,
               plan.base.k);
-  std::printf("# %5s %-20s %6s %-24s %-9s %12s %10s\n", "rank", "host", "device", "gpu", "dtype", "time (us)",
-              "TFLOP/s");
+  const auto column = [](const char* head, Align align, std::size_t width) {
+    return TextColumn{.head = head, .align = align, .min_width = width, .gap = " "};
+  };
+  TextTable t;
+  t.head_prefix = "# ";
+  t.row_prefix = "  ";
+  t.columns = {column("rank", Align::right, 5),      column("host", Align::left, 20),
+               column("device", Align::right, 6),    column("gpu", Align::left, 24),
+               column("dtype", Align::left, 9),      column("time (us)", Align::right, 12),
+               column("TFLOP/s", Align::right, 10)};
   for (const auto& l : lines)
-    std::printf("  %5d %-20s %6d %-24s %-9s %12.2f %10.2f\n", l.rank, l.host.c_str(), l.device, l.gpu.c_str(),
-                l.dtype.c_str(), l.time_median_us, l.tflops);
+    t.add_row({std::to_string(l.rank), l.host, std::to_string(l.device), l.gpu, l.dtype,
+               fmt::format("{:.2f}", l.time_median_us), fmt::format("{:.2f}", l.tflops)});
+  std::fputs(render(t).c_str(), stdout);
 }
 
 // "" or the first write error.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "fabricbench/core/text_table.hpp"
 #include "fabricbench/model/step.hpp"
 
 namespace fb::cli {
@@ -50,40 +51,76 @@ std::vector<Prediction> predictions_for(const model::Workload& w, const step::St
   return out;
 }
 
-std::string step_text(const StepView& v) {
+namespace {
+
+// The step's tables: a "# " head, rows under it, figures right-aligned, one space apart.
+TextTable step_table(std::vector<TextColumn> columns) {
+  TextTable t;
+  t.head_prefix = "# ";
+  t.row_prefix = "  ";
+  t.note_prefix = "  ";
+  for (auto& c : columns) c.gap = " ";
+  t.columns = std::move(columns);
+  return t;
+}
+
+TextColumn name_column(const char* head, std::size_t width) { return {.head = head, .min_width = width}; }
+TextColumn figure_column(const char* head, std::size_t width) {
+  return {.head = head, .align = Align::right, .min_width = width};
+}
+std::string us(double x) { return fmt::format("{:.1f}", x); }
+
+std::string modes_text(const step::StepReport& r) {
+  TextTable t = step_table({name_column("measured (slowest rank)", 22), figure_column("median_us", 12),
+                            figure_column("min_us", 12), figure_column("p99_us", 12), figure_column("steps", 8)});
+  for (const auto& m : r.modes)
+    t.add_row({std::string(step::name(m.mode)), us(m.step.median_us), us(m.step.min_us), us(m.step.p99_us),
+               std::to_string(m.step.iterations)});
+  t.notes.push_back(fmt::format("communication share {} of compute + communication, {} of the step exposed; "
+                                "efficiency {}; overlap hid {:.1f} us; slowest rank {}",
+                                pct(r.comm_share()), pct(r.exposed_share()), pct(r.efficiency()), r.hidden_us(),
+                                r.times(Mode::overlapped).slowest_rank));
+  return render(t);
+}
+
+std::string comms_text(const StepView& v) {
+  TextTable t = step_table({name_column("collective", 28), figure_column("group", 5), figure_column("op", 14),
+                            figure_column("bytes/call", 12), figure_column("calls", 7), figure_column("window", 7),
+                            figure_column("us/call", 12), figure_column("us/step", 12)});
+  for (std::size_t i = 0; i < v.schedule.comms.size(); ++i) {
+    const auto& c = v.schedule.comms[i];
+    t.add_row({c.name, std::string(step::name(c.group)), std::string(fb::name(c.op)), std::to_string(c.bytes),
+               std::to_string(c.calls), pct(c.window), us(v.report.comms[i].per_call_us),
+               us(v.report.comms[i].per_step_us)});
+  }
+  return render(t);
+}
+
+std::string predictions_text(const StepView& v) {
   const auto& r = v.report;
+  TextTable t = step_table({name_column("model, basis", 18), figure_column("compute_us", 11),
+                            figure_column("comm_us", 11), figure_column("exposed_us", 11), figure_column("step_us", 11),
+                            figure_column("share", 8), figure_column("exposed", 8), figure_column("step diff", 9),
+                            name_column("network / node", 0)});
+  t.columns.back().gap = "   ";
+  t.add_row({"measured", us(r.compute_us()), us(r.comm_us()), us(r.exposed_us()), us(r.step_us()),
+             pct(r.comm_share()), pct(r.exposed_share())});
+  for (const auto& p : v.predictions)
+    t.add_row({p.basis, us(p.compute_us), us(p.comm_us), us(p.exposed_us), us(p.step_us), pct(p.comm_share),
+               pct(p.exposed_share), fmt::format("{:+.1f}%", p.step_diff_pct), p.network + " / " + p.node});
+  t.notes.push_back("(the model's step leaves out the pipeline bubble, which the executor does not run)");
+  return render(t);
+}
+
+}  // namespace
+
+std::string step_text(const StepView& v) {
   std::string s = fmt::format(
       "# fabricbench step: workload {}, dp {} x tp {} x pp {} = {} ranks, backend {}, compute: {}\n",
       v.workload.name, v.schedule.dp, v.schedule.tp, v.schedule.pp, v.schedule.dp * v.schedule.tp * v.schedule.pp,
       v.backend, v.kernel);
-  s += fmt::format("# {:<22} {:>12} {:>12} {:>12} {:>8}\n", "measured (slowest rank)", "median_us", "min_us", "p99_us",
-                   "steps");
-  for (const auto& m : r.modes)
-    s += fmt::format("  {:<22} {:>12.1f} {:>12.1f} {:>12.1f} {:>8}\n", step::name(m.mode), m.step.median_us,
-                     m.step.min_us, m.step.p99_us, m.step.iterations);
-  s += fmt::format("  communication share {} of compute + communication, {} of the step exposed; efficiency {}; "
-                   "overlap hid {:.1f} us; slowest rank {}\n",
-                   pct(r.comm_share()), pct(r.exposed_share()), pct(r.efficiency()), r.hidden_us(),
-                   r.times(Mode::overlapped).slowest_rank);
-  s += fmt::format("# {:<28} {:>5} {:>14} {:>12} {:>7} {:>7} {:>12} {:>12}\n", "collective", "group", "op",
-                   "bytes/call", "calls", "window", "us/call", "us/step");
-  for (std::size_t i = 0; i < v.schedule.comms.size(); ++i) {
-    const auto& c = v.schedule.comms[i];
-    s += fmt::format("  {:<28} {:>5} {:>14} {:>12} {:>7} {:>7} {:>12.1f} {:>12.1f}\n", c.name, step::name(c.group),
-                     fb::name(c.op), c.bytes, c.calls, pct(c.window), r.comms[i].per_call_us, r.comms[i].per_step_us);
-  }
-  if (!v.predictions.empty()) {
-    s += fmt::format("# {:<18} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>9}   network / node\n", "model, basis",
-                     "compute_us", "comm_us", "exposed_us", "step_us", "share", "exposed", "step diff");
-    s += fmt::format("  {:<18} {:>11.1f} {:>11.1f} {:>11.1f} {:>11.1f} {:>8} {:>8} {:>9}\n", "measured",
-                     r.compute_us(), r.comm_us(), r.exposed_us(), r.step_us(), pct(r.comm_share()),
-                     pct(r.exposed_share()), "");
-    for (const auto& p : v.predictions)
-      s += fmt::format("  {:<18} {:>11.1f} {:>11.1f} {:>11.1f} {:>11.1f} {:>8} {:>8} {:>+8.1f}%   {} / {}\n", p.basis,
-                       p.compute_us, p.comm_us, p.exposed_us, p.step_us, pct(p.comm_share), pct(p.exposed_share),
-                       p.step_diff_pct, p.network, p.node);
-    s += "  (the model's step leaves out the pipeline bubble, which the executor does not run)\n";
-  }
+  s += modes_text(v.report) + comms_text(v);
+  if (!v.predictions.empty()) s += predictions_text(v);
   return s;
 }
 

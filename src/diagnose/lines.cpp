@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabricbench/core/text_table.hpp"
 #include "fabricbench/diagnose/report.hpp"
 
 namespace fb::diagnose {
@@ -104,36 +105,65 @@ std::vector<DiagnosisLine> diagnose(const NodeSamples& node, const Thresholds& t
   return out;
 }
 
+namespace {
+
+// Fixed widths (a table of a few lines still looks like the usual one), one
+// space apart; host and GPU model cut bare, as nvidia-smi does.
+std::vector<TextColumn> columns() {
+  const auto name = [](const char* head, std::size_t width, std::size_t max = 0) {
+    return TextColumn{.head = head, .min_width = width, .max_width = max, .clip_mark = "", .gap = " "};
+  };
+  const auto figure = [](const char* head, std::size_t width) {
+    return TextColumn{.head = head, .align = Align::right, .min_width = width, .gap = " "};
+  };
+  return {name("node", 5),       name("host", 16, 16), name("gpu", 4),     name("model", 22, 22),
+          name("verdict", 20),   figure("sm%", 5),     figure("mem%", 5),  figure("used%", 6),
+          figure("pcie_rx", 8),  figure("nvlink%", 8), figure("clock%", 7), figure("thr%", 6),
+          figure("power%", 6),   figure("temp", 6)};
+}
+
+std::vector<std::string> gpu_cells(const DiagnosisLine& l, const DiagnosisGpuFigures& f) {
+  return {std::to_string(l.node),     l.host,
+          std::to_string(l.gpu),      l.gpu_model,
+          l.verdict,                  cell(f.sm_util_pct),
+          cell(f.mem_util_pct),       cell(f.memory_used_pct),
+          cell(f.pcie_rx_gbps, "{:.2f}"), cell(f.nvlink_busy_pct),
+          cell(f.sm_clock_pct),       cell(f.throttled_pct),
+          cell(f.power_pct),          cell(f.temperature_max_c)};
+}
+
+// The node's row has no GPU figures: its NIC, iterations and CPU use follow
+// the verdict as words.
+std::string node_tail(const DiagnosisNodeFigures& f) {
+  std::string extra;
+  if (f.nic_busy_pct) extra += fmt::format(" NIC {} {:.0f}% of its peak;", f.nic, *f.nic_busy_pct);
+  if (f.iter_median)
+    extra += fmt::format(" {} iterations, median {:.4g} {}{};", f.iterations, *f.iter_median, f.iter_unit,
+                         f.iter_spread_pct ? fmt::format(", spread {:.0f}%", *f.iter_spread_pct) : "");
+  if (f.process_cpu_cores) extra += fmt::format(" job processes {:.2f} CPU cores;", *f.process_cpu_cores);
+  return extra;
+}
+
+}  // namespace
+
 std::string format_table(const std::vector<DiagnosisLine>& lines, const Thresholds& t) {
-  std::string out = fmt::format("{:<5} {:<16} {:<4} {:<22} {:<20} {:>5} {:>5} {:>6} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6}\n",
-                                "node", "host", "gpu", "model", "verdict", "sm%", "mem%", "used%", "pcie_rx",
-                                "nvlink%", "clock%", "thr%", "power%", "temp");
+  TextTable table;
+  table.columns = columns();
+  table.note_prefix = "";
   for (const auto& l : lines) {
-    if (l.gpu_figures) {
-      const auto& f = *l.gpu_figures;
-      out += fmt::format("{:<5} {:<16} {:<4} {:<22} {:<20} {:>5} {:>5} {:>6} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6}\n",
-                         l.node, l.host.substr(0, 16), l.gpu, l.gpu_model.substr(0, 22), l.verdict,
-                         cell(f.sm_util_pct), cell(f.mem_util_pct), cell(f.memory_used_pct), cell(f.pcie_rx_gbps, "{:.2f}"),
-                         cell(f.nvlink_busy_pct), cell(f.sm_clock_pct), cell(f.throttled_pct), cell(f.power_pct),
-                         cell(f.temperature_max_c));
-    } else if (l.node_figures) {
-      const auto& f = *l.node_figures;
-      std::string extra;
-      if (f.nic_busy_pct) extra += fmt::format(" NIC {} {:.0f}% of its peak;", f.nic, *f.nic_busy_pct);
-      if (f.iter_median)
-        extra += fmt::format(" {} iterations, median {:.4g} {}{};", f.iterations, *f.iter_median, f.iter_unit,
-                             f.iter_spread_pct ? fmt::format(", spread {:.0f}%", *f.iter_spread_pct) : "");
-      if (f.process_cpu_cores) extra += fmt::format(" job processes {:.2f} CPU cores;", *f.process_cpu_cores);
-      out += fmt::format("{:<5} {:<16} {:<4} {:<22} {:<20}{}\n", l.node, l.host.substr(0, 16), "all", "(node)", l.verdict,
-                         extra);
-    }
+    if (l.gpu_figures)
+      table.add_row(gpu_cells(l, *l.gpu_figures));
+    else if (l.node_figures)
+      table.add_row({std::to_string(l.node), l.host, "all", "(node)", l.verdict}, node_tail(*l.node_figures));
   }
-  out += "\n";
+  // Under the table, a blank line, each line's verdict in words, a blank line, the thresholds.
+  table.notes.emplace_back();
   for (const auto& l : lines)
-    out += fmt::format("{} {}{}: {}: {}\n", l.host, l.level == "gpu" ? "GPU " : "node",
-                       l.level == "gpu" ? std::to_string(l.gpu) : "", words_of(l.verdict), l.reason);
-  out += "\n" + describe(t) + "\n";
-  return out;
+    table.notes.push_back(fmt::format("{} {}{}: {}: {}", l.host, l.level == "gpu" ? "GPU " : "node",
+                                      l.level == "gpu" ? std::to_string(l.gpu) : "", words_of(l.verdict), l.reason));
+  table.notes.emplace_back();
+  table.notes.push_back(describe(t));
+  return render(table);
 }
 
 }  // namespace fb::diagnose

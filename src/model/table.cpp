@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
 
 #include "fabricbench/core/csv.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/text_table.hpp"
 
 namespace fb::model {
 
@@ -45,33 +45,17 @@ std::string text_head(std::string_view key) {
   return std::string(key);
 }
 
+// The keys' table as core's renderer prints it: figures right-aligned, names
+// left-aligned, notes under it after "# ".
 std::string render_text(const Table& t) {
-  // Columns of figures right-aligned, names left-aligned.
-  std::vector<bool> right(t.header.size(), true);
+  TextTable text;
+  for (const auto& key : t.header) text.columns.push_back({.head = text_head(key), .align = Align::right});
   for (const auto& r : t.rows)
-    for (std::size_t i = 0; i < r.size() && i < right.size(); ++i) right[i] = right[i] && numeric(r[i]);
-  std::vector<std::string> head;
-  for (const auto& key : t.header) head.push_back(text_head(key));
-  std::vector<std::size_t> width(t.header.size(), 0);
-  const auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  };
-  widen(head);
-  for (const auto& r : t.rows) widen(r);
-  std::string out;
-  const auto line = [&](const std::vector<std::string>& row) {
-    std::string text;
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      const std::string sep = i == 0 ? "" : "  ";
-      text += right[i] ? fmt::format("{}{:>{}}", sep, row[i], width[i]) : fmt::format("{}{:<{}}", sep, row[i], width[i]);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
-  };
-  line(head);
-  for (const auto& r : t.rows) line(r);
-  for (const auto& n : t.notes) out += "# " + n + "\n";
-  return out;
+    for (std::size_t i = 0; i < r.size() && i < text.columns.size(); ++i)
+      if (!numeric(r[i])) text.columns[i].align = Align::left;
+  for (const auto& r : t.rows) text.add_row(r);
+  text.notes = t.notes;
+  return render(text);
 }
 
 // The project's one CSV quoting (core/csv.hpp), as `run --csv` writes it.

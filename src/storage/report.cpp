@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fabricbench/core/sizes.hpp"
+#include "fabricbench/core/text_table.hpp"
 
 namespace fb::storage {
 namespace {
@@ -31,17 +32,33 @@ std::string describe_target(const Target& t, int nodes) {
   return fmt::format("# {} {}: {}; {}\n", t.flag, t.folder, fs, sharing);
 }
 
-std::string table_header() {
-  return fmt::format("#{:>6} {:>12} {:>9} {:>6} {:>6} {:>9} {:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
-                     "target", "pattern", "mode", "block", "file", "cache", "nodes", "ranks", "agg GB/s",
-                     "node min", "IOPS", "p50 us", "p99 us", "max us");
+namespace {
+
+// Rows stream as each pattern finishes, so widths are fixed, not measured.
+const std::vector<TextColumn>& columns() {
+  static const std::vector<TextColumn> kColumns = [] {
+    const std::vector<std::pair<const char*, std::size_t>> heads{
+        {"target", 6},    {"pattern", 12},   {"mode", 9},    {"block", 6},    {"file", 6},
+        {"cache", 9},     {"nodes", 6},      {"ranks", 6},   {"agg GB/s", 10}, {"node min", 10},
+        {"IOPS", 10},     {"p50 us", 10},    {"p99 us", 10}, {"max us", 10}};
+    std::vector<TextColumn> out;
+    for (const auto& [head, width] : heads)
+      out.push_back({.head = head, .align = Align::right, .min_width = width, .gap = " "});
+    return out;
+  }();
+  return kColumns;
 }
 
+}  // namespace
+
+std::string table_header() { return render_head_line(columns(), "#"); }
+
 std::string table_row(const StorageLine& l) {
-  return fmt::format(" {:>6} {:>12} {:>9} {:>6} {:>6} {:>9} {:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
-                     l.target, l.pattern, l.mode, short_bytes(l.block_bytes), short_bytes(l.file_bytes), l.cache,
-                     l.nodes, l.ranks, number(l.aggregate_gbps), number(l.node_min_gbps), number(l.iops),
-                     number(l.latency_p50_us), number(l.latency_p99_us), number(l.latency_max_us));
+  return render_row_line(columns(), " ",
+                         {l.target, l.pattern, l.mode, short_bytes(l.block_bytes), short_bytes(l.file_bytes), l.cache,
+                          std::to_string(l.nodes), std::to_string(l.ranks), number(l.aggregate_gbps),
+                          number(l.node_min_gbps), number(l.iops), number(l.latency_p50_us),
+                          number(l.latency_p99_us), number(l.latency_max_us)});
 }
 
 std::string table_notes(const std::vector<StorageLine>& lines) {

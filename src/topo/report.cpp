@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "fabricbench/core/text_table.hpp"
+
 namespace fb::topo {
 namespace {
 
@@ -58,17 +60,23 @@ void gpu_lines(std::string& s, const json& g) {
   }
 }
 
+// nvidia-smi topo -m's square: GPUi by GPUj, the link class in each cell.
 void matrix_lines(std::string& s, const json& m) {
   if (m.size() < 2) return;
   s += "  GPU matrix (NV# = NVLink links, PIX/PXB = PCIe switches, PHB = host bridge, NODE/SYS = across "
-       "bridges/sockets)\n      ";
-  for (std::size_t j = 0; j < m.size(); ++j) s += fmt::format(" {:>5}", fmt::format("GPU{}", j));
-  s += "\n";
+       "bridges/sockets)\n";
+  TextTable t;
+  t.head_prefix = "    ";
+  t.row_prefix = "    ";
+  t.columns.push_back({.head = "", .min_width = 5});
+  for (std::size_t j = 0; j < m.size(); ++j)
+    t.columns.push_back({.head = fmt::format("GPU{}", j), .align = Align::right, .min_width = 5, .gap = " "});
   for (std::size_t i = 0; i < m.size(); ++i) {
-    s += fmt::format("    {:<5}", fmt::format("GPU{}", i));
-    for (const auto& cell : m[i]) s += fmt::format(" {:>5}", text(cell));
-    s += "\n";
+    std::vector<std::string> cells{fmt::format("GPU{}", i)};
+    for (const auto& cell : m[i]) cells.push_back(text(cell));
+    t.add_row(std::move(cells));
   }
+  s += render(t);
 }
 
 void nic_line(std::string& s, const json& n) {

@@ -235,5 +235,21 @@ TEST(VerdictTable, OneLinePerRuleWithTheFigures) {
       << format_summary(incomplete);
 }
 
+// The layout people read and scripts grep: "# " head, rows under it, rule
+// and expectation clipped at 44 and 52 characters, no spaces at a line's end.
+TEST(VerdictTable, LongNamesAreClippedAndColumnsStayAligned) {
+  Verdict clipped = verdict(std::string(50, 'r'), Status::fail);
+  clipped.expected_text = std::string(60, 'x');
+  clipped.reason = "";
+  const std::vector<Verdict> verdicts{clipped, verdict("spec", Status::skip)};
+  EXPECT_EQ(format_table(verdicts),
+            "# rule                                                  measured  expected                              "
+            "                  margin  verdict detail\n"
+            "  rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr...         30.0 GB/s  xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+            "xxxxxxxxxxxxx...    -25.0%  FAIL\n"
+            "  spec                                                         -  -                                     "
+            "                       -  SKIP    no inventory lines in this run\n");
+}
+
 }  // namespace
 }  // namespace fb::accept

@@ -84,6 +84,8 @@ TEST(Report, FlagsMatrixAndUnknownsAreShown) {
        {"2 ranks on 2 nodes", "GPU2: PCIe running Gen4 x8 of Gen5 x16", "mlx5_3:1: port DOWN", "GPU matrix", "NV18",
         "PIX", "unknown, and why:", "cannot open shared object file", "heterogeneity: these differ", "driver"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  // The matrix's head stands over its columns (it stood three characters left of them).
+  EXPECT_NE(text.find("\n           GPU0  GPU1  GPU2  GPU3\n    GPU0 "), std::string::npos) << text;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fabricbench/core/pairs_report.hpp"
+#include "fabricbench/core/text_table.hpp"
 
 namespace fb {
 namespace {
@@ -35,19 +36,36 @@ std::string retest_clause(const Finding& f, const PairsLabels& l, const char* lo
 
 using Cell = std::function<std::optional<std::string>(int row, int column)>;
 
+// Square: every column as wide as the longest host name (at least 7), so
+// the matrix reads by row and by column alike.
 void matrix(std::string& out, const std::string& title, const PairsLabels& l, const Cell& cell) {
   std::size_t width = 7;
   for (const auto& h : l.hosts) width = std::max(width, h.size());
-  out += title + "\n" + std::string(width, ' ');
-  for (const auto& h : l.hosts) out += fmt::format("  {:>{}}", h, width);
-  out += "\n";
+  TextTable t;
+  t.columns.push_back({.head = "", .min_width = width});
+  for (const auto& h : l.hosts) t.columns.push_back({.head = h, .align = Align::right, .min_width = width});
   const int n = static_cast<int>(l.hosts.size());
   for (int r = 0; r < n; ++r) {
-    out += fmt::format("{:<{}}", host(l, r), width);
-    for (int c = 0; c < n; ++c) out += fmt::format("  {:>{}}", r == c ? "-" : cell(r, c).value_or("?"), width);
-    out += "\n";
+    std::vector<std::string> cells{host(l, r)};
+    for (int c = 0; c < n; ++c) cells.push_back(r == c ? "-" : cell(r, c).value_or("?"));
+    t.add_row(std::move(cells));
   }
-  out += "\n";
+  out += title + "\n" + render(t) + "\n";
+}
+
+std::string node_table(const Analysis& a, const PairsLabels& l) {
+  const auto figure = [](const char* head, std::size_t width) {
+    return TextColumn{.head = head, .align = Align::right, .min_width = width, .gap = " "};
+  };
+  TextTable t;
+  t.columns = {{.head = "node", .min_width = 20}, figure("links", 5),       figure("low", 4),
+               figure("unidir med", 11),          figure("unidir min", 11), figure("bidir med", 11),
+               figure("latency us", 11),          {.head = ""}};
+  for (const NodeSummary& s : a.nodes)
+    t.add_row({host(l, s.node), std::to_string(s.links), std::to_string(s.low_links), gbps(s.unidir_median_gbps),
+               gbps(s.unidir_min_gbps), gbps(s.bidir_median_gbps), fmt::format("{:.1f}", s.latency_median_us),
+               s.suspect ? "suspect" : (s.node == a.reference_node ? "reference for retests" : "")});
+  return render(t);
 }
 
 void rail_report(std::string& out, const PairsResult& r, const PairsLabels& l, int rail) {
@@ -72,13 +90,7 @@ void rail_report(std::string& out, const PairsResult& r, const PairsLabels& l, i
            if (const auto f = m.get(x, y)) return fmt::format("{:.1f}", f->latency_us);
            return std::nullopt;
          });
-  out += fmt::format("{:<20} {:>5} {:>4} {:>11} {:>11} {:>11} {:>11}  {}\n", "node", "links", "low", "unidir med",
-                     "unidir min", "bidir med", "latency us", "");
-  for (const NodeSummary& s : a.nodes)
-    out += fmt::format("{:<20} {:>5} {:>4} {:>11} {:>11} {:>11} {:>11.1f}  {}\n", host(l, s.node), s.links,
-                       s.low_links, gbps(s.unidir_median_gbps), gbps(s.unidir_min_gbps), gbps(s.bidir_median_gbps),
-                       s.latency_median_us,
-                       s.suspect ? "suspect" : (s.node == a.reference_node ? "reference for retests" : ""));
+  out += node_table(a, l);
   out += fmt::format("reference{}: unidir {} GB/s, bidir {} GB/s, latency {:.1f} us; a link is low below {:.2f} x "
                      "the reference\n\n",
                      a.refs.expected ? " (--expect-gbps)" : " (median over nodes of each node's median)",

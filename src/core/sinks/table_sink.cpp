@@ -1,6 +1,11 @@
 // nccl-tests' table shape, so its readers find their columns where they
 // expect them: one line per size, out-of-place then in-place. The time is the
 // median over iterations of the slowest rank (nccl-tests prints a mean).
+// It does not go through core/text_table.hpp on purpose: tools that parse
+// nccl-tests output read this byte for byte, and its layout is not the
+// renderer's (three head lines, the units line ending in the spaces of an
+// empty #wrong column, which the renderer cuts; a "# " head two characters
+// into a 12-wide size column; rows printed one size at a time).
 #include <fmt/format.h>
 
 #include <optional>

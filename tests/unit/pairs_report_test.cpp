@@ -1,0 +1,48 @@
+// The text report of `fabricbench pairs`: square matrices that read by row
+// and column, and the node table, on three healthy nodes of uneven names.
+#include <gtest/gtest.h>
+
+#include "fabricbench/core/link_analysis.hpp"
+#include "fabricbench/core/pairs.hpp"
+#include "fabricbench/core/pairs_report.hpp"
+
+namespace fb {
+namespace {
+
+std::string three_node_report() {
+  LinkMatrix m(3);
+  for (int a = 0; a < 3; ++a)
+    for (int b = a + 1; b < 3; ++b) m.set(a, b, {12.0, 12.0, 24.0, 20.0});
+  PairsResult r;
+  r.nodes = {0, 1, 2};
+  r.matrices = {m};
+  r.analyses = {analyse(m, {})};
+  r.findings = {{}};
+  PairsLabels l;
+  l.nodes = {0, 1, 2};
+  l.hosts = {"a", "node-two", "n3"};
+  return format_report(r, l);
+}
+
+TEST(PairsReport, TheMatrixIsSquareAtTheLongestHostName) {
+  const std::string out = three_node_report();
+  EXPECT_EQ(out.substr(0, out.find("\n\n") + 1),
+            "unidir GB/s, row sends to column (* = low link)\n"
+            "                 a  node-two        n3\n"
+            "a                -      12.0      12.0\n"
+            "node-two      12.0         -      12.0\n"
+            "n3            12.0      12.0         -\n");
+}
+
+TEST(PairsReport, TheNodeTableHasOneRowPerNodeUnderItsHead) {
+  const std::string out = three_node_report();
+  const auto head = out.find("node                 links  low  unidir med  unidir min   bidir med  latency us\n");
+  ASSERT_NE(head, std::string::npos) << out;
+  EXPECT_NE(out.find("\nnode-two                 2    0        12.0        12.0        24.0        20.0", head),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("reference for retests\n", head), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace fb
