@@ -47,9 +47,11 @@ std::string bound_text(const Limit& limit, const Judged& j, const Against& again
                          figure(j.bound, unit));
     case Reference::baseline:
       return fmt::format("{} {} = {}", limit.text, figure(j.reference, unit), figure(j.bound, unit));
-    default:
+    case Reference::none:
+    case Reference::median:
       return limit.text;
   }
+  return limit.text;
 }
 
 Verdict judge_limit(const Rule& rule, const Limit& limit, const std::vector<const Measurement*>& rows,

@@ -41,8 +41,9 @@ std::string_view name(Difference d) {
     case Difference::only_a: return "only in a";
     case Difference::only_b: return "only in b";
     case Difference::no_spread: return "no spread";
-    default: return "same";
+    case Difference::same: return "same";
   }
+  return "same";
 }
 
 Comparison compare_results(const Results& a, const Results& b) {

@@ -116,8 +116,9 @@ std::string_view name(Billing billing) {
   switch (billing) {
     case Billing::monthly: return "monthly";
     case Billing::spot: return "spot";
-    default: return "hourly";
+    case Billing::hourly: return "hourly";
   }
+  return "hourly";
 }
 
 QuoteSet parse_quotes(std::string_view yaml_text) {

@@ -12,8 +12,9 @@ std::string billing_label(const Quote& q) {
   switch (q.billing) {
     case Billing::monthly: return fmt::format("monthly -{:.0f}%", 100 * q.monthly_discount);
     case Billing::spot: return fmt::format("spot +{:.0f}%", 100 * q.preemption_overhead);
-    default: return "hourly";
+    case Billing::hourly: return "hourly";
   }
+  return "hourly";
 }
 
 // Wall hours of the job split into what the GPUs did.
@@ -158,8 +159,9 @@ std::string render(Format format, const Table& table, const json& j) {
   switch (format) {
     case Format::json: return j.dump(2) + "\n";
     case Format::csv: return render_csv(table);
-    default: return render_text(table);
+    case Format::text: return render_text(table);
   }
+  return render_text(table);
 }
 
 }  // namespace fb::model

@@ -22,8 +22,9 @@ std::string billing(const model::Quote& q) {
   switch (q.billing) {
     case model::Billing::monthly: return fmt::format("monthly, {} off", html::pct(q.monthly_discount));
     case model::Billing::spot: return fmt::format("spot, +{} preemptions", html::pct(q.preemption_overhead));
-    default: return "hourly";
+    case model::Billing::hourly: return "hourly";
   }
+  return "hourly";
 }
 
 std::string money(double v, const std::string& currency) { return fmt::format("{} {:.0f}", currency, v); }

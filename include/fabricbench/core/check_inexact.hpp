@@ -40,9 +40,16 @@ FB_HD inline double unit_roundoff(Dtype dtype) {
       return 1.0 / 2048;
     case Dtype::float32:
       return 1.0 / 16777216;
-    default:
+    case Dtype::float64:
+    case Dtype::int8:
+    case Dtype::uint8:
+    case Dtype::int32:
+    case Dtype::uint32:
+    case Dtype::int64:
+    case Dtype::uint64:  // float64; the integer types (exact) get its figure too
       return 1.1102230246251565e-16;
   }
+  return 1.1102230246251565e-16;
 }
 
 FB_HD inline double largest_finite(Dtype dtype) {
@@ -56,9 +63,16 @@ FB_HD inline double largest_finite(Dtype dtype) {
     case Dtype::bfloat16:
     case Dtype::float32:
       return 3.4028234663852886e38;
-    default:
+    case Dtype::float64:
+    case Dtype::int8:
+    case Dtype::uint8:
+    case Dtype::int32:
+    case Dtype::uint32:
+    case Dtype::int64:
+    case Dtype::uint64:  // float64; the integer types (exact) get its figure too
       return 1.7976931348623157e308;
   }
+  return 1.7976931348623157e308;
 }
 
 struct Bounds {
