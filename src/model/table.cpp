@@ -21,11 +21,15 @@ Format parse_format(std::string_view text) {
 
 namespace {
 
+// A figure: a number, bare or with % or x after it. A name that starts with
+// one ("10GbE", "400G IB") is not, and stays left-aligned with its column.
 bool numeric(const std::string& s) {
   if (s == "-" || s == "inf" || s == "none" || s == "measured") return true;
   char* end = nullptr;
   std::strtod(s.c_str(), &end);
-  return !s.empty() && end != s.c_str();
+  if (s.empty() || end == s.c_str()) return false;
+  const std::string_view rest(end);
+  return rest.empty() || rest == "%" || rest == "x";
 }
 
 // A column's key as a person reads it: the unit its suffix names, spelt out

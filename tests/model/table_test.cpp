@@ -30,5 +30,16 @@ TEST(ModelTable, AColumnWithOneNameInItIsLeftAligned) {
             "preset    many\n");
 }
 
+TEST(ModelTable, NamesThatStartWithANumberAreNamesNotFigures) {
+  // "10GbE" read as the number 10 once right-aligned the whole network column.
+  Table t;
+  t.header = {"network", "comm_pct", "speedup"};
+  t.rows = {{"10GbE", "41.5", "1.0x"}, {"400G IB", "3.5", "2.4x"}};
+  EXPECT_EQ(render_text(t),
+            "network  comm (%)  speedup\n"
+            "10GbE        41.5     1.0x\n"
+            "400G IB       3.5     2.4x\n");
+}
+
 }  // namespace
 }  // namespace fb::model
