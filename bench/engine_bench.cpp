@@ -20,7 +20,6 @@ class NoOp final : public fb::PreparedOp {
   void run() override { benchmark::ClobberMemory(); }
   void fill_check() override {}
   std::uint64_t count_wrong() override { return 0; }
-  void corrupt_output_element(std::uint64_t) override {}
 };
 
 // Per-iteration cost of the timed loop: the virtual call and one clock read.

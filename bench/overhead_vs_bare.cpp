@@ -74,7 +74,6 @@ class SameCallBackend final : public fb::Backend {
       void run() override { MPI_Allreduce(b->in.data(), b->out.data(), b->count, MPI_FLOAT, MPI_SUM, comm); }
       void fill_check() override {}
       std::uint64_t count_wrong() override { return 0; }
-      void corrupt_output_element(std::uint64_t) override {}
     };
     struct Group final : fb::BackendGroup {
       const Buffers* b;

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
@@ -94,7 +95,7 @@ TEST(Nccl, EveryCollectiveAndReductionIsExact) {
 
 TEST(Nccl, PlantedWrongElementIsCountedOnce) {
   SKIP_WITHOUT_GPU();
-  test::HookedBackend corrupting(make("nccl"), {.after = [](PreparedOp& op) { op.corrupt_output_element(3); }});
+  test::HookedBackend corrupting(make("nccl"), {.after = [](PreparedOp& op) { corruptible(op)->corrupt_output_element(3); }});
   for (Dtype dtype : {Dtype::float32, Dtype::half, Dtype::bfloat16}) {
     RunOptions o = small_sweep({Op::all_reduce, Op::all_gather}, dtype);
     o.grid = {4096, 4096, 2.0, 0};
@@ -159,7 +160,7 @@ TEST(CudaCopy, EveryLocalPathIsMeasuredAndExact) {
 
 TEST(CudaCopy, PlantedWrongElementIsCountedOnceOnEveryKindOfMemory) {
   SKIP_WITHOUT_GPU();
-  test::HookedBackend corrupting(make("cuda"), {.after = [](PreparedOp& op) { op.corrupt_output_element(7); }});
+  test::HookedBackend corrupting(make("cuda"), {.after = [](PreparedOp& op) { corruptible(op)->corrupt_output_element(7); }});
   RunOptions o = small_sweep({Op::copy_d2d_ce, Op::copy_d2d_sm, Op::copy_d2h_pinned, Op::copy_h2d_pageable,
                               Op::copy_d2h_pageable},
                              Dtype::half);

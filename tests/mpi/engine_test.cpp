@@ -14,6 +14,7 @@
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "capture_sink.hpp"
+#include "fabricbench/backends/corruptible.hpp"
 #include "hooked_backend.hpp"
 #include "mpi_host/mpi_host.hpp"
 
@@ -209,7 +210,7 @@ TEST(Engine, OneRowPerOpSizeAndPlacement) {
 TEST(Engine, CheckCountsPlantedCorruption) {
   // A backend that lies about one element on rank 1 must be caught.
   test::HookedBackend corrupting(make_mpi_host_backend(), {.after = [](PreparedOp& op) {
-                                   if (Comm::world().rank() == 1) op.corrupt_output_element(3);
+                                   if (Comm::world().rank() == 1) corruptible(op)->corrupt_output_element(3);
                                  }});
   RunOptions o;
   o.ops = {Op::all_reduce, Op::all_gather};

@@ -62,7 +62,6 @@ class RankOp final : public PreparedOp {
   }
   void fill_check() override {}
   std::uint64_t count_wrong() override { return 0; }
-  void corrupt_output_element(std::uint64_t) override {}
 
  private:
   bool aborted() const { return c_.aborted[static_cast<std::size_t>(rank_)]; }

@@ -22,7 +22,8 @@ class ForwardingOp : public PreparedOp {
   bool participates() const override { return inner_->participates(); }
   bool connects_lazily() const override { return inner_->connects_lazily(); }
   double ops_per_iteration() const override { return inner_->ops_per_iteration(); }
-  void corrupt_output_element(std::uint64_t index) override { inner_->corrupt_output_element(index); }
+  // The op this one wraps (corruptible() looks through decorators with it).
+  PreparedOp& wrapped() { return *inner_; }
 
  protected:
   PreparedOp& inner() { return *inner_; }

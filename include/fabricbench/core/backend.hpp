@@ -113,8 +113,8 @@ class PreparedOp {
   // trip (2), a bandwidth iteration a window of messages. Times per op are
   // iteration times divided by this.
   virtual double ops_per_iteration() const { return 1.0; }
-  // Change one output element so the check must see it (fault injection in tests).
-  virtual void corrupt_output_element(std::uint64_t index) = 0;
+  // (Fault injection reaches an op's output through CorruptibleOutput,
+  // fabricbench/backends/corruptible.hpp, not through this port.)
 };
 
 // A backend's communicator for one scope group.

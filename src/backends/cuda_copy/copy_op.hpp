@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_common/stream_timer.hpp"
+#include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/core/backend.hpp"
 
 namespace fb {
@@ -75,7 +76,7 @@ struct CopyContext {
   std::vector<CopyLeg> legs;  // copy_bidir_pinned has two, kernel_launch none
 };
 
-class CopyOp final : public PreparedOp {
+class CopyOp final : public PreparedOp, public CorruptibleOutput {
  public:
   CopyOp(CopyContext context, const OpSpec& spec);
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/backends/decorator.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/backends/fault.hpp"
@@ -68,7 +69,7 @@ class FaultOp final : public IterationHooks {
       if (a->fault.kind == Kind::corrupt && a->hits > a->fault.after)
         // At most every element once: a count beyond the buffer would loop
         // for as long as the count without changing anything more.
-        for (std::uint64_t i = 0; i < std::min(a->fault.count, out_elems_); ++i) inner().corrupt_output_element(i);
+        for (std::uint64_t i = 0; i < std::min(a->fault.count, out_elems_); ++i) corruptible(inner())->corrupt_output_element(i);
   }
 
   std::vector<Armed*> armed_;
@@ -87,6 +88,10 @@ class FaultGroup final : public ForwardingGroup {
         matching.push_back(&a);
     auto op = ForwardingGroup::prepare(spec);
     if (matching.empty()) return op;  // untouched: no fault here
+    for (const Armed* a : matching)
+      if (a->fault.kind == Kind::corrupt && !corruptible(*op))
+        throw UsageError(fmt::format("--inject {}: this backend's {} op cannot have its output corrupted",
+                                     a->fault.text, name(spec.op)));
     return std::make_unique<FaultOp>(std::move(op), std::move(matching), spec.layout.out_elems);
   }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/host_check.hpp"
 
@@ -54,7 +55,7 @@ constexpr MpiCall mpi_call(Op op) {
 inline constexpr OpSet kMpiOps = OpSet::where([](Op op) { return mpi_call(op) != MpiCall::none; });
 inline constexpr std::string_view kMpiElsewhere = "copy paths inside a GPU node run on --backend cuda";
 
-class MpiOp : public PreparedOp {
+class MpiOp : public PreparedOp, public CorruptibleOutput {
  public:
   MpiOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out);
 

@@ -9,6 +9,7 @@
 #include <nccl.h>
 
 #include "cuda_common/stream_timer.hpp"
+#include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/core/backend.hpp"
 #include "nccl_comm.hpp"
 
@@ -64,7 +65,7 @@ struct NcclOpContext {
   void* out = nullptr;  // output buffer; holds the input too when in-place
 };
 
-class NcclOp final : public PreparedOp {
+class NcclOp final : public PreparedOp, public CorruptibleOutput {
  public:
   NcclOp(const NcclOpContext& context, const OpSpec& spec);
   ~NcclOp() override;
