@@ -30,7 +30,7 @@ for p in $(tr ',|' '\n\n' <<<"$depends" | sed 's/(.*//; s/ //g' | grep .); do
 done
 contents=$(dpkg-deb -c "$core") || fail "dpkg-deb -c $core"
 grep -q ' ./usr/bin/fabricbench$' <<<"$contents" || fail "$core has no usr/bin/fabricbench"
-grep -q ' ./usr/share/man/man1/fabricbench.1$' <<<"$contents" || fail "$core has no man page"
+grep -q ' ./usr/share/man/man1/fabricbench.1.gz$' <<<"$contents" || fail "$core has no man page (gzip'd)"
 ! grep -q '/lib/fabricbench/' <<<"$contents" || fail "the core package carries the GPU plugins"
 
 root=$tmp/root

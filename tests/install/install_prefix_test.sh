@@ -11,11 +11,14 @@ cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$
 fb=$prefix/bin/fabricbench
 [ -x "$fb" ] || fail "no $fb after cmake --install"
 data=$prefix/share/fabricbench
-for f in share/man/man1/fabricbench.1 share/doc/fabricbench/README.md share/doc/fabricbench/docs/results-schema.md \
+for f in share/man/man1/fabricbench.1.gz share/doc/fabricbench/README.md share/doc/fabricbench/docs/results-schema.md \
   share/fabricbench/scripts/slurm/acceptance.sbatch share/fabricbench/scripts/acceptance-mpirun.sh \
   share/fabricbench/scripts/emulate-cluster.sh share/fabricbench/scripts/plot.py share/fabricbench/scripts/plots/curves.py; do
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
+# The page gzip'd (Debian policy) and still the checkout's page.
+gzip -dc "$prefix/share/man/man1/fabricbench.1.gz" | cmp -s - "$src/docs/fabricbench.1" ||
+  fail "share/man/man1/fabricbench.1.gz is not docs/fabricbench.1 compressed"
 # Every profile, preset, workload and quote of the checkout, and nothing else.
 (cd "$src/profiles" && find . -name '*.yaml' | sort) >"$tmp/want"
 (cd "$data/profiles" && find . -name '*.yaml' | sort) >"$tmp/got"
