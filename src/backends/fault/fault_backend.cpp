@@ -34,7 +34,7 @@ void wait_us(double us) {
 class FaultOp final : public IterationHooks {
  public:
   FaultOp(std::unique_ptr<PreparedOp> inner, std::vector<Armed*> armed, std::uint64_t out_elems)
-      : IterationHooks(std::move(inner)), armed_(std::move(armed)), out_elems_(out_elems) {}
+      : IterationHooks(std::move(inner)), armed_(std::move(armed)), out_elems_(out_elems), output_(corruptible(this->inner())) {}
 
  private:
   // Before an iteration is issued: the faults that stop a rank strike here,
@@ -69,11 +69,13 @@ class FaultOp final : public IterationHooks {
       if (a->fault.kind == Kind::corrupt && a->hits > a->fault.after)
         // At most every element once: a count beyond the buffer would loop
         // for as long as the count without changing anything more.
-        for (std::uint64_t i = 0; i < std::min(a->fault.count, out_elems_); ++i) corruptible(inner())->corrupt_output_element(i);
+        for (std::uint64_t i = 0; i < std::min(a->fault.count, out_elems_); ++i) output_->corrupt_output_element(i);
   }
 
   std::vector<Armed*> armed_;
   std::uint64_t out_elems_ = 0;
+  // Found once: FaultGroup::prepare refuses a corrupt fault on an op without one.
+  CorruptibleOutput* output_ = nullptr;
   double last_us_ = 0;
 };
 
