@@ -48,7 +48,10 @@ class LocalJob {
       c.policy = TimeoutPolicy{timeout_s};
       c.board = &boards_[static_cast<std::size_t>(r)];
       c.token = token;
-      c.clock = [this] { return now_s() + offset_s_.load(); };
+      c.clock = [this] {
+        const double frozen = frozen_s_.load();
+        return frozen >= 0 ? frozen : now_s() + offset_s_.load();
+      };
       // As leave_job does, less the _exit: the engine's group is aborted
       // from the watchdog's thread, releasing an engine blocked inside it.
       c.leave = [this, r](int code) {
@@ -109,6 +112,10 @@ class LocalJob {
   const Endpoint& endpoint() const { return endpoint_; }
   // Every watchdog clock of the job jumps (a suspended job seen from inside).
   void shift_clocks(double s) { offset_s_ = offset_s_.load() + s; }
+  // Every watchdog clock of the job stops (time passes for nothing the
+  // watchdog decides by its clock), and goes on.
+  void freeze_clocks() { frozen_s_ = now_s() + offset_s_.load(); }
+  void thaw_clocks() { frozen_s_ = -1; }
   // Rank 0's verdict, if one comes within `wait_s`.
   std::optional<RunEnd> verdict(double wait_s) {
     std::unique_lock lock(mutex_);
@@ -138,6 +145,7 @@ class LocalJob {
   std::vector<std::atomic<int>> exits_;
   std::vector<std::unique_ptr<Agent>> agents_;
   std::atomic<double> offset_s_{0};
+  std::atomic<double> frozen_s_{-1};
   std::atomic<bool> moving_{false};
   std::thread mover_;
   std::mutex mutex_;

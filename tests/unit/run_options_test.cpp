@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "mpi_host/mpi_path.hpp"
@@ -137,6 +140,32 @@ TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {
   EXPECT_EQ(classify_mpi_path(false, "", "^uct,openib,ofi"), "tcp");
   EXPECT_EQ(classify_mpi_path(false, "ucx", ""), "ucx");
   EXPECT_EQ(classify_mpi_path(false, "", ""), "net");
+}
+
+// Open MPI's precedence without MPI_T: environment, then the user's file,
+// then the system's; other parameter sources named in the environment leave
+// the answer to MPI_T.
+TEST(MpiPath, McaValuesComeFromTheEnvironmentThenTheFilesInOrder) {
+  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> files{
+      {"user", "# mine\nbtl = self,tcp\n"},
+      {"system", "btl_base_warn_component_unused=0\nbtl = ^uct,openib,ofi\npml = ^ucx\n  pml=ob1 \n"}};
+  McaSources s;
+  s.env = [&env](const char* var) { return env.contains(var) ? env.at(var).c_str() : nullptr; };
+  s.read = [&files](const std::string& f) { return files.contains(f) ? files.at(f) : std::string(); };
+  s.files = {"user", "system"};
+  EXPECT_EQ(mca_value_without_mpit("btl", s), "self,tcp");  // the user's file before the system's
+  EXPECT_EQ(mca_value_without_mpit("pml", s), "ob1");       // the system's, its last line
+  EXPECT_EQ(mca_value_without_mpit("osc", s), "");          // set nowhere: Open MPI's default
+  env["OMPI_MCA_btl"] = "self,vader";
+  EXPECT_EQ(mca_value_without_mpit("btl", s), "self,vader");  // mpirun --mca btl ... arrives here
+  env["OMPI_MCA_mca_base_param_files"] = "/elsewhere.conf";
+  EXPECT_EQ(mca_value_without_mpit("btl", s), "self,vader");  // the environment still wins
+  EXPECT_EQ(mca_value_without_mpit("pml", s), std::nullopt);  // but the files are not the default ones
+  env.erase("OMPI_MCA_mca_base_param_files");
+  s.files.clear();  // no Open MPI sysconfdir known
+  EXPECT_EQ(mca_value_without_mpit("pml", s), std::nullopt);
+  EXPECT_EQ(mca_file_value("btl_tcp_if_include = lo\n", "btl"), std::nullopt);  // a longer name is not `btl`
 }
 
 TEST(RunOptions, BurnInWatchdogAndFaults) {

@@ -63,6 +63,32 @@ TEST(WatchAgents, EveryRankFinishingEndsWithoutAVerdict) {
   for (int r = 0; r < 9; ++r) EXPECT_EQ(job.exit_code(r), -1) << "rank " << r;
 }
 
+// The end of a run waits for the ranks' byes, never for the watchdog's own
+// clock: with every clock stopped the job still finishes. (Rank 0 used to
+// end only at its next judging period after the last bye, after an idle
+// poll tick: up to 0.2 s of every run's wall time; with a stopped clock,
+// never.) The clocks go on after 30 s, so the old behaviour fails the test
+// instead of hanging it.
+TEST(WatchAgents, FinishingWaitsForTheByesNotForTheClock) {
+  LocalJob job(6, 3, 1.0);
+  job.start();
+  for (int r = 0; r < 6; ++r) job.board(r).enter(Phase::idle);
+  std::this_thread::sleep_for(300ms);  // every rank reported at least once
+  job.freeze_clocks();
+  std::atomic<int> finished{0};
+  std::vector<std::thread> finishing;
+  for (int r = 5; r >= 0; --r) finishing.emplace_back([&job, &finished, r] {
+    job.agent(r).finish();
+    ++finished;
+  });
+  for (int i = 0; i < 3000 && finished < 6; ++i) std::this_thread::sleep_for(10ms);
+  const int finished_frozen = finished;
+  job.thaw_clocks();
+  for (auto& t : finishing) t.join();
+  EXPECT_EQ(finished_frozen, 6) << "ranks that finished while the clocks stood still";
+  EXPECT_FALSE(job.verdict(0));
+}
+
 TEST(WatchAgents, ARankGoneBehindItsLeaderIsLostAndNamed) {
   LocalJob job(8, 4, 20);
   job.start();

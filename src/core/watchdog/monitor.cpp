@@ -57,6 +57,9 @@ class Monitor : public Hub::Events {
         hub_.handle(fds, now, *this);
       }
       if (abandoned_) return leave_abandoned();
+      // The last bye ends the loop at once: ending needs no judging period
+      // and no idle tick (they were a fifth of a trivial run's wall time).
+      if (finishing_ && live_ && judge_.all_done()) break;
       if (now >= next_beat) {
         Message beat;
         beat.type = MsgType::beat;
@@ -68,7 +71,7 @@ class Monitor : public Hub::Events {
       judge_.own(clock_.sample(*c_.board, c_.policy, now));
       if (!live_) continue;
       judge_.check_silence(now);
-      if (finishing_ && judge_.all_done()) break;
+      if (finishing_ && judge_.all_done()) break;  // the silent ones were lost meanwhile
       if (auto end = judge_.verdict(now)) return finish_run(*end);
     }
   }
