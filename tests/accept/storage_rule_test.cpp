@@ -173,5 +173,29 @@ TEST(StorageRule, ParsesItsKeysAndRefusesWhatItCannotJudge) {
     EXPECT_THROW(storage_profile(bad), UsageError) << bad;
 }
 
+// The shipped storage profile: per-node floors at the most nodes measured.
+// A cluster whose every node clears them passes; one node starved at 8
+// nodes fails the read rule and is named, whatever 1 node alone managed.
+TEST(StorageRule, TheShippedProfileNamesTheStarvedNodeAtTheMostNodes) {
+  const Profile p = load_profile(std::string(FB_SOURCE_DIR) + "/profiles/storage-shared.yaml");
+  ASSERT_EQ(p.rules.size(), 3u);
+  std::vector<StorageLine> healthy;
+  for (const char* pattern : {"seq_read", "small_read", "seq_write"})
+    for (const int nodes : {1, 8}) healthy.push_back(storage_line(nodes, 1.2, "direct", pattern));
+  for (const auto& rule : p.rules) {
+    const Verdict v = evaluate_rule(rule, record_of(healthy), nullptr, {false, true});
+    EXPECT_EQ(v.status, Status::pass) << rule.name << ": " << v.reason;
+  }
+  std::vector<StorageLine> starved = healthy;
+  starved[1].node_gbps[5] = 0.3;  // seq_read at 8 nodes: n5 gets 0.3 GB/s
+  starved[1].node_min_gbps = 0.3;
+  const Verdict read = evaluate_rule(p.rules[0], record_of(starved), nullptr, {false, true});
+  EXPECT_EQ(read.status, Status::fail) << read.reason;
+  EXPECT_NEAR(*read.measured, 0.3, 1e-12);
+  EXPECT_TRUE(mentions(read, "at 8 nodes")) << read.reason;
+  EXPECT_TRUE(mentions(read, "n5")) << read.reason;
+  EXPECT_EQ(evaluate_rule(p.rules[1], record_of(starved), nullptr, {false, true}).status, Status::pass);
+}
+
 }  // namespace
 }  // namespace fb::accept
