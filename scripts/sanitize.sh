@@ -32,7 +32,11 @@ jobs=$(nproc)
 "$here/scripts/setup.sh"
 rm -rf "$build"
 start=$(date +%s)
+# -O1: what the sanitizers' documentation recommends (reasonable speed, exact
+# reports), and about a third less compile time than -O2 on CI's 2 cores.
+sanitized_flags="-O1 -g -DNDEBUG"
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
   -DFABRICBENCH_SANITIZE=address,undefined -DFABRICBENCH_FUZZ=ON -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
 # Every executable a `unit` test runs (model.plots runs fabricbench), and the harnesses.
 targets=(fabricbench fb_unit_tests fb_watchdog_tests fb_watchdog_sim fb_topo_tests fb_model_tests fb_accept_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
@@ -47,6 +51,7 @@ tsan=${FABRICBENCH_TSAN_BUILD:-$here/build-tsan}
 rm -rf "$tsan"
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S "$here" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
   -DFABRICBENCH_SANITIZE=thread -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
 cmake --build "$tsan" -j "$jobs" --target fb_watchdog_tests fb_watchdog_sim
 echo "sanitize.sh: thread-sanitized build took $(($(date +%s) - start)) s" >&2

@@ -75,14 +75,9 @@ struct Selection {
 // Open MPI takes them, and MPI_T only when those cannot tell.
 Selection read_selection() {
   const McaSources sources = process_mca_sources();
-  auto pml = mca_value_without_mpit("pml", sources);
-  auto btl = mca_value_without_mpit("btl", sources);
-  if (pml && btl) return {*pml, *btl};
-  int provided = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return {pml.value_or(""), btl.value_or("")};
-  Selection s{pml ? *pml : read_cvar("pml"), btl ? *btl : read_cvar("btl")};
-  (void)MPI_T_finalize();  // the values are read; nothing depends on the tool interface closing
-  return s;
+  const auto pml = mca_value_without_mpit("pml", sources);
+  const auto btl = mca_value_without_mpit("btl", sources);
+  return {pml ? *pml : mpit_cvar("pml"), btl ? *btl : mpit_cvar("btl")};
 }
 
 }  // namespace
