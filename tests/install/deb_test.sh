@@ -40,6 +40,19 @@ if [ -n "$gpu" ]; then
   dpkg-deb -x "$gpu" "$root" || fail "dpkg-deb -x $gpu"
 fi
 fb=$root/usr/bin/fabricbench
+# No run path into other folders (Debian policy; lintian's custom-library-search-path):
+# the binary has none, a plugin only its own folder.
+if command -v readelf >/dev/null; then
+  for elf in "$fb" "$root"/usr/lib/fabricbench/*.so; do
+    [ -e "$elf" ] || continue
+    paths=$(readelf -d "$elf" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+    case $elf in
+      *.so) [ -z "$paths" ] || [ "$paths" = '$ORIGIN' ] || fail "$(basename "$elf") carries run path '$paths'" ;;
+      *) [ -z "$paths" ] || fail "the packaged binary carries run path '$paths'" ;;
+    esac
+  done
+  echo "ok: no run path into other folders in the packaged binary and plugins"
+fi
 lists_shipped_profiles "$fb" "$src" "$root/usr/share/fabricbench/profiles"
 two_rank_run "$fb" "$mpiexec"
 # Each plugin the build tree's binary loads, the unpacked one loads too (stripped or not).
