@@ -23,6 +23,7 @@
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/from_model.hpp"
+#include "fabricbench/step/prediction.hpp"
 #include "command_support.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -265,7 +266,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   std::string model_error;  // checked before measuring, so only what that check could not foresee
   if (f.compare_model) {
     try {
-      view.predictions = predictions_for(w, report, presets, f.network, f.node);
+      view.predictions = step::predictions_for(w, report, presets, f.network, f.node);
     } catch (const UsageError& e) {
       model_error = e.what();
     }
@@ -288,7 +289,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   writer.seal(summary);
   if (code == kExitOk) code = output_failure("step", writer.error(), code);
   if (!f.calibrated.empty() && code == kExitOk)
-    code = output_failure("step", write_calibrated(f.calibrated, yaml, calibration_factor(view)), code);
+    code = output_failure("step", write_calibrated(f.calibrated, yaml, step::calibration_factor(schedule, report)), code);
   return code;
 }
 
