@@ -1,11 +1,12 @@
 // The model's prediction beside a measured step (step/prediction.hpp): the
 // second prediction runs at the measured compute, the step difference has
-// the sign of predicted minus measured, and the calibration factor is
-// planned over measured compute.
+// the sign of predicted minus measured, and the calibration factor rewrites
+// a workload into one the model prices at the measured compute.
 #include "fabricbench/step/prediction.hpp"
 
 #include <gtest/gtest.h>
 
+#include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/step.hpp"
 
 namespace fb::step {
@@ -80,6 +81,18 @@ TEST(Prediction, CalibrationFactorIsPlannedOverMeasuredCompute) {
   planned.compute_us = 300;
   EXPECT_DOUBLE_EQ(calibration_factor(planned, measured(600, 10, 610)), 0.5);
   EXPECT_DOUBLE_EQ(calibration_factor(planned, measured(150, 10, 160)), 2.0);
+}
+
+// The calibrated workload (`--calibrated-workload`) is priced at the measured compute.
+TEST(Prediction, ACalibratedWorkloadPredictsTheMeasuredCompute) {
+  const std::string yaml = workload_yaml("{tflops: 300}");
+  const model::Workload w = model::parse_workload(yaml);
+  StepSchedule planned;
+  planned.compute_us = stated_compute_us(w);
+  const StepReport r = measured(1.7 * planned.compute_us, 10, 2 * planned.compute_us);
+  const model::Workload calibrated =
+      model::parse_workload(model::calibrated_workload_yaml(yaml, calibration_factor(planned, r)));
+  EXPECT_NEAR(stated_compute_us(calibrated), r.compute_us(), 1e-6 * r.compute_us());
 }
 
 }  // namespace
