@@ -6,10 +6,12 @@ namespace fb::step {
 namespace {
 
 // The compute time is inversely proportional to the stated rate, whichever
-// form the workload states it in.
+// form the workload states it in: for a GEMM curve (measured hardware) the
+// share of it the step reaches, as --calibrated-workload scales it too.
 void scale_rate(model::Workload& w, double factor) {
   if (w.tflops > 0) w.tflops *= factor;
   if (w.mfu > 0) w.mfu *= factor;
+  if (w.gemm.of_gemm > 0) w.gemm.of_gemm *= factor;
 }
 
 Prediction predict(const model::Workload& w, const StepReport& measured, const model::Presets& presets,

@@ -60,7 +60,9 @@ TEST_P(MeasuredCompute, TheSecondPredictionComputesAsLongAsMeasured) {
   EXPECT_NEAR(p[1].step_us, p[1].compute_us + p[1].exposed_us, 1e-9 * p[1].step_us);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRateForm, MeasuredCompute, ::testing::Values("{tflops: 300}", "{mfu: 40%}"));
+INSTANTIATE_TEST_SUITE_P(EveryRateForm, MeasuredCompute,
+                         ::testing::Values("{tflops: 300}", "{mfu: 40%}",
+                                           "{gemm_curve: [[2048, 400], [8192, 800]], of_gemm: 0.5}"));
 
 // Predicted faster than a slow measured step: below it (negative); against
 // a measured step shorter than any predicted compute: above it (positive).
