@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -16,6 +15,7 @@
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/csv.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/gemm_slowest.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/scope.hpp"
@@ -110,24 +110,6 @@ std::vector<GemmLine> gather(const Comm& world, const std::vector<GemmLine>& min
   return lines;
 }
 
-// "bf16: slowest rank 3 (host n07, GPU 3 0000:1B:00.0, NVIDIA H200) 612.3 TFLOP/s, 21.7% below the fastest (782.5)"
-std::vector<GemmSlowest> slowest_per_dtype(const std::vector<GemmLine>& lines, const std::vector<Dtype>& dtypes) {
-  std::vector<GemmSlowest> out;
-  for (Dtype d : dtypes) {
-    const GemmLine* slow = nullptr;
-    double fastest = 0;
-    for (const auto& l : lines) {
-      if (l.dtype != name(d)) continue;
-      fastest = std::max(fastest, l.tflops);
-      if (!slow || l.tflops < slow->tflops) slow = &l;
-    }
-    if (!slow) continue;
-    out.push_back({std::string(name(d)), slow->rank, slow->host, slow->device, slow->pci_bus_id, slow->tflops, fastest,
-                   fastest > 0 ? 100.0 * (1.0 - slow->tflops / fastest) : 0.0});
-  }
-  return out;
-}
-
 // One row per GPU under a "# " head, widths that grow with a long host or GPU name.
 void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
   std::printf("# fabricbench gemm  %dx%dx%d  cuBLAS, fp32 accumulation, random inputs\n", plan.base.m, plan.base.n,
@@ -175,6 +157,7 @@ int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const
            const GemmPlan& plan, const Gathered& g, double seconds, const std::string& run_id) {
   const auto slowest = slowest_per_dtype(g.lines, plan.dtypes);
   if (!flags.quiet) print_table(g.lines, plan);
+  // "bf16 slowest GPU: rank 3 (host n07, GPU 3 0000:1B:00.0) 612.3 TFLOP/s, 21.7% below the fastest (782.5)"
   for (const auto& s : slowest)
     user_log().warn("fabricbench gemm: {} slowest GPU: rank {} (host {}, GPU {} {}) {:.1f} TFLOP/s, {:.1f}% below "
                     "the fastest ({:.1f})",

@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,10 +18,12 @@
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
+#include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/from_model.hpp"
+#include "fabricbench/step/prediction.hpp"
 #include "command_support.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -141,30 +142,6 @@ std::string shared_workload_text(const Comm& world, const std::string& path, std
   return world.bcast_string_quiet(text, 0);
 }
 
-// "" or the problem (file and errno).
-std::string write_calibrated(const std::string& path, const std::string& yaml, double factor) {
-  YAML::Node root = YAML::Load(yaml);
-  YAML::Node compute = root["compute"];
-  // The workload parsed, so its rate is a number (or "40%"): scale what it
-  // states, the GEMM curve's share of it for a curve.
-  const auto scaled = [&](const char* key) {
-    const std::string text = compute[key].as<std::string>();
-    const double v = text.ends_with("%") ? std::stod(text) / 100.0 : std::stod(text);
-    compute[key] = v * factor;
-  };
-  if (compute["tflops"]) {
-    scaled("tflops");
-  } else if (compute["mfu"]) {
-    scaled("mfu");
-  } else if (compute["of_gemm"]) {
-    scaled("of_gemm");
-  }
-  std::ostringstream out;
-  out << "# Calibrated by `fabricbench step`: compute rate scaled by " << factor << " to the measured step.\n"
-      << root << "\n";
-  return write_file_atomically(path, out.str());
-}
-
 struct StepCompute {
   std::unique_ptr<step::ComputeKernel> kernel;
   Dtype dtype = Dtype::float32;  // of the step's collectives
@@ -265,7 +242,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   std::string model_error;  // checked before measuring, so only what that check could not foresee
   if (f.compare_model) {
     try {
-      view.predictions = predictions_for(w, report, presets, f.network, f.node);
+      view.predictions = step::predictions_for(w, report, presets, f.network, f.node);
     } catch (const UsageError& e) {
       model_error = e.what();
     }
@@ -287,8 +264,10 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   summary.exit_code = code;
   writer.seal(summary);
   if (code == kExitOk) code = output_failure("step", writer.error(), code);
-  if (!f.calibrated.empty() && code == kExitOk)
-    code = output_failure("step", write_calibrated(f.calibrated, yaml, calibration_factor(view)), code);
+  if (!f.calibrated.empty() && code == kExitOk) {
+    const std::string calibrated = model::calibrated_workload_yaml(yaml, step::calibration_factor(schedule, report));
+    code = output_failure("step", write_file_atomically(f.calibrated, calibrated), code);
+  }
   return code;
 }
 

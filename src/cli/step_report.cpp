@@ -3,55 +3,13 @@
 #include <fmt/format.h>
 
 #include "fabricbench/core/text_table.hpp"
-#include "fabricbench/model/step.hpp"
 
 namespace fb::cli {
 namespace {
 
 using step::Mode;
 
-void scale_rate(model::Workload& w, double factor) {
-  if (w.tflops > 0) w.tflops *= factor;
-  if (w.mfu > 0) w.mfu *= factor;
-}
-
-Prediction predict(const model::Workload& w, const step::StepReport& r, const model::Presets& presets,
-                   const std::string& network, std::string basis) {
-  const model::StepCost s = model::predict_step(w, model::fabric_for(w, network, presets), presets);
-  Prediction p;
-  p.basis = std::move(basis);
-  p.network = s.network;
-  p.node = s.node;
-  p.compute_us = s.compute_us;
-  p.comm_us = s.comm_us;
-  p.exposed_us = s.exposed_us;
-  p.step_us = s.compute_us + s.exposed_us;
-  p.comm_share = s.comm_us / (s.compute_us + s.comm_us);
-  p.exposed_share = s.exposed_us / p.step_us;
-  p.efficiency = s.compute_us / p.step_us;
-  p.step_diff_pct = 100.0 * (p.step_us - r.step_us()) / r.step_us();
-  return p;
-}
-
 std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
-
-}  // namespace
-
-double calibration_factor(const StepView& v) { return v.schedule.compute_us / v.report.compute_us(); }
-
-std::vector<Prediction> predictions_for(const model::Workload& w, const step::StepReport& r,
-                                        const model::Presets& presets, const std::string& network,
-                                        const std::string& node) {
-  model::Workload stated = w;
-  if (!node.empty()) stated.cluster.node = node;
-  std::vector<Prediction> out{predict(stated, r, presets, network, "workload rate")};
-  model::Workload measured = stated;
-  scale_rate(measured, out.front().compute_us / r.compute_us());
-  out.push_back(predict(measured, r, presets, network, "measured compute"));
-  return out;
-}
-
-namespace {
 
 // The step's tables: a "# " head, rows under it, figures right-aligned, one space apart.
 TextTable step_table(std::vector<TextColumn> columns) {

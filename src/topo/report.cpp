@@ -2,7 +2,9 @@
 #include "fabricbench/topo/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "fabricbench/core/text_table.hpp"
@@ -79,27 +81,73 @@ void matrix_lines(std::string& s, const json& m) {
   s += render(t);
 }
 
-void nic_line(std::string& s, const json& n) {
-  const auto& rate = n.value("rate_gbit", json());
-  const std::string speed =
-      rate.is_number() ? fmt::format("{:g} Gb/s", rate.get<double>()) : "speed unknown (" + why(n, "rate_gbit") + ")";
-  std::string nearest;
-  const json distances = n.value("gpu_distance", json::object());
-  for (const auto& [gpu, d] : distances.items())
-    if (d == "PIX" || d == "PXB") nearest += fmt::format(" {} {}", gpu, text(d));
-  s += fmt::format("    {:<10} {:<8} {:<6} {}  MTU {}  fw {}  {}  {}  NUMA {}{}\n", field(n, "name"), field(n, "kind"),
-                   field(n, "state"), speed, field(n, "mtu_bytes"), field(n, "firmware"), field(n, "driver"),
-                   field(n, "bus_id"), field(n, "numa_node"), nearest.empty() ? "" : "  near" + nearest);
+// The report's tables: a head over every column, units in the heads (Gbit/s
+// for line rates, GB/s = 1e9 bytes/s for peaks), so the figures stand bare.
+TextTable report_table(const std::string& indent, std::vector<TextColumn> columns) {
+  TextTable t;
+  t.head_prefix = t.row_prefix = indent;
+  t.columns = std::move(columns);
+  return t;
+}
+
+TextColumn figure(const char* head) { return {.head = head, .align = Align::right}; }
+
+// A figure bare, "?" when unknown (the row says why, and "unknown, and why" below).
+std::string number(const json& v, const char* format) {
+  return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : "?";
+}
+
+void nic_lines(std::string& s, const json& nics) {
+  s += fmt::format("  NICs: {}\n", nics.size());
+  if (nics.empty()) return;
+  TextTable t = report_table("    ", {{.head = "name"},
+                                      {.head = "kind"},
+                                      {.head = "state"},
+                                      figure("rate (Gbit/s)"),
+                                      figure("MTU (bytes)"),
+                                      {.head = "firmware"},
+                                      {.head = "driver"},
+                                      {.head = "bus_id"},
+                                      figure("NUMA"),
+                                      {.head = "near GPUs (PCIe switch)"},
+                                      {.head = "note"}});
+  for (const auto& n : nics) {
+    const auto& rate = n.value("rate_gbit", json());
+    std::string near;
+    const json distances = n.value("gpu_distance", json::object());
+    for (const auto& [gpu, d] : distances.items())
+      if (d == "PIX" || d == "PXB") near += fmt::format("{}{} {}", near.empty() ? "" : " ", gpu, text(d));
+    t.add_row({field(n, "name"), field(n, "kind"), field(n, "state"), number(rate, "{:g}"), field(n, "mtu_bytes"),
+               field(n, "firmware"), field(n, "driver"), field(n, "bus_id"), field(n, "numa_node"), near,
+               rate.is_number() ? "" : "speed unknown (" + why(n, "rate_gbit") + ")"});
+  }
+  // The note column is there only when a row has one.
+  if (std::none_of(t.rows.begin(), t.rows.end(), [](const TextRow& r) { return !r.cells.back().empty(); }))
+    t.columns.pop_back();
+  s += render(t);
 }
 
 void path_lines(std::string& s, const json& paths) {
   s += "  paths (spec peak per direction, GB/s = 1e9 bytes/s)\n";
+  if (paths.empty()) return;
+  TextTable t = report_table("    ", {{.head = "scope"}, {.head = "class"}, figure("peak (GB/s)"), {.head = "basis"}});
   for (const auto& p : paths) {
     const auto& peak = p.value("peak_gbps", json());
-    s += fmt::format("    {:<6} {:<7} {:>10}  {}{}\n", field(p, "scope"), field(p, "class"),
-                     peak.is_number() ? fmt::format("{:.4g} GB/s", peak.get<double>()) : "unknown", field(p, "basis"),
-                     peak.is_number() ? "" : "  (" + p.value("unknown_reason", std::string()) + ")");
+    // Why a peak is unknown goes with its basis: the last column, so no other is pushed out.
+    const std::string unknown = peak.is_number() ? "" : "  (" + p.value("unknown_reason", std::string()) + ")";
+    t.add_row({field(p, "scope"), field(p, "class"), number(peak, "{:.4g}"), field(p, "basis") + unknown});
   }
+  s += render(t);
+}
+
+// One row per value of each attribute that differs, the attribute named on its first.
+void difference_lines(std::string& s, const std::vector<Difference>& differences) {
+  if (differences.empty()) return;
+  TextTable t = report_table("  ", {{.head = "attribute"}, {.head = "value"}, {.head = "hosts"}});
+  for (const auto& d : differences)
+    for (std::size_t i = 0; i < d.values.size(); ++i)
+      t.add_row({i == 0 ? d.attribute : "", d.values[i].value, fmt::format("{}", fmt::join(d.values[i].hosts, ", "))});
+  s += render(t);
 }
 
 void node_block(std::string& s, const json& inv, const std::vector<const json*>& ranks) {
@@ -120,8 +168,7 @@ void node_block(std::string& s, const json& inv, const std::vector<const json*>&
                    inv.contains("gpus_note") ? " (" + text(inv["gpus_note"]) + ")" : "");
   for (const auto& g : inv["gpus"]) gpu_lines(s, g);
   matrix_lines(s, inv["gpu_matrix"]);
-  s += fmt::format("  NICs: {}\n", inv["nics"].size());
-  for (const auto& n : inv["nics"]) nic_line(s, n);
+  nic_lines(s, inv["nics"]);
   for (const auto& r : inv["rails"])
     s += fmt::format("  rail GPU{} -> {} ({})\n", text(r["gpu"]), text(r["nics"][0]), text(r["distance"]));
   path_lines(s, inv["paths"]);
@@ -150,14 +197,7 @@ std::string format_report(const std::vector<json>& inventories, const std::vecto
   for (const auto& [node, ranks] : nodes) node_block(s, *ranks.front(), ranks);
   s += differences.empty() ? "\nheterogeneity: none, every rank has the same GPUs, software and NICs\n"
                            : "\nheterogeneity: these differ between ranks\n";
-  for (const auto& d : differences) {
-    s += fmt::format("  {}\n", d.attribute);
-    for (const auto& h : d.values) {
-      std::string hosts;
-      for (const auto& host : h.hosts) hosts += (hosts.empty() ? "" : ", ") + host;
-      s += fmt::format("    {:<40} {}\n", h.value, hosts);
-    }
-  }
+  difference_lines(s, differences);
   return s;
 }
 

@@ -70,8 +70,14 @@ TEST(Report, H200MachineReadsAsTheLeadExpects) {
         "NVLink: none active (0 links)", "eth0", "speed unknown (eth0/speed reads -1", "intra  PCIe",
         "PCIe Gen5 x16 (GPU0)", "inter  TCP", "flags: none", "heterogeneity: none"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
-  EXPECT_EQ(text.find("10 Gb/s"), std::string::npos) << text;
-  EXPECT_EQ(text.find("  0 Gb/s"), std::string::npos) << text;
+  // The speed the driver does not give is "?" with the reason in the note column, not 0 or 10 Gbit/s.
+  EXPECT_NE(
+      text.find("\n    name  kind      state  rate (Gbit/s)  MTU (bytes)  firmware  driver      bus_id        NUMA  "
+                "near GPUs (PCIe switch)  note\n"
+                "    eth0  Ethernet  up                 ?         1500  ?         virtio_net  0000:00:03.0     ?  "
+                "                         speed unknown (eth0/speed reads -1"),
+      std::string::npos)
+      << text;
 }
 
 TEST(Report, FlagsMatrixAndUnknownsAreShown) {
@@ -86,6 +92,33 @@ TEST(Report, FlagsMatrixAndUnknownsAreShown) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   // The matrix's head stands over its columns (it stood three characters left of them).
   EXPECT_NE(text.find("\n           GPU0  GPU1  GPU2  GPU3\n    GPU0 "), std::string::npos) << text;
+}
+
+// The NICs, the paths and the differences are tables: a head over every
+// column, the unit in the head (Gbit/s line rates, GB/s peaks), figures bare
+// and right-aligned under it. The old fixed-width lines had no head.
+TEST(Report, NicsPathsAndDifferencesAreTablesWithHeads) {
+  const std::vector<json> lines{line("hgx-h100-8gpu-8ndr", test::fake_hgx_h100(), 0, 0, "h100-a"),
+                                line("degraded-4gpu", test::fake_degraded(), 1, 1, "h100-c")};
+  const std::string text = format_report(lines, find_differences(lines));
+  for (const char* expected :
+       {// NICs: the degraded node's head and first row, an HGX port with the GPUs behind its switch.
+        "\n    name      kind  state   rate (Gbit/s)  MTU (bytes)  firmware    driver     bus_id        NUMA  "
+        "near GPUs (PCIe switch)\n"
+        "    mlx5_0:1  IB    ACTIVE            400            ?  28.39.1002  mlx5_core  0000:40:00.0     0\n",
+        "\n    mlx5_0:1  IB        ACTIVE            400            ?  28.39.1002  mlx5_core  0000:1b:00.0     0  "
+        "GPU0 PIX GPU1 PIX\n",
+        "\n    eno1      Ethernet  up                  1         1500  ?           igb        0000:02:00.0     0\n",
+        // Paths: a known peak, and an unknown one with its reason after the basis.
+        "\n    scope  class   peak (GB/s)  basis\n    intra  NVLink          400  NVLink4 x16\n",
+        "\n    inter  TCP           0.125  1 x 1 Gb/s (eno1)\n",
+        "\n    inter  TCP               ?  no TCP interface up  (no TCP link is up)\n",
+        // Differences: the attribute on its first value's row, the hosts of each value.
+        "\nheterogeneity: these differ between ranks\n  attribute   value                                  hosts\n",
+        "\n  nic_rates   1 x 1 Gb/s Ethernet + 8 x 400 Gb/s IB  h100-a\n"
+        "              1 x 200 Gb/s IB + 2 x 400 Gb/s IB      h100-c\n"})
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  EXPECT_EQ(text.find("note"), std::string::npos) << "no NIC has a note: no note column\n" << text;
 }
 
 }  // namespace

@@ -67,6 +67,8 @@ TEST_F(TopoCli, H200TreeReportsUnknownSpeedNotZero) {
   EXPECT_NE(r.out.find("speed unknown (eth0/speed reads -1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not asked: --sysfs-root"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("intra  PCIe"), std::string::npos) << r.out;  // the GPU, found in sysfs
+  EXPECT_NE(r.out.find("\n    scope  class  peak (GB/s)  basis\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  rate (Gbit/s)  MTU (bytes)  "), std::string::npos) << r.out;
 }
 
 TEST_F(TopoCli, DifferentNodesFailStrictAndAreListed) {

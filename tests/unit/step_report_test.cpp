@@ -29,7 +29,7 @@ TEST(StepText, TablesLineUpUnderTheirHeads) {
   report.modes = {times(step::Mode::compute_only, 100), times(step::Mode::comm_only, 50),
                   times(step::Mode::serial, 150), times(step::Mode::overlapped, 120)};
   report.comms = {{"DP gradient all-reduce", 25, 50}};
-  Prediction p{"workload rate", "400G-IB", "h100", 90, 40, 10, 100, 0.3077, 0.1, 0.9, -16.7};
+  step::Prediction p{"workload rate", "400G-IB", "h100", 90, 40, 10, 100, 0.3077, 0.1, 0.9, -16.7};
   const StepView v{w, schedule, report, "matmul", "mpi", {p}};
   const std::string text = step_text(v);
   EXPECT_EQ(

@@ -1,10 +1,10 @@
 // The project's one aligned text table: a head line, one line per row, notes
 // under it. Column widths come from the widest cell (head included), at least
 // a column's min_width and, where a caller clips, at most its max_width. The
-// tables of model, check, diagnose, pairs, topo's GPU matrix, step, gemm and
-// storage go through it; run's nccl-tests table does not (table_sink.cpp
-// says why); CSV is core/csv.hpp's. Widths count bytes, as the tables did
-// before: their cells are ASCII.
+// tables of model, check, diagnose, pairs, topo (GPU matrix, NICs, paths,
+// differences), step, gemm and storage go through it; run's nccl-tests table
+// does not (table_sink.cpp says why); CSV is core/csv.hpp's. Widths count
+// bytes, as the tables did before: their cells are ASCII.
 #pragma once
 
 #include <cstddef>

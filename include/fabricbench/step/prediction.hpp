@@ -1,0 +1,43 @@
+// The model's prediction for the step the executor measured, to set beside
+// the measurement: once at the workload's stated compute rate and once at the
+// rate the step measured, so what is left between the second and the
+// measurement is the network's (and the overlap's) share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fabricbench/model/presets.hpp"
+#include "fabricbench/model/workload.hpp"
+#include "fabricbench/step/executor.hpp"
+#include "fabricbench/step/schedule.hpp"
+
+namespace fb::step {
+
+struct Prediction {
+  std::string basis;  // "workload rate" or "measured compute"
+  std::string network;
+  std::string node;
+  double compute_us = 0;
+  double comm_us = 0;
+  double exposed_us = 0;
+  double step_us = 0;  // without the pipeline bubble (the executor runs none)
+  double comm_share = 0;
+  double exposed_share = 0;
+  double efficiency = 0;
+  double step_diff_pct = 0;  // (predicted - measured) / measured step
+};
+
+// The model on `network` / `node` (as `fabricbench model step` takes them;
+// "" keeps the workload's), once at the workload's stated compute rate and
+// once at the one that gives the measured compute. UsageError when the
+// fabric cannot be made.
+std::vector<Prediction> predictions_for(const model::Workload& w, const StepReport& measured,
+                                        const model::Presets& presets, const std::string& network,
+                                        const std::string& node);
+
+// What the workload's compute rate is multiplied by to run at the measured
+// pace: the planned compute time over the measured one.
+double calibration_factor(const StepSchedule& planned, const StepReport& measured);
+
+}  // namespace fb::step

@@ -1,0 +1,53 @@
+#include "fabricbench/step/prediction.hpp"
+
+#include "fabricbench/model/step.hpp"
+
+namespace fb::step {
+namespace {
+
+// The compute time is inversely proportional to the stated rate, whichever
+// form the workload states it in: for a GEMM curve (measured hardware) the
+// share of it the step reaches, as --calibrated-workload scales it too.
+void scale_rate(model::Workload& w, double factor) {
+  if (w.tflops > 0) w.tflops *= factor;
+  if (w.mfu > 0) w.mfu *= factor;
+  if (w.gemm.of_gemm > 0) w.gemm.of_gemm *= factor;
+}
+
+Prediction predict(const model::Workload& w, const StepReport& measured, const model::Presets& presets,
+                   const std::string& network, std::string basis) {
+  const model::StepCost s = model::predict_step(w, model::fabric_for(w, network, presets), presets);
+  Prediction p;
+  p.basis = std::move(basis);
+  p.network = s.network;
+  p.node = s.node;
+  p.compute_us = s.compute_us;
+  p.comm_us = s.comm_us;
+  p.exposed_us = s.exposed_us;
+  p.step_us = s.compute_us + s.exposed_us;
+  p.comm_share = s.comm_us / (s.compute_us + s.comm_us);
+  p.exposed_share = s.exposed_us / p.step_us;
+  p.efficiency = s.compute_us / p.step_us;
+  p.step_diff_pct = 100.0 * (p.step_us - measured.step_us()) / measured.step_us();
+  return p;
+}
+
+}  // namespace
+
+double calibration_factor(const StepSchedule& planned, const StepReport& measured) {
+  return planned.compute_us / measured.compute_us();
+}
+
+std::vector<Prediction> predictions_for(const model::Workload& w, const StepReport& measured,
+                                        const model::Presets& presets, const std::string& network,
+                                        const std::string& node) {
+  model::Workload stated = w;
+  if (!node.empty()) stated.cluster.node = node;
+  std::vector<Prediction> out{predict(stated, measured, presets, network, "workload rate")};
+  model::Workload at_measured = stated;
+  scale_rate(at_measured, out.front().compute_us / measured.compute_us());
+  out.push_back(predict(at_measured, measured, presets, network, "measured compute"));
+  return out;
+}
+
+}  // namespace fb::step
