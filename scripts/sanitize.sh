@@ -38,8 +38,8 @@ sanitized_flags="-O1 -g -DNDEBUG"
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
   -DFABRICBENCH_SANITIZE=address,undefined -DFABRICBENCH_FUZZ=ON -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
-# Every executable a `unit` test runs (model.plots runs fabricbench), and the harnesses.
-targets=(fabricbench fb_unit_tests fb_watchdog_tests fb_watchdog_sim fb_topo_tests fb_model_tests fb_accept_tests $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
+# Every program a `unit` test runs (fb_unit_programs, tests/CMakeLists.txt), and the harnesses.
+targets=(fb_unit_programs $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
 [[ $labels == *mpi* ]] && targets=(all)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 echo "sanitize.sh: sanitized build took $(($(date +%s) - start)) s" >&2
