@@ -53,6 +53,13 @@ double median_of(std::span<const double> times_us) {
   return 0.5 * (lower + upper);
 }
 
+double upper_median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
 CiRanks median_ci_ranks(std::size_t n) {
   constexpr double kTail = 0.025;  // each side of a 95% interval
   if (n < 6) return {};

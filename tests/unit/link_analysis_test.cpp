@@ -7,6 +7,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/link_analysis.hpp"
 #include "fabricbench/core/pairs.hpp"
+#include "fabricbench/core/stats.hpp"
 
 namespace fb {
 namespace {

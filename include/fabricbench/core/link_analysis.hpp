@@ -120,8 +120,4 @@ struct Finding {
 // `retests` holds the figures of retest_pairs() as measured.
 std::vector<Finding> localise(const Analysis& analysis, const LinkMatrix& retests);
 
-// Median of `values`, the upper of the two middle ones for an even count
-// (a value at least half of them reach); 0 when empty.
-double upper_median(std::vector<double> values);
-
 }  // namespace fb

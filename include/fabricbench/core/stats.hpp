@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace fb {
 
@@ -26,6 +27,11 @@ TimeStats summarize(std::span<const double> times_us);
 
 // Median alone (no copy kept).
 double median_of(std::span<const double> times_us);
+
+// The upper of the two middle values for an even count (a value at least
+// half of them reach: a figure some link or node actually measured, as the
+// pair matrix's medians report); 0 when empty.
+double upper_median(std::vector<double> values);
 
 // The 1-based ranks of the order statistics that bound a 95% confidence
 // interval of the median of n samples, [x(lo), x(hi)] with hi = n + 1 - lo:

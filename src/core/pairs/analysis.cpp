@@ -31,13 +31,6 @@ std::optional<LinkFigures> LinkMatrix::get(int a, int b) const {
   return cell->reversed();
 }
 
-double upper_median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
-}
-
 namespace {
 
 struct NodeFigures {
