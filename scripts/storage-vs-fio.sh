@@ -11,6 +11,7 @@
 #          and closed, then each opened, read whole and closed (fio:
 #          nrfiles, openfiles=1, create_on_open=1, fsync_on_close=1).
 #   scripts/storage-vs-fio.sh [DIR] [BYTES] [BLOCK] [ROUNDS]    (default /var/tmp 1G 1M 3)
+#   VERBOSE=1 prints every round's figures to stderr.
 #   PATTERN=small FILES=1024 FILE_BYTES=128K scripts/storage-vs-fio.sh [DIR] [-] [-] [ROUNDS]
 set -euo pipefail
 dir=${1:-/var/tmp}
@@ -37,8 +38,11 @@ fb_once() {  # prints "write_gbps read_gbps"
 }
 fio_once() {  # the same: write (fsync in the span), then read back
   # fallocate=none: fabricbench writes into a fresh file without reserving it first, so fio does too.
+  # scramble_buffers=0: fio by default rewrites part of its buffer before every write (against dedupe),
+  # which costs it 11% at 1M blocks on a RAM-backed disk (README, "Beside fio"); fabricbench stamps 24 bytes
+  # per 4 KiB page instead. Either way no dedupe happens on the filesystems this compares.
   local common=(--name=fb --directory="$work/fio" --direct=1 --ioengine=psync --numjobs=1 --fallocate=none
-                --output-format=json)
+                --scramble_buffers=0 --output-format=json)
   if [ "$pattern" = small ]; then
     common+=(--nrfiles="$files" --filesize="$file_bytes" --size=$(("$(numfmt --from=iec "$file_bytes")" * files))
              --bs="$(numfmt --from=iec "$file_bytes" | awk '{print ($1 > 16777216) ? 16777216 : $1}')"
@@ -58,21 +62,36 @@ fio_once() {  # the same: write (fsync in the span), then read back
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 fbw=() fbr=() fiow=() fior=()
+# The tools take turns going first (ABBA...): a disk whose speed drifts over the run (a virtual disk's
+# host cache, write-back filling up) then favours neither.
 for ((i = 0; i < rounds; i++)); do
-  read -r w r < <(fb_once); fbw+=("$w"); fbr+=("$r")
-  read -r w r < <(fio_once); fiow+=("$w"); fior+=("$r")
+  if ((i % 2 == 0)); then
+    read -r w r < <(fb_once); fbw+=("$w"); fbr+=("$r")
+    read -r w r < <(fio_once); fiow+=("$w"); fior+=("$r")
+  else
+    read -r w r < <(fio_once); fiow+=("$w"); fior+=("$r")
+    read -r w r < <(fb_once); fbw+=("$w"); fbr+=("$r")
+  fi
 done
+# Each tool's own spread over its rounds (max/min - 1): a ratio outside 10% means little when one tool
+# alone varies by more than that from round to round.
+if [ -n "${VERBOSE:-}" ]; then  # every round's GB/s, in the order they ran
+  printf 'round %d: fabricbench write %s read %s; fio write %s read %s\n' \
+    $(for ((i = 0; i < rounds; i++)); do echo "$i ${fbw[i]} ${fbr[i]} ${fiow[i]} ${fior[i]}"; done) >&2
+fi
+spread() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%.0f%%", 100 * (hi / lo - 1)}'; }
 fs=$(df -T "$work" | awk 'NR==2{print $2}')
 status=0
 for kind in write read; do
-  if [ $kind = write ]; then a=$(printf '%s\n' "${fbw[@]}" | median); b=$(printf '%s\n' "${fiow[@]}" | median)
-  else a=$(printf '%s\n' "${fbr[@]}" | median); b=$(printf '%s\n' "${fior[@]}" | median); fi
+  if [ $kind = write ]; then fbv=("${fbw[@]}") fiov=("${fiow[@]}"); else fbv=("${fbr[@]}") fiov=("${fior[@]}"); fi
+  a=$(printf '%s\n' "${fbv[@]}" | median); b=$(printf '%s\n' "${fiov[@]}" | median)
+  sa=$(printf '%s\n' "${fbv[@]}" | spread); sb=$(printf '%s\n' "${fiov[@]}" | spread)
   ratio=$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", a / b}')
   ok=$(awk -v x="$ratio" 'BEGIN{print (x >= 0.9 && x <= 1.1) ? "within 10%" : "OUTSIDE 10%"}')
   [ "$ok" = "within 10%" ] || status=1
   what="$block blocks $bytes"
   [ "$pattern" = small ] && what="$files files of $file_bytes"
-  printf '%s_%s %s O_DIRECT on %s (%s): fabricbench %.3f GB/s, fio %.3f GB/s, ratio %s (%s; median of %d)\n' \
-    "$pattern" "$kind" "$what" "$dir" "$fs" "$a" "$b" "$ratio" "$ok" "$rounds"
+  printf '%s_%s %s O_DIRECT on %s (%s): fabricbench %.3f GB/s (spread %s), fio %.3f GB/s (spread %s), ratio %s (%s; median of %d)\n' \
+    "$pattern" "$kind" "$what" "$dir" "$fs" "$a" "$sa" "$b" "$sb" "$ratio" "$ok" "$rounds"
 done
 exit $status

@@ -189,6 +189,14 @@ IoBuffer::IoBuffer(std::uint64_t bytes) : size_(bytes) {
 
 IoBuffer::~IoBuffer() { std::free(data_); }
 
+void IoBuffer::stamp(std::uint64_t unit) {
+  if (salt_ == 0) salt_ = (std::uint64_t{std::random_device{}()} << 32 | std::random_device{}()) | 1;
+  for (std::uint64_t page = 0; page * kDirectAlign < size_; ++page) {
+    const std::array<std::uint64_t, 3> words{salt_, unit, page};
+    std::memcpy(data_ + page * kDirectAlign, words.data(), std::min<std::uint64_t>(sizeof words, size_ - page * kDirectAlign));
+  }
+}
+
 // ---- sequential ----------------------------------------------------------------
 
 SequentialFile::SequentialFile(Workspace& ws, std::uint64_t file_bytes, std::uint64_t block_bytes, Mode mode,
@@ -212,6 +220,7 @@ RankFigures SequentialFile::write() {
   enter(board_, Phase::timed);
   const auto start = Clock::now();
   for (std::uint64_t b = 0; b < blocks; ++b) {
+    buffer_.stamp(b);
     const auto t0 = Clock::now();
     if (const int e = write_all(fd_, buffer_.data(), block_bytes_, b * block_bytes_)) io_failed("writing", ws_.rank_path() + "/seq", e);
     f.op_us.push_back(us_between(t0, Clock::now()));
@@ -297,6 +306,7 @@ RankFigures SmallFiles::write() {
     made_ = i + 1;
     for (std::uint64_t off = 0; off < file_bytes_; off += block_bytes_) {
       const std::uint64_t n = std::min(block_bytes_, file_bytes_ - off);
+      buffer_.stamp(i * file_bytes_ + off);  // the byte's place in the run: unique per file and block
       if (const int e = write_all(fd, buffer_.data(), n, off)) {
         ::close(fd);
         io_failed("writing", ws_.rank_path() + "/" + name, e);

@@ -5,10 +5,15 @@
 #include "fabricbench/storage/patterns.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "fabricbench/storage/mounts.hpp"
 #include "process.hpp"
@@ -114,6 +119,67 @@ TEST_P(Patterns, TheResidencyProbeSeesAFreshlyWrittenFile) {
     EXPECT_EQ(resident_fraction(fd, 1 << 20), 0.0) << fs_type_;
   }
   ::close(fd);
+}
+
+// The 4 KiB pages of `fd`'s first `bytes`, each as a string, as many as it has.
+std::vector<std::string> pages_of(int fd, std::uint64_t bytes) {
+  std::vector<std::string> pages;
+  std::string page(kDirectAlign, '\0');
+  for (std::uint64_t off = 0; off < bytes; off += kDirectAlign) {
+    if (::pread(fd, page.data(), page.size(), static_cast<off_t>(off)) != static_cast<ssize_t>(page.size())) break;
+    pages.push_back(page);
+  }
+  return pages;
+}
+
+// The descriptor this process holds on the unlinked file `path` (its /proc
+// link reads "PATH (deleted)"), reopened for reading; -1 when none.
+int reopen_unlinked(const std::string& path) {
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (fs::read_symlink(e.path(), ec).string() == path + " (deleted)") return ::open(e.path().c_str(), O_RDONLY);
+  }
+  return -1;
+}
+
+std::size_t distinct(const std::vector<std::string>& pages) { return std::set<std::string>(pages.begin(), pages.end()).size(); }
+
+// Every block written used to be the same buffer, on every rank: a
+// deduplicating filesystem or array keeps one copy and the write figure is
+// whatever it likes. Now no two pages of what a run writes are alike.
+TEST_P(Patterns, NoTwoPagesWrittenAreAlikeSoDeduplicationCannotFlatterTheWrite) {
+  {
+    SequentialFile file(ws_, 1 << 20, 256 << 10, Mode::buffered, nullptr);
+    file.write();
+    const int fd = reopen_unlinked(ws_.rank_path() + "/seq");
+    ASSERT_GE(fd, 0) << "no descriptor on " << ws_.rank_path() << "/seq";
+    const auto pages = pages_of(fd, 1 << 20);
+    ::close(fd);
+    ASSERT_EQ(pages.size(), 256u);
+    EXPECT_EQ(distinct(pages), pages.size()) << "the sequential file repeats pages";
+  }
+  SmallFiles files(ws_, 4, 64 << 10, 16 << 10, Mode::buffered, nullptr);
+  files.write();
+  std::vector<std::string> pages;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = ::open(fmt::format("{}/shard{:07}", ws_.rank_path(), i).c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0) << "shard " << i;
+    const auto mine = pages_of(fd, 64 << 10);
+    ::close(fd);
+    EXPECT_EQ(mine.size(), 16u);
+    pages.insert(pages.end(), mine.begin(), mine.end());
+  }
+  ASSERT_EQ(pages.size(), 64u);
+  EXPECT_EQ(distinct(pages), pages.size()) << "the small files repeat pages";
+}
+
+// Two ranks' buffers of one size, stamped for the same block, still differ.
+TEST(IoBuffer, TwoBuffersStampedForTheSameBlockDiffer) {
+  IoBuffer a(8192), b(8192);
+  a.stamp(0);
+  b.stamp(0);
+  EXPECT_NE(std::memcmp(a.data(), b.data(), 8192), 0);
+  EXPECT_NE(std::memcmp(a.data() + 4096, b.data() + 4096, 4096), 0) << "the second page too";
 }
 
 // The build folder (a disk) and /dev/shm (tmpfs, where there is one).
