@@ -199,7 +199,12 @@ TEST(Published, ThroughputOfLargeRunsWithOneCalibration) {
     std::fclose(f);
     return text;
   }();
-  EXPECT_NE(doc.find(table), std::string::npos) << "docs/model.md's validation table is stale; paste:\n" << table;
+  // The whole block between the markers, so a second, older paste beside it is caught too.
+  const std::string open = "<!-- published-table -->\n", close = "<!-- /published-table -->";
+  const auto from = doc.find(open), to = doc.find(close);
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to) << "docs/model.md lacks the markers";
+  EXPECT_EQ(doc.substr(from + open.size(), to - from - open.size()), table)
+      << "docs/model.md's validation table is stale; put this between the markers:\n" << table;
 }
 
 }  // namespace
