@@ -68,6 +68,12 @@ void add_assumptions(Table& t, const std::vector<std::pair<std::string, const St
   for (const auto& [label, s] : rows)
     for (const auto& a : s->assumptions)
       if (!in_all(a)) t.notes.push_back(fmt::format("assumption ({}): {}", label, a));
+  // A caveat once, however many rows carry it: it is about the kind of workload.
+  std::vector<std::string> caveats;
+  for (const auto& r : rows)
+    for (const auto& c : r.second->caveats)
+      if (std::find(caveats.begin(), caveats.end(), c) == caveats.end()) caveats.push_back(c);
+  for (const auto& c : caveats) t.notes.push_back("caveat: " + c);
 }
 
 Table fit_table(const std::vector<Curve>& curves) {
@@ -191,7 +197,7 @@ json step_json(const StepCost& s) {
           {"mfu", s.mfu}, {"inter_wire_bytes_per_node", s.inter_wire_bytes},
           {"exposed_target", s.exposed_target}, {"target_gbps_per_node", number_or_null(s.target_gbps)},
           {"exposed_floor", s.exposed_floor}, {"memory_bytes", s.memory_bytes},
-          {"memory_capacity_bytes", s.memory_capacity_bytes}, {"assumptions", assumptions_json(s)}, {"items", items}};
+          {"memory_capacity_bytes", s.memory_capacity_bytes}, {"assumptions", assumptions_json(s)}, {"caveats", s.caveats}, {"items", items}};
 }
 
 json steps_json(const std::string& workload, const std::vector<StepCost>& steps) {

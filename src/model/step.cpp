@@ -277,6 +277,12 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   s.assumptions.push_back(overlap_words(w));
   s.assumptions.push_back(bucket_words(w, p));
   if (const std::string pipe = pipeline_words(w, p); !pipe.empty()) s.assumptions.push_back(pipe);
+  if (w.zero == 3 && p.nodes > 1)
+    s.caveats.push_back(fmt::format(
+        "ZeRO-3 across nodes: published DeepSpeed ZeRO-3 steps (175B on 384 to 1536 A100s) took {:.2f}x to {:.2f}x "
+        "the step time this model predicts for them, more with more GPUs at a fixed batch; the model prices NCCL's "
+        "collectives, not the framework's losses, so read this step time as a lower bound (docs/model.md)",
+        kZero3PublishedOverPredictedFewest, kZero3PublishedOverPredictedMost));
   return s;
 }
 

@@ -98,15 +98,16 @@ Section quotes(const HtmlInputs& in) {
   const auto base = std::filesystem::path(q.quotes_path).parent_path().string();
   const auto ranked = model::evaluate_quotes(q.quotes, q.workload, q.presets, base);
   if (ranked.empty()) return {"quotes", "Quotes", ""};
-  std::string assumptions;
+  std::string assumptions, caveats;
   for (const auto& a : ranked.front().step.assumptions) assumptions += "<li>" + html::text(a) + "</li>";
+  for (const auto& c : ranked.front().step.caveats) caveats += "<p class=\"caveat\"><b>Caveat:</b> " + html::text(c) + "</p>";
   const std::string body = fmt::format(
       "<p>Workload <b>{}</b> ({}) on each quote of {}: the model prices every collective of a training step as "
       "NCCL's tuner does, over the quote's nodes and network, and bills the time the job takes.</p>"
-      "<p class=\"headline\">{}</p>{}<div class=\"grid\"><div>{}</div></div>"
+      "<p class=\"headline\">{}</p>{}{}<div class=\"grid\"><div>{}</div></div>"
       "<details><summary>What the model assumes (first quote)</summary><ul>{}</ul></details>",
       html::text(q.workload.name), html::text(q.workload_path), html::text(q.quotes_path),
-      html::text(model::verdict(ranked, q.quotes.currency)), quotes_table(ranked, q.quotes.currency),
+      html::text(model::verdict(ranked, q.quotes.currency)), caveats, quotes_table(ranked, q.quotes.currency),
       cost_chart(ranked, q.quotes.currency), assumptions);
   return {"quotes", "Quotes", wrap("quotes", "What each quote costs the job", body)};
 }
