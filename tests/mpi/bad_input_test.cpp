@@ -31,7 +31,9 @@ TEST_P(RunRefuses, WithExitTwoAndOneMessage) {
   const auto r = run_process("timeout 60 " + mpirun(2) + " " + FB_BINARY + " run --progress off " + GetParam().args);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
-  if (GetParam().not_said) EXPECT_EQ(r.err.find(GetParam().not_said), std::string::npos) << r.err;
+  if (GetParam().not_said) {
+    EXPECT_EQ(r.err.find(GetParam().not_said), std::string::npos) << r.err;
+  }
   const auto first = r.err.find("fabricbench run:");
   ASSERT_NE(first, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("fabricbench run:", first + 1), std::string::npos) << "one message, from rank 0: " << r.err;
