@@ -128,7 +128,9 @@ quotes:
                                       builtin_presets(), "");
   ASSERT_EQ(ranked.size(), examples.quotes.size());
   for (const auto& r : ranked) {
-    if (r.quote.nodes > 1) EXPECT_NE(r.step.network.find('x'), std::string::npos) << r.step.network;
+    if (r.quote.nodes > 1) {
+      EXPECT_NE(r.step.network.find('x'), std::string::npos) << r.step.network;
+    }
   }
 }
 

@@ -80,7 +80,7 @@ TEST_F(RunOutputs, ALinkWhereAnOutputGoesIsNeverWrittenThrough) {
   std::ofstream(path("precious")) << "keep me\n";
   std::filesystem::create_symlink(path("precious"), path("r.jsonl"));
   std::filesystem::create_symlink(path("precious"), path("r.csv"));
-  for (const std::string flags : {"--out " + path("r.jsonl"), "--csv " + path("r.csv")}) {
+  for (const std::string& flags : {"--out " + path("r.jsonl"), "--csv " + path("r.csv")}) {
     const auto r = run_process(run(2, small() + "-q --overwrite " + flags));
     EXPECT_EQ(r.exit_code, 2) << flags << r.err;
     EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;

@@ -107,7 +107,9 @@ TEST_F(ReportCli, CheckJudgesTheImportedH200Runs) {
       EXPECT_EQ(v["status"], "skip");
       EXPECT_NE(v["reason"].get<std::string>().find("one timed iteration"), std::string::npos) << v.dump();
     }
-    if (v["rule"] == "sendrecv 8 B latency") EXPECT_NEAR(v["measured"].get<double>(), 7.4657, 1e-9);
+    if (v["rule"] == "sendrecv 8 B latency") {
+      EXPECT_NEAR(v["measured"].get<double>(), 7.4657, 1e-9);
+    }
   }
   // The page of that verdict, with the record.
   const auto html = run_process(fb("report html " + path("h200.jsonl") + " --check " + path("check/check.json") +
@@ -130,7 +132,9 @@ TEST_F(ReportCli, CheckFailsAnImportedLogWithWrongElements) {
       EXPECT_EQ(v["status"], "fail");
       EXPECT_DOUBLE_EQ(v["measured"].get<double>(), 3);
     }
-    if (v["rule"] == "all_reduce 64 MiB busbw") EXPECT_EQ(v["status"], "pass") << v.dump();
+    if (v["rule"] == "all_reduce 64 MiB busbw") {
+      EXPECT_EQ(v["status"], "pass") << v.dump();
+    }
   }
 }
 

@@ -38,16 +38,24 @@ TEST(Nvml, SamplingCallsAnswerOrSayWhyOnGpuZero) {
   // Every call either answers or names the call that failed.
   const auto util = nvml->utilization(0);
   EXPECT_TRUE(util || util.why().find("nvmlDeviceGetUtilizationRates") != std::string::npos) << util.why();
-  if (util) EXPECT_LE(util->gpu_pct, 100u);
+  if (util) {
+    EXPECT_LE(util->gpu_pct, 100u);
+  }
   const auto sm = nvml->clock_mhz(0, ClockDomain::sm);
   const auto sm_max = nvml->max_clock_mhz(0, ClockDomain::sm);
-  if (sm && sm_max) EXPECT_LE(*sm, *sm_max + 50);  // NVML: current P0 clocks may differ from max by a few MHz
+  if (sm && sm_max) {
+    EXPECT_LE(*sm, *sm_max + 50);  // NVML: current P0 clocks may differ from max by a few MHz
+  }
   const auto used = nvml->memory_used_bytes(0);
   const auto total = nvml->memory_total_bytes(0);
-  if (used && total) EXPECT_LE(*used, *total);
+  if (used && total) {
+    EXPECT_LE(*used, *total);
+  }
   const auto power = nvml->power_mw(0);
   const auto limit = nvml->power_limit_mw(0);
-  if (power && limit) EXPECT_GT(*limit, 0u);
+  if (power && limit) {
+    EXPECT_GT(*limit, 0u);
+  }
 }
 
 TEST(Nvml, AnIndexPastTheLastGpuIsUnknownNotACrash) {
