@@ -53,7 +53,8 @@ class TableSink final : public RowSink {
   }
 
   void end(const Summary& summary) override {
-    const auto figures = summary.sweep ? summary.sweep->figures : std::nullopt;
+    // A pointer, not a copy of the optional: the copy made gcc 12 warn (-Wmaybe-uninitialized, a false one).
+    const SweepTotals::Figures* figures = summary.sweep && summary.sweep->figures ? &*summary.sweep->figures : nullptr;
     const std::int64_t wrong = figures ? figures->wrong : -1;
     print("# Out of bounds values : {}\n", wrong < 0 ? std::string("N/A (run with -c to check)")
                                                      : fmt::format("{} {}", wrong, wrong == 0 ? "OK" : "FAILED"));
