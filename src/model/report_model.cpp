@@ -197,7 +197,8 @@ json step_json(const StepCost& s) {
           {"mfu", s.mfu}, {"inter_wire_bytes_per_node", s.inter_wire_bytes},
           {"exposed_target", s.exposed_target}, {"target_gbps_per_node", number_or_null(s.target_gbps)},
           {"exposed_floor", s.exposed_floor}, {"memory_bytes", s.memory_bytes},
-          {"memory_capacity_bytes", s.memory_capacity_bytes}, {"assumptions", assumptions_json(s)}, {"caveats", s.caveats}, {"items", items}};
+          {"memory_capacity_bytes", s.memory_capacity_bytes}, {"assumptions", assumptions_json(s)},
+          {"caveats", s.caveats}, {"items", items}};
 }
 
 json steps_json(const std::string& workload, const std::vector<StepCost>& steps) {

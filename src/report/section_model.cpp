@@ -100,7 +100,8 @@ Section quotes(const HtmlInputs& in) {
   if (ranked.empty()) return {"quotes", "Quotes", ""};
   std::string assumptions, caveats;
   for (const auto& a : ranked.front().step.assumptions) assumptions += "<li>" + html::text(a) + "</li>";
-  for (const auto& c : ranked.front().step.caveats) caveats += "<p class=\"caveat\"><b>Caveat:</b> " + html::text(c) + "</p>";
+  for (const auto& c : ranked.front().step.caveats)
+    caveats += "<p class=\"caveat\"><b>Caveat:</b> " + html::text(c) + "</p>";
   const std::string body = fmt::format(
       "<p>Workload <b>{}</b> ({}) on each quote of {}: the model prices every collective of a training step as "
       "NCCL's tuner does, over the quote's nodes and network, and bills the time the job takes.</p>"

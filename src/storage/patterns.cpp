@@ -185,15 +185,18 @@ IoBuffer::IoBuffer(std::uint64_t bytes) : size_(bytes) {
   std::mt19937_64 random(0x5eed5eedULL ^ bytes);
   auto* words = reinterpret_cast<std::uint64_t*>(data_);
   for (std::uint64_t i = 0; i < bytes / 8; ++i) words[i] = random();
+  // Drawn here, outside any timed span: every rank and run stamps differently.
+  std::random_device entropy;
+  salt_ = std::uint64_t{entropy()} << 32 | entropy();
 }
 
 IoBuffer::~IoBuffer() { std::free(data_); }
 
 void IoBuffer::stamp(std::uint64_t unit) {
-  if (salt_ == 0) salt_ = (std::uint64_t{std::random_device{}()} << 32 | std::random_device{}()) | 1;
   for (std::uint64_t page = 0; page * kDirectAlign < size_; ++page) {
     const std::array<std::uint64_t, 3> words{salt_, unit, page};
-    std::memcpy(data_ + page * kDirectAlign, words.data(), std::min<std::uint64_t>(sizeof words, size_ - page * kDirectAlign));
+    std::memcpy(data_ + page * kDirectAlign, words.data(),
+                std::min<std::uint64_t>(sizeof words, size_ - page * kDirectAlign));
   }
 }
 

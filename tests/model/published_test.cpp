@@ -212,7 +212,8 @@ TEST(Published, ThroughputOfLargeRunsWithOneCalibration) {
   const auto from = doc.find(open), to = doc.find(close);
   ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to) << "docs/model.md lacks the markers";
   EXPECT_EQ(doc.substr(from + open.size(), to - from - open.size()), table)
-      << "docs/model.md's validation table is stale; put this between the markers:\n" << table;
+      << "docs/model.md's validation table is stale; put this between the markers:\n"
+      << table;
 }
 
 }  // namespace

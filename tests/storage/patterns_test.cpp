@@ -142,7 +142,9 @@ int reopen_unlinked(const std::string& path) {
   return -1;
 }
 
-std::size_t distinct(const std::vector<std::string>& pages) { return std::set<std::string>(pages.begin(), pages.end()).size(); }
+std::size_t distinct(const std::vector<std::string>& pages) {
+  return std::set<std::string>(pages.begin(), pages.end()).size();
+}
 
 // Every block written used to be the same buffer, on every rank: a
 // deduplicating filesystem or array keeps one copy and the write figure is
