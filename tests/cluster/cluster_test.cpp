@@ -302,9 +302,9 @@ class ClusterStep : public Cluster {
   // The sweep prices the step's communication: that is the model's claim about the network, held to 15%.
   static constexpr double kCommBound = 0.15;
   // The whole overlapped step is held to 25%. Here compute and TCP share two host cores, so the overlap hides
-  // less the busier the machine is, which no GPU cluster's step pays and the model does not price: CI with a
-  // build beside it saw step errors of -5.5%, -22.1% and -16.7% on the 1 Gbit link while the communication
-  // stayed within 3-10% of the sweep's.
+  // less the busier the machine is, which no GPU cluster's step pays and the model does not price. .ci/run on
+  // a clean clone, with a build beside it, saw step errors of -5.5%, -22.1% and -16.7% on the 1 Gbit link while
+  // the communication stayed within 3-10% of the sweep's; two busy loops beside it gave -15% to -25%.
   static constexpr double kStepBound = 0.25;
   struct Measured {
     double exposed_share = 0;
