@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "alone.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/report.hpp"
 #include "fabricbench/model/units.hpp"
 
@@ -25,6 +27,9 @@ struct ModelFlags {
   bool mixed = false;    // --gpus or --gpus-from given (even empty: an empty mix is an error)
   std::vector<std::string> data_nodes;  // model data: "" = the node counts the storage record measured
   std::string exposed_target = "5%";
+  double measured_step_s = 0;         // model step --measured-step-s
+  bool measured = false;              // --measured-step-s given
+  std::string busbw_group = "dp";     // the group whose busbw share it fits
   std::vector<std::string> networks;
   std::vector<std::string> nodes{"1", "2", "4", "8", "16", "32", "64", "128"};
 };
@@ -129,8 +134,18 @@ int run_step(const ModelFlags& f) {
   const double target = target_of(f);
   for (const auto& net : networks_of(f, w))
     steps.push_back(predict_step(w, fabric_for(w, net, presets), presets, target));
-  const Table t = steps.size() == 1 ? step_items_table(steps.front()) : steps_table(steps);
-  return print(f, t, steps_json(w.name, steps));
+  Table t = steps.size() == 1 ? step_items_table(steps.front()) : steps_table(steps);
+  json j = steps_json(w.name, steps);
+  if (f.measured) {
+    const auto nets = networks_of(f, w);
+    if (nets.size() > 1) throw UsageError("--measured-step-s: give one --network (the step was measured on one)");
+    if (!(f.measured_step_s > 0) || !std::isfinite(f.measured_step_s))
+      throw UsageError(fmt::format("--measured-step-s {}: a step time in seconds, above 0", f.measured_step_s));
+    const auto share = fit_busbw_share(w, fabric_for(w, nets.front(), presets), presets, f.busbw_group,
+                                       f.measured_step_s * 1e6);
+    add_share_fit(t, j, {f.busbw_group, f.measured_step_s, share});
+  }
+  return print(f, t, j);
 }
 
 int run_scale(const ModelFlags& f) {
@@ -202,6 +217,14 @@ int model_main(int argc, char** argv) {
                                      "the mix a `fabricbench topo --out` or `run --out` record found: each node's GPUs "
                                      "by the model NVML names, mapped to presets by their nvml_names")
                         ->excludes(gpus);
+  auto* measured = step->add_option("--measured-step-s", f.measured_step_s,
+                                    "a step time your framework measured on this workload and network: prints the "
+                                    "share of NCCL's bus bandwidth its collectives reach (busbw_share)")
+                       ->excludes(gpus)
+                       ->excludes(gpus_from);
+  step->add_option("--busbw-group", f.busbw_group, "the group --measured-step-s fits: tp, dp or pp")
+      ->needs(measured)
+      ->capture_default_str();
   auto* scale = app.add_subcommand("scale", "the same job on other node counts: efficiency versus nodes");
   scale->add_option("--nodes", f.nodes, "node counts, comma-separated")->delimiter(',')->capture_default_str();
   auto* memory = app.add_subcommand("memory", "memory per GPU for ZeRO 0-3 and the smallest DP or TP that fits");
@@ -230,6 +253,7 @@ int model_main(int argc, char** argv) {
     app.parse(argc, argv);
     parse_format(f.format);
     f.mixed = gpus->count() > 0 || gpus_from->count() > 0;
+    f.measured = measured->count() > 0;
     if (fit->parsed()) return run_fit(f);
     if (step->parsed()) return run_step(f);
     if (scale->parsed()) return run_scale(f);

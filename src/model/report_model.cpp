@@ -207,6 +207,21 @@ json steps_json(const std::string& workload, const std::vector<StepCost>& steps)
   return out;
 }
 
+void add_share_fit(Table& t, json& j, const ShareFit& fit) {
+  json& out = j["busbw_share_fit"] = {{"group", fit.group}, {"measured_step_s", fit.measured_step_s}};
+  if (!fit.share) {
+    out["busbw_share"] = nullptr;
+    out["why"] = fit.share.why();
+    t.notes.push_back(fmt::format("measured step {:.4g} s: no {} busbw share gives it: {}", fit.measured_step_s,
+                                  fit.group, fit.share.why()));
+    return;
+  }
+  out["busbw_share"] = *fit.share;
+  t.notes.push_back(fmt::format("measured step {:.4g} s: the framework's {} collectives reach {:.3g} of NCCL's bus "
+                                "bandwidth (state busbw_share: {{{}: {:.3g}}} in the workload to price it)",
+                                fit.measured_step_s, fit.group, *fit.share, fit.group, *fit.share));
+}
+
 Table scale_table(const Scaling& scaling) {
   Table t;
   t.header = {"network", "nodes", "gpus", "dp", "micro_batches", "step_s", "comm_pct", "exposed_pct",

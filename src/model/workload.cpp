@@ -236,6 +236,32 @@ void read_overlap(const Fields& top, Workload& w) {
   w.overlap.pp = f.fraction_or("pp", 0);
 }
 
+}  // namespace
+
+double& BusbwShare::of(std::string_view group) {
+  if (group == "tp") return tp;
+  if (group == "dp") return dp;
+  if (group == "pp") return pp;
+  throw UsageError(fmt::format("busbw share of '{}': the groups are tp, dp and pp", group));
+}
+
+namespace {
+
+// busbw_share: {dp: 0.08}: what the framework's collectives reach of
+// NCCL's bus bandwidth, above 0 (the bandwidth term is divided by it).
+void read_busbw_share(const Fields& top, Workload& w) {
+  if (!top.has("busbw_share")) return;
+  const Fields f(top.node("busbw_share"), "workload: busbw_share", {"tp", "dp", "pp"});
+  for (const char* key : {"tp", "dp", "pp"}) {
+    double& share = w.busbw_share.of(key);
+    share = f.fraction_or(key, 1);
+    if (share <= 0)
+      throw UsageError(fmt::format("{}: above 0 (the share of NCCL's bus bandwidth the framework reaches; 1 = all "
+                                   "of it)",
+                                   f.name(key)));
+  }
+}
+
 // data: {bytes_per_sample: 600K} (an image, a packed record) or
 // {bytes_per_token: 2} (a token file: seq_len tokens per sample).
 void read_data(const Fields& top, Workload& w) {
@@ -265,7 +291,8 @@ void read_data(const Fields& top, Workload& w) {
 Workload parse_workload(std::string_view yaml_text, const std::string& base_dir) {
   const YAML::Node doc = detail::load_yaml(yaml_text, "workload");
   const Fields top(doc, "workload",
-                   {"name", "model", "training", "parallel", "zero3", "compute", "cluster", "overlap", "data"});
+                   {"name", "model", "training", "parallel", "zero3", "compute", "cluster", "overlap", "busbw_share",
+                    "data"});
   Workload w;
   w.name = top.optional_text("name").value_or("workload");
   read_model(top, w);
@@ -275,6 +302,7 @@ Workload parse_workload(std::string_view yaml_text, const std::string& base_dir)
   read_compute(top, w, base_dir);
   read_cluster(top, w);
   read_overlap(top, w);
+  read_busbw_share(top, w);
   read_data(top, w);
   resolve_parallel(w);  // reject degrees that cannot run, now, with the file's names
   return w;

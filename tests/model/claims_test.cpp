@@ -45,6 +45,14 @@ TEST(Claims, Zero3AcrossNodesSaysItsStepIsALowerBound) {
   ASSERT_EQ(across.caveats.size(), 1u);
   EXPECT_NE(across.caveats[0].find("lower bound"), std::string::npos) << across.caveats[0];
   EXPECT_NE(across.caveats[0].find("1.26x to 4.11x"), std::string::npos) << across.caveats[0];
+  EXPECT_NE(across.caveats[0].find("busbw_share: dp (those runs reached 0.094"), std::string::npos)
+      << across.caveats[0];
+  // A stated share is the framework's loss priced: no caveat, and a longer step.
+  Workload stated = w;
+  stated.busbw_share.dp = kZero3PublishedBusbwShare;
+  const StepCost priced = test::step_on(stated, "8x200g-hdr-ib");
+  EXPECT_TRUE(priced.caveats.empty()) << priced.caveats[0];
+  EXPECT_GT(priced.step_us, across.step_us);
   w.cluster.nodes = 1;
   EXPECT_TRUE(test::step_on(w, "").caveats.empty());
   EXPECT_TRUE(test::step_on(test::profile_workload("ddp-7b-2x8-a100.yaml"), "8x200g-hdr-ib").caveats.empty());

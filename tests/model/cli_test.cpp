@@ -3,6 +3,8 @@
 // input for bad input.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -137,12 +139,44 @@ TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
            write("price.yaml", "job: {tokens: 1B}\nquotes:\n  - {name: a, gpu: a100-80gb, gpus_per_node: 8, nodes: 2, "
                                "network: 8x200g-hdr-ib, price_per_gpu_hour: 1e308}\n"),
        "price.yaml: quote 'a': price_per_gpu_hour '1e308': too large"},
+      {"model step -w " + w + " --network 8x400g-ndr-ib --measured-step-s 0", "--measured-step-s 0: a step time"},
+      {"model step -w " + w + " --network 8x400g-ndr-ib --measured-step-s 9 --busbw-group ep",
+       "busbw share of 'ep': the groups are tp, dp and pp"},
+      {"model step -w " + w + " --network 8x400g-ndr-ib --network 1x10gbe --measured-step-s 9",
+       "--measured-step-s: give one --network"},
   };
   for (const auto& c : cases) {
     const auto r = run_process(fb(c.args));
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
   }
+}
+
+// A framework's measured step gives the share of NCCL's bus bandwidth its
+// collectives reach; the workload stating that share then predicts that
+// step. A step faster than the model at NCCL's own bandwidth has no share.
+TEST_F(ModelCli, AMeasuredStepGivesTheFrameworksBusbwShareThatPricesIt) {
+  const std::string w = profile("workloads/zero3-10b-2x8-a100.yaml");
+  const auto step_s = [&](const std::string& workload, const std::string& more) {
+    const auto r = run_process(fb("model step --format json --network 8x200g-hdr-ib -w " + workload + more));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const double nccl = step_s(w, "")["networks"][0]["step_us"].get<double>() / 1e6;
+  const auto fit = step_s(w, fmt::format(" --measured-step-s {}", 1.5 * nccl))["busbw_share_fit"];
+  ASSERT_TRUE(fit["busbw_share"].is_number()) << fit.dump();
+  const double share = fit["busbw_share"].get<double>();
+  EXPECT_GT(share, 0.0);
+  EXPECT_LT(share, 1.0);
+  EXPECT_EQ(fit["group"], "dp");
+  const std::string priced = write("priced.yaml", test::read_text(w) + fmt::format("busbw_share: {{dp: {}}}\n", share));
+  EXPECT_NEAR(step_s(priced, "")["networks"][0]["step_us"].get<double>() / 1e6, 1.5 * nccl, 1e-4 * nccl);
+  const auto faster = step_s(w, fmt::format(" --measured-step-s {}", 0.5 * nccl))["busbw_share_fit"];
+  EXPECT_TRUE(faster["busbw_share"].is_null()) << faster.dump();
+  EXPECT_NE(faster["why"].get<std::string>().find("faster than the model"), std::string::npos) << faster.dump();
+  const auto text = run_process(fb(fmt::format("model step --network 8x200g-hdr-ib -w {} --measured-step-s {}", w,
+                                               1.5 * nccl)));
+  EXPECT_NE(text.out.find("collectives reach"), std::string::npos) << text.out;
 }
 
 // A FIFO is not a results file: refused at once, not read until a writer comes.

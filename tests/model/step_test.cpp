@@ -36,6 +36,37 @@ cluster: {gpu: a100-80gb, nodes: 2, gpus_per_node: 8}
   EXPECT_DOUBLE_EQ(s.tokens, 4096);  // samples
 }
 
+// busbw_share stretches the bandwidth term of its group's calls only: the
+// latency stays NCCL's, and the other groups' calls keep their price.
+TEST(Step, AFrameworksShareOfNcclBusbwStretchesOnlyItsGroupsBandwidthTerm) {
+  Workload w = test::profile_workload("llama-70b-3d-16x8-h100.yaml");
+  ASSERT_GT(w.tp, 1);
+  const StepCost nccl = test::step_on(w, "8x400g-ndr-ib");
+  w.busbw_share.dp = 0.25;
+  const StepCost quarter = test::step_on(w, "8x400g-ndr-ib");
+  ASSERT_EQ(nccl.items.size(), quarter.items.size());
+  int dp_items = 0;
+  for (std::size_t i = 0; i < nccl.items.size(); ++i) {
+    const CommItem &a = nccl.items[i], &b = quarter.items[i];
+    ASSERT_EQ(a.name, b.name);
+    EXPECT_DOUBLE_EQ(a.latency_us, b.latency_us) << a.name;
+    if (a.group != "dp") {
+      EXPECT_DOUBLE_EQ(a.time_per_call_us, b.time_per_call_us) << a.name;
+      continue;
+    }
+    ++dp_items;
+    EXPECT_NEAR(b.time_per_call_us - b.latency_us, 4 * (a.time_per_call_us - a.latency_us),
+                1e-9 * b.time_per_call_us)
+        << a.name;
+    EXPECT_NEAR(b.busbw_gbps, a.busbw_gbps / 4, 1e-9 * a.busbw_gbps) << a.name;
+    EXPECT_NE(b.formula.find("busbw_share: dp"), std::string::npos) << b.formula;
+  }
+  EXPECT_GT(dp_items, 0);
+  bool said = false;
+  for (const auto& a : quarter.assumptions) said = said || a.find("busbw share: tp 1, dp 0.25, pp 1") == 0;
+  EXPECT_TRUE(said) << "the share is among the assumptions";
+}
+
 Workload gemm_workload(const std::string& compute) {
   return parse_workload(R"(
 model: {params: 1B, layers: 16, hidden: 2048, heads: 16, seq_len: 2048}

@@ -53,6 +53,11 @@ TEST(Workload, ParsesEveryKey) {
   EXPECT_DOUBLE_EQ(w.mfu, 0.45);
   EXPECT_EQ(w.cluster.network, "8x400g-ndr-ib");
   EXPECT_DOUBLE_EQ(w.overlap.param_gather, 0.5);
+  EXPECT_DOUBLE_EQ(w.busbw_share.dp, 1);  // NCCL's own unless stated
+  const Workload shared = parse_workload(with(kWorkload, "overlap:", "busbw_share: {dp: 8%, pp: 0.5}\noverlap:"));
+  EXPECT_DOUBLE_EQ(shared.busbw_share.dp, 0.08);
+  EXPECT_DOUBLE_EQ(shared.busbw_share.pp, 0.5);
+  EXPECT_DOUBLE_EQ(shared.busbw_share.tp, 1);
   const Parallel p = resolve_parallel(w);
   EXPECT_EQ(p.gpus, 32);
   EXPECT_EQ(p.dp, 8);
@@ -89,6 +94,9 @@ TEST(Workload, BadInputNamesTheKeyAndTheFix) {
        "size 4096 is given twice"},
       {with(w, "compute: {mfu: 45%}", "compute: {mfu: 45%, of_gemm: 0.7}"), "go with gemm_curve"},
       {with(w, "overlap:", "zero3: {reduce_bucket_size: 1e8}\noverlap:"), "zero3: only with parallel: zero: 3"},
+      {with(w, "overlap:", "busbw_share: {dp: 0}\noverlap:"), "workload: busbw_share: dp: above 0"},
+      {with(w, "overlap:", "busbw_share: {tp: 1.2}\noverlap:"), "workload: busbw_share: tp '1.2': must be between"},
+      {with(w, "overlap:", "busbw_share: {ep: 0.5}\noverlap:"), "workload: busbw_share: unknown key 'ep'"},
       {with(w, "params: 7B, layers: 32, hidden: 4096, heads: 32, seq_len: 2048",
             "params: 25M, forward_flops_per_sample: 8G"),
        "need a transformer's shape"},

@@ -16,6 +16,7 @@
 #include "fabricbench/model/quotes.hpp"
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/model/table.hpp"
+#include "fabricbench/topo/fact.hpp"
 
 namespace fb::model {
 
@@ -31,6 +32,16 @@ Table steps_table(const std::vector<StepCost>& steps);
 Table step_items_table(const StepCost& step);
 json step_json(const StepCost& step);
 json steps_json(const std::string& workload, const std::vector<StepCost>& steps);
+
+// `model step --measured-step-s`: the framework's busbw share that gives the
+// measured step (calibrate.hpp), as a note under the table and a
+// "busbw_share_fit" object in the JSON.
+struct ShareFit {
+  std::string group;
+  double measured_step_s = 0;
+  topo::Fact<double> share;
+};
+void add_share_fit(Table& t, json& j, const ShareFit& fit);
 
 // Mixed GPU models: a row per group (its step alone, its wait in the
 // data-parallel step), then the uniform and proportional pipeline splits.

@@ -21,6 +21,20 @@ struct Overlap {
   double pp = 0;            // pipeline sends under compute
 };
 
+// Shares (0..1] of the bus bandwidth NCCL's tuner prices that a framework's
+// collectives reach, per group; the latency term is kept. 1 = NCCL's own
+// (the default): a framework's losses are not modelled unless stated. The
+// published DeepSpeed ZeRO-3 runs of 2021 reached 0.094 of it over the
+// network (docs/model.md, "Validation").
+struct BusbwShare {
+  double tp = 1;
+  double dp = 1;
+  double pp = 1;
+  // By group name ("tp", "dp", "pp"); throws fb::UsageError naming them.
+  double& of(std::string_view group);
+  double of(std::string_view group) const { return const_cast<BusbwShare*>(this)->of(group); }
+};
+
 struct ClusterSpec {
   std::string gpu;      // GPU preset name
   int nodes = 1;
@@ -88,6 +102,7 @@ struct Workload {
   std::string compute_gpu;  // the GPU `tflops` or the GEMM curve was measured on (the workload's own)
   ClusterSpec cluster;
   Overlap overlap;
+  BusbwShare busbw_share;
   DataSpec data;
 
   double tokens_per_step() const { return static_cast<double>(global_batch) * (transformer() ? seq_len : 1); }
