@@ -130,21 +130,24 @@ int run_step(const ModelFlags& f) {
   const Presets presets = presets_of(f);
   const Workload w = workload_of(f);
   if (f.mixed) return run_mixed_step(f, presets, w);
+  const auto nets = networks_of(f, w);
+  if (f.measured && nets.size() > 1)
+    throw UsageError("--measured-step-s: give one --network (the step was measured on one)");
+  if (f.measured && (!(f.measured_step_s > 0) || !std::isfinite(f.measured_step_s)))
+    throw UsageError(fmt::format("--measured-step-s {}: a step time in seconds, above 0", f.measured_step_s));
+  std::vector<Fabric> fabrics;
   std::vector<StepCost> steps;
   const double target = target_of(f);
-  for (const auto& net : networks_of(f, w))
-    steps.push_back(predict_step(w, fabric_for(w, net, presets), presets, target));
+  for (const auto& net : nets) {
+    fabrics.push_back(fabric_for(w, net, presets));
+    steps.push_back(predict_step(w, fabrics.back(), presets, target));
+  }
   Table t = steps.size() == 1 ? step_items_table(steps.front()) : steps_table(steps);
   json j = steps_json(w.name, steps);
-  if (f.measured) {
-    const auto nets = networks_of(f, w);
-    if (nets.size() > 1) throw UsageError("--measured-step-s: give one --network (the step was measured on one)");
-    if (!(f.measured_step_s > 0) || !std::isfinite(f.measured_step_s))
-      throw UsageError(fmt::format("--measured-step-s {}: a step time in seconds, above 0", f.measured_step_s));
-    const auto share = fit_busbw_share(w, fabric_for(w, nets.front(), presets), presets, f.busbw_group,
-                                       f.measured_step_s * 1e6);
-    add_share_fit(t, j, {f.busbw_group, f.measured_step_s, share});
-  }
+  if (f.measured)
+    add_share_fit(t, j,
+                  {f.busbw_group, f.measured_step_s,
+                   fit_busbw_share(w, fabrics.front(), presets, f.busbw_group, f.measured_step_s * 1e6)});
   return print(f, t, j);
 }
 
