@@ -55,17 +55,17 @@ void spin_awake() {
 }
 
 // The figures of the stop rule on the iterations so far.
-struct Progress {
+struct StopFigures {
   std::size_t done = 0;
   double median_us = 0;
   double ci_fraction = 0;  // median_ci_fraction: infinity without an interval
   double spent_us = 0;     // warm-up and timed iterations, wall time
 };
 
-Progress progress_of(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
+StopFigures progress_of(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
   std::vector<double> sorted(iteration_us.begin(), iteration_us.end());
   std::sort(sorted.begin(), sorted.end());
-  Progress p;
+  StopFigures p;
   p.done = sorted.size();
   p.median_us = median_of(sorted);
   p.ci_fraction = median_ci_fraction(sorted);
@@ -149,7 +149,7 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 1));
   if (iteration_us.size() < iters) return std::nullopt;  // -n is honoured, whatever the caps say
   if (!plan.adaptive()) return StopReason::fixed;
-  const Progress p = progress_of(plan, iteration_us, warmup_us);
+  const StopFigures p = progress_of(plan, iteration_us, warmup_us);
   if (p.ci_fraction <= plan.ci_target()) return StopReason::ci;
   if (p.done >= static_cast<std::size_t>(kMaxAdaptiveIters)) return StopReason::iterations;
   const std::uint64_t per = bytes_per_iteration(plan);
@@ -162,7 +162,7 @@ int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, dou
   const auto iters = static_cast<std::size_t>(std::max(plan.iters, 1));
   if (iteration_us.size() < iters)
     return static_cast<int>(std::min<std::size_t>(iters - iteration_us.size(), kMaxBatchIters));
-  const Progress p = progress_of(plan, iteration_us, warmup_us);
+  const StopFigures p = progress_of(plan, iteration_us, warmup_us);
   const double done = static_cast<double>(p.done);
   // The interval narrows as 1/sqrt(n): n (width / target)^2 in all, 20% over;
   // doubling while there is no interval yet.

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "fabricbench/model/formulas.hpp"
+#include "fabricbench/model/units.hpp"
 #include "nccl_tuning.hpp"
 
 namespace fb::model {
 namespace {
 
 using nccl::Proto;
-constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e3 bytes per microsecond
 
 std::size_t at(Proto p) { return static_cast<std::size_t>(p); }
 

@@ -10,11 +10,11 @@
 #include <tuple>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/units.hpp"
 
 namespace fb::model {
 namespace {
 
-constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e9 B/s = 1e3 B/us
 
 void add_errors(Fit& fit, std::span<const FitPoint> points) {
   double sum_sq = 0;

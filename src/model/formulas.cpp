@@ -8,11 +8,11 @@
 
 #include "fabricbench/core/layout.hpp"
 #include "fabricbench/core/op_desc.hpp"
+#include "fabricbench/model/units.hpp"
 
 namespace fb::model {
 
 namespace {
-constexpr double kBytesPerUsPerGbps = 1e3;  // 1 GB/s = 1e3 bytes per microsecond
 }
 
 // The one place that knows each op's ring, read from the op table

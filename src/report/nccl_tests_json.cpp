@@ -16,11 +16,12 @@
 namespace fb::report {
 namespace {
 
-using json = nlohmann::json;
+// Foreign JSON, read in any key order (the record's own lines use ordered_json).
+using foreign_json = nlohmann::json;
 using detail::Printed;
 using detail::PrintedRow;
 
-const json& need(const json& j, const char* key, const std::string& where) {
+const foreign_json& need(const foreign_json& j, const char* key, const std::string& where) {
   const auto it = j.find(key);
   if (it == j.end())
     throw UsageError(fmt::format("{}: no \"{}\": not nccl-tests' -J output (or a version this reader does not know)",
@@ -28,7 +29,7 @@ const json& need(const json& j, const char* key, const std::string& where) {
   return *it;
 }
 
-Printed placement(const json& row, const char* key, const std::string& where) {
+Printed placement(const foreign_json& row, const char* key, const std::string& where) {
   Printed p;
   const auto it = row.find(key);
   if (it == row.end() || it->is_null()) return p;
@@ -45,12 +46,12 @@ Printed placement(const json& row, const char* key, const std::string& where) {
   return p;
 }
 
-std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string text_of(const foreign_json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 }  // namespace
 
 NcclTestsImport parse_nccl_tests_json(const std::string& text, const std::string& name, const ImportOptions& options) {
-  const json doc = json::parse(text, nullptr, false);
+  const foreign_json doc = foreign_json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     throw UsageError(fmt::format("{}:1: not valid JSON (nccl-tests' -J output is one JSON object)", name));
   NcclTestsImport out;
@@ -59,7 +60,7 @@ NcclTestsImport parse_nccl_tests_json(const std::string& text, const std::string
     out.nccl_version = nccl_version_from_code(v->get<long long>());
   NcclTestsTable t;
   t.where = name;
-  const json& args = need(doc, "args", name);
+  const foreign_json& args = need(doc, "args", name);
   if (!args.is_array() || args.empty() || !args.front().is_string())
     throw UsageError(fmt::format("{}: \"args\" does not start with the binary", name));
   t.binary = detail::binary_in(args.front().get<std::string>());
@@ -70,12 +71,12 @@ NcclTestsImport parse_nccl_tests_json(const std::string& text, const std::string
     throw UsageError(fmt::format("{}: args[0] '{}' names no nccl-tests test fabricbench knows: give --op", name,
                                  text_of(args.front())));
   if (const auto s = doc.find("start_time"); s != doc.end() && s->is_string()) t.started = s->get<std::string>();
-  const json& config = need(doc, "config", name);
+  const foreign_json& config = need(doc, "config", name);
   t.iters = config.value("iterations", 0);
   t.warmup_iters = config.value("warmup_iters", 0);
   if (config.contains("validation")) t.validation = config.value("validation", 0) != 0;
   if (config.contains("graph")) t.graph = config.value("graph", 0) != 0;
-  for (const auto& d : config.value("devices", json::array()))
+  for (const auto& d : config.value("devices", foreign_json::array()))
     t.devices.push_back({d.value("rank", 0), d.value("hostname", std::string()), d.value("device", -1),
                          d.value("device_hex", std::string()), d.value("device_info", std::string())});
   t.nranks = t.devices.empty() ? options.ranks : static_cast<int>(t.devices.size());
@@ -91,13 +92,13 @@ NcclTestsImport parse_nccl_tests_json(const std::string& text, const std::string
     const std::string where = fmt::format("{}: results[{}]", name, index++);
     PrintedRow row;
     row.where = where;
-    const json& size = need(r, "size", where);
+    const foreign_json& size = need(r, "size", where);
     if (!size.is_number_unsigned()) throw UsageError(fmt::format("{}: \"size\" is not a byte count", where));
     row.size = size.get<std::uint64_t>();
     row.count = r.value("count", std::uint64_t{0});
     row.type = r.value("type", std::string());
     row.redop = r.value("redop", std::string("none"));
-    const json root = r.value("root", json(-1));
+    const foreign_json root = r.value("root", foreign_json(-1));
     row.root = root.is_number_integer() ? root.get<int>() : std::atoi(text_of(root).c_str());
     row.out_of_place = placement(r, "out_of_place", where);
     row.in_place = placement(r, "in_place", where);

@@ -9,6 +9,7 @@
 
 #include "fabricbench/report/svg.hpp"
 #include "html_text.hpp"
+#include "svg_parts.hpp"
 
 namespace fb::report::svg {
 namespace {
@@ -48,7 +49,6 @@ struct Extent {
   }
 };
 
-std::string fmt1(double v) { return fmt::format("{:.1f}", v); }
 
 std::string data_attributes(const Attributes& data) {
   std::string out;

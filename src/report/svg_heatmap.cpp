@@ -8,6 +8,7 @@
 
 #include "fabricbench/report/svg.hpp"
 #include "html_text.hpp"
+#include "svg_parts.hpp"
 
 namespace fb::report::svg {
 namespace {
@@ -23,7 +24,6 @@ constexpr std::array<std::array<int, 3>, 8> kStops{{{68, 1, 84},
                                                      {160, 218, 57},
                                                      {253, 231, 37}}};
 
-std::string fmt1(double v) { return fmt::format("{:.1f}", v); }
 
 // Position on the scale, 1 = as good as the anchor or better.
 double goodness(const Heatmap& m, double v) {

@@ -23,6 +23,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/sizes.hpp"
+#include "errno_text.hpp"
 
 namespace fb::storage {
 namespace {
@@ -33,7 +34,6 @@ double us_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
-std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 [[noreturn]] void io_failed(const std::string& what, const std::string& path, int e) {
   // ECANCELED: the files were removed because the run is ending (a signal,

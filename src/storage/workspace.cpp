@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "errno_text.hpp"
+
 namespace fb::storage {
 namespace {
 
@@ -21,7 +23,6 @@ std::vector<Workspace*>& all_workspaces() {
   return all;
 }
 
-std::string errno_text(int e) { return fmt::format("{} (errno {})", std::strerror(e), e); }
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 

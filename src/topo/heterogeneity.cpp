@@ -22,7 +22,8 @@ std::string multiset(const std::vector<std::string>& values) {
   return out;
 }
 
-std::string text(const json& v) {
+// A value as the heterogeneity lines show it: "unknown" where nothing was read.
+std::string shown(const json& v) {
   if (v.is_null()) return "unknown";
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
@@ -30,12 +31,12 @@ std::string text(const json& v) {
 std::string nvlink_of(const json& g) {
   const auto& l = g.value("nvlink", json::object());
   if (l.value("active", 0) == 0) return "no NVLink";
-  return fmt::format("NVLink{} x{}", text(l.value("generation", json())), l.value("active", 0));
+  return fmt::format("NVLink{} x{}", shown(l.value("generation", json())), l.value("active", 0));
 }
 
 std::string pcie_of(const json& g) {
   const auto& p = g.value("pcie", json::object());
-  return fmt::format("Gen{} x{}", text(p.value("max_gen", json())), text(p.value("max_width", json())));
+  return fmt::format("Gen{} x{}", shown(p.value("max_gen", json())), shown(p.value("max_width", json())));
 }
 
 std::string memory_of(const json& g) {
@@ -48,7 +49,7 @@ std::string memory_of(const json& g) {
 std::vector<std::pair<std::string, std::string>> fingerprint(const json& inv) {
   std::vector<std::string> models, memory, nvlink, pcie, rates, mtus, firmware;
   for (const auto& g : inv.value("gpus", json::array())) {
-    models.push_back(text(g.value("model", json())));
+    models.push_back(shown(g.value("model", json())));
     memory.push_back(memory_of(g));
     nvlink.push_back(nvlink_of(g));
     pcie.push_back(pcie_of(g));
@@ -58,8 +59,8 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const json& inv) {
     const std::string kind = n.value("kind", "");
     const auto& rate = n.value("rate_gbit", json());
     rates.push_back(rate.is_number() ? fmt::format("{:g} Gb/s {}", rate.get<double>(), kind) : "unknown " + kind);
-    mtus.push_back(fmt::format("{} {}", kind, text(n.value("mtu_bytes", json()))));
-    if (kind != "Ethernet") firmware.push_back(text(n.value("firmware", json())));
+    mtus.push_back(fmt::format("{} {}", kind, shown(n.value("mtu_bytes", json()))));
+    if (kind != "Ethernet") firmware.push_back(shown(n.value("firmware", json())));
   }
   const auto& sw = inv.value("software", json::object());
   return {
@@ -67,10 +68,10 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const json& inv) {
       {"gpu_memory", multiset(memory)},
       {"nvlink", multiset(nvlink)},
       {"gpu_pcie", multiset(pcie)},
-      {"driver", text(sw.value("driver", json()))},
-      {"cuda_driver", text(sw.value("cuda_driver", json()))},
-      {"cuda_runtime", text(sw.value("cuda_runtime", json()))},
-      {"nccl", text(sw.value("nccl", json()))},
+      {"driver", shown(sw.value("driver", json()))},
+      {"cuda_driver", shown(sw.value("cuda_driver", json()))},
+      {"cuda_runtime", shown(sw.value("cuda_runtime", json()))},
+      {"nccl", shown(sw.value("nccl", json()))},
       {"nic_rates", multiset(rates)},
       {"mtus", multiset(mtus)},
       {"firmware", multiset(firmware)},

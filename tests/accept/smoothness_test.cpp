@@ -17,7 +17,7 @@ using json = nlohmann::ordered_json;
 using test::profile_with_rules;
 using test::RecordBuilder;
 
-Verdict judge_one(const std::string& rule_yaml, const Results& run) {
+Verdict judge_curve(const std::string& rule_yaml, const Results& run) {
   const Profile p = profile_with_rules(rule_yaml);
   return evaluate_rule(p.rules.at(0), run, nullptr, {false, true});
 }
@@ -46,7 +46,7 @@ TEST(Smoothness, ASmoothCurveHasNoBreak) {
   const Results run = curve().results();
   EXPECT_TRUE(breaks_of(run, {1.3, 0.05, 0}).empty());
   EXPECT_TRUE(breaks_of(run, kRunWarningLimits).empty());
-  const Verdict v = judge_one("  - {kind: smoothness, op: all_reduce, max_jump: 1.3, max_drop: 5%}\n", run);
+  const Verdict v = judge_curve("  - {kind: smoothness, op: all_reduce, max_jump: 1.3, max_drop: 5%}\n", run);
   EXPECT_EQ(v.status, Status::pass) << v.reason;
   EXPECT_TRUE(mentions(v.reason, "1 curves smooth")) << v.reason;
 }
@@ -65,7 +65,7 @@ TEST(Smoothness, ATimeAboveBothNeighboursIsAJumpNamingSizeAndRanks) {
   EXPECT_TRUE(breaks_of(curve(1 << 20, 1.5).results(), {2.0, 0, 0}).empty());
   EXPECT_EQ(breaks_of(curve(1 << 20, 1.5).results(), {1.3, 0, 0}).size(), 1u);
 
-  const Verdict v = judge_one("  - {kind: smoothness, max_jump: 2}\n", run);
+  const Verdict v = judge_curve("  - {kind: smoothness, max_jump: 2}\n", run);
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_DOUBLE_EQ(*v.measured, 1);
   EXPECT_EQ(v.unit, "sizes off the curve");
@@ -92,8 +92,8 @@ TEST(Smoothness, BusbwFallingAsSizeGrowsIsADrop) {
   const auto jumps = breaks_of(run, {2.0, 0, 0});
   ASSERT_EQ(jumps.size(), 1u);
   EXPECT_EQ(jumps[0].row->bytes, 4u << 20);
-  EXPECT_EQ(judge_one("  - {kind: smoothness, max_drop: 10%}\n", run).status, Status::fail);
-  EXPECT_EQ(judge_one("  - {kind: smoothness, max_drop: 90%}\n", run).status, Status::pass);
+  EXPECT_EQ(judge_curve("  - {kind: smoothness, max_drop: 10%}\n", run).status, Status::fail);
+  EXPECT_EQ(judge_curve("  - {kind: smoothness, max_drop: 90%}\n", run).status, Status::pass);
 }
 
 TEST(Smoothness, SizesBelowFromAreNotJudgedAndCurvesAreKeptApart) {
@@ -106,8 +106,8 @@ TEST(Smoothness, SizesBelowFromAreNotJudgedAndCurvesAreKeptApart) {
     b.row("all_reduce", "global", bytes, 5, static_cast<double>(bytes) / 5e3, true);
   }
   const Results run = b.results();
-  EXPECT_EQ(judge_one("  - {kind: smoothness, max_jump: 2}\n", run).status, Status::fail);
-  const Verdict v = judge_one("  - {kind: smoothness, max_jump: 2, from: 1K}\n", run);
+  EXPECT_EQ(judge_curve("  - {kind: smoothness, max_jump: 2}\n", run).status, Status::fail);
+  const Verdict v = judge_curve("  - {kind: smoothness, max_jump: 2, from: 1K}\n", run);
   EXPECT_EQ(v.status, Status::pass) << v.reason;
   EXPECT_TRUE(mentions(v.reason, "2 curves smooth")) << v.reason;  // out-of-place and in-place, each on its own
 }
@@ -116,10 +116,10 @@ TEST(Smoothness, TooFewSizesSkipsAndBadLimitsAreRefused) {
   RecordBuilder b(2, 1);
   b.row("all_reduce", "global", 1 << 20, 10, 100);
   b.row("all_reduce", "global", 2 << 20, 10, 200);
-  const Verdict v = judge_one("  - {kind: smoothness, max_jump: 2}\n", b.results());
+  const Verdict v = judge_curve("  - {kind: smoothness, max_jump: 2}\n", b.results());
   EXPECT_EQ(v.status, Status::skip);
   EXPECT_TRUE(mentions(v.reason, "3 sizes or more")) << v.reason;
-  EXPECT_EQ(judge_one("  - {kind: smoothness, max_drop: 10%}\n", b.results()).status, Status::pass);
+  EXPECT_EQ(judge_curve("  - {kind: smoothness, max_drop: 10%}\n", b.results()).status, Status::pass);
   for (const char* bad : {"  - {kind: smoothness}\n", "  - {kind: smoothness, max_jump: 0.5}\n",
                           "  - {kind: smoothness, max_drop: 10}\n", "  - {kind: smoothness, max_drop: 150%}\n"})
     EXPECT_THROW(profile_with_rules(bad), std::exception) << bad;
@@ -133,22 +133,22 @@ TEST(MixedGpus, OneModelPassesTwoFailNamingWhereEachIs) {
   RecordBuilder same(2, 2);
   node_with(same, 0, "node1", "NVIDIA A100-SXM4-80GB");
   node_with(same, 1, "node2", "NVIDIA A100-SXM4-80GB");
-  const Verdict ok = judge_one("  - {kind: mixed_gpus}\n", same.results());
+  const Verdict ok = judge_curve("  - {kind: mixed_gpus}\n", same.results());
   EXPECT_EQ(ok.status, Status::pass) << ok.reason;
 
   RecordBuilder mixed(3, 3);
   node_with(mixed, 0, "node1", "NVIDIA A100-SXM4-80GB");
   node_with(mixed, 1, "node2", "NVIDIA A100-SXM4-80GB");
   node_with(mixed, 2, "node3", "NVIDIA GeForce RTX 4090");
-  const Verdict v = judge_one("  - {kind: mixed_gpus}\n", mixed.results());
+  const Verdict v = judge_curve("  - {kind: mixed_gpus}\n", mixed.results());
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_DOUBLE_EQ(*v.measured, 2);
   EXPECT_TRUE(mentions(v.reason, "NVIDIA A100-SXM4-80GB on node1, node2; NVIDIA GeForce RTX 4090 on node3")) << v.reason;
   EXPECT_TRUE(mentions(v.reason, "allow:")) << v.reason;
 
   // The profile allows this mix (parts of the names, any case), but not a third model.
-  EXPECT_EQ(judge_one("  - {kind: mixed_gpus, allow: [a100, RTX 4090]}\n", mixed.results()).status, Status::pass);
-  const Verdict other = judge_one("  - {kind: mixed_gpus, allow: [A100, H800]}\n", mixed.results());
+  EXPECT_EQ(judge_curve("  - {kind: mixed_gpus, allow: [a100, RTX 4090]}\n", mixed.results()).status, Status::pass);
+  const Verdict other = judge_curve("  - {kind: mixed_gpus, allow: [A100, H800]}\n", mixed.results());
   EXPECT_EQ(other.status, Status::fail);
   EXPECT_TRUE(mentions(other.reason, "not in allow (A100, H800): NVIDIA GeForce RTX 4090")) << other.reason;
 }
@@ -157,10 +157,10 @@ TEST(MixedGpus, NoModelKnownSkipsAndAnAllowOfOneIsRefused) {
   RecordBuilder none(2, 2);
   none.inventory(0, "node1", json::array(), json::array(), json::array());
   none.inventory(1, "node2", json::array(), json::array(), json::array());
-  const Verdict v = judge_one("  - {kind: mixed_gpus}\n", none.results());
+  const Verdict v = judge_curve("  - {kind: mixed_gpus}\n", none.results());
   EXPECT_EQ(v.status, Status::skip);
   EXPECT_TRUE(mentions(v.reason, "no inventory line names a GPU model")) << v.reason;
-  EXPECT_EQ(judge_one("  - {kind: mixed_gpus}\n", RecordBuilder(2, 2).results()).status, Status::skip);
+  EXPECT_EQ(judge_curve("  - {kind: mixed_gpus}\n", RecordBuilder(2, 2).results()).status, Status::skip);
   EXPECT_THROW(profile_with_rules("  - {kind: mixed_gpus, allow: [A100]}\n"), std::exception);
 }
 

@@ -47,11 +47,11 @@ Profile storage_profile(const std::string& rules) {
   return parse_profile("name: fs\nbackend: mpi\nrules:\n" + rules);
 }
 
-Verdict judge_one(const std::string& rule, const Results& run) {
+Verdict judge_storage_rule(const std::string& rule, const Results& run) {
   return evaluate_rule(storage_profile(rule).rules.at(0), run, nullptr, {false, true});
 }
 
-bool mentions(const Verdict& v, const std::string& text) { return v.reason.find(text) != std::string::npos; }
+bool reason_mentions(const Verdict& v, const std::string& text) { return v.reason.find(text) != std::string::npos; }
 
 Results record_of(const std::vector<StorageLine>& lines) {
   RecordBuilder b(8, 8);
@@ -64,32 +64,32 @@ const char* kAggregate8 = "  - {kind: storage, pattern: seq_read, nodes: 8, min:
 TEST(StorageRule, AggregateAtTheAskedNodeCountPassesAndFails) {
   // 1 node reads 0.5 GB/s, 8 nodes share a server that gives 1.1 GB/s in all.
   const Results slow = record_of({storage_line(1, 0.5), storage_line(8, 1.1 / 8)});
-  const Verdict fail = judge_one(kAggregate8, slow);
+  const Verdict fail = judge_storage_rule(kAggregate8, slow);
   EXPECT_EQ(fail.status, Status::fail);
   EXPECT_NEAR(*fail.measured, 1.1, 1e-12);
   EXPECT_DOUBLE_EQ(*fail.expected, 2);
   EXPECT_NEAR(*fail.margin, -0.45, 1e-12);
   EXPECT_EQ(fail.unit, "GB/s");
-  EXPECT_TRUE(mentions(fail, "seq_read at 8 nodes")) << fail.reason;
-  EXPECT_TRUE(mentions(fail, "fuse.sshfs /shared/ds")) << fail.reason;
+  EXPECT_TRUE(reason_mentions(fail, "seq_read at 8 nodes")) << fail.reason;
+  EXPECT_TRUE(reason_mentions(fail, "fuse.sshfs /shared/ds")) << fail.reason;
 
-  const Verdict pass = judge_one(kAggregate8, record_of({storage_line(1, 0.5), storage_line(8, 0.3)}));
+  const Verdict pass = judge_storage_rule(kAggregate8, record_of({storage_line(1, 0.5), storage_line(8, 0.3)}));
   EXPECT_EQ(pass.status, Status::pass) << pass.reason;
   EXPECT_NEAR(*pass.measured, 2.4, 1e-12);
 }
 
 TEST(StorageRule, TheWorstMatchingRowDecidesAndFiltersNarrowIt) {
   const Results run = record_of({storage_line(8, 0.4, "direct"), storage_line(8, 0.2, "buffered")});
-  const Verdict any = judge_one(kAggregate8, run);
+  const Verdict any = judge_storage_rule(kAggregate8, run);
   EXPECT_EQ(any.status, Status::fail);
   EXPECT_NEAR(*any.measured, 1.6, 1e-12);
-  EXPECT_TRUE(mentions(any, "worst of 2 rows")) << any.reason;
-  const Verdict direct = judge_one("  - {kind: storage, nodes: 8, mode: direct, min: 2 GB/s}\n", run);
+  EXPECT_TRUE(reason_mentions(any, "worst of 2 rows")) << any.reason;
+  const Verdict direct = judge_storage_rule("  - {kind: storage, nodes: 8, mode: direct, min: 2 GB/s}\n", run);
   EXPECT_EQ(direct.status, Status::pass) << direct.reason;
   // Another pattern is not looked at.
-  const Verdict write = judge_one("  - {kind: storage, pattern: seq_write, min: 1 GB/s}\n", run);
+  const Verdict write = judge_storage_rule("  - {kind: storage, pattern: seq_write, min: 1 GB/s}\n", run);
   EXPECT_EQ(write.status, Status::skip);
-  EXPECT_TRUE(mentions(write, "no path seq_write rows")) << write.reason;
+  EXPECT_TRUE(reason_mentions(write, "no path seq_write rows")) << write.reason;
 }
 
 TEST(StorageRule, PerNodeReadsTheSlowestNodeAndNamesIt) {
@@ -97,47 +97,47 @@ TEST(StorageRule, PerNodeReadsTheSlowestNodeAndNamesIt) {
   l.node_gbps[2] = 0.3;
   l.node_min_gbps = 0.3;
   const Verdict v =
-      judge_one("  - {kind: storage, nodes: 4, metric: node_min_gbps, min: 0.5 GB/s}\n", record_of({l}));
+      judge_storage_rule("  - {kind: storage, nodes: 4, metric: node_min_gbps, min: 0.5 GB/s}\n", record_of({l}));
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_NEAR(*v.measured, 0.3, 1e-12);
-  EXPECT_TRUE(mentions(v, "slowest node 0.300 GB/s on n2")) << v.reason;
+  EXPECT_TRUE(reason_mentions(v, "slowest node 0.300 GB/s on n2")) << v.reason;
 }
 
 TEST(StorageRule, WithoutNodesTheLargestCountMeasuredDecides) {
-  const Verdict v = judge_one("  - {kind: storage, min: 1 GB/s}\n",
+  const Verdict v = judge_storage_rule("  - {kind: storage, min: 1 GB/s}\n",
                               record_of({storage_line(1, 5.0), storage_line(2, 1.0), storage_line(4, 0.2)}));
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_NEAR(*v.measured, 0.8, 1e-12);
-  EXPECT_TRUE(mentions(v, "at 4 nodes")) << v.reason;
+  EXPECT_TRUE(reason_mentions(v, "at 4 nodes")) << v.reason;
 }
 
 TEST(StorageRule, ANodeCountNotMeasuredIsNotJudgedAndSaysWhatWas) {
-  const Verdict v = judge_one(kAggregate8, record_of({storage_line(1, 5.0), storage_line(2, 1.0)}));
+  const Verdict v = judge_storage_rule(kAggregate8, record_of({storage_line(1, 5.0), storage_line(2, 1.0)}));
   EXPECT_EQ(v.status, Status::skip);
   EXPECT_FALSE(v.judged);
-  EXPECT_TRUE(mentions(v, "measured at 1, 2 nodes, not at 8")) << v.reason;
+  EXPECT_TRUE(reason_mentions(v, "measured at 1, 2 nodes, not at 8")) << v.reason;
 }
 
 TEST(StorageRule, PageCacheFiguresNeverJudge) {
   // tmpfs: a RAM figure of 20 GB/s must not pass a storage floor.
   const Results cached = record_of({storage_line(8, 2.5, "buffered", "seq_read", "cached")});
-  const Verdict v = judge_one(kAggregate8, cached);
+  const Verdict v = judge_storage_rule(kAggregate8, cached);
   EXPECT_EQ(v.status, Status::skip);
-  EXPECT_TRUE(mentions(v, "page-cache figure")) << v.reason;
+  EXPECT_TRUE(reason_mentions(v, "page-cache figure")) << v.reason;
   // Beside a storage row, the cached one is left out and counted.
-  const Verdict mixed = judge_one(
+  const Verdict mixed = judge_storage_rule(
       kAggregate8, record_of({storage_line(8, 2.5, "buffered", "seq_read", "cached"), storage_line(8, 0.1)}));
   EXPECT_EQ(mixed.status, Status::fail);
   EXPECT_NEAR(*mixed.measured, 0.8, 1e-12);
-  EXPECT_TRUE(mentions(mixed, "1 page-cache rows left out")) << mixed.reason;
+  EXPECT_TRUE(reason_mentions(mixed, "1 page-cache rows left out")) << mixed.reason;
 }
 
 TEST(StorageRule, ARecordWithoutStorageLinesSaysWhichCommandWritesThem) {
   RecordBuilder b(2, 2);
   b.row("all_reduce", "global", 1 << 20, 5);
-  const Verdict v = judge_one(kAggregate8, b.results());
+  const Verdict v = judge_storage_rule(kAggregate8, b.results());
   EXPECT_EQ(v.status, Status::skip);
-  EXPECT_TRUE(mentions(v, "fabricbench storage --out")) << v.reason;
+  EXPECT_TRUE(reason_mentions(v, "fabricbench storage --out")) << v.reason;
   // Not optional and not --allow-skipped: such a rule fails the check.
   const Verdict strict = evaluate_rule(storage_profile(kAggregate8).rules.at(0), b.results(), nullptr, {});
   EXPECT_EQ(strict.status, Status::fail);
@@ -192,8 +192,8 @@ TEST(StorageRule, TheShippedProfileNamesTheStarvedNodeAtTheMostNodes) {
   const Verdict read = evaluate_rule(p.rules[0], record_of(starved), nullptr, {false, true});
   EXPECT_EQ(read.status, Status::fail) << read.reason;
   EXPECT_NEAR(*read.measured, 0.3, 1e-12);
-  EXPECT_TRUE(mentions(read, "at 8 nodes")) << read.reason;
-  EXPECT_TRUE(mentions(read, "n5")) << read.reason;
+  EXPECT_TRUE(reason_mentions(read, "at 8 nodes")) << read.reason;
+  EXPECT_TRUE(reason_mentions(read, "n5")) << read.reason;
   EXPECT_EQ(evaluate_rule(p.rules[1], record_of(starved), nullptr, {false, true}).status, Status::pass);
 }
 

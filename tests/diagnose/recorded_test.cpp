@@ -22,7 +22,7 @@ std::vector<NodeSamples> recorded(const std::string& name) {
   return out;
 }
 
-const Thresholds kT;
+const Thresholds kRecordedThresholds;
 
 // The CPU-only test machine: no NVML; its one virtio NIC reports no speed.
 TEST(Recorded, NoNvmlMachineSaysWhyEveryGpuFigureIsUnknown) {
@@ -30,7 +30,7 @@ TEST(Recorded, NoNvmlMachineSaysWhyEveryGpuFigureIsUnknown) {
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_TRUE(nodes[0].gpus.empty());
   EXPECT_NE(nodes[0].gpu_reason.find("NVML not loaded"), std::string::npos) << nodes[0].gpu_reason;
-  const auto lines = diagnose(nodes[0], kT);
+  const auto lines = diagnose(nodes[0], kRecordedThresholds);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].verdict, "undetermined");
   ASSERT_TRUE(lines[0].node_figures);

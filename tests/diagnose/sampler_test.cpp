@@ -56,7 +56,7 @@ class Tree {
   fs::path root_;
 };
 
-const Thresholds kT;
+const Thresholds kSamplerThresholds;
 
 TEST(Sampler, ReadsEveryGpuAndNicAndTheirFiguresFollow) {
   test::FakeNvml nvml = test::fake_hgx_h100();
@@ -85,14 +85,14 @@ TEST(Sampler, ReadsEveryGpuAndNicAndTheirFiguresFollow) {
   EXPECT_EQ(*node.gpus[0].info.model, "NVIDIA H100 80GB HBM3");
   EXPECT_DOUBLE_EQ(*node.gpus[0].info.power_limit_w, 700.0);
   EXPECT_GT(*node.gpus[0].info.nvlink_peak_gbps, 400.0);  // NVLink4 x18 from topo's spec
-  const GpuFigures g = gpu_figures(node.gpus[1], kT);
+  const GpuFigures g = gpu_figures(node.gpus[1], kSamplerThresholds);
   EXPECT_DOUBLE_EQ(*g.sm_util_pct, 97);
   EXPECT_DOUBLE_EQ(*g.pcie_rx_gbps, 2.0);
   EXPECT_NEAR(*g.nvlink_tx_gbps, 100e6 * 1024 / 1e9, 1e-6);
   EXPECT_DOUBLE_EQ(*g.temperature_max_c, 64);
   EXPECT_NEAR(*g.power_pct, 100.0 * 600 / 700, 1e-9);
   ASSERT_EQ(node.nics.size(), 2u);  // the RDMA port and eth0
-  const NodeFigures n = node_figures(node, kT);
+  const NodeFigures n = node_figures(node, kSamplerThresholds);
   EXPECT_EQ(n.nic, "mlx5_0:1");  // 40 of 50 GB/s beats 1 of 1.25
   EXPECT_NEAR(*n.nic_tx_gbps, 40.0, 1e-9);
   EXPECT_NEAR(*n.nic_busy_pct, 80.0, 1e-9);
@@ -116,7 +116,7 @@ TEST(Sampler, ACallThatFailsOnOneGpuIsANoteAndTheRestGoesOn) {
   EXPECT_EQ(notes[0], "GPU 1: utilization unknown: utilization: Unknown Error (NVML error 999); its other figures go on");
   EXPECT_NE(notes[1].find("GPU 1: temperature unknown"), std::string::npos);
   EXPECT_TRUE(sampler.new_notes().empty());  // each once
-  const auto lines = diagnose(sampler.samples(), kT);
+  const auto lines = diagnose(sampler.samples(), kSamplerThresholds);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].verdict, "undetermined");  // 10%, memory 1 GiB of 46: no stated cause
   EXPECT_EQ(lines[1].verdict, "undetermined");
@@ -139,7 +139,7 @@ TEST(Sampler, WithoutNvmlEveryGpuFigureIsUnknownWithTheReason) {
   const NodeSamples node = sampler.samples();
   EXPECT_TRUE(node.gpus.empty());
   EXPECT_EQ(node.gpu_reason, nvml.reason);
-  const auto lines = diagnose(node, kT);
+  const auto lines = diagnose(node, kSamplerThresholds);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].level, "node");
   EXPECT_NE(lines[0].reason.find("GPU figures unknown: NVML not loaded"), std::string::npos) << lines[0].reason;

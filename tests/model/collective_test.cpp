@@ -11,7 +11,7 @@
 namespace fb::model {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kBytesPerGiB = 1024.0 * 1024 * 1024;
 
 Fabric fabric(const char* node, const char* network, GpuArch arch = GpuArch::ampere) {
   Fabric f;
@@ -29,18 +29,18 @@ Fabric fabric(const char* node, const char* network, GpuArch arch = GpuArch::amp
 TEST(Collective, ARingAcrossNodesRunsAtItsSlowestLink) {
   const Fabric f = fabric("nvlink3-8", "8x200g-hdr-ib");
   for (const int nodes : {2, 4, 16}) {
-    const CollectiveCost c = collective_cost(f, Op::all_reduce, 4 * kGiB, {8, nodes, 1});
+    const CollectiveCost c = collective_cost(f, Op::all_reduce, 4 * kBytesPerGiB, {8, nodes, 1});
     EXPECT_EQ(c.algorithm, "ring") << nodes;
     EXPECT_EQ(c.protocol, "Simple") << nodes;
     EXPECT_NEAR(c.busbw_gbps, 192.0, 1e-9) << nodes;
     const double n = 8.0 * nodes;
-    EXPECT_NEAR(c.time_us, c.latency_us + 2 * (n - 1) / n * 4 * kGiB / 192e3, 1e-6 * c.time_us) << nodes;
+    EXPECT_NEAR(c.time_us, c.latency_us + 2 * (n - 1) / n * 4 * kBytesPerGiB / 192e3, 1e-6 * c.time_us) << nodes;
   }
   // On one NIC per node the NIC is the slowest link.
-  EXPECT_NEAR(collective_cost(fabric("nvlink3-8", "1x200g-hdr-ib"), Op::all_reduce, 4 * kGiB, {8, 2, 1}).busbw_gbps,
+  EXPECT_NEAR(collective_cost(fabric("nvlink3-8", "1x200g-hdr-ib"), Op::all_reduce, 4 * kBytesPerGiB, {8, 2, 1}).busbw_gbps,
               24.0, 1e-9);
   // Eight rails' groups at once (tp 8, dp across nodes) get one NIC each.
-  EXPECT_NEAR(collective_cost(f, Op::all_gather, 4 * kGiB, {1, 4, 8}).busbw_gbps, 24.0, 1e-9);
+  EXPECT_NEAR(collective_cost(f, Op::all_gather, 4 * kBytesPerGiB, {1, 4, 8}).busbw_gbps, 24.0, 1e-9);
 }
 
 // Every step of the ring pays a hop: the NVLink ones on every node, not
@@ -48,7 +48,7 @@ TEST(Collective, ARingAcrossNodesRunsAtItsSlowestLink) {
 TEST(Collective, EveryRingStepPaysItsHop) {
   const Fabric f = fabric("nvlink3-8", "8x200g-hdr-ib");
   // All-gather on 4 nodes x 8, large enough for Simple: 8.4 + 28 x 3.4 + 3 x 14.
-  const CollectiveCost ag = collective_cost(f, Op::all_gather, 16 * kGiB, {8, 4, 1});
+  const CollectiveCost ag = collective_cost(f, Op::all_gather, 16 * kBytesPerGiB, {8, 4, 1});
   ASSERT_EQ(ag.protocol, "Simple");
   EXPECT_NEAR(ag.latency_us, 8.4 + 28 * 3.4 + 3 * 14.0, 1e-9);
   // At 384 and 1536 GPUs a ring's latency is milliseconds, whatever the
@@ -63,10 +63,10 @@ TEST(Collective, EveryRingStepPaysItsHop) {
   EXPECT_NEAR(at1536.latency_us, 6.6 + 1344 * 1.0 + 191 * 2.7, 1e-9);
   EXPECT_GT(at1536.time_us, 3000);
   // One GPU per node: every step crosses the network, at NCCL's tree row.
-  const CollectiveCost one = collective_cost(f, Op::reduce_scatter, 16 * kGiB, {1, 4, 8});
+  const CollectiveCost one = collective_cost(f, Op::reduce_scatter, 16 * kBytesPerGiB, {1, 4, 8});
   EXPECT_NEAR(one.latency_us, 8.4 + 3 * 14.0, 1e-9);
   // Ring all_reduce across nodes, Simple: x 1.4 ("plateau", sm80 and newer).
-  const CollectiveCost ar = collective_cost(f, Op::all_reduce, 16 * kGiB, {8, 2, 1});
+  const CollectiveCost ar = collective_cost(f, Op::all_reduce, 16 * kBytesPerGiB, {8, 2, 1});
   ASSERT_EQ(ar.algorithm + "/" + ar.protocol, "ring/Simple");
   EXPECT_NEAR(ar.latency_us, (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4, 1e-9);
 }
@@ -82,7 +82,7 @@ TEST(Collective, TreeWinsSmallAllReducesAtScaleAndRingTheLargeOnes) {
                                    depth * (small.protocol == "LL128" ? 8.5 : small.protocol == "LL" ? 5.0 : 14.0));
   EXPECT_NEAR(small.latency_us, (small.protocol == "Simple" ? 8.4 : small.protocol == "LL" ? 6.8 : 14.0) + tree_latency,
               1e-9);
-  EXPECT_EQ(collective_cost(f, Op::all_reduce, 16 * kGiB, {8, 128, 1}).algorithm, "ring");
+  EXPECT_EQ(collective_cost(f, Op::all_reduce, 16 * kBytesPerGiB, {8, 128, 1}).algorithm, "ring");
   // Trees serve all_reduce only.
   EXPECT_EQ(collective_cost(f, Op::all_gather, 1 << 20, {8, 128, 1}).algorithm, "ring");
 }
@@ -91,14 +91,14 @@ TEST(Collective, TreeWinsSmallAllReducesAtScaleAndRingTheLargeOnes) {
 // busbw measured), the NVLink ring elsewhere.
 TEST(Collective, NvlsInsideAHopperNode) {
   const CollectiveCost h100 =
-      collective_cost(fabric("nvlink4-8", "", GpuArch::hopper), Op::all_reduce, 1 * kGiB, {8, 1, 1});
+      collective_cost(fabric("nvlink4-8", "", GpuArch::hopper), Op::all_reduce, 1 * kBytesPerGiB, {8, 1, 1});
   EXPECT_EQ(h100.algorithm, "nvls");
   EXPECT_NEAR(h100.busbw_gbps, 476.0, 1e-9);
   EXPECT_NEAR(h100.latency_us, 25.0, 1e-9);
-  const CollectiveCost a100 = collective_cost(fabric("nvlink3-8", ""), Op::all_reduce, 1 * kGiB, {8, 1, 1});
+  const CollectiveCost a100 = collective_cost(fabric("nvlink3-8", ""), Op::all_reduce, 1 * kBytesPerGiB, {8, 1, 1});
   EXPECT_EQ(a100.algorithm, "ring");
   EXPECT_NEAR(a100.busbw_gbps, 300 * 0.77, 1e-9);
-  EXPECT_EQ(collective_cost(fabric("nvlink4-8", "", GpuArch::hopper), Op::all_gather, 1 * kGiB, {8, 1, 1}).algorithm,
+  EXPECT_EQ(collective_cost(fabric("nvlink4-8", "", GpuArch::hopper), Op::all_gather, 1 * kBytesPerGiB, {8, 1, 1}).algorithm,
             "ring");
 }
 
@@ -128,7 +128,7 @@ TEST(Collective, InterNodeBytesUseTheRanksNotTheNodes) {
 }
 
 TEST(Collective, TheFormulaSaysWhatItUsed) {
-  const CollectiveCost c = collective_cost(fabric("nvlink3-8", "8x200g-hdr-ib"), Op::all_reduce, 4 * kGiB, {8, 2, 1});
+  const CollectiveCost c = collective_cost(fabric("nvlink3-8", "8x200g-hdr-ib"), Op::all_reduce, 4 * kBytesPerGiB, {8, 2, 1});
   EXPECT_EQ(c.where, "intra+inter");
   EXPECT_EQ(c.basis, Basis::preset);
   EXPECT_NE(c.formula.find("ring Simple on 16 ranks: 8.4 + 28 x 3.4 + 2 x 14 us x 1.4"), std::string::npos)

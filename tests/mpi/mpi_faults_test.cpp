@@ -20,8 +20,8 @@ using test::mpirun;
 using test::run_process;
 
 // Four rows of all_reduce on 3 ranks: a second or two here.
-constexpr const char* kSweep = " -b 1K -e 8K -f 8 -n 5 -w 1 --ops all_reduce ";
-// Far more than a run of kSweep and its error path take, far less than a hang.
+constexpr const char* kFaultSweep = " -b 1K -e 8K -f 8 -n 5 -w 1 --ops all_reduce ";
+// Far more than a run of kFaultSweep and its error path take, far less than a hang.
 constexpr double kBoundS = 60;
 
 struct Fault {
@@ -49,7 +49,7 @@ class MpiFaults : public ::testing::Test {
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
-  std::string run_args() const { return "run --progress off -q --out " + record() + kSweep; }
+  std::string run_args() const { return "run --progress off -q --out " + record() + kFaultSweep; }
   // The record's summary says `error`, on `rank`, with a message naming `call` on that rank.
   static void expect_error_summary(const Results& res, const std::string& call, int rank) {
     EXPECT_EQ(res.status, "error");

@@ -15,7 +15,7 @@
 namespace fb::report {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(FB_REPORT_FIXTURES) + "/" + name; }
+std::string import_fixture(const std::string& name) { return std::string(FB_REPORT_FIXTURES) + "/" + name; }
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path);
@@ -41,7 +41,7 @@ std::string refusal(F f) {
 }
 
 TEST(NcclTestsImport, JsonRunBecomesOneRowPerPlacementAndSize) {
-  const auto path = fixture("nccl-tests/sendrecv_perf.json");
+  const auto path = import_fixture("nccl-tests/sendrecv_perf.json");
   const auto doc = nlohmann::json::parse(text_of(path));
   const NcclTestsImport im = parse_nccl_tests_json(text_of(path), path, {});
   ASSERT_EQ(im.tables.size(), 1u);
@@ -78,9 +78,9 @@ TEST(NcclTestsImport, JsonRunBecomesOneRowPerPlacementAndSize) {
 }
 
 TEST(NcclTestsImport, TheTextOfARunAgreesWithItsJson) {
-  const NcclTestsImport txt = read_nccl_tests({fixture("h200-all_gather-sendrecv-mpirun.log")}, {});
+  const NcclTestsImport txt = read_nccl_tests({import_fixture("h200-all_gather-sendrecv-mpirun.log")}, {});
   const NcclTestsImport js = read_nccl_tests(
-      {fixture("nccl-tests/all_gather_perf.json"), fixture("nccl-tests/sendrecv_perf.json")}, {});
+      {import_fixture("nccl-tests/all_gather_perf.json"), import_fixture("nccl-tests/sendrecv_perf.json")}, {});
   EXPECT_EQ(txt.nccl_tests_version, "2.19.6");
   EXPECT_EQ(txt.nccl_version, js.nccl_version);
   ASSERT_EQ(txt.tables.size(), 2u);
@@ -103,7 +103,7 @@ TEST(NcclTestsImport, TheTextOfARunAgreesWithItsJson) {
 }
 
 TEST(NcclTestsImport, SrunPrefixesAndRanksOnTwoHosts) {
-  const NcclTestsImport im = read_nccl_tests({fixture("two-nodes-16-ranks-srun.log")}, {});
+  const NcclTestsImport im = read_nccl_tests({import_fixture("two-nodes-16-ranks-srun.log")}, {});
   ASSERT_EQ(im.tables.size(), 1u);
   const NcclTestsTable& t = im.tables[0];
   EXPECT_EQ(t.op, "all_reduce");
@@ -127,7 +127,7 @@ TEST(NcclTestsImport, SrunPrefixesAndRanksOnTwoHosts) {
 }
 
 TEST(NcclTestsImport, OlderLayoutWithoutRanksOrCounts) {
-  const NcclTestsImport im = read_nccl_tests({fixture("all_reduce_perf-old-layout.log")}, {});
+  const NcclTestsImport im = read_nccl_tests({import_fixture("all_reduce_perf-old-layout.log")}, {});
   ASSERT_EQ(im.tables.size(), 1u);
   EXPECT_EQ(im.tables[0].op, "all_reduce");  // from the file name
   EXPECT_EQ(im.tables[0].nranks, 2);         // busbw = algbw: all_reduce's 2(n-1)/n is 1 at n = 2
@@ -139,7 +139,7 @@ TEST(NcclTestsImport, OlderLayoutWithoutRanksOrCounts) {
 }
 
 TEST(NcclTestsImport, WrongElementsAreCounted) {
-  const NcclTestsImport im = read_nccl_tests({fixture("one-node-8-gpus-wrong-elements.log")}, {});
+  const NcclTestsImport im = read_nccl_tests({import_fixture("one-node-8-gpus-wrong-elements.log")}, {});
   ASSERT_EQ(im.tables.size(), 1u);
   EXPECT_EQ(im.tables[0].nranks, 8);
   EXPECT_EQ(im.tables[0].args, (std::vector<std::string>{"-b", "1K", "-e", "64M", "-f", "4", "-g", "8"}));
@@ -156,10 +156,10 @@ TEST(NcclTestsImport, WrongElementsAreCounted) {
 }
 
 TEST(NcclTestsImport, UnknownFormatsAreRefusedNamingTheLine) {
-  const std::string nccl1 = refusal([] { read_nccl_tests({fixture("nccl1-layout.log")}, {}); });
+  const std::string nccl1 = refusal([] { read_nccl_tests({import_fixture("nccl1-layout.log")}, {}); });
   EXPECT_NE(nccl1.find("nccl1-layout.log:5:"), std::string::npos) << nccl1;
   EXPECT_NE(nccl1.find("column 'bytes'"), std::string::npos) << nccl1;
-  const std::string cut = refusal([] { read_nccl_tests({fixture("cut-inside-a-row.log")}, {}); });
+  const std::string cut = refusal([] { read_nccl_tests({import_fixture("cut-inside-a-row.log")}, {}); });
   EXPECT_NE(cut.find("cut-inside-a-row.log:20:"), std::string::npos) << cut;
   EXPECT_NE(cut.find("6 fields where the heads name 13"), std::string::npos) << cut;
   const std::string none = refusal([] { text("hello\nworld\n", "notes.txt"); });
@@ -176,7 +176,7 @@ TEST(NcclTestsImport, UnknownFormatsAreRefusedNamingTheLine) {
 }
 
 TEST(NcclTestsImport, ATableCutAfterAWholeRowIsKeptAndSaidUnfinished) {
-  const NcclTestsImport im = read_nccl_tests({fixture("cut-after-a-row.log")}, {});
+  const NcclTestsImport im = read_nccl_tests({import_fixture("cut-after-a-row.log")}, {});
   ASSERT_EQ(im.tables.size(), 1u);
   EXPECT_FALSE(im.tables[0].finished);
   EXPECT_EQ(im.tables[0].rows.size(), 6u);
@@ -190,7 +190,7 @@ TEST(NcclTestsImport, ATableCutAfterAWholeRowIsKeptAndSaidUnfinished) {
 // A rank count that does not fit the printed busbw is caught, not recorded.
 TEST(NcclTestsImport, ARankCountTheFiguresContradictIsRefused) {
   std::string log;
-  std::istringstream lines(text_of(fixture("two-nodes-16-ranks-srun.log")));
+  std::istringstream lines(text_of(import_fixture("two-nodes-16-ranks-srun.log")));
   for (std::string l; std::getline(lines, l);)
     if (l.find("Rank ") == std::string::npos) log += l + "\n";
   const std::string wrong = refusal([&] { text(log, "no-ranks.log", {"", 4}); });
@@ -202,7 +202,7 @@ TEST(NcclTestsImport, ARankCountTheFiguresContradictIsRefused) {
 }
 
 TEST(NcclTestsImport, ATableTheLogDoesNotNameNeedsOp) {
-  std::string log = text_of(fixture("two-nodes-16-ranks-srun.log"));
+  std::string log = text_of(import_fixture("two-nodes-16-ranks-srun.log"));
   log.erase(0, log.find('\n') + 1);  // the srun command line named the binary
   const std::string why = refusal([&] { text(log, "run.log"); });
   EXPECT_NE(why.find("give --op"), std::string::npos) << why;

@@ -14,6 +14,10 @@ namespace fb::model {
 // read "400Gbps" alike.
 using fb::parse_rate_gbps;
 
+// 1 GB/s = 1e9 bytes per second = 1e3 bytes per microsecond: the model's
+// times are in microseconds and its rates in GB/s.
+inline constexpr double kBytesPerUsPerGbps = 1e3;
+
 // A count of parameters or tokens: "7B", "7e9", "175B", "1.5T", "300M",
 // "2M", "7000000000", "8.2G" (FLOPs). K, M, B or G (billion), T are powers
 // of 1000.
