@@ -28,33 +28,44 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_SANITIZED_BUILD:-$here/build-sanitized}
 labels=${FABRICBENCH_SANITIZE_LABELS:-unit|fuzz}
 jobs=$(nproc)
+source "$here/scripts/lib/phases.sh"
 
-"$here/scripts/setup.sh"
-rm -rf "$build"
-start=$(date +%s)
 # -O1: what the sanitizers' documentation recommends (reasonable speed, exact
 # reports), and about a third less compile time than -O2 on CI's 2 cores.
-sanitized_flags="-O1 -g -DNDEBUG"
-CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
-  -DFABRICBENCH_SANITIZE=address,undefined -DFABRICBENCH_FUZZ=ON -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
+# -gline-tables-only: a finding's stack names file and line, which is all a
+# sanitizer report prints, without the type and variable information of -g.
+sanitized_flags="-O1 -gline-tables-only -DNDEBUG"
+configure() {  # configure DIR SANITIZERS [cmake arguments]
+  local dir=$1 sanitizers=$2
+  shift 2
+  rm -rf "$dir"
+  CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
+    -DFABRICBENCH_SANITIZE="$sanitizers" -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF "$@" >/dev/null
+}
+
 # Every program a `unit` test runs (fb_unit_programs, tests/CMakeLists.txt), and the harnesses.
 targets=(fb_unit_programs $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
 [[ $labels == *mpi* ]] && targets=(all)
-cmake --build "$build" -j "$jobs" --target "${targets[@]}"
-echo "sanitize.sh: sanitized build took $(($(date +%s) - start)) s" >&2
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "^($labels)\$" "$@"
+sanitized_tree() {
+  configure "$build" address,undefined -DFABRICBENCH_FUZZ=ON
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+}
 
-[[ ${FABRICBENCH_TSAN:-1} == 0 ]] && exit 0
-tsan=${FABRICBENCH_TSAN_BUILD:-$here/build-tsan}
-rm -rf "$tsan"
-start=$(date +%s)
-CC=clang CXX=clang++ cmake -S "$here" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
-  -DFABRICBENCH_SANITIZE=thread -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF >/dev/null
-cmake --build "$tsan" -j "$jobs" --target fb_watchdog_tests fb_watchdog_sim
-echo "sanitize.sh: thread-sanitized build took $(($(date +%s) - start)) s" >&2
-start=$(date +%s)
-ctest --test-dir "$tsan" --output-on-failure -j "$jobs" -R '^(Watch|Progress)|^unit[.]watchdog_scale' "$@"
-echo "sanitize.sh: thread-sanitized tests took $(($(date +%s) - start)) s" >&2
+phase setup "$here/scripts/setup.sh"
+phase sanitize-build sanitized_tree
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+status=0
+FB_PHASE_PREFIX=sanitize ctest_by_label "$build" "$jobs" -L "^($labels)\$" "$@" || status=$?
+
+if [[ ${FABRICBENCH_TSAN:-1} != 0 ]]; then
+  tsan=${FABRICBENCH_TSAN_BUILD:-$here/build-tsan}
+  tsan_tree() {
+    configure "$tsan" thread
+    cmake --build "$tsan" -j "$jobs" --target fb_watchdog_tests fb_watchdog_sim
+  }
+  phase tsan-build tsan_tree
+  phase tsan:tests ctest --test-dir "$tsan" --output-on-failure -j "$jobs" -R '^(Watch|Progress)|^unit[.]watchdog_scale' "$@" ||
+    { [ "$status" -ne 0 ] || status=1; }
+fi
+exit "$status"

@@ -1,0 +1,74 @@
+# Timed phases of the test scripts (scripts/test.sh, scripts/sanitize.sh,
+# .ci/run), each held to a ceiling in seconds: what it may take cold on CI's
+# machine (2 cores, a fresh clone, no compiler cache). A phase over its
+# ceiling fails the run when CI is set, naming the phase, so a new suite or
+# a heavier header shows up as the phase that grew, not as a CI run that ends
+# past its limit with nobody knowing why. Each ceiling is about twice the
+# phase's cold figure of 2026-12-04 (docs/testing.md, "CI time"), with the
+# room this round's new suites were given; a label without a ceiling fails
+# too: give it one here. Sourced, not run.
+
+declare -A FB_CEILING_S=(
+  [setup]=300                 # Debian packages on a fresh machine
+  [build]=900                 # the test tree, every target
+  [tests:unit]=240
+  [tests:mpi]=600
+  [tests:cluster]=600         # RUN_SERIAL measurements on emulated nodes
+  [tests:slurm]=180
+  [tests:fuzz]=60             # the seeds replayed (an ordinary build)
+  [tests:install]=120
+  [tests:gpu]=600             # skips with the reason where there is no GPU
+  [sanitize-build]=1200       # ASan+UBSan+libFuzzer: unit programs and harnesses
+  [sanitize:unit]=420
+  [sanitize:fuzz]=360         # every harness for FABRICBENCH_FUZZ_SECONDS
+  [sanitize:mpi]=1800         # only with FABRICBENCH_SANITIZE_LABELS naming mpi; not in CI
+  [tsan-build]=600
+  [tsan:tests]=180
+)
+
+# phase NAME COMMAND...: runs COMMAND, prints how long it took against its
+# ceiling and appends "NAME<TAB>seconds<TAB>ceiling" to FABRICBENCH_PHASE_LOG
+# when that is set. Returns COMMAND's status, or 1 when CI is set and the
+# phase ran past its ceiling.
+phase() {
+  local name=$1
+  shift
+  local ceiling=${FB_CEILING_S[$name]:-}
+  if [ -z "$ceiling" ]; then
+    echo "phases.sh: phase '$name' has no ceiling: add one to FB_CEILING_S in scripts/lib/phases.sh" >&2
+    return 1
+  fi
+  local start=$SECONDS status=0
+  "$@" || status=$?
+  local took=$((SECONDS - start))
+  printf 'phase %-16s %5d s  (ceiling %d s)\n' "$name" "$took" "$ceiling" >&2
+  [ -z "${FABRICBENCH_PHASE_LOG:-}" ] || printf '%s\t%d\t%d\n' "$name" "$took" "$ceiling" >>"$FABRICBENCH_PHASE_LOG"
+  [ "$status" -eq 0 ] || return "$status"
+  if [ -n "${CI:-}" ] && [ "$took" -gt "$ceiling" ]; then
+    echo "phases.sh: phase '$name' took $took s, past its ceiling of $ceiling s: find what grew (ctest's" \
+         "per-test times, ninja's .ninja_log) and make it smaller, or raise the ceiling in scripts/lib/phases.sh" \
+         "with the reason, keeping .ci/run under 50 minutes" >&2
+    return 1
+  fi
+}
+
+# ctest_by_label BUILD JOBS [ctest arguments]: every label of BUILD's tests
+# in turn (each test carries exactly one label), each a phase "PREFIX:LABEL"
+# with PREFIX from FB_PHASE_PREFIX (default "tests"). A label left with no
+# test by the arguments (-LE gpu) is passed over. All labels run even when
+# one fails; the status is the first failure's.
+ctest_by_label() {
+  local build=$1 jobs=$2
+  shift 2
+  local label status=0 rc n
+  for label in $(ctest --test-dir "$build" --print-labels | sed -n 's/^  \([a-z0-9_-]*\)$/\1/p'); do
+    # Several -L are all required (ctest 3.25): "-L unit" from the caller leaves only that label.
+    n=$(ctest --test-dir "$build" -N -L "^$label\$" "$@" | sed -n 's/^Total Tests: //p')
+    [ "${n:-0}" -gt 0 ] || continue
+    rc=0
+    phase "${FB_PHASE_PREFIX:-tests}:$label" \
+      ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "^$label\$" "$@" || rc=$?
+    [ "$status" -ne 0 ] || status=$rc
+  done
+  return "$status"
+}
