@@ -16,7 +16,7 @@ namespace {
 using CurveKey = std::tuple<std::string, std::string, std::string, std::string, std::string, bool, int, int, int, int,
                             int, std::string, int>;
 
-CurveKey key_of(const Measurement& m) {
+CurveKey curve_key_of(const Measurement& m) {
   return {m.op, m.backend, m.scope, m.path, m.dtype, m.in_place, m.peer_a, m.peer_b, m.nranks, m.groups, m.pass,
           m.redop, m.root};
 }
@@ -24,7 +24,7 @@ CurveKey key_of(const Measurement& m) {
 std::map<CurveKey, std::vector<const Measurement*>> curves_of(const std::vector<const Measurement*>& rows) {
   std::map<CurveKey, std::vector<const Measurement*>> out;
   for (const auto* m : rows)
-    if (m->time.median_us > 0) out[key_of(*m)].push_back(m);
+    if (m->time.median_us > 0) out[curve_key_of(*m)].push_back(m);
   for (auto& [key, curve] : out) {
     std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->bytes < b->bytes; });
     curve.erase(std::unique(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->bytes == b->bytes; }),

@@ -5,16 +5,15 @@
 #include <cmath>
 
 #include "fabricbench/model/formulas.hpp"
+#include "fabricbench/model/units.hpp"
 
 namespace fb::model {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 double activations(const Workload& w, const Parallel& p, int tp) {
   if (!w.transformer()) return w.activation_bytes_per_sample * w.micro_batch;
-  ActivationShape a{w.micro_batch, w.seq_len, w.hidden, w.heads, p.stage_layers, tp, p.pp, p.micro_batches,
-                    w.act_bytes, w.recompute, w.flash_attention};
+  ActivationShape a{w.micro_batch, w.seq_len,       w.hidden,    w.heads,     p.stage_layers,   tp,
+                    p.pp,          p.micro_batches, w.act_bytes, w.recompute, w.flash_attention};
   a.sequence_parallel = w.sequence_parallel;
   return activation_bytes(a);
 }
@@ -62,7 +61,7 @@ int smallest_tp(const Workload& w, const Parallel& p, int zero, double capacity)
 
 std::vector<MemoryFit> memory_fit(const Workload& w, const GpuPreset& gpu) {
   const Parallel p = resolve_parallel(w);
-  const double capacity = gpu.memory_gib * kGiB;
+  const double capacity = gpu.memory_gib * kBytesPerGiB;
   std::vector<MemoryFit> out;
   for (int zero = 0; zero <= 3; ++zero) {
     MemoryFit m;

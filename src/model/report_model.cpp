@@ -8,11 +8,10 @@
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/units.hpp"
 #include "fabricbench/model/report.hpp"
+#include "fabricbench/model/units.hpp"
 
 namespace fb::model {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double busbw_factor_of(const Curve& c) {
   const auto op = parse_op(c.op);
@@ -51,7 +50,7 @@ json assumptions_json(const StepCost& s) {
 std::string memory_note(const StepCost& s) {
   return fmt::format("warning: the workload needs {:.1f} GiB per GPU and one {} has {:.0f} GiB; see `fabricbench model "
                      "memory` for the ZeRO stage, DP or TP that fits",
-                     s.memory_bytes / kGiB, s.gpu, s.memory_capacity_bytes / kGiB);
+                     s.memory_bytes / kBytesPerGiB, s.gpu, s.memory_capacity_bytes / kBytesPerGiB);
 }
 
 }  // namespace
@@ -276,9 +275,9 @@ Table memory_table(const std::vector<MemoryFit>& fits, int workload_zero) {
               "smallest_dp", "smallest_tp"};
   for (const auto& m : fits)
     t.rows.push_back({fmt::format("{}{}", m.zero, m.zero == workload_zero ? " (workload)" : ""),
-                      cell(m.states_bytes / kGiB, 2), cell(m.gathered_bytes / kGiB, 2),
-                      cell(m.activation_bytes / kGiB, 2),
-                      cell(m.total_bytes / kGiB, 2), cell(m.capacity_bytes / kGiB, 0), m.fits ? "yes" : "no",
+                      cell(m.states_bytes / kBytesPerGiB, 2), cell(m.gathered_bytes / kBytesPerGiB, 2),
+                      cell(m.activation_bytes / kBytesPerGiB, 2), cell(m.total_bytes / kBytesPerGiB, 2),
+                      cell(m.capacity_bytes / kBytesPerGiB, 0), m.fits ? "yes" : "no",
                       m.smallest_dp ? std::to_string(m.smallest_dp) : "none",
                       m.smallest_tp ? std::to_string(m.smallest_tp) : "none"});
   t.notes.push_back("states: 16 bytes per parameter (mixed-precision Adam; 18 with an fp32 main_grad) sharded by ZeRO "

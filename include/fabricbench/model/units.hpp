@@ -17,6 +17,8 @@ using fb::parse_rate_gbps;
 // 1 GB/s = 1e9 bytes per second = 1e3 bytes per microsecond: the model's
 // times are in microseconds and its rates in GB/s.
 inline constexpr double kBytesPerUsPerGbps = 1e3;
+// Memory sizes: presets and tables speak GiB.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 // A count of parameters or tokens: "7B", "7e9", "175B", "1.5T", "300M",
 // "2M", "7000000000", "8.2G" (FLOPs). K, M, B or G (billion), T are powers

@@ -21,7 +21,7 @@ namespace fb::watch {
 namespace {
 
 // How long rank 0 waits for the other ranks to leave after telling them to.
-constexpr double kStopDrainS = 2;
+constexpr double kMonitorStopDrainS = 2;
 constexpr double kJudgePeriodS = kTickMs * 1e-3;
 
 std::vector<Fd> all_listeners(std::vector<Fd> tcp, Fd local) {
@@ -136,7 +136,7 @@ class Monitor : public Hub::Events {
 
   void finish_run(const RunEnd& end) {
     if (c_.on_end) c_.on_end(end);
-    hub_.stop_all(end.status, kStopDrainS);
+    hub_.stop_all(end.status, kMonitorStopDrainS);
     if (const int sig = judge_.signal_number(); sig != 0 && !c_.leave) {
       c_.board->abort_active_group();
       die_of(sig);
@@ -150,7 +150,7 @@ class Monitor : public Hub::Events {
     spdlog::error("{}; this rank (0) had stopped answering, so the record is left without its closing line (readers "
                   "report it incomplete)",
                   *abandoned_);
-    hub_.stop_all("abandoned", kStopDrainS);
+    hub_.stop_all("abandoned", kMonitorStopDrainS);
     leave(kExitRunError);
   }
 

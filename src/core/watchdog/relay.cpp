@@ -23,7 +23,7 @@ namespace {
 
 // How long a leader waits for its node's ranks to hang up after telling
 // them to stop (rank 0 waits a little longer for the leaders).
-constexpr double kStopDrainS = 1;
+constexpr double kRelayStopDrainS = 1;
 // How long a rank that received a signal waits for rank 0's stop before it
 // dies of the signal anyway (rank 0 seals the record in tens of milliseconds).
 constexpr double kSignalGraceS = 3;
@@ -209,7 +209,7 @@ class Relay : public Hub::Events {
   }
 
   void stop_here(const std::string& why) {
-    if (hub_) hub_->stop_all(why, kStopDrainS);
+    if (hub_) hub_->stop_all(why, kRelayStopDrainS);
     if (signal_ != 0) die_of(signal_);  // rank 0 has sealed the record (or is gone)
     over_ = true;
     if (c_.leave)
