@@ -14,6 +14,7 @@
 #include <regex>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/foreign_text.hpp"
 
 namespace fb::diagnose {
 namespace {
@@ -61,9 +62,8 @@ LineReader key_value() {
 // tqdm's "n/total [elapsed<left, rate]": one value per iteration count n
 // (a bar redrawn several times at one n counts once).
 LineReader tqdm() {
-  auto re = std::make_shared<std::regex>(std::string(R"(([0-9]+)/[0-9?]+\s*\[[^\]]*?[\s,])") + kNumber +
-                                             R"(\s*(s/it|it/s))",
-                                         std::regex::ECMAScript);
+  auto re = std::make_shared<std::regex>(
+      std::string(R"(([0-9]+)/[0-9?]+\s*\[[^\]]*?[\s,])") + kNumber + R"(\s*(s/it|it/s))", std::regex::ECMAScript);
   return [re](const std::string& line, std::string& key) -> std::optional<double> {
     std::smatch m;
     if (!std::regex_search(line, m, *re)) return std::nullopt;
@@ -84,17 +84,24 @@ const std::array<Format, 4>& formats() {
   return table;
 }
 
-// Lines split at '\n' and at the '\r' progress bars redraw with.
-std::vector<std::string> lines_of(std::string_view text) {
+// Lines split at '\n' and at the '\r' progress bars redraw with; a line too
+// long for std::regex is passed over and counted in `long_lines`.
+std::vector<std::string> lines_of(std::string_view text, LongLines& long_lines) {
   std::vector<std::string> out;
-  std::size_t start = 0;
+  std::size_t start = 0, number = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || text[i] == '\n' || text[i] == '\r') {
-      if (i > start) out.emplace_back(text.substr(start, i - start));
+      const std::string_view line = text.substr(start, i - start);
+      if (!line.empty() && long_lines.keep(line, ++number)) out.emplace_back(line);
       start = i + 1;
     }
   }
   return out;
+}
+
+void add_note(std::string& note, const std::string& more) {
+  if (more.empty()) return;
+  note += note.empty() ? more : "; " + more;
 }
 
 std::vector<double> read_all(const std::vector<std::string>& lines, const LineReader& read) {
@@ -134,23 +141,8 @@ std::string read_from(const std::string& path, std::uintmax_t offset, std::strin
   return text;
 }
 
-}  // namespace
-
-void check_iter_options(const IterOptions& options) {
-  if (options.regex.empty()) return;
-  try {
-    const std::regex re(options.regex, std::regex::ECMAScript);
-    if (re.mark_count() < 1)
-      throw UsageError(fmt::format("--iter-regex '{}': no group; put the time in parentheses, e.g. 'took ([0-9.]+) ms'",
-                                   options.regex));
-  } catch (const std::regex_error& e) {
-    throw UsageError(fmt::format("--iter-regex '{}': not a regular expression ({})", options.regex, e.what()));
-  }
-}
-
-IterSeries parse_iterations(std::string_view text, const IterOptions& options) {
+IterSeries parse_lines(const std::vector<std::string>& lines, const IterOptions& options) {
   IterSeries s;
-  const auto lines = lines_of(text);
   if (!options.regex.empty()) {
     s.format = "regex";
     s.unit = "s";
@@ -166,8 +158,31 @@ IterSeries parse_iterations(std::string_view text, const IterOptions& options) {
     s.values = std::move(values);
     return s;
   }
-  s.note = "no iteration times found: looked for Megatron-LM's 'elapsed time per iteration (ms)', iter_time/step_time "
-           "keys, DeepSpeed's CurrSamplesPerSec and tqdm's s/it or it/s; give --iter-regex for other formats";
+  s.note =
+      "no iteration times found: looked for Megatron-LM's 'elapsed time per iteration (ms)', iter_time/step_time "
+      "keys, DeepSpeed's CurrSamplesPerSec and tqdm's s/it or it/s; give --iter-regex for other formats";
+  return s;
+}
+
+}  // namespace
+
+void check_iter_options(const IterOptions& options) {
+  if (options.regex.empty()) return;
+  try {
+    const std::regex re(options.regex, std::regex::ECMAScript);
+    if (re.mark_count() < 1)
+      throw UsageError(fmt::format("--iter-regex '{}': no group; put the time in parentheses, e.g. 'took ([0-9.]+) ms'",
+                                   options.regex));
+  } catch (const std::regex_error& e) {
+    throw UsageError(fmt::format("--iter-regex '{}': not a regular expression ({})", options.regex, e.what()));
+  }
+}
+
+IterSeries parse_iterations(std::string_view text, const IterOptions& options) {
+  LongLines long_lines;
+  const auto lines = lines_of(text, long_lines);
+  IterSeries s = parse_lines(lines, options);
+  add_note(s.note, long_lines.note("the log"));
   return s;
 }
 
@@ -190,7 +205,9 @@ IterSeries IterLog::read() const {
       IterSeries s = parse_iterations(fresh, options_);
       s.source = path_;
       if (s.values.size() >= kMinWindowIterations) {
-        s.note = fmt::format("{} iterations logged during the window", s.values.size());
+        std::string note = fmt::format("{} iterations logged during the window", s.values.size());
+        add_note(note, s.note);  // lines passed over, if any
+        s.note = note;
         return s;
       }
     }
@@ -212,10 +229,13 @@ IterSeries IterLog::read() const {
   const std::size_t logged = s.values.size();
   if (logged > kTailIterations)
     s.values.erase(s.values.begin(), s.values.end() - static_cast<std::ptrdiff_t>(kTailIterations));
-  s.note = fmt::format("the log's last {} of {} iterations ({} during the window: fewer than {}; the job may log "
-                       "rarely or have ended)",
-                       s.values.size(), logged, start_size_ ? "few or none" : "the file was unreadable at the start",
-                       kMinWindowIterations);
+  std::string note = fmt::format(
+      "the log's last {} of {} iterations ({} during the window: fewer than {}; the job "
+      "may log rarely or have ended)",
+      s.values.size(), logged, start_size_ ? "few or none" : "the file was unreadable at the start",
+      kMinWindowIterations);
+  add_note(note, s.note);  // lines passed over, if any
+  s.note = note;
   return s;
 }
 

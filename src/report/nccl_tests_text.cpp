@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/foreign_text.hpp"
 #include "nccl_tests_parts.hpp"
 
 namespace fb::report {
@@ -59,17 +60,18 @@ std::optional<Layout> read_heads(const std::string& body, const std::string& whe
   const auto has = [&](const char* w) { return std::find(words.begin(), words.end(), w) != words.end(); };
   if (!has("time") || !(has("size") || has("bytes")) || !(has("busbw") || has("algbw"))) return std::nullopt;
   static const std::vector<std::pair<std::string, Column>> kNames{
-      {"size", Column::size},   {"count", Column::count}, {"type", Column::type},   {"redop", Column::redop},
-      {"root", Column::root},   {"time", Column::time},   {"algbw", Column::algbw}, {"busbw", Column::busbw},
+      {"size", Column::size},    {"count", Column::count}, {"type", Column::type},   {"redop", Column::redop},
+      {"root", Column::root},    {"time", Column::time},   {"algbw", Column::algbw}, {"busbw", Column::busbw},
       {"#wrong", Column::wrong}, {"error", Column::error}};
   Layout l;
   int placement = -1;
   for (const auto& w : words) {
     auto it = std::find_if(kNames.begin(), kNames.end(), [&](const auto& n) { return n.first == w; });
     if (it == kNames.end())
-      throw UsageError(fmt::format("{}: column '{}' is not one of nccl-tests' (size, count, type, redop, root, time, "
-                                   "algbw, busbw, #wrong): an unknown table layout: '{}'",
-                                   where, w, line));
+      throw UsageError(
+          fmt::format("{}: column '{}' is not one of nccl-tests' (size, count, type, redop, root, time, "
+                      "algbw, busbw, #wrong): an unknown table layout: '{}'",
+                      where, w, line));
     if (it->second == Column::time) ++placement;
     const bool figure = it->second >= Column::time;
     if (figure && placement < 0)
@@ -81,9 +83,10 @@ std::optional<Layout> read_heads(const std::string& body, const std::string& whe
     if (std::none_of(l.columns.begin(), l.columns.end(), [&](const auto& c) { return c.first == need; }))
       throw UsageError(fmt::format("{}: no size, count or type column: an unknown table layout: '{}'", where, line));
   if (l.placements < 1 || l.placements > 2)
-    throw UsageError(fmt::format("{}: {} groups of time columns (nccl-tests prints out-of-place and in-place): an "
-                                 "unknown table layout: '{}'",
-                                 where, l.placements, line));
+    throw UsageError(
+        fmt::format("{}: {} groups of time columns (nccl-tests prints out-of-place and in-place): an "
+                    "unknown table layout: '{}'",
+                    where, l.placements, line));
   return l;
 }
 
@@ -144,9 +147,10 @@ class TextReader {
   void finish(std::size_t lines) {
     close();
     if (!seen_heads_)
-      throw UsageError(fmt::format("{}:{}: no nccl-tests results table in this file (the '#  size  count  type ...  "
-                                   "time  algbw  busbw' heads), and it is not nccl-tests' -J JSON{}",
-                                   name_, lines ? 1 : 0, first_line_.empty() ? "" : ": '" + first_line_ + "'"));
+      throw UsageError(
+          fmt::format("{}:{}: no nccl-tests results table in this file (the '#  size  count  type ...  "
+                      "time  algbw  busbw' heads), and it is not nccl-tests' -J JSON{}",
+                      name_, lines ? 1 : 0, first_line_.empty() ? "" : ": '" + first_line_ + "'"));
   }
 
  private:
@@ -181,8 +185,8 @@ class TextReader {
     if (slot.empty()) {
       slot = value;
     } else if (slot != value && !noted_versions_) {
-      out_.notes.push_back(fmt::format("{}: {} version {} here and {} elsewhere: the record says {}", name_, what,
-                                       value, slot, slot));
+      out_.notes.push_back(
+          fmt::format("{}: {} version {} here and {} elsewhere: the record says {}", name_, what, value, slot, slot));
       noted_versions_ = true;
     }
   }
@@ -241,17 +245,19 @@ class TextReader {
     std::size_t us = 0;
     for (auto at = text.find("(us)"); at != std::string::npos; at = text.find("(us)", at + 1)) ++us;
     if (us != static_cast<std::size_t>(layout_.placements) || text.find("(GB/s)") == std::string::npos)
-      throw UsageError(fmt::format("{}: the units line does not say time in us and bandwidth in GB/s for each "
-                                   "placement: an unknown table layout: '{}'",
-                                   where, trimmed(text)));
+      throw UsageError(
+          fmt::format("{}: the units line does not say time in us and bandwidth in GB/s for each "
+                      "placement: an unknown table layout: '{}'",
+                      where, trimmed(text)));
     units_seen_ = true;
   }
 
   void row(const std::vector<std::string>& words, const std::string& where, const std::string& text) {
     if (!units_seen_)
-      throw UsageError(fmt::format("{}: a row before the units line '(B) (elements) ... (us) (GB/s)': an unknown table "
-                                   "layout: '{}'",
-                                   where, trimmed(text)));
+      throw UsageError(
+          fmt::format("{}: a row before the units line '(B) (elements) ... (us) (GB/s)': an unknown table "
+                      "layout: '{}'",
+                      where, trimmed(text)));
     if (words.size() != layout_.columns.size())
       throw UsageError(fmt::format("{}: {} fields where the heads name {} (a cut or garbled row): '{}'", where,
                                    words.size(), layout_.columns.size(), trimmed(text)));
@@ -263,18 +269,34 @@ class TextReader {
       Printed& p = placement == 1 ? r.in_place : r.out_of_place;
       const bool na = w == "N/A";
       switch (column) {
-        case Column::size: r.size = number<std::uint64_t>(w, where, "size"); break;
-        case Column::count: r.count = number<std::uint64_t>(w, where, "count"); break;
-        case Column::type: r.type = w; break;
-        case Column::redop: r.redop = w; break;
-        case Column::root: r.root = number<int>(w, where, "root"); break;
+        case Column::size:
+          r.size = number<std::uint64_t>(w, where, "size");
+          break;
+        case Column::count:
+          r.count = number<std::uint64_t>(w, where, "count");
+          break;
+        case Column::type:
+          r.type = w;
+          break;
+        case Column::redop:
+          r.redop = w;
+          break;
+        case Column::root:
+          r.root = number<int>(w, where, "root");
+          break;
         case Column::time:
           p.present = !na;
           if (!na) p.time_us = number<double>(w, where, "time");
           break;
-        case Column::algbw: if (!na) p.algbw_gbps = number<double>(w, where, "algbw"); break;
-        case Column::busbw: if (!na) p.busbw_gbps = number<double>(w, where, "busbw"); break;
-        case Column::wrong: if (!na) p.wrong = number<std::int64_t>(w, where, "#wrong"); break;
+        case Column::algbw:
+          if (!na) p.algbw_gbps = number<double>(w, where, "algbw");
+          break;
+        case Column::busbw:
+          if (!na) p.busbw_gbps = number<double>(w, where, "busbw");
+          break;
+        case Column::wrong:
+          if (!na) p.wrong = number<std::int64_t>(w, where, "#wrong");
+          break;
         case Column::error:
           // Older nccl-tests printed the largest error, not a count of wrong
           // elements: the row stays "not checked".
@@ -306,17 +328,19 @@ class TextReader {
       detail::add_row(t, r);
     }
     if (zero)
-      out_.notes.push_back(fmt::format("{}: left out {} row(s) of size 0 (nothing moved: no figure to compare)",
-                                       t.where, zero));
+      out_.notes.push_back(
+          fmt::format("{}: left out {} row(s) of size 0 (nothing moved: no figure to compare)", t.where, zero));
     if (old_error_column_)
-      out_.notes.push_back(fmt::format("{}: this nccl-tests prints the largest error, not a count of wrong "
-                                       "elements: the rows say 'not checked' (wrong -1)",
-                                       t.where));
+      out_.notes.push_back(
+          fmt::format("{}: this nccl-tests prints the largest error, not a count of wrong "
+                      "elements: the rows say 'not checked' (wrong -1)",
+                      t.where));
     old_error_column_ = false;
     if (!t.finished)
-      out_.failures.push_back(fmt::format("{}: the {} table ends without nccl-tests' closing lines (the test failed "
-                                          "or the log was cut): its {} rows are kept",
-                                          t.where, t.op, t.rows.size()));
+      out_.failures.push_back(
+          fmt::format("{}: the {} table ends without nccl-tests' closing lines (the test failed "
+                      "or the log was cut): its {} rows are kept",
+                      t.where, t.op, t.rows.size()));
     out_.tables.push_back(std::move(t));
   }
 
@@ -326,10 +350,11 @@ class TextReader {
       if (!op.empty()) return op;
     }
     if (!options_.op.empty()) return options_.op;
-    throw UsageError(fmt::format("{}: which nccl-tests test this table is the log does not say (no '# Collective test "
-                                 "starting' line, no *_perf command line before it, and the file name names none; "
-                                 "first row at {}): give --op",
-                                 t.where, row_where));
+    throw UsageError(
+        fmt::format("{}: which nccl-tests test this table is the log does not say (no '# Collective test "
+                    "starting' line, no *_perf command line before it, and the file name names none; "
+                    "first row at {}): give --op",
+                    t.where, row_where));
   }
 
   static std::vector<std::string> args_after(const std::string& line, const std::string& binary) {
@@ -356,17 +381,19 @@ class TextReader {
     const PrintedRow* big = nullptr;
     for (const auto& r : rows)
       if (r.out_of_place.algbw_gbps && r.out_of_place.busbw_gbps && (!big || r.size > big->size)) big = &r;
-    const int n = big ? detail::ranks_from_factor(t.op, *big->out_of_place.algbw_gbps, *big->out_of_place.busbw_gbps)
-                      : 0;
+    const int n =
+        big ? detail::ranks_from_factor(t.op, *big->out_of_place.algbw_gbps, *big->out_of_place.busbw_gbps) : 0;
     if (n > 0) {
-      out_.notes.push_back(fmt::format("{}: the log lists no ranks: {} ranks from the busbw/algbw ratio of the row "
-                                       "at {} (give --ranks to say otherwise)",
-                                       t.where, n, big->where));
+      out_.notes.push_back(
+          fmt::format("{}: the log lists no ranks: {} ranks from the busbw/algbw ratio of the row "
+                      "at {} (give --ranks to say otherwise)",
+                      t.where, n, big->where));
       return n;
     }
-    throw UsageError(fmt::format("{}: the log lists no ranks ('#  Rank  0 ... device ...' lines) and {}'s busbw "
-                                 "does not tell their number: give --ranks N",
-                                 t.where, t.op));
+    throw UsageError(
+        fmt::format("{}: the log lists no ranks ('#  Rank  0 ... device ...' lines) and {}'s busbw "
+                    "does not tell their number: give --ranks N",
+                    t.where, t.op));
   }
 
   std::string name_;
@@ -375,7 +402,7 @@ class TextReader {
   std::string file_binary_;
   std::string pending_binary_, pending_line_;
   std::string first_line_;
-  NcclTestsTable test_;                 // what the test's header lines said
+  NcclTestsTable test_;                  // what the test's header lines said
   std::optional<NcclTestsTable> table_;  // the open table
   Layout layout_;
   std::vector<PrintedRow> rows_;
@@ -393,12 +420,14 @@ NcclTestsImport parse_nccl_tests_text(std::istream& in, const std::string& name,
   TextReader reader(name, options, out);
   std::string line;
   std::size_t number = 0;
+  LongLines long_lines;
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    reader.line(line, number);
+    if (long_lines.keep(line, number)) reader.line(line, number);
   }
   reader.finish(number);
+  if (long_lines.count() > 0) out.notes.push_back(long_lines.note(name));
   return out;
 }
 

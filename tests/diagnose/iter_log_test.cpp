@@ -70,10 +70,11 @@ TEST(IterLog, TqdmBarsCountEachIterationOnceInBothRateForms) {
 }
 
 TEST(IterLog, KeysInKeyValueAndJsonLinesWithTheirUnits) {
-  const std::string log = "step 1 iter_time=0.52 loss=3.1\n"
-                          "{\"step\": 2, \"iteration_time_ms\": 480.0, \"loss\": 3.0}\n"
-                          "step 3 step_time: 510 ms\n"
-                          "step 4 time_per_iteration 0.5\n";  // no ':' or '=': not this form
+  const std::string log =
+      "step 1 iter_time=0.52 loss=3.1\n"
+      "{\"step\": 2, \"iteration_time_ms\": 480.0, \"loss\": 3.0}\n"
+      "step 3 step_time: 510 ms\n"
+      "step 4 time_per_iteration 0.5\n";  // no ':' or '=': not this form
   const auto s = parse_iterations(log, {});
   EXPECT_EQ(s.format, "key");
   ASSERT_EQ(s.values.size(), 3u);
@@ -112,6 +113,24 @@ TEST(IterLog, NothingRecognisedSaysWhatWasLookedFor) {
   const auto s = parse_iterations("hello\nworld\n", {});
   EXPECT_TRUE(s.values.empty());
   EXPECT_NE(s.note.find("give --iter-regex"), std::string::npos) << s.note;
+}
+
+// A 180 KB line and a 200,000-digit number once ended diagnose with SIGSEGV:
+// std::regex recurses once per character it matches and ran out of stack.
+// Such lines are passed over and counted; the iterations around them stay.
+TEST(IterLog, LinesTooLongForTheRegexArePassedOverAndCounted) {
+  const std::string megatron = " iteration 1/ 10 | elapsed time per iteration (ms): 1500.0 |\n";
+  const std::string log =
+      megatron + std::string(180'000, 'x') + "\n" + "took " + std::string(200'000, '7') + " ms\n" + megatron;
+  const auto s = parse_iterations(log, {});
+  EXPECT_EQ(s.format, "megatron");
+  EXPECT_EQ(s.values, (std::vector<double>{1.5, 1.5}));
+  EXPECT_NE(s.note.find("2 lines of the log longer than 8192 bytes were not read (the first is line 2)"),
+            std::string::npos)
+      << s.note;
+  const auto r = parse_iterations("took 12 ms\n" + std::string(200'000, '7') + "\n", {.regex = "took ([0-9.]+) ms"});
+  EXPECT_EQ(r.values, (std::vector<double>{12.0}));
+  EXPECT_NE(r.note.find("1 line of the log longer than 8192 bytes was not read"), std::string::npos) << r.note;
 }
 
 class GrowingLog : public ::testing::Test {

@@ -102,6 +102,21 @@ TEST(NcclTestsImport, TheTextOfARunAgreesWithItsJson) {
   }
 }
 
+// A line of 200,000 digits (srun's prefix pattern is ^\s*\d+: ) once ended
+// the import with SIGSEGV in std::regex; it is passed over and said.
+TEST(NcclTestsImport, ALineTooLongForTheRegexIsPassedOverAndSaid) {
+  const NcclTestsImport plain = read_nccl_tests({import_fixture("h200-all_gather-sendrecv-mpirun.log")}, {});
+  const std::string body =
+      std::string(200'000, '7') + "\n" + text_of(import_fixture("h200-all_gather-sendrecv-mpirun.log"));
+  const NcclTestsImport r = text(body, "long.log");
+  ASSERT_EQ(r.tables.size(), plain.tables.size());
+  EXPECT_EQ(r.tables[0].rows.size(), plain.tables[0].rows.size());
+  ASSERT_EQ(r.notes.size(), plain.notes.size() + 1);
+  EXPECT_NE(r.notes.back().find("1 line of long.log longer than 8192 bytes was not read (the first is line 1)"),
+            std::string::npos)
+      << r.notes.back();
+}
+
 TEST(NcclTestsImport, SrunPrefixesAndRanksOnTwoHosts) {
   const NcclTestsImport im = read_nccl_tests({import_fixture("two-nodes-16-ranks-srun.log")}, {});
   ASSERT_EQ(im.tables.size(), 1u);
@@ -166,9 +181,10 @@ TEST(NcclTestsImport, UnknownFormatsAreRefusedNamingTheLine) {
   EXPECT_NE(none.find("notes.txt:1: no nccl-tests results table"), std::string::npos) << none;
   EXPECT_NE(none.find("'hello'"), std::string::npos) << none;
   const std::string units = refusal([] {
-    text("# Collective test starting: all_reduce_perf\n#  size  count  type  redop  root  time  algbw  busbw #wrong\n"
-         "#  (B)  (elements)  (ms)  (GB/s)  (GB/s)\n",
-         "ms.log");
+    text(
+        "# Collective test starting: all_reduce_perf\n#  size  count  type  redop  root  time  algbw  busbw #wrong\n"
+        "#  (B)  (elements)  (ms)  (GB/s)  (GB/s)\n",
+        "ms.log");
   });
   EXPECT_NE(units.find("ms.log:3: the units line"), std::string::npos) << units;
   const std::string json = refusal([] { parse_nccl_tests_json("{\"version\": 3}", "v3.json", {}); });
