@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The measured link (on one host: its rows stand in for the network).
-network=$("$here/scripts/measured-network.sh" "$results")
+network=$(FABRICBENCH="$fb" "$here/scripts/measured-network.sh" "$results")
 quotes=${4:-}
 if [ -z "$quotes" ]; then
   quotes=$tmp/quotes.yaml

@@ -5,19 +5,23 @@
 # model's answer to "what would 10GbE vs 400G InfiniBand cost my training
 # job": the default workload on the host link just measured and on the two
 # presets.
-#   scripts/quickstart.sh [extra `fabricbench run` flags]
+#   scripts/quickstart.sh [extra `fabricbench run` flags, e.g. -e 64K for a short sweep]
+# FABRICBENCH_BUILD: the build folder (default build/; CI passes its test
+# tree, so nothing is compiled again); FABRICBENCH_RESULTS: where the records
+# go (default results/).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=$here/build
+build=${FABRICBENCH_BUILD:-$here/build}
+results=${FABRICBENCH_RESULTS:-$here/results}
 
 "$here/scripts/setup.sh"
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)" --target fabricbench
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mkdir -p "$here/results"
+mkdir -p "$results"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
-out=$here/results/local-$stamp.jsonl
+out=$results/local-$stamp.jsonl
 ranks=2
 echo "# fabricbench quick start: $ranks host ranks over MPI on $(hostname) -> $out" >&2
 mpirun -np "$ranks" --oversubscribe --bind-to none "$build/fabricbench" run --out "$out" "$@"
@@ -28,17 +32,17 @@ mpirun -np "$ranks" --oversubscribe --bind-to none "$build/fabricbench" run --ou
 # start goes on.
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [ "${gpus:-0}" -gt 0 ]; then
-  gpu_out=$here/results/local-$stamp-nccl.jsonl
+  gpu_out=$results/local-$stamp-nccl.jsonl
   echo "# fabricbench quick start: NCCL over $gpus GPU(s) -> $gpu_out" >&2
   mpirun -np "$gpus" --bind-to none "$build/fabricbench" run --backend nccl -e 1G --out "$gpu_out" "$@" ||
     echo "# the NCCL sweep did not run (above: why); the host results stand" >&2
   mpirun -np 1 --bind-to none "$build/fabricbench" run --backend cuda -b 1M -e 1G -f 4 \
-    --out "$here/results/local-$stamp-cuda.jsonl" ||
+    --out "$results/local-$stamp-cuda.jsonl" ||
     echo "# the CUDA copy sweep did not run (above: why)" >&2
 fi
 
 workload=$here/profiles/workloads/llama-7b-zero1-2x8-h100.yaml
-network=$("$here/scripts/measured-network.sh" "$out")
+network=$(FABRICBENCH="$build/fabricbench" "$here/scripts/measured-network.sh" "$out")
 echo >&2
 echo "# fabricbench model: $(basename "$workload" .yaml) on the link just measured ($network;" \
      "on one host it stands in for the network between nodes) and on two presets" >&2

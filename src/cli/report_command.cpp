@@ -1,10 +1,15 @@
 // `fabricbench report compare A B`: two results files side by side;
 // `fabricbench report nccl-log FILE...`: the transports of NCCL's INFO logs;
+// `fabricbench report scopes FILE`: the scopes a record measured, for scripts;
 // the subcommands in their own files (report_subcommands.hpp): `report html`,
 // `report import nccl-tests`. Runs alone (no MPI_Init).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "alone.hpp"
 #include "commands.hpp"
@@ -22,6 +27,22 @@ Results read_or_usage(const std::string& path) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+}
+
+// The scopes of a record's measurement rows, once each, in the order first
+// measured: what a script reads to choose a --network for `model`
+// (scripts/measured-network.sh), instead of matching the record's text.
+int print_scopes(const std::string& path) {
+  const Results r = read_or_usage(path);
+  std::vector<std::string> scopes;
+  for (const auto& m : r.measurements)
+    if (std::find(scopes.begin(), scopes.end(), m.scope) == scopes.end()) scopes.push_back(m.scope);
+  if (scopes.empty())
+    throw UsageError(fmt::format("'{}' has no measurement rows (it is a `fabricbench {}` record): give the record "
+                                 "of a `fabricbench run`",
+                                 path, r.header.command));
+  for (const auto& s : scopes) std::printf("%s\n", s.c_str());
+  return kExitOk;
 }
 
 }  // namespace
@@ -49,6 +70,10 @@ int report_main(int argc, char** argv) {
                   "without GPUDirect RDMA, NET/Socket, plugins, NVLS, CollNet, and a verdict per node pair");
   nccl_log->add_option("files", logs, "NCCL log files (one per rank, or merged; - for stdin)")->required();
   nccl_log->add_option("--format", log_format, "text or json")->capture_default_str();
+  std::string scopes_of;
+  auto* scopes = app.add_subcommand("scopes", "the scopes a results file measured, one a line, in the order first "
+                                              "measured (for scripts: read a record through the binary, not its text)");
+  scopes->add_option("results", scopes_of, "results file (.jsonl)")->required();
   const std::vector<ReportSubcommand> added{
       add_report_html(app),
       add_report_import(app),
@@ -57,6 +82,7 @@ int report_main(int argc, char** argv) {
   return run_alone("report", app, [&]() -> int {
     app.parse(argc, argv);
     if (nccl_log->parsed()) return report_nccl_log(logs, log_format);
+    if (scopes->parsed()) return print_scopes(scopes_of);
     for (const auto& sub : added)
       if (sub.app->parsed()) return sub.run(argc, argv);
     const model::Format fmt = model::parse_format(format);
