@@ -10,9 +10,16 @@ if(GIT_FOUND AND EXISTS "${SRC}/.git")
     OUTPUT_VARIABLE out RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(rc EQUAL 0)
     set(commit "${out}")
+    # Changes to tracked files anywhere, and files git does not track (nor
+    # ignore) where the binary's sources are: a new .cpp or preset built into
+    # it is as much a change as an edited one. Records and build folders
+    # elsewhere in the checkout do not count.
     execute_process(COMMAND ${GIT_EXECUTABLE} -C "${SRC}" status --porcelain --untracked-files=no
       OUTPUT_VARIABLE changes RESULT_VARIABLE rc2 ERROR_QUIET)
-    if(rc2 EQUAL 0 AND NOT changes STREQUAL "")
+    execute_process(COMMAND ${GIT_EXECUTABLE} -C "${SRC}" ls-files --others --exclude-standard --
+                            src include cmake profiles CMakeLists.txt
+      OUTPUT_VARIABLE untracked RESULT_VARIABLE rc3 ERROR_QUIET)
+    if((rc2 EQUAL 0 AND NOT changes STREQUAL "") OR (rc3 EQUAL 0 AND NOT untracked STREQUAL ""))
       set(dirty "true")
     endif()
   endif()
