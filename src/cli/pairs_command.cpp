@@ -142,7 +142,8 @@ int pairs_main(int argc, char** argv) {
   const Comm world = Comm::world();
   if (const int stop = same_command_everywhere(world, "pairs"); stop >= 0) return stop;
   CLI::App app{"Measure every pair of nodes in concurrent rounds, print the link matrix, find bad links and nodes. "
-               "Under mpirun or srun, one rank per node (or one per GPU with --rails).",
+               "Under mpirun or srun, one rank per node (or one per GPU with --rails). To try it on one machine, "
+               "take each local rank as a node: mpirun -x FABRICBENCH_RANKS_PER_NODE=1.",
                "fabricbench pairs"};
   PairsFlags flags;
   add_pairs_flags(app, flags);

@@ -123,7 +123,10 @@ TEST_P(PairsCliBadInput, ExitsTwoWithOneClearMessage) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, PairsCliBadInput,
-    ::testing::Values(BadInput{"OneNode", 2, 2, "", "at least two"},
+    ::testing::Values(BadInput{"OneNode", 2, 2, "",
+                               "at least two nodes, e.g. mpirun --map-by ppr:1:node over a hostfile of the nodes (to "
+                               "try it on one machine, take each local rank as a node: mpirun -x "
+                               "FABRICBENCH_RANKS_PER_NODE=1)"},
                       BadInput{"ZeroSize", 2, 1, "--size 0", "--size"},
                       BadInput{"TinyLatencySize", 2, 1, "--latency-size 2", "less than one float"},
                       BadInput{"UnknownNode", 3, 1, "--nodes nosuchhost", "no node has that host name"},

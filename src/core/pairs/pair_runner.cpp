@@ -67,7 +67,9 @@ void PairsRunner::preflight() const {
   if (selection_.size() < 2)
     throw UsageError(nodes_.nodes < 2
                          ? fmt::format("the job runs on one node ({}): pairs needs ranks on at least two nodes, e.g. "
-                                       "mpirun --map-by ppr:1:node over a hostfile of the nodes",
+                                       "mpirun --map-by ppr:1:node over a hostfile of the nodes (to try it on one "
+                                       "machine, take each local rank as a node: mpirun -x "
+                                       "FABRICBENCH_RANKS_PER_NODE=1)",
                                        nodes_.node_hosts.front())
                          : "--nodes: select at least two nodes");
   if (options_.rails && !nodes_.uniform)
