@@ -14,10 +14,10 @@
 # own under those watchdog threads, which read its board, abort the group it
 # is blocked in and seal the record it writes) and the scale simulation
 # (rank 0's monitor thread against 4,096 simulated ranks). The engine's tests
-# add no build target (they are in fb_watchdog_tests, on fb_core): one more
-# file to compile (69 s under TSan at a load average of 12) and 2 s of tests.
-# The whole step measured then: build 970 s from an empty tree, 53 tests
-# 27 s. Set FABRICBENCH_TSAN=0 to skip it.
+# add no build target (they are in fb_watchdog_tests, on fb_core). Each
+# build, label and tree is a timed phase held to its ceiling
+# (scripts/lib/phases.sh; figures in docs/testing.md, "CI time"). Set
+# FABRICBENCH_TSAN=0 to skip the TSan tree.
 # Open MPI's own allocations kept until exit are suppressed by library name
 # (tests/sanitizers/lsan.supp); fabricbench's code is checked in full.
 # FABRICBENCH_SANITIZE_LABELS='unit|mpi|fuzz' adds the MPI tests (slow: every
@@ -38,18 +38,18 @@ sanitized_flags="-O1 -gline-tables-only -DNDEBUG"
 configure() {  # configure DIR SANITIZERS [cmake arguments]
   local dir=$1 sanitizers=$2
   shift 2
-  rm -rf "$dir"
-  CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
-    -DFABRICBENCH_SANITIZE="$sanitizers" -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF "$@" >/dev/null
+  rm -rf "$dir" &&
+    CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$sanitized_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$sanitized_flags" \
+      -DFABRICBENCH_SANITIZE="$sanitizers" -DFABRICBENCH_BENCH=OFF -DFABRICBENCH_GPU=OFF "$@" >/dev/null
 }
 
 # Every program a `unit` test runs (fb_unit_programs, tests/CMakeLists.txt), and the harnesses.
 targets=(fb_unit_programs $(sed -n 's/^fb_add_fuzzer(\([a-z_]*\) .*/fuzz_\1/p' "$here/tests/fuzz/CMakeLists.txt"))
 [[ $labels == *mpi* ]] && targets=(all)
-sanitized_tree() {
-  configure "$build" address,undefined -DFABRICBENCH_FUZZ=ON
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+sanitized_tree() {  # run by `phase`: set -e does not reach inside, so each step is chained
+  configure "$build" address,undefined -DFABRICBENCH_FUZZ=ON &&
+    cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 }
 
 phase setup "$here/scripts/setup.sh"
@@ -61,8 +61,8 @@ FB_PHASE_PREFIX=sanitize ctest_by_label "$build" "$jobs" -L "^($labels)\$" "$@" 
 if [[ ${FABRICBENCH_TSAN:-1} != 0 ]]; then
   tsan=${FABRICBENCH_TSAN_BUILD:-$here/build-tsan}
   tsan_tree() {
-    configure "$tsan" thread
-    cmake --build "$tsan" -j "$jobs" --target fb_watchdog_tests fb_watchdog_sim
+    configure "$tsan" thread &&
+      cmake --build "$tsan" -j "$jobs" --target fb_watchdog_tests fb_watchdog_sim
   }
   phase tsan-build tsan_tree
   phase tsan:tests ctest --test-dir "$tsan" --output-on-failure -j "$jobs" -R '^(Watch|Progress)|^unit[.]watchdog_scale' "$@" ||

@@ -11,14 +11,14 @@ build=${FABRICBENCH_TEST_BUILD:-$here/build-test}
 jobs=$(nproc)
 source "$here/scripts/lib/phases.sh"
 
-build_tree() {
-  rm -rf "$build"
-  # -g1: line tables and function names, what a backtrace or a debugger's
-  # "where" needs, at four fifths of -g's compile time (the test tree is
-  # thrown away after the run; an installed build keeps the build type's -g).
-  cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
-  cmake --build "$build" -j "$jobs"
+# -g1: line tables and function names, what a backtrace or a debugger's
+# "where" needs, at four fifths of -g's compile time (the test tree is thrown
+# away after the run; an installed build keeps the build type's full -g).
+build_tree() {  # run by `phase`: set -e does not reach inside, so each step is chained
+  rm -rf "$build" &&
+    cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null &&
+    cmake --build "$build" -j "$jobs"
 }
 
 phase setup "$here/scripts/setup.sh"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# scripts/lib/phases.sh, which holds CI's phases to their ceilings: a phase
+# past its ceiling fails under CI (and only there), a phase with no ceiling
+# fails, a failing command's status comes through, and each phase is logged.
+#   phases_test.sh SOURCE_DIR
+set -u
+source "${1:?usage: phases_test.sh SOURCE_DIR}/scripts/lib/phases.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export FABRICBENCH_PHASE_LOG=$dir/log
+failures=0
+expect() {  # NAME EXPECTED_STATUS ACTUAL_STATUS
+  if [ "$2" = "$3" ]; then echo "ok   $1"; else
+    echo "FAIL $1: status $3, expected $2"
+    failures=$((failures + 1))
+  fi
+}
+FB_CEILING_S[quick]=60
+FB_CEILING_S[slow]=0
+unset CI
+phase quick true 2>/dev/null; expect "a phase within its ceiling" 0 $?
+phase slow sleep 1 2>/dev/null; expect "past its ceiling outside CI: only said" 0 $?
+CI=1 phase slow sleep 1 2>"$dir/err"; expect "past its ceiling in CI: fails" 1 $?
+grep -q "phase 'slow' took 1 s, past its ceiling of 0 s" "$dir/err" || { echo "FAIL: no message naming the phase: $(cat "$dir/err")"; failures=$((failures + 1)); }
+CI=1 phase quick sh -c 'exit 7' 2>/dev/null; expect "a failing command's status" 7 $?
+phase nameless true 2>/dev/null; expect "a phase with no ceiling" 1 $?
+[ "$(cut -f1 "$dir/log" | tr '\n' ' ')" = "quick slow slow quick " ] || { echo "FAIL: log: $(cat "$dir/log")"; failures=$((failures + 1)); }
+[ "$failures" -eq 0 ]
