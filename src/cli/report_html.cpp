@@ -56,6 +56,10 @@ report::HtmlInputs inputs_of(const HtmlFlags& f) {
 
 int run_html(const HtmlFlags& f) {
   if (auto err = check_output(f.out, "-o", f.overwrite); !err.empty()) throw UsageError(err);
+  std::vector<std::string> sources = f.records;
+  for (const auto* extra : {&f.check, &f.quotes, &f.workload})
+    if (!extra->empty()) sources.push_back(*extra);
+  if (auto err = check_not_an_input(f.out, "-o", sources); !err.empty()) throw UsageError(err);
   const report::HtmlInputs in = inputs_of(f);
   const std::string page = report::render_html(in);
   if (auto err = write_file_atomically(f.out, page); !err.empty()) {

@@ -2,12 +2,14 @@
 // text or -J JSON output as a fabricbench record, through the record's own
 // structs and writer (report/nccl_tests.hpp does the reading).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <set>
 
 #include "build_identity.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/types.hpp"
 #include "fabricbench/report/nccl_tests.hpp"
@@ -38,8 +40,16 @@ std::string ops_of(const report::NcclTestsImport& import) {
 int run_import(const ImportFlags& f) {
   if (!f.options.op.empty() && !parse_op(f.options.op))
     throw UsageError(fmt::format("--op '{}' is unknown; allowed: {}", f.options.op, allowed_ops()));
+  if (auto err = check_not_an_input(f.out, "--out", f.files); !err.empty()) throw UsageError(err);
   const report::NcclTestsImport import = report::read_nccl_tests(f.files, f.options);
   report::ImportRecord rec = report::import_record(import, make_run_id());
+  if (rec.rows.empty()) {  // a record of no rows once ended with exit 0
+    std::string why = import.tables.empty() ? "no nccl-tests table" : "tables without a row of a size above 0";
+    for (const auto& n : import.notes) why += "; " + n;
+    for (const auto& e : import.failures) why += "; " + e;
+    throw UsageError(fmt::format("nothing to import from {}: {}; give nccl-tests output that measured at least one size",
+                                 fmt::join(f.files, ", "), why));
+  }
   rec.header.version = kVersion;
   rec.header.argv = f.argv;
   rec.header.start_time = utc_now();

@@ -53,6 +53,20 @@ std::string io_error(std::string_view what, const std::string& path, int error_n
   return fmt::format("{} '{}': {} (errno {})", what, path, std::strerror(error_number), error_number);
 }
 
+std::string check_not_an_input(const std::string& output, const std::string& flag,
+                               const std::vector<std::string>& inputs) {
+  struct stat out {};
+  if (::stat(output.c_str(), &out) != 0) return {};  // not there yet: it is none of the inputs
+  for (const auto& input : inputs) {
+    struct stat in {};
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return fmt::format("{} '{}' is the input '{}': writing it would destroy what it is made from; give another "
+                         "path",
+                         flag, output, input);
+  }
+  return {};
+}
+
 std::string check_output(const std::string& path, const std::string& flag, bool overwrite) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {

@@ -160,6 +160,12 @@ Results parse_results(std::istream& in, const std::string& path) {
           throw std::runtime_error(fmt::format("the first line must be the run header, found \"{}\"", type));
         check_version(text_field(j, "schema_version", where), path);
         r.header = header_from_json(j);
+      } else if (type == "run") {
+        // Two runs written into one file, or two records joined: read as one,
+        // their rows would be merged as if one run had measured them all.
+        throw std::runtime_error(fmt::format("a second run header: the file holds two records (the second begins "
+                                             "here, after {} lines of the first); split it at this line",
+                                             r.lines.size()));
       } else {
         take_line(r, type, j);
       }

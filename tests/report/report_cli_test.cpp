@@ -75,6 +75,48 @@ TEST_F(ReportCli, ImportRefusesUnknownFormatsNamingTheLineAndWritesNothing) {
   EXPECT_NE(op.err.find("--op 'reduce_all' is unknown"), std::string::npos) << op.err;
 }
 
+// Issue 35: an import that read no row wrote an empty record and exited 0.
+TEST_F(ReportCli, ImportOfNoRowIsExitTwoSayingWhyAndWritesNothing) {
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(fixture("nccl-tests/sendrecv_perf.json")));
+  doc["results"] = nlohmann::json::array();
+  const std::string empty = path("empty.json");
+  std::ofstream(empty) << doc.dump();
+  const auto r = import(empty, "none.jsonl");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to import from " + empty + ": tables without a row of a size above 0"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("none.jsonl")));
+  const std::string blank = path("blank.log");
+  std::ofstream(blank) << "# nccl-tests printed nothing yet\n";
+  const auto text = import(blank, "none2.jsonl");
+  EXPECT_EQ(text.exit_code, 2) << text.err;
+  EXPECT_NE(text.err.find(blank + ":1: no nccl-tests results table in this file"), std::string::npos) << text.err;
+}
+
+// Issue 35: with --overwrite an output that is its own input (by name or
+// through a link) replaced the only copy of the record.
+TEST_F(ReportCli, AnOutputThatIsItsOwnInputIsRefusedAndTheInputKept) {
+  ASSERT_EQ(import(fixture("nccl-tests/sendrecv_perf.json"), "r.jsonl").exit_code, 0);
+  const std::size_t rows = read_results(path("r.jsonl")).measurements.size();
+  ASSERT_GT(rows, 0u);
+  std::filesystem::create_symlink(path("r.jsonl"), path("link.jsonl"));
+  const auto html = run_process(fb("report html " + path("link.jsonl") + " -o " + path("r.jsonl") + " --overwrite"));
+  EXPECT_EQ(html.exit_code, 2) << html.err;
+  EXPECT_NE(html.err.find("-o '" + path("r.jsonl") + "' is the input '" + path("link.jsonl") +
+                          "': writing it would destroy what it is made from"),
+            std::string::npos)
+      << html.err;
+  EXPECT_EQ(read_results(path("r.jsonl")).measurements.size(), rows);
+  std::filesystem::copy_file(fixture("nccl-tests/sendrecv_perf.json"), path("s.json"));
+  const auto self = run_process(fb("report import nccl-tests " + path("s.json") + " --out " + path("s.json") +
+                                   " --overwrite"));
+  EXPECT_EQ(self.exit_code, 2) << self.err;
+  EXPECT_NE(self.err.find("--out '" + path("s.json") + "' is the input"), std::string::npos) << self.err;
+  EXPECT_EQ(std::filesystem::file_size(path("s.json")),
+            std::filesystem::file_size(fixture("nccl-tests/sendrecv_perf.json")));
+}
+
 TEST_F(ReportCli, OutputsAreNotReplacedWithoutOverwrite) {
   ASSERT_EQ(import(fixture("nccl-tests/sendrecv_perf.json"), "r.jsonl").exit_code, 0);
   const auto again = import(fixture("nccl-tests/sendrecv_perf.json"), "r.jsonl");

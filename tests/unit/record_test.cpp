@@ -80,6 +80,27 @@ TEST_F(RecordTest, WriteThenReadRoundTrips) {
   EXPECT_EQ(m.peer_a, -1);
 }
 
+// Issue 35: two records in one file were merged as if one run measured them.
+TEST_F(RecordTest, TwoRecordsInOneFileAreRefusedNamingWhereTheSecondBegins) {
+  for (const char* name : {"a.jsonl", "b.jsonl"}) {
+    RecordWriter w;
+    ASSERT_EQ(w.open(path(name), false), "");
+    w.write(typed_header());
+    w.write(sample());
+    w.seal(closing("complete"));
+  }
+  std::ofstream(path("ab.jsonl")) << std::ifstream(path("a.jsonl")).rdbuf() << std::ifstream(path("b.jsonl")).rdbuf();
+  try {
+    read_results(path("ab.jsonl"));
+    FAIL() << "two records were read as one";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path("ab.jsonl") + ":4: a second run header: the file holds two records (the "
+                                                            "second begins here, after 3 lines of the first)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(RecordTest, PerRankTimesOnlyWhenRecorded) {
   Measurement m = sample();
   EXPECT_FALSE(to_json(m).contains("rank_mean_us"));

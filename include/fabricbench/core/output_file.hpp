@@ -24,6 +24,13 @@ struct OutputPath {
 std::string check_output(const std::string& path, const std::string& flag, bool overwrite);
 // Every output of one command, and no two of them on one file.
 std::string check_outputs(const std::vector<OutputPath>& outputs, bool overwrite);
+
+// "" unless the file `output` already is one of `inputs` (the same device and
+// inode: through a link or another spelling of the path too); then why it is
+// refused, naming both. `report html x.jsonl -o x.jsonl --overwrite` once
+// replaced the only copy of the record with the page made from it.
+std::string check_not_an_input(const std::string& output, const std::string& flag,
+                               const std::vector<std::string>& inputs);
 // An output folder (check --out-dir): owned by this user or root, and not
 // writable by group or others unless sticky (/tmp): in such a folder another
 // user could plant a file or link under the name fabricbench is about to use.
