@@ -38,7 +38,10 @@ RunHeader run_header(int argc, char** argv, const Comm& world, const NodeMap& no
 int parse_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, RunFlags& flags, RunOptions& options) {
   return parse_on_every_rank(
       world, app, argc, argv, "run",
-      [&] { options = resolve(flags); },
+      [&] {
+        options = resolve(flags);
+        check_ranks_exist(options, world.size(), app.count("--peers") > 0);
+      },
       [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; });
 }
 

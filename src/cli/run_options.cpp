@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -83,7 +84,17 @@ T parse_named(const std::string& text, Parse parse, const char* flag, const std:
   return *v;
 }
 
+// An op or scope named twice would be measured twice, each row a duplicate
+// of the other in the record: refuse it, naming the repeat.
+void refuse_repeats(const std::vector<std::string>& names, const char* flag) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i))
+      throw UsageError(fmt::format("{} '{}': named twice; name each once", flag, names[i]));
+}
+
 std::vector<Scope> resolve_scopes(const std::vector<std::string>& names) {
+  refuse_repeats(names, "--scope");
   std::vector<Scope> out;
   for (const auto& n : names) {
     if (n == "all") {
@@ -130,6 +141,7 @@ RunOptions resolve(const RunFlags& f) {
   o.backend = f.backend;
   if (!f.ops.empty()) {
     o.ops.clear();
+    refuse_repeats(f.ops, "--ops");
     for (const auto& op : f.ops) o.ops.push_back(parse_named<Op>(op, parse_op, "--ops", allowed_ops()));
   } else if (!backend->default_ops.empty()) {
     o.ops.assign(backend->default_ops.begin(), backend->default_ops.end());
@@ -170,6 +182,15 @@ RunOptions resolve(const RunFlags& f) {
   check_corrupt_counts(f.inject, o.grid.min_bytes, o.dtype);
   o.inject = f.inject;
   return o;
+}
+
+void check_ranks_exist(const RunOptions& o, int ranks, bool peers_given) {
+  if (peers_given && std::max(o.peer_a, o.peer_b) >= ranks)
+    throw UsageError(fmt::format("--peers {},{}: the job has {} ranks, 0 to {}; name two ranks that exist", o.peer_a,
+                                 o.peer_b, ranks, ranks - 1));
+  if (o.root >= ranks)
+    throw UsageError(fmt::format("--root {}: the job has {} ranks, 0 to {}; name a rank that exists", o.root, ranks,
+                                 ranks - 1));
 }
 
 CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout) {
@@ -233,13 +254,19 @@ std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr
 double timeout_seconds(const std::string& timeout) {
   if (timeout == "0" || timeout == "0s" || timeout == "off") return 0;
   if (timeout == "auto") return -1;
+  double s = 0;
   try {
-    return parse_duration(timeout, "--timeout");
+    s = parse_duration(timeout, "--timeout");
   } catch (const UsageError&) {
     throw UsageError(fmt::format("--timeout '{}': a time above 0 (90, 90s, 5m), auto (the default: {:g} s + 1 s "
                                  "per GB one iteration moves), or 0/off for no watchdog",
                                  timeout, watch::kTimeoutFloorS));
   }
+  if (s < watch::kTimeoutMinS)
+    throw UsageError(fmt::format("--timeout '{}': below {:g} s, the shortest the watchdog can tell a hang from a rank "
+                                 "scheduled late; give {:g} s or more, or 0/off for no watchdog",
+                                 timeout, watch::kTimeoutMinS, watch::kTimeoutMinS));
+  return s;
 }
 
 double parse_duration(const std::string& text, const char* flag) {

@@ -55,6 +55,12 @@ void add_run_flags(CLI::App& app, RunFlags& flags);
 
 // Validates and converts. Throws UsageError naming the flag and what is allowed.
 RunOptions resolve(const RunFlags& flags);
+// --peers and --root name ranks of a job of `ranks` ranks (throws UsageError
+// naming the flag and the job's size): a rank beyond the job was once a skip
+// line, and with --ops sendrecv, which --peers does not steer, a run that
+// exited 0 as if the pair had been measured. The default pair (0,1) is only
+// checked when given: a one-rank run measures no pair.
+void check_ranks_exist(const RunOptions& options, int ranks, bool peers_given);
 
 Verbosity verbosity(const RunFlags& flags);
 

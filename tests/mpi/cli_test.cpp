@@ -158,7 +158,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"OutIsAFolder", "--out /tmp", "is a folder"},
                       BadInput{"MoreMemoryThanTheNode", "-b 12G -e 12G -d double --ops all_reduce", "host memory"},
                       BadInput{"UnknownFlag", "--unknown-flag", "--unknown-flag"},
-                      BadInput{"RootOutsideTheJob", "-r 5 --ops broadcast", "--root 5"}),
+                      BadInput{"RootOutsideTheJob", "-r 5 --ops broadcast", "--root 5"},
+                      // Issue 35: sendrecv does not use --peers, so this measured 16 rows and exited 0.
+                      BadInput{"PeersOutsideTheJob", "--peers 0,9 --ops sendrecv", "--peers 0,9: the job has 2 ranks"},
+                      BadInput{"RootOutsideTheJobBesideAnotherOp", "-r 5 --ops broadcast,all_reduce",
+                               "--root 5: the job has 2 ranks, 0 to 1"}),
     [](const auto& info) { return info.param.name; });
 
 TEST_F(RunCli, FlagsThatDifferBetweenRanksAreRefused) {

@@ -49,7 +49,7 @@ TEST_F(RunOutputs, NothingMeasuredOfWhatWasAskedIsExitTwoAndQuietSaysWhy) {
 
   const auto peers = run_process(run(2, "-b 8 -e 8 -n 3 -w 1 --ops pingpong --peers 0,7 -q"));
   EXPECT_EQ(peers.exit_code, 2) << peers.err;
-  EXPECT_NE(peers.err.find("--peers 0,7: the global scope has 2 ranks"), std::string::npos) << peers.err;
+  EXPECT_NE(peers.err.find("--peers 0,7: the job has 2 ranks, 0 to 1"), std::string::npos) << peers.err;
 
   // A scope named with --scope that measured nothing, beside one that did.
   const auto named = run_process(run(2, small() + "-q --scope global,inter"));

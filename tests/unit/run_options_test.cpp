@@ -92,6 +92,12 @@ TEST(RunOptions, BadInputNamesTheFlagAndWhatIsAllowed) {
       {{"--placement", "sideways"}, "--placement"},
       {{"--window", "0"}, "--window"},
       {{"--progress", "maybe"}, "--progress"},
+      // Once ran the op twice and wrote every row twice.
+      {{"--ops", "all_reduce,all_gather,all_reduce"}, "--ops 'all_reduce': named twice"},
+      {{"--scope", "intra,intra"}, "--scope 'intra': named twice"},
+      // Once accepted, and the run ended with a false "lost rank" (exit 3).
+      {{"--timeout", "0.001"}, "--timeout '0.001': below 1 s, the shortest the watchdog can tell a hang"},
+      {{"--timeout", "0.5s"}, "--timeout '0.5s': below 1 s"},
   };
   for (const auto& c : cases) {
     const std::string err = usage_error(c.args);

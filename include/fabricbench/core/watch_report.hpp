@@ -17,6 +17,11 @@ namespace fb::watch {
 // How long one op may go without progress before it counts as a hang.
 inline constexpr double kTimeoutFloorS = 60;       // automatic timeout: this floor ...
 inline constexpr double kTimeoutBytesPerS = 1e9;   // ... plus what one iteration moves at 1 GB/s
+// The shortest timeout a user may ask for: the watchdog's loops look every
+// 0.1 s (kTickMs) and a rank reports its progress as often, so a timeout of a
+// few ticks reads a rank that is merely scheduled late as hung (--timeout
+// 0.001 ended runs with a false "lost rank").
+inline constexpr double kTimeoutMinS = 1;
 
 // A rank whose parent is silent waits this much longer than rank 0 waits for
 // a silent rank: where both could end the job, rank 0 (which can say why in
