@@ -114,6 +114,11 @@ void parse_limits(const Field& f, Rule& r, LimitForm form) {
                           form.or_absolute ? " or " + wanted_form(*form.or_absolute, Reference::none) : ""));
     r.limits.push_back(l);
   }
+  // min above max: no measurement can pass, which reads as a bad link.
+  if (r.limits.size() == 2 && r.limits[0].dimension == r.limits[1].dimension &&
+      r.limits[0].reference == r.limits[1].reference && r.limits[0].value > r.limits[1].value)
+    f.fail(fmt::format("min '{}' is above max '{}': no measurement can pass; swap them", r.limits[0].text,
+                       r.limits[1].text));
   if (r.limits.empty())
     f.fail(fmt::format("a {} rule needs {}", name(r.kind),
                        form.min && form.max ? "min or max"

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fabricbench/accept/evaluate.hpp"
+#include "fabricbench/accept/profile.hpp"
 #include "fabricbench/accept/report.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
@@ -64,6 +65,26 @@ std::string copy_record(const std::string& from, const std::string& to) {
   return err.empty() ? err : "--save-baseline: " + err;
 }
 
+namespace {
+
+// "" when `results` is a kind of record the profile's rules can judge, else
+// why not: a topo, step, gemm or diagnose record has no rows for any rule,
+// and a storage record none for a profile without storage rules (each was
+// once judged, every rule failed, and the exit code said "a rule failed").
+std::string wrong_kind(const Results& results, const accept::Profile& profile, const std::string& path) {
+  const std::string& kind = results.header.command;
+  const bool storage = kind == "storage";
+  if (kind == "run" || kind == "check" || kind == "pairs" || kind == "import" ||
+      (storage && accept::has_storage_rules(profile)))
+    return "";
+  return fmt::format("--results '{}' is the record of `fabricbench {}`, which {}; give the record of a run, pairs, "
+                     "check{} or report import",
+                     path, kind, storage ? "this profile has no rule for (it has no storage rule)" : "no rule judges",
+                     accept::has_storage_rules(profile) ? ", storage" : "");
+}
+
+}  // namespace
+
 Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::string& results_path, double elapsed_s,
                 RowSink* record, const std::string& output_error) {
   Results results;
@@ -72,6 +93,12 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
   } catch (const std::exception& e) {
     user_log().error("fabricbench check: {}", e.what());
     return {record ? kExitRunError : kExitUsage, {}};
+  }
+  if (!record) {
+    if (const std::string why = wrong_kind(results, setup.profile, results_path); !why.empty()) {
+      user_log().error("fabricbench check: {}", why);
+      return {kExitUsage, {}};
+    }
   }
   accept::Report report = make_report(setup, flags, results_path, header_ranks(results), results.header.hosts);
   report.elapsed_s = elapsed_s;

@@ -161,6 +161,13 @@ int run_scale(const ModelFlags& f) {
     const Fabric fabric = fabric_for(w, net, presets);
     scaling.emplace_back(fabric.inter.label, predict_scaling(w, fabric, presets, nodes, target));
   }
+  // A table of reasons and no figure is not an answer (it once exited 0).
+  const auto priced = [](const ScalePoint& p) { return p.why.empty(); };
+  if (std::none_of(scaling.begin(), scaling.end(),
+                   [&](const auto& net) { return std::any_of(net.second.begin(), net.second.end(), priced); }))
+    throw UsageError(fmt::format("--nodes: no node count given can run this workload ({}); give node counts whose GPUs "
+                                 "the workload's parallelism divides",
+                                 scaling.front().second.front().why));
   return print(f, scale_table(scaling), scale_json(w.name, scaling));
 }
 

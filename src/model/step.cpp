@@ -214,6 +214,9 @@ std::string share_words(const Workload& w) {
 
 std::string bucket_words(const Workload& w, const Parallel& p) {
   if (p.dp <= 1) return "data parallel: none (dp 1)";
+  if (w.zero != 3 && w.bucket_bytes == 0)  // bucket_calls: one call for the whole gradient
+    return fmt::format("buckets: none (bucket 0): the whole gradient in one {} per pass (ZeRO-{})",
+                       w.zero == 0 ? "all-reduce" : "reduce-scatter", w.zero);
   if (w.zero != 3)
     return fmt::format("buckets: {} of {:.4g} MiB per call (ZeRO-{})",
                        w.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter",

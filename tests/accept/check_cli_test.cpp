@@ -246,6 +246,20 @@ TEST_F(CheckCli, JudgesARecordedRunWithoutRunningIt) {
   EXPECT_NE(bad.err.find("nope.jsonl"), std::string::npos) << bad.err;
 }
 
+// Issue 35: a record no rule can judge (topo here, written by the binary in
+// the test) was judged, every rule failed, and check exited 1 as if the
+// cluster had failed; it is input of the wrong kind: exit 2, saying so.
+TEST_F(CheckCli, ARecordOfAnotherKindIsExitTwoNamingItsCommand) {
+  ASSERT_EQ(run_process(mpirun(2) + " " + FB_BINARY + " topo --out " + path("topo.jsonl")).exit_code, 0);
+  const auto r = run_process(std::string(FB_BINARY) + " check --profile local-smoke -q --results " +
+                             path("topo.jsonl") + " --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--results '" + path("topo.jsonl") + "' is the record of `fabricbench topo`, which no rule "
+                       "judges; give the record of a run, pairs, check or report import"),
+            std::string::npos)
+      << r.err;
+}
+
 // issue 17: a record that did not finish was judged on what it had
 // ("1 passed, 0 failed, 6 skipped", exit 0). It is incomplete: exit 3, never
 // a pass, whatever its rules say; check.json and junit.xml say so.

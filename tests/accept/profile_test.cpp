@@ -234,6 +234,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadRule{"UnknownMetric", "  - {kind: absolute, op: all_reduce, size: 1G, metric: goodput, min: 4 GB/s}",
                 "'goodput' is unknown"},
         BadRule{"UnknownKind", "  - {kind: vibes, op: all_reduce}", "'vibes' is unknown"},
+        // Issue 35: accepted, and then failed every row as if the link were bad.
+        BadRule{"MinAboveMax",
+                "  - {kind: absolute, op: all_reduce, size: 1G, metric: busbw, min: 40 GB/s, max: 200 Gbps}",
+                "min '40 GB/s' is above max '200 Gbps': no measurement can pass; swap them"},
         BadRule{"PairsAcrossRacks", "  - {kind: pairs, across: racks, min: 0.5 of median}",
                 "'racks': use links (each link against the median link) or nodes"},
         BadRule{"UnknownUnit", "  - {kind: absolute, op: all_reduce, size: 1G, metric: busbw, min: 4 GB/h}",

@@ -87,6 +87,19 @@ TEST_F(ModelCli, StepComparesNetworksAndSaysWhatBringsTheExposedShareUnderTheTar
   }
 }
 
+// Issue 35: `bucket: 0` was priced without a word; it means no buckets, the
+// whole gradient in one call per pass, and the step says so.
+TEST_F(ModelCli, BucketZeroMeansOneCallForTheWholeGradientAndSaysSo) {
+  const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
+  const auto r = run_process(fb("model step -w " + write("nobucket.yaml", with_text(w, "bucket: 25M", "bucket: 0")) +
+                                " --network 1x10gbe"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("assumption: buckets: none (bucket 0): the whole gradient in one reduce-scatter per pass "
+                       "(ZeRO-1)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(ModelCli, ScaleMemoryQuotesAndPresets) {
   const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
   const auto scale = run_process(fb("model scale -w " + w + " --network 8x400g-ndr-ib --nodes 1,2,4,3 --format csv"));
@@ -125,6 +138,9 @@ TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
       // Issue 17: each crashed, hung or printed inf before.
       {"model scale -w " + w + " --network 8x400g-ndr-ib --nodes 0", "--nodes '0': node counts are whole numbers"},
       {"model scale -w " + w + " --network 8x400g-ndr-ib --nodes 2,-1", "--nodes '-1'"},
+      // Issue 35: a table of reasons without a figure ended with exit 0.
+      {"model scale -w " + w + " --network 8x400g-ndr-ib --nodes 3",
+       "--nodes: no node count given can run this workload (training: global_batch 256 is not a multiple of dp 24"},
       {"model fit /dev/zero", "results file '/dev/zero': not a regular file"},
       {"model step -w /dev/zero", "workload file '/dev/zero': not a regular file"},
       {"model step -w " + w + " --network 400g-ndr-ib", "say how many NICs each node has, e.g. 1x400g-ndr-ib"},
