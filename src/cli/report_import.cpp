@@ -44,7 +44,8 @@ int run_import(const ImportFlags& f) {
   const report::NcclTestsImport import = report::read_nccl_tests(f.files, f.options);
   report::ImportRecord rec = report::import_record(import, make_run_id());
   if (rec.rows.empty()) {  // a record of no rows once ended with exit 0
-    std::string why = import.tables.empty() ? "no nccl-tests table" : "tables without a row of a size above 0";
+    // read_nccl_tests refuses a file without a table: here every table had no row of a size above 0.
+    std::string why = "tables without a row of a size above 0";
     for (const auto& n : import.notes) why += "; " + n;
     for (const auto& e : import.failures) why += "; " + e;
     throw UsageError(fmt::format("nothing to import from {}: {}; give nccl-tests output that measured at least one size",
