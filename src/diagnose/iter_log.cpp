@@ -15,11 +15,10 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/foreign_text.hpp"
+#include "iter_formats.hpp"
 
 namespace fb::diagnose {
 namespace {
-
-constexpr const char* kNumber = R"(([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))";
 
 // One line's time in seconds (or seconds per sample), or nothing.
 using LineReader = std::function<std::optional<double>(const std::string& line, std::string& key)>;
@@ -30,56 +29,33 @@ struct Format {
   LineReader read;
 };
 
-double number(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
-
-LineReader scaled(std::string pattern, double scale, bool inverse = false) {
+// A --iter-regex: the user's own pattern, through std::regex (the built-in
+// formats have scanners of their own, iter_formats.hpp, for why).
+LineReader user_regex(const std::string& pattern, double scale) {
   auto re = std::make_shared<std::regex>(pattern, std::regex::ECMAScript | std::regex::icase);
-  return [re, scale, inverse](const std::string& line, std::string&) -> std::optional<double> {
+  return [re, scale](const std::string& line, std::string&) -> std::optional<double> {
     std::smatch m;
     if (!std::regex_search(line, m, *re)) return std::nullopt;
-    const double v = number(m[1]);
-    if (v <= 0) return std::nullopt;
-    return inverse ? 1.0 / v : v * scale;
+    return std::strtod(m[1].str().c_str(), nullptr) * scale;
   };
 }
 
-LineReader key_value() {
-  auto re = std::make_shared<std::regex>(
-      std::string(
-          R"re((?:^|[^A-Za-z0-9_])"?(iter_time|iteration_time|step_time|time_per_iteration|time_per_step)(_ms|_s)?"?\s*[:=]\s*"?)re") +
-          kNumber + R"re(\s*(ms|s)?)re",
-      std::regex::ECMAScript | std::regex::icase);
-  return [re](const std::string& line, std::string&) -> std::optional<double> {
-    std::smatch m;
-    if (!std::regex_search(line, m, *re)) return std::nullopt;
-    const double v = number(m[3]);
-    if (v <= 0) return std::nullopt;
-    const bool ms = m[2].str() == "_ms" || m[2].str() == "_MS" || m[4].str() == "ms" || m[4].str() == "MS";
-    return ms ? v * 1e-3 : v;
-  };
-}
-
-// tqdm's "n/total [elapsed<left, rate]": one value per iteration count n
-// (a bar redrawn several times at one n counts once).
-LineReader tqdm() {
-  auto re = std::make_shared<std::regex>(
-      std::string(R"(([0-9]+)/[0-9?]+\s*\[[^\]]*?[\s,])") + kNumber + R"(\s*(s/it|it/s))", std::regex::ECMAScript);
-  return [re](const std::string& line, std::string& key) -> std::optional<double> {
-    std::smatch m;
-    if (!std::regex_search(line, m, *re)) return std::nullopt;
-    const double v = number(m[2]);
-    if (v <= 0) return std::nullopt;
-    key = m[1];
-    return m[3].str() == "s/it" ? v : 1.0 / v;
-  };
+std::optional<double> scaled(std::optional<double> v, double scale) {
+  if (v) *v *= scale;
+  return v;
 }
 
 const std::array<Format, 4>& formats() {
   static const std::array<Format, 4> table{{
-      {"megatron", "s", scaled(std::string(R"(elapsed time per iteration \(ms\):\s*)") + kNumber, 1e-3)},
-      {"key", "s", key_value()},
-      {"deepspeed", "s/sample", scaled(std::string(R"(CurrSamplesPerSec=)") + kNumber, 1, true)},
-      {"tqdm", "s", tqdm()},
+      {"megatron", "s", [](const std::string& l, std::string&) { return scaled(scan::megatron_ms(l), 1e-3); }},
+      {"key", "s", [](const std::string& l, std::string&) { return scan::key_seconds(l); }},
+      {"deepspeed", "s/sample",
+       [](const std::string& l, std::string&) -> std::optional<double> {
+         const auto rate = scan::deepspeed_samples_per_s(l);
+         if (!rate || *rate <= 0) return std::nullopt;
+         return 1.0 / *rate;
+       }},
+      {"tqdm", "s", [](const std::string& l, std::string& key) { return scan::tqdm_seconds(l, key); }},
   }};
   return table;
 }
@@ -110,7 +86,7 @@ std::vector<double> read_all(const std::vector<std::string>& lines, const LineRe
   for (const auto& line : lines) {
     std::string key;
     const auto v = read(line, key);
-    if (!v || !std::isfinite(*v)) continue;
+    if (!v || !std::isfinite(*v) || *v <= 0) continue;  // a zero, or a time that underflowed scaling
     if (!key.empty() && key == last_key && !values.empty()) {
       values.back() = *v;  // the same iteration redrawn
       continue;
@@ -146,7 +122,7 @@ IterSeries parse_lines(const std::vector<std::string>& lines, const IterOptions&
   if (!options.regex.empty()) {
     s.format = "regex";
     s.unit = "s";
-    s.values = read_all(lines, scaled(options.regex, options.regex_scale));
+    s.values = read_all(lines, user_regex(options.regex, options.regex_scale));
     if (s.values.empty()) s.note = fmt::format("no line matches --iter-regex '{}'", options.regex);
     return s;
   }

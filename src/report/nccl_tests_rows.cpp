@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
+#include <string_view>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/layout.hpp"
@@ -26,11 +26,28 @@ std::string nccl_version_from_code(long long code) {
 
 namespace detail {
 
+// The first run of [a-z_] that ends in "_perf" or "_perf_mpi" before a
+// non-word character: what ([a-z_]+)_perf(?:_mpi)?\b finds, scanned by hand
+// because std::regex took time quadratic in a run of letters (and a stack
+// frame per letter) on a JSON args[0] of any length.
 std::string binary_in(const std::string& text) {
-  static const std::regex perf(R"(([a-z_]+)_perf(?:_mpi)?\b)");
-  std::smatch m;
-  if (!std::regex_search(text, m, perf)) return {};
-  return m[1].str() + "_perf";
+  const auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; };
+  const auto word_char = [&](char c) { return name_char(c) || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  for (std::size_t start = 0; start < text.size();) {
+    if (!name_char(text[start])) {
+      ++start;
+      continue;
+    }
+    std::size_t end = start;
+    while (end < text.size() && name_char(text[end])) ++end;
+    const std::string_view run(text.data() + start, end - start);
+    if (end == text.size() || !word_char(text[end]))
+      for (const std::string_view tail : {std::string_view("_perf"), std::string_view("_perf_mpi")})
+        if (run.size() > tail.size() && run.ends_with(tail))
+          return std::string(run.substr(0, run.size() - tail.size())) + "_perf";
+    start = end;
+  }
+  return {};
 }
 
 std::string op_of_binary(const std::string& binary, const std::string& where) {

@@ -194,7 +194,7 @@ class TextReader {
   void comment(const std::string& text, const std::string& where) {
     static const std::regex nthread(R"(nThread\s+(\d+)\s+nGpus\s+(\d+))");
     static const std::regex rank(
-        R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$)");
+        R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$)");
     static const std::regex iters(R"((?:^|\s)iters:\s*(\d+))");
     static const std::regex warmup(R"(warmup iters:\s*(\d+))");
     static const std::regex validation(R"(validation:\s*(\d+))");
@@ -213,7 +213,7 @@ class TextReader {
       close();
       const int r = std::atoi(m[1].str().c_str());
       if (std::none_of(test_.devices.begin(), test_.devices.end(), [&](const auto& d) { return d.rank == r; }))
-        test_.devices.push_back({r, m[2].str(), std::atoi(m[3].str().c_str()), m[4].str(), m[5].str()});
+        test_.devices.push_back({r, m[2].str(), std::atoi(m[3].str().c_str()), m[4].str(), trimmed(m[5].str())});
     } else if (std::regex_search(text, m, oob)) {
       if (table_) table_->out_of_bounds = std::atoll(m[1].str().c_str());
     } else if (std::regex_search(text, m, avg)) {

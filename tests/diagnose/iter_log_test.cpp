@@ -83,6 +83,43 @@ TEST(IterLog, KeysInKeyValueAndJsonLinesWithTheirUnits) {
   EXPECT_DOUBLE_EQ(s.values[2], 0.51);
 }
 
+// The forms' edges, as the scanners read them: case, quotes, units, a key
+// inside a longer word, a number with an exponent.
+TEST(IterLog, KeyFormsWithAnyCaseQuotesAndExponents) {
+  const std::string log =
+      "ITER_TIME_MS = 500\n"
+      "{\"step_time\": \"0.6\"}\n"
+      "time_per_step=2.5e-1 s\n"
+      "mystep_time=9 mystep_time_ms=9\n"  // inside a longer word: not the key
+      "iteration_time: 700 MS\n";
+  const auto s = parse_iterations(log, {});
+  EXPECT_EQ(s.format, "key");
+  EXPECT_EQ(s.values, (std::vector<double>{500 * 1e-3, 0.6, 2.5e-1, 700 * 1e-3}));
+}
+
+TEST(IterLog, TqdmTakesTheFirstRateInItsBracket) {
+  const std::string log =
+      "epoch 1 [warm-up] 5/10 [00:01<00:02, 4.00it/s]\n"  // a '[' with no n/total before it is passed
+      "12/? [00:03, 1.50s/it]\n"                         // tqdm without a total
+      "13/100 [00:03<01:00, 2e0 s/it, loss=1.25]\n"
+      "14/100 [00:03<01:00, loss=1.25] 9.0s/it\n";      // a rate outside the bracket is not tqdm's
+  const auto s = parse_iterations(log, {});
+  EXPECT_EQ(s.format, "tqdm");
+  EXPECT_EQ(s.values, (std::vector<double>{0.25, 1.5, 2.0}));
+}
+
+// Runs of digits where the formats' patterns once backtracked (20 s for a
+// 7 KB line under ASan: the fuzzer's seed slow-tqdm-digits) read as numbers.
+TEST(IterLog, LongRunsOfDigitsReadInOnePass) {
+  const std::string digits(8000, '7');
+  const auto tqdm = parse_iterations("1/2 [" + digits + " 2.5s/it]\n" + digits + "/3 [ 2s/it]\n", {});
+  EXPECT_EQ(tqdm.format, "tqdm");
+  EXPECT_EQ(tqdm.values.size(), 2u);
+  EXPECT_EQ(tqdm.values.at(0), 2.5);
+  const auto megatron = parse_iterations("elapsed time per iteration (ms): 1" + std::string(400, '0') + "\n", {});
+  EXPECT_TRUE(megatron.values.empty()) << "1e400 ms is no time (infinite); " << megatron.note;
+}
+
 TEST(IterLog, ARegexReadsAnyOtherForm) {
   IterOptions o;
   o.regex = R"(took ([0-9.]+) ms)";

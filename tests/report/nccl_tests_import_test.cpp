@@ -225,6 +225,25 @@ TEST(NcclTestsImport, ATableTheLogDoesNotNameNeedsOp) {
   EXPECT_EQ(text(log, "run.log", {"all_reduce", 0}).tables.at(0).op, "all_reduce");
 }
 
+// args[0] names the test: a path, the MPI build's _mpi suffix, and a name of
+// 40,000 letters (std::regex once took seconds and a stack frame per letter
+// on it; the fuzzer's seed json-long-binary holds that case under ASan).
+TEST(NcclTestsImport, TheJsonArgsFirstWordNamesTheTest) {
+  const auto op_of = [](const std::string& args0, const std::string& fixture = "sendrecv_perf.json") {
+    nlohmann::json doc = nlohmann::json::parse(text_of(import_fixture("nccl-tests/" + fixture)));
+    doc["args"][0] = args0;
+    return parse_nccl_tests_json(doc.dump(), "run.json", {}).tables.at(0).op;
+  };
+  EXPECT_EQ(op_of("/opt/nccl-tests/build/sendrecv_perf"), "sendrecv");
+  EXPECT_EQ(op_of("./build/all_gather_perf_mpi", "all_gather_perf.json"), "all_gather");
+  EXPECT_EQ(op_of("all_gather_perf", "all_gather_perf.json"), "all_gather");
+  const std::string unknown = refusal([&] { op_of(std::string(40'000, 'a') + "_perf"); });
+  EXPECT_NE(unknown.find("names no nccl-tests test fabricbench knows: give --op"), std::string::npos) << unknown;
+  // Not a test's name: a word runs on past "_perf", or none ends in it.
+  EXPECT_NE(refusal([&] { op_of("./all_reduce_perfX"); }).find("give --op"), std::string::npos);
+  EXPECT_NE(refusal([&] { op_of("./mpirun"); }).find("give --op"), std::string::npos);
+}
+
 TEST(NcclTestsImport, VersionCodes) {
   EXPECT_EQ(nccl_version_from_code(22809), "2.28.9");
   EXPECT_EQ(nccl_version_from_code(21905), "2.19.5");

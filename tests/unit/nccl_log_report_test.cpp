@@ -44,6 +44,17 @@ TEST(NcclLogLine, WriterIsFoundBehindLauncherPrefixes) {
   EXPECT_FALSE(parse_line("     8388608       2097152     float     sum").nccl);
 }
 
+// A line cut right after its level (a log truncated mid-line) once threw
+// std::out_of_range out of the reader (the fuzzer's find).
+TEST(NcclLogLine, ALineThatEndsAtItsLevelIsAnEmptyMessage) {
+  for (const char* line : {"gpu-a02:5202:5292 [1] NCCL INFO", "gpu-a02:5202:5292 [1] NCCL WARN"}) {
+    const Line cut = parse_line(line);
+    EXPECT_TRUE(cut.nccl) << line;
+    EXPECT_EQ(cut.writer.host, "gpu-a02") << line;
+    EXPECT_FALSE(cut.connection) << line;
+  }
+}
+
 TEST(NcclLogLine, EveryNetSpellingIsRead) {
   const auto pxn = parse_via("NET/IB/0(1)/GDRDMA(PCI)/Shared");
   ASSERT_TRUE(pxn);

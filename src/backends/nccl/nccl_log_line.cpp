@@ -261,7 +261,7 @@ Line parse_line(std::string_view line) {
   if (at == std::string_view::npos) return out;
   out.nccl = true;
   out.writer = writer_of(line.substr(0, at));
-  const std::string_view body = trim(line.substr(at + 6 + out.level.size()));
+  const std::string_view body = trim(line.substr(at + 5 + out.level.size()));  // a line may end at the level
   if (out.level != "INFO") return out;
   if (starts_with(body, "Using network ")) out.network = std::string(trim(body.substr(14)));
   out.nvls_support = starts_with(body, "NVLS multicast support is available");
