@@ -4,12 +4,10 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "profile_parts.hpp"
 
 namespace fb::accept {
@@ -100,11 +98,7 @@ Profile parse_profile(std::string_view yaml_text, std::string_view origin) {
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("--profile '{}': cannot read it: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), path);
+  return parse_profile(read_input_file("--profile", path, {.max_bytes = kMaxProfileBytes}), path);
 }
 
 bool needs_per_rank_times(const Profile& profile) {

@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
@@ -31,13 +32,11 @@ namespace {
 using accept::Profile;
 
 std::string read_text(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fmt::format("--profile '{}': cannot read it: {}{}", path, std::strerror(errno),
-                       path.find('/') == std::string::npos ? " (see --list-profiles)" : "");
-  std::ostringstream s;
-  s << in.rdbuf();
-  text = s.str();
+  try {
+    text = read_input_file("--profile", path, {.max_bytes = accept::kMaxProfileBytes});
+  } catch (const UsageError& e) {
+    return fmt::format("{}{}", e.what(), path.find('/') == std::string::npos ? " (see --list-profiles)" : "");
+  }
   return {};
 }
 

@@ -17,6 +17,7 @@
 #include "command_support.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
@@ -151,11 +152,9 @@ diagnose::NodeSamples sample_node(const DiagnoseFlags& f, const NodeMap& nodes, 
 }
 
 std::vector<diagnose::NodeSamples> read_replay(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("--replay {}: cannot read it ({})", path, std::strerror(errno)));
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(read_input_file("--replay", path));
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("--replay {}: not JSON ({})", path, e.what()));
   }

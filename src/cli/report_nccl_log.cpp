@@ -4,12 +4,9 @@
 #include "report_nccl_log.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "fabricbench/backends/nccl_log/nccl_log_report.hpp"
 #include "fabricbench/core/log.hpp"
 
@@ -17,10 +14,7 @@ namespace fb::cli {
 namespace {
 
 std::string read_all(const std::string& path) {
-  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open the file");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return read_input_file("report nccl-log", path, {.stdin_ok = true});
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "fabricbench/backends/gpu.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
@@ -121,11 +122,7 @@ model::StepCost structure_of(const model::Workload& w, const model::Presets& pre
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("--workload '{}': cannot read it", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_input_file("--workload", path, {.max_bytes = kMaxConfigBytes});
 }
 
 // Rank 0 reads the workload and everyone gets the same text: the file need

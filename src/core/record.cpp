@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/log.hpp"
 
 namespace fb {
@@ -121,8 +123,9 @@ void take_line(Results& r, const std::string& type, const json& j) {
 }  // namespace
 
 Results read_results(const std::string& path) {
+  check_input_file("results file", path);
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("cannot read results file '{}': {}", path, std::strerror(errno)));
+  if (!in) throw UsageError(fmt::format("results file '{}': cannot read it: {}", path, std::strerror(errno)));
   Results r = parse_results(in, path);
   // On stderr in every command: the alone commands (model, report) print their results on stdout.
   if (r.truncated) user_log().warn("fabricbench: note: {}", r.truncated_note);

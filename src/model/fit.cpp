@@ -167,14 +167,6 @@ std::vector<Curve> fit_curves(const Results& results) {
 }
 
 Results load_results(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw UsageError(fmt::format("results file '{}': cannot read it (no such file)", path));
-  if (!std::filesystem::is_regular_file(status))
-    throw UsageError(fmt::format("results file '{}': not a regular file (a device, FIFO or folder); give the .jsonl "
-                                 "file `fabricbench run --out` wrote",
-                                 path));
   try {
     return read_results(path);
   } catch (const UsageError&) {

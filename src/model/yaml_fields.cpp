@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/model/units.hpp"
 #include "fabricbench/yaml/documents.hpp"
@@ -21,17 +22,7 @@ namespace {
 }  // namespace
 
 std::string read_file(const std::string& path, std::string_view what) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-    throw UsageError(fmt::format("{} '{}': not a regular file (a device, FIFO or folder)", what, path));
-  if (!ec && std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) > kMaxFileBytes)
-    throw UsageError(fmt::format("{} '{}': larger than {} MiB; not a model input", what, path, kMaxFileBytes >> 20));
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read {} '{}'", what, path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input_file(what, path, {.max_bytes = kMaxConfigBytes});
 }
 
 YAML::Node load_yaml(std::string_view text, std::string_view what) {

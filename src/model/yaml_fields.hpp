@@ -19,9 +19,8 @@ namespace fb::model::detail {
 // Every number the model reads is at most this: products of a dozen of them
 // stay far from overflow, so no answer is infinite or NaN.
 inline constexpr double kMaxNumber = 1e15;
-inline constexpr std::uintmax_t kMaxFileBytes = 16ull << 20;
 
-// A whole text file; throws fb::UsageError "cannot read <what> '<path>'", or
+// A whole text file (core/input_file.hpp); throws fb::UsageError "<what> '<path>': cannot read it", or
 // naming a path that is not a regular file (a device, a FIFO) or too large.
 std::string read_file(const std::string& path, std::string_view what);
 

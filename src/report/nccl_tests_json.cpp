@@ -4,13 +4,11 @@
 // of several files that picks JSON or text per file.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "nccl_tests_parts.hpp"
 
 namespace fb::report {
@@ -119,11 +117,7 @@ NcclTestsImport parse_nccl_tests_json(const std::string& text, const std::string
 NcclTestsImport read_nccl_tests(const std::vector<std::string>& paths, const ImportOptions& options) {
   NcclTestsImport all;
   for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError(fmt::format("'{}': cannot read it: {}", path, std::strerror(errno)));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    const std::string text = read_input_file("report import nccl-tests", path);
     const auto first = text.find_first_not_of(" \t\r\n");
     NcclTestsImport one;
     if (first != std::string::npos && text[first] == '{') {

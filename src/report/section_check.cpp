@@ -4,26 +4,20 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/input_file.hpp"
 #include "html_text.hpp"
 #include "sections.hpp"
 
 namespace fb::report {
 
 CheckDocument read_check_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("--check '{}': cannot read it: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  const auto j = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  const auto j = nlohmann::ordered_json::parse(read_input_file("--check", path), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("verdicts") || !j["verdicts"].is_array())
     throw UsageError(fmt::format("--check '{}': not the check.json `fabricbench check` writes (no \"verdicts\" list)",
                                  path));

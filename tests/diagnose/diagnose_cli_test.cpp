@@ -99,7 +99,7 @@ TEST_F(DiagnoseCli, BadFlagsExitTwoNamingTheFlag) {
                         Case{"--iter-regex 't=([0-9]+)'", "--iter-regex reads --iter-log"},
                         Case{"--iter-log x --iter-unit min", "--iter-unit 'min'"},
                         Case{"--seconds 0", "--seconds 0 samples nothing"},
-                        Case{"--replay /nonexistent.json", "--replay /nonexistent.json: cannot read it"}}) {
+                        Case{"--replay /nonexistent.json", "--replay '/nonexistent.json': cannot read it"}}) {
     const auto r = diagnose(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;

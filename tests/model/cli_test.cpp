@@ -127,7 +127,7 @@ TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
   const Case cases[] = {
       {"model step -w " + w + " --network 4x800g", "network '4x800g': no such network preset"},
       {"model step -w " + w + " --network " + one_node, "has no inter-node rows"},
-      {"model step -w " + path("absent.yaml"), "cannot read workload file"},
+      {"model step -w " + path("absent.yaml"), "absent.yaml': cannot read it: No such file"},
       {"model step -w " + bad_workload + " --network 1x10gbe", "bad.yaml: workload: model: unknown key 'layres'"},
       {"model step -w " + w, "2 nodes need a network"},
       {"model step -w " + w + " --network 1x10gbe --format xml", "--format 'xml': allowed: text, json, csv"},

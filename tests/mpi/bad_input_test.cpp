@@ -2,6 +2,7 @@
 // mpirun: each must end with exit 2 and one message naming the input.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -77,6 +78,76 @@ TEST(Launch, OptionsThatDifferNameTheOption) {
   const auto check = run_process(two_commands("check --profile local-smoke", "check --profile generic-spec"));
   EXPECT_EQ(check.exit_code, 2) << check.err;
   EXPECT_NE(check.err.find("--profile is"), std::string::npos) << check.err;
+}
+
+// Input files of every command that reads one: a device that never ends, a
+// folder, a FIFO no one writes, a file or a pipe over the ceiling. Before,
+// /dev/zero was read until memory ran out, a FIFO waited forever and a
+// folder ended with exit 3 and a raw exception. Each is exit 2 at once,
+// naming the input and the fix; `timeout` turns a hang into 124.
+class InputFiles : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("fb_bad_input_"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static test::ProcessResult fb(const std::string& args, const std::string& env = "") {
+    return run_process("timeout 60 env " + env + " " + std::string(FB_BINARY) + " " + args);
+  }
+  std::string dir_;
+};
+
+TEST_F(InputFiles, DevicesFoldersAndFifosAreRefusedAtOnceNamingTheInput) {
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string profile = std::string(FB_SOURCE_DIR) + "/profiles/local-smoke.yaml";
+  const std::string out = " --out " + path("out.jsonl");
+  struct Input {
+    std::string args, message;
+  };
+  for (const Input& c : std::vector<Input>{
+           {"report nccl-log /dev/zero", "report nccl-log '/dev/zero': not a regular file"},
+           {"report nccl-log " + dir_, "report nccl-log '" + dir_ + "': is a folder; give a file"},
+           {"report nccl-log " + fifo, "or pipe it in and give '-'"},
+           {"report import nccl-tests /dev/zero" + out, "report import nccl-tests '/dev/zero': not a regular file"},
+           {"report import nccl-tests " + fifo + out, "'" + fifo + "': not a regular file"},
+           {"report import nccl-tests " + dir_ + out, "File is actually a directory"},  // CLI11's check
+           {"report html /dev/zero -o " + path("p.html"), "results file '/dev/zero': not a regular file"},
+           {"report scopes " + fifo, "results file '" + fifo + "': not a regular file"},
+           {"report compare " + dir_ + " " + dir_, "results file '" + dir_ + "': is a folder"},
+           {"check --progress off --profile " + profile + " --results /dev/zero", "results file '/dev/zero'"},
+           {"check --progress off --profile " + dir_, "--profile '" + dir_ + "': is a folder"},
+           {"check --progress off --profile /dev/zero", "--profile '/dev/zero': not a regular file"},
+           {"model fit " + dir_, "is a folder"},
+       }) {
+    const auto r = fb(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("out.jsonl"))) << "nothing imported, nothing written";
+}
+
+TEST_F(InputFiles, AFileOrAPipeOverTheCeilingIsRefusedSayingHowToRaiseIt) {
+  const std::string big = path("big.log");
+  std::ofstream(big) << std::string(2 * 1024 * 1024 + 1, 'x');
+  const auto file = fb("report nccl-log " + big, "FABRICBENCH_MAX_INPUT_MIB=1");
+  EXPECT_EQ(file.exit_code, 2) << file.err;
+  EXPECT_NE(file.err.find("'" + big + "': is 3 MiB, more than the 1 MiB read at most; raise the ceiling with "
+                          "FABRICBENCH_MAX_INPUT_MIB=3"),
+            std::string::npos)
+      << file.err;
+  // A pipe has no size to check first: it is read up to the ceiling, then refused.
+  const auto pipe = run_process("head -c 5000000 /dev/zero | FABRICBENCH_MAX_INPUT_MIB=1 timeout 60 " +
+                                std::string(FB_BINARY) + " report nccl-log -");
+  EXPECT_EQ(pipe.exit_code, 2) << pipe.err;
+  EXPECT_NE(pipe.err.find("report nccl-log '-': more than the 1 MiB read at most"), std::string::npos) << pipe.err;
+  // Under the default ceiling the same file is read (and has no NCCL lines).
+  const auto read = fb("report nccl-log " + big);
+  EXPECT_EQ(read.exit_code, 2) << read.err;
+  EXPECT_NE(read.err.find("no NCCL lines"), std::string::npos) << read.err;
+  const auto junk = fb("report nccl-log " + big, "FABRICBENCH_MAX_INPUT_MIB=1G");
+  EXPECT_EQ(junk.exit_code, 2) << junk.err;
+  EXPECT_NE(junk.err.find("FABRICBENCH_MAX_INPUT_MIB='1G': not a whole number of MiB above 0"), std::string::npos)
+      << junk.err;
 }
 
 // A memory cgroup of this test's own (v2, or v1's memory controller), 3 GiB:
