@@ -1,6 +1,7 @@
 #include "fabricbench/core/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,23 @@ bool write_all(int fd, std::string_view text, std::size_t& done) {
   return true;
 }
 
+std::string written_now(const std::string& path) {
+  return fmt::format("'{}' is being written by another fabricbench right now (it holds the file's lock): wait for "
+                     "that run to end, or give another path",
+                     path);
+}
+
+// Whether another process holds the lock open_output takes (checked before
+// anything runs, so every command refuses with exit 2; open_output still
+// finds a run that started in between).
+bool being_written(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  const bool locked = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the lock if this took it
+  return locked;
+}
+
 }  // namespace
 
 std::string io_error(std::string_view what, const std::string& path, int error_number) {
@@ -82,6 +100,7 @@ std::string check_output(const std::string& path, const std::string& flag, bool 
       return fmt::format("{} '{}' exists: give --overwrite to replace it, or another path", flag, path);
     if (::access(path.c_str(), W_OK) != 0)
       return fmt::format("{} '{}' is not writable: {}", flag, path, std::strerror(errno));
+    if (S_ISREG(st.st_mode) && being_written(path)) return fmt::format("{} {}", flag, written_now(path));
     return {};
   }
   const fs::path folder = folder_of(path);
@@ -129,14 +148,44 @@ std::string check_output_dir(const std::string& dir, const std::string& flag) {
   return {};
 }
 
+namespace {
+
+// Two runs given the same --out and --overwrite once interleaved their lines
+// into one corrupt record. A regular file is locked (flock, held until the
+// descriptor closes) before it is cut to nothing: the second run finds the
+// lock and refuses, and the first run's file is left whole. A filesystem
+// without locks (ENOLCK, EOPNOTSUPP) writes unlocked, as before; a device
+// (/dev/null) is never locked, so any number of runs may write to it.
+bool lock_and_cut(int fd, const std::string& path, bool overwrite, std::string& error) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return true;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    error = written_now(path);
+    return false;
+  }
+  if (overwrite && ::ftruncate(fd, 0) != 0) {
+    error = io_error("cannot empty", path, errno);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 int open_output(const std::string& path, bool overwrite, std::string& error) {
-  const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+  // No O_TRUNC: the file is cut only once this process holds its lock.
+  const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (overwrite ? 0 : O_EXCL);
   const int fd = ::open(path.c_str(), flags, 0666);
   if (fd < 0) {
     const int e = errno;
     error = e == EEXIST  ? fmt::format("'{}' exists: give --overwrite to replace it, or another path", path)
             : e == ELOOP ? fmt::format("'{}' is a symbolic link: fabricbench does not write through links", path)
                          : io_error("cannot open", path, e);
+    return fd;
+  }
+  if (!lock_and_cut(fd, path, overwrite, error)) {
+    ::close(fd);
+    return -1;
   }
   return fd;
 }

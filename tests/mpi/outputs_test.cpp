@@ -4,7 +4,10 @@
 // ends the job cleanly with whole lines, every reader takes a record whose
 // last line a crash cut, a run that measured nothing of what it was asked is
 // exit 2 with the reasons even under -q, and every row carries the run's id.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -74,6 +77,27 @@ TEST_F(RunOutputs, AnExistingFileNeedsOverwriteAndTwoOutputsNeedTwoFiles) {
   EXPECT_EQ(same.exit_code, 2) << same.err;
   EXPECT_NE(same.err.find("--out and --csv both name"), std::string::npos) << same.err;
   EXPECT_FALSE(std::filesystem::exists(path("x")));
+}
+
+// Two runs with the same --out --overwrite once interleaved their lines into
+// one corrupt record. While another process writes the file (its lock held,
+// here by this test, as a first run would hold it), a second run refuses
+// with exit 2 before measuring and leaves the file as it was.
+TEST_F(RunOutputs, ARecordAnotherRunIsWritingIsRefusedAndLeftWhole) {
+  const std::string out = path("busy.jsonl");
+  std::ofstream(out) << "the first run's lines\n";
+  const int holder = ::open(out.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(holder, 0);
+  ASSERT_EQ(::flock(holder, LOCK_EX | LOCK_NB), 0);
+  const auto second = run_process(run(2, small() + "--out " + out + " --overwrite"));
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("'" + out + "' is being written by another fabricbench right now"), std::string::npos)
+      << second.err;
+  EXPECT_EQ(text_of(out), "the first run's lines\n");
+  ::close(holder);
+  const auto after = run_process(run(2, small() + "--out " + out + " --overwrite"));
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_TRUE(read_results(out).complete);
 }
 
 TEST_F(RunOutputs, ALinkWhereAnOutputGoesIsNeverWrittenThrough) {

@@ -5,6 +5,8 @@
 #include "fabricbench/core/output_file.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,6 +80,39 @@ TEST_F(OutputFile, AnExistingFileNeedsOverwriteAndALinkIsNeverFollowed) {
   LineFile f("results file");
   EXPECT_NE(f.open(path("link"), true), "");
   EXPECT_EQ(text_of(path("target")), "precious\n");
+}
+
+// Two runs with the same --out --overwrite once interleaved their lines into
+// one corrupt record. A file another process is writing (its lock held, here
+// by a descriptor of this test's) is refused by the check before a run and
+// by the open itself (a run that started in between), and is not emptied.
+TEST_F(OutputFile, AFileAnotherRunIsWritingIsNeitherEmptiedNorShared) {
+  std::ofstream(path("rec.jsonl")) << "the first run's lines\n";
+  const int holder = ::open(path("rec.jsonl").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(holder, 0);
+  ASSERT_EQ(::flock(holder, LOCK_EX | LOCK_NB), 0);
+  const std::string check = check_output(path("rec.jsonl"), "--out", true);
+  EXPECT_NE(check.find("--out '" + path("rec.jsonl") + "' is being written by another fabricbench right now"),
+            std::string::npos)
+      << check;
+  std::string error;
+  EXPECT_LT(open_output(path("rec.jsonl"), true, error), 0);
+  EXPECT_NE(error.find("wait for that run to end, or give another path"), std::string::npos) << error;
+  EXPECT_EQ(text_of(path("rec.jsonl")), "the first run's lines\n");
+  ::close(holder);  // the first run ends: the file is free
+  EXPECT_EQ(check_output(path("rec.jsonl"), "--out", true), "");
+  const int fd = open_output(path("rec.jsonl"), true, error);
+  ASSERT_GE(fd, 0) << error;
+  EXPECT_EQ(text_of(path("rec.jsonl")), "") << "--overwrite empties it once the lock is this run's";
+  // Held until closed: a third writer is refused meanwhile.
+  EXPECT_LT(open_output(path("rec.jsonl"), true, error), 0);
+  ::close(fd);
+  // A device is never locked: any number of runs may write to /dev/null.
+  const int a = open_output("/dev/null", true, error), b = open_output("/dev/null", true, error);
+  EXPECT_GE(a, 0);
+  EXPECT_GE(b, 0) << error;
+  ::close(a);
+  ::close(b);
 }
 
 TEST_F(OutputFile, TwoOutputsOnOneFileAreRefused) {
