@@ -39,8 +39,12 @@ for op, factor, alpha, gbps in (("all_reduce", 2 * (n - 1) / n, 12.0, 230.0), ("
     out += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 100.0 ", "#"]
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 EOF
+rows() {  # RECORD: its measurement rows, read through the binary
+  "$fb" report scopes --rows "$1" | awk -F'\t' '{n += $2} END {print n + 0}'
+}
+
 "$fb" report import nccl-tests "$tmp/big.log" --out "$tmp/big.jsonl" >/dev/null
-echo "# record: $(grep -c '"type":"measurement"' "$tmp/big.jsonl") measurement rows, $(stat -c %s "$tmp/big.jsonl") bytes"
+echo "# record: $(rows "$tmp/big.jsonl") measurement rows, $(stat -c %s "$tmp/big.jsonl") bytes"
 
 time_page() {  # RECORD NAME: the median of $runs builds of the page, and its size
   local times=()
@@ -53,7 +57,7 @@ time_page() {  # RECORD NAME: the median of $runs builds of the page, and its si
   done
   local median
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-  echo "$2: $(grep -c '"type":"measurement"' "$1") rows -> page $(stat -c %s "$tmp/$2.html") bytes, built in ${median} s" \
+  echo "$2: $(rows "$1") rows -> page $(stat -c %s "$tmp/$2.html") bytes, built in ${median} s" \
        "(median of $runs; all: ${times[*]})"
 }
 time_page "$tmp/big.jsonl" synthetic-10000-rows

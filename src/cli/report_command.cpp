@@ -32,16 +32,23 @@ Results read_or_usage(const std::string& path) {
 // The scopes of a record's measurement rows, once each, in the order first
 // measured: what a script reads to choose a --network for `model`
 // (scripts/measured-network.sh), instead of matching the record's text.
-int print_scopes(const std::string& path) {
+// With `rows`, each scope's row count after a tab (scripts/bench-report-html.sh).
+int print_scopes(const std::string& path, bool rows) {
   const Results r = read_or_usage(path);
-  std::vector<std::string> scopes;
-  for (const auto& m : r.measurements)
-    if (std::find(scopes.begin(), scopes.end(), m.scope) == scopes.end()) scopes.push_back(m.scope);
+  std::vector<std::pair<std::string, std::size_t>> scopes;
+  for (const auto& m : r.measurements) {
+    const auto seen = std::find_if(scopes.begin(), scopes.end(), [&](const auto& s) { return s.first == m.scope; });
+    if (seen == scopes.end())
+      scopes.emplace_back(m.scope, 1);
+    else
+      ++seen->second;
+  }
   if (scopes.empty())
     throw UsageError(fmt::format("'{}' has no measurement rows (it is a `fabricbench {}` record): give the record "
                                  "of a `fabricbench run`",
                                  path, r.header.command));
-  for (const auto& s : scopes) std::printf("%s\n", s.c_str());
+  for (const auto& [scope, count] : scopes)
+    std::printf(rows ? "%s\t%zu\n" : "%s\n", scope.c_str(), count);
   return kExitOk;
 }
 
@@ -74,6 +81,8 @@ int report_main(int argc, char** argv) {
   auto* scopes = app.add_subcommand("scopes", "the scopes a results file measured, one a line, in the order first "
                                               "measured (for scripts: read a record through the binary, not its text)");
   scopes->add_option("results", scopes_of, "results file (.jsonl)")->required();
+  bool scope_rows = false;
+  scopes->add_flag("--rows", scope_rows, "after each scope a tab and its number of measurement rows");
   const std::vector<ReportSubcommand> added{
       add_report_html(app),
       add_report_import(app),
@@ -82,7 +91,7 @@ int report_main(int argc, char** argv) {
   return run_alone("report", app, [&]() -> int {
     app.parse(argc, argv);
     if (nccl_log->parsed()) return report_nccl_log(logs, log_format);
-    if (scopes->parsed()) return print_scopes(scopes_of);
+    if (scopes->parsed()) return print_scopes(scopes_of, scope_rows);
     for (const auto& sub : added)
       if (sub.app->parsed()) return sub.run(argc, argv);
     const model::Format fmt = model::parse_format(format);

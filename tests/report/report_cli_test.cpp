@@ -34,6 +34,19 @@ class ReportCli : public ::testing::Test {
   std::string dir_;
 };
 
+// `report scopes --rows`: what scripts count rows with (bench-report-html.sh)
+// instead of matching the record's text; the counts are the reader's.
+TEST_F(ReportCli, ScopesWithRowsCountEachScopesMeasurements) {
+  ASSERT_EQ(import(fixture("two-nodes-16-ranks-srun.log"), "r.jsonl").exit_code, 0);
+  const auto r = run_process(fb("report scopes --rows " + path("r.jsonl")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::size_t global = 0;
+  for (const Measurement& m : read_results(path("r.jsonl")).measurements) global += m.scope == "global";
+  ASSERT_GT(global, 0u);
+  EXPECT_EQ(r.out, "global\t" + std::to_string(global) + "\n");
+  EXPECT_EQ(run_process(fb("report scopes " + path("r.jsonl"))).out, "global\n");
+}
+
 TEST_F(ReportCli, AnImportedRunGoesThroughEveryReader) {
   const auto r = import(fixture("nccl-tests/all_gather_perf.json") + " " + fixture("nccl-tests/sendrecv_perf.json"),
                         "h200.jsonl");
