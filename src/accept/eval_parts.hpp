@@ -25,7 +25,7 @@ double metric_value(const Measurement& m, Metric metric);
 std::string row_label(const Measurement& m);
 CheckRow row_json(const Measurement& m);
 // "node3" for a world rank, from the run header; "" when unknown.
-std::string host_of(const Results& results, int rank);
+[[nodiscard]] std::string host_of(const Results& results, int rank);
 
 // A verdict for `rule` that has not been judged yet.
 Verdict start_verdict(const Rule& rule);

@@ -14,7 +14,7 @@ namespace fb::gpu {
 
 // "" when this process can use a CUDA device; otherwise why not: no usable
 // driver, no device.
-std::string absent_reason();
+[[nodiscard]] std::string absent_reason();
 
 // Collective over `world`: picks this rank's device (gpu::choose_device:
 // `device_option`, or its index on its node wrapped to the devices it sees)

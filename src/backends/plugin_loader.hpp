@@ -32,6 +32,6 @@ std::vector<std::string> known();
 std::vector<std::string> found_elsewhere();
 
 // Why the build has no plugin `name` ("" when it makes one).
-std::string why_not_built(std::string_view name);
+[[nodiscard]] std::string why_not_built(std::string_view name);
 
 }  // namespace fb::plugins

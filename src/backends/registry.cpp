@@ -13,7 +13,7 @@ namespace fb {
 namespace {
 
 // "" when the plugin's backend is usable here; otherwise why not.
-std::string plugin_absent(const std::string& name) {
+[[nodiscard]] std::string plugin_absent(const std::string& name) {
   const plugins::Loaded& p = plugins::load(name);
   if (!p.api) return p.status.why;
   if (!p.api->make_backend) return fmt::format("plugin {} has no backend", p.status.path);

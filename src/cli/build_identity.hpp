@@ -15,6 +15,6 @@ namespace fb::cli {
 BuildRef build_identity();
 // The --version text: build_identity() as lines, then each plugin (loaded,
 // or why not) and each backend and whether it is usable here.
-std::string version_text();
+[[nodiscard]] std::string version_text();
 
 }  // namespace fb::cli

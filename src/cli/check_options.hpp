@@ -53,6 +53,6 @@ struct CheckOutputs {
 CheckOutputs check_outputs(const CheckFlags& flags, const std::string& profile_name);
 // Creates the folder, checks no other user can plant files in it, and that
 // every output can be written (none exists unless --overwrite): "" or the problem.
-std::string prepare_outputs(const CheckOutputs& out, const CheckFlags& flags);
+[[nodiscard]] std::string prepare_outputs(const CheckOutputs& out, const CheckFlags& flags);
 
 }  // namespace fb::cli

@@ -23,7 +23,7 @@ class CheckPairs {
   CheckPairs(const Comm& world, const NodeMap& nodes, Backend& backend, const accept::PairsPlan& plan);
 
   // Why the matrix is not measured in this job; "" when it is.
-  const std::string& not_run() const { return not_run_; }
+  [[nodiscard]] const std::string& not_run() const { return not_run_; }
 
   // Collective: measures, analyses and retests as `fabricbench pairs` does;
   // rank 0 puts the pair, node and finding lines into the record.

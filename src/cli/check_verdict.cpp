@@ -35,7 +35,7 @@ accept::Report make_report(const CheckSetup& setup, const CheckFlags& flags, con
 }
 
 // Why a recorded run cannot be judged as a whole: "" when it finished.
-std::string unfinished(const Results& r) {
+[[nodiscard]] std::string unfinished(const Results& r) {
   if (r.complete) return {};
   if (!r.summary)
     return fmt::format("the record '{}' has no summary{}: the run was cut off (rank 0 killed or its host lost)", r.path,
@@ -45,7 +45,7 @@ std::string unfinished(const Results& r) {
 }
 
 // check.json and junit.xml; "" or the problem.
-std::string write_outputs(const CheckOutputs& out, const accept::Report& report) {
+[[nodiscard]] std::string write_outputs(const CheckOutputs& out, const accept::Report& report) {
   std::string err = write_file_atomically(
       out.json, accept::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (err.empty()) err = write_file_atomically(out.junit, accept::to_junit_xml(report));
@@ -71,7 +71,7 @@ namespace {
 // why not: a topo, step, gemm or diagnose record has no rows for any rule,
 // and a storage record none for a profile without storage rules (each was
 // once judged, every rule failed, and the exit code said "a rule failed").
-std::string wrong_kind(const Results& results, const accept::Profile& profile, const std::string& path) {
+[[nodiscard]] std::string wrong_kind(const Results& results, const accept::Profile& profile, const std::string& path) {
   const std::string& kind = results.header.command;
   const bool storage = kind == "storage";
   if (kind == "run" || kind == "check" || kind == "pairs" || kind == "import" ||

@@ -47,6 +47,6 @@ void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ran
                        const std::vector<std::string>& hosts, const std::string& why = "");
 
 // --save-baseline: a copy of the finished record. "" or the problem.
-std::string copy_record(const std::string& from, const std::string& to);
+[[nodiscard]] std::string copy_record(const std::string& from, const std::string& to);
 
 }  // namespace fb::cli

@@ -59,7 +59,7 @@ std::string compared_options(const CLI::App& app, std::initializer_list<std::str
 // Collective: "" when `mine` (one option per line) equals rank 0's on every
 // rank, else on every rank the message naming the first option that differs
 // on the lowest such rank.
-std::string options_differ(const Comm& world, const std::string& mine);
+[[nodiscard]] std::string options_differ(const Comm& world, const std::string& mine);
 // The first line where `rank0` and `mine` differ, as "--name: 'a' on rank 0, 'b' here".
 std::string first_difference(const std::string& rank0, const std::string& mine);
 

@@ -131,8 +131,8 @@ void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
 }
 
 // "" or the first write error.
-std::string write_csv(const std::string& path, bool overwrite, const std::vector<GemmLine>& lines,
-                      const std::string& run_id) {
+[[nodiscard]] std::string write_csv(const std::string& path, bool overwrite, const std::vector<GemmLine>& lines,
+                                    const std::string& run_id) {
   CsvWriter csv;
   if (auto err = csv.open(path, overwrite,
                           {"rank", "host", "device", "gpu", "pci_bus_id", "dtype", "m", "n", "k", "iterations",

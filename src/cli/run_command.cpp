@@ -71,7 +71,7 @@ SinkList make_sinks(const RunFlags& flags, std::unique_ptr<RowCount> count) {
 
 // "" when the run measured what it was asked; else why not: nothing at all,
 // or nothing at a scope named in --scope (`all` asks for the scopes that apply).
-std::string nothing_measured(const RunFlags& flags, const RunOptions& options, const RowCount& count) {
+[[nodiscard]] std::string nothing_measured(const RunFlags& flags, const RunOptions& options, const RowCount& count) {
   std::string reasons;
   for (const auto& s : count.skips) reasons += (reasons.empty() ? "" : "; ") + describe(s);
   if (count.rows_by_scope.empty())

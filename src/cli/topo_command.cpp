@@ -51,7 +51,7 @@ void add_topo_flags(CLI::App& app, TopoFlags& f) {
 
 // This rank's reading of the filesystem under --path: "" when not asked;
 // `error` names the path when it cannot be read (exit 2).
-std::string path_filesystem(const TopoFlags& f, std::string& error) {
+[[nodiscard]] std::string path_filesystem(const TopoFlags& f, std::string& error) {
   if (f.path.empty()) return "";
   const auto m = storage::mount_of_path(f.path, error, f.mountinfo);
   if (!m) {
@@ -83,7 +83,8 @@ std::string path_report(const Comm& world, const NodeMap& nodes, const std::stri
 }
 
 // "" when the flags are usable on this rank, else the message.
-std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv, TopoFlags& f, bool& help) {
+[[nodiscard]] std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv, TopoFlags& f,
+                                      bool& help) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -100,8 +101,8 @@ std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv,
 }
 
 // "" or the first write error (file and errno).
-std::string write_record(const std::string& path, bool overwrite, const RunHeader& header,
-                         const std::vector<json>& lines, const Summary& summary) {
+[[nodiscard]] std::string write_record(const std::string& path, bool overwrite, const RunHeader& header,
+                                       const std::vector<json>& lines, const Summary& summary) {
   RecordWriter w;
   if (std::string err = w.open(path, overwrite); !err.empty()) return err;
   w.write(header);

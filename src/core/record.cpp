@@ -71,7 +71,7 @@ std::string RecordWriter::error() const {
 namespace {
 
 // A text field of a line, "" when absent; another type is an error naming the line.
-std::string text_field(const json& j, const char* key, const std::string& where) {
+[[nodiscard]] std::string text_field(const json& j, const char* key, const std::string& where) {
   const auto it = j.find(key);
   if (it == j.end()) return {};
   if (!it->is_string()) throw std::runtime_error(fmt::format("{}: \"{}\" is not a string ({})", where, key, it->dump()));

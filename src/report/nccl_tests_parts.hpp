@@ -32,10 +32,10 @@ struct PrintedRow {
 // fabricbench's op for an nccl-tests binary or test name ("all_reduce_perf",
 // "all_reduce"); "" when it names none of ours. Throws naming `where` for
 // nccl-tests' tests fabricbench has no op for (hypercube).
-std::string op_of_binary(const std::string& binary, const std::string& where);
+[[nodiscard]] std::string op_of_binary(const std::string& binary, const std::string& where);
 
 // The binary named in a line or a file name ("./build/all_gather_perf -b 8"): "" when none.
-std::string binary_in(const std::string& text);
+[[nodiscard]] std::string binary_in(const std::string& text);
 
 // Appends the row's placements to `table.rows` as measurements: algbw from
 // size / time (exactly as nccl-tests computes it, without its print

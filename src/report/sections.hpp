@@ -31,7 +31,7 @@ std::string record_prefix(const RecordInput& r, const HtmlInputs& in);
 // "vm, 1 rank, nccl 2.28.3, run 2026-11-30T01:40:36Z" and the like: what a record is, in words.
 std::string record_identity(const Results& r);
 // The record's host of a world rank ("" when the header does not say).
-std::string host_of(const Results& r, int rank);
+[[nodiscard]] std::string host_of(const Results& r, int rank);
 // A table row: cells already HTML (escaped text or markup), and the <tr>'s
 // own attributes (' data-rule="x"').
 struct Row {

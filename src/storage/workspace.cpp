@@ -160,9 +160,11 @@ int Workspace::open_file(const std::string& name, int flags) {
 
 std::string Workspace::remove(const std::string& name) {
   std::lock_guard lock(mutex_);
-  if (names_.erase(name) == 0 || rank_fd_ < 0) return {};
+  if (names_.count(name) == 0 || rank_fd_ < 0) return {};
+  // A file that cannot be unlinked now stays listed: clean() tries again.
   if (::unlinkat(rank_fd_, name.c_str(), 0) != 0 && errno != ENOENT)
     return fmt::format("cannot remove '{}/{}': {}", rank_path(), name, errno_text(errno));
+  names_.erase(name);
   return {};
 }
 

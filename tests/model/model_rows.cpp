@@ -2,8 +2,9 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <random>
+#include <sstream>
+#include <stdexcept>
 
 #include "rows.hpp"
 
@@ -31,7 +32,7 @@ std::vector<Measurement> alpha_beta_rows(const std::string& op, const std::strin
 
 void write_results(const std::string& path, const std::vector<Measurement>& rows, int nodes) {
   RecordWriter w;
-  w.open(path, true);
+  if (const std::string error = w.open(path, true); !error.empty()) throw std::runtime_error(error);
   RunHeader header;
   header.command = "run";
   header.nodes = nodes;

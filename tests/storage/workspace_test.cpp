@@ -60,6 +60,25 @@ TEST_F(WorkspaceTest, MakesItsFoldersAndRemovesThemWithTheFiles) {
   EXPECT_EQ(entries(), 0u);
 }
 
+// A file that cannot be unlinked (here a folder took its name) stays listed
+// for clean() to try again: remove() once took the name off the list first,
+// and the caller dropped the error (found by making remove() [[nodiscard]]).
+TEST_F(WorkspaceTest, AFileThatCannotBeRemovedStaysListed) {
+  Workspace ws;
+  make(ws);
+  const int fd = ws.create("shard", O_WRONLY, true);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  fs::remove(ws.rank_path() + "/shard");
+  fs::create_directory(ws.rank_path() + "/shard");
+  const std::string error = ws.remove("shard");
+  EXPECT_NE(error.find("cannot remove '" + ws.rank_path() + "/shard'"), std::string::npos) << error;
+  EXPECT_EQ(ws.listed(), 1u);
+  fs::remove(ws.rank_path() + "/shard");
+  EXPECT_EQ(ws.remove("shard"), "");
+  EXPECT_EQ(ws.listed(), 0u);
+}
+
 TEST_F(WorkspaceTest, TheDestructorCleansUp) {
   {
     Workspace ws;

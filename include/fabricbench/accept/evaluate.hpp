@@ -62,7 +62,7 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
 
 // "" when `baseline` can be compared with `run`; otherwise what differs (rank
 // count, node count, the set of ops or scopes measured) and what to do.
-std::string baseline_mismatch(const Results& run, const Results& baseline);
+[[nodiscard]] std::string baseline_mismatch(const Results& run, const Results& baseline);
 
 struct Counts {
   int pass = 0;

@@ -67,7 +67,7 @@ class GpuTools {
  public:
   virtual ~GpuTools() = default;
   // "" when this process can use a CUDA device; otherwise why not.
-  virtual std::string absent_reason() const = 0;
+  [[nodiscard]] virtual std::string absent_reason() const = 0;
   // Collective over `world`: picks this rank's device (`device_option`, or
   // its index on its node wrapped to the devices it sees) and makes it
   // current. "No", on the ranks that see it, when there is no GPU or two
@@ -88,6 +88,6 @@ class GpuTools {
 const GpuTools* gpu_tools(std::string* why);
 
 // "" when a GPU is usable here; otherwise why not (plugin or device).
-std::string gpu_absent_reason();
+[[nodiscard]] std::string gpu_absent_reason();
 
 }  // namespace fb

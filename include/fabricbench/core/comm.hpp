@@ -95,7 +95,7 @@ class Comm {
 // Collective: "" when `my_error` is empty on every rank, else the error of the
 // lowest rank that has one (prefixed with its rank and host when not rank 0),
 // on every rank. Lets all ranks stop together on input only some can judge.
-std::string agree_on_error(const Comm& comm, const std::string& my_error);
+[[nodiscard]] std::string agree_on_error(const Comm& comm, const std::string& my_error);
 
 // This host's name, as the record and the scopes use it.
 std::string host_name();

@@ -21,13 +21,13 @@ class CsvWriter {
  public:
   CsvWriter() : file_("CSV file") {}
   // Opens (output_file.hpp's rules) and writes the header row. "" or the problem.
-  std::string open(const std::string& path, bool overwrite, const std::vector<std::string>& header);
+  [[nodiscard]] std::string open(const std::string& path, bool overwrite, const std::vector<std::string>& header);
   // False when the row is not in the file (see error()).
   bool write_row(const std::vector<std::string>& fields);
   bool sync() { return file_.sync(); }
   const std::string& path() const { return file_.path(); }
   // "" while every write succeeded, else the first failure (file and errno).
-  const std::string& error() const { return file_.error(); }
+  [[nodiscard]] const std::string& error() const { return file_.error(); }
 
  private:
   LineFile file_;

@@ -22,7 +22,7 @@ class LongLines {
   bool keep(std::string_view line, std::size_t number);
   std::size_t count() const { return count_; }
   // "3 lines of SOURCE longer than 8192 bytes were not read (the first is line 12)", or "" when none.
-  std::string note(std::string_view source) const;
+  [[nodiscard]] std::string note(std::string_view source) const;
 
  private:
   std::size_t count_ = 0;

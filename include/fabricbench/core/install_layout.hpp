@@ -7,6 +7,6 @@ namespace fb {
 
 // The folder of the running binary (/proc/self/exe, symbolic links resolved);
 // "" when it cannot be read.
-std::string binary_dir();
+[[nodiscard]] std::string binary_dir();
 
 }  // namespace fb

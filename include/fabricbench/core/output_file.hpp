@@ -21,7 +21,7 @@ struct OutputPath {
 // a symbolic link, a folder, a file that exists (without `overwrite`), a
 // folder that does not exist or is not writable, something not a regular
 // file or a character device (a FIFO would block the job).
-std::string check_output(const std::string& path, const std::string& flag, bool overwrite);
+[[nodiscard]] std::string check_output(const std::string& path, const std::string& flag, bool overwrite);
 // Every output of one command, and no two of them on one file.
 std::string check_outputs(const std::vector<OutputPath>& outputs, bool overwrite);
 
@@ -29,8 +29,8 @@ std::string check_outputs(const std::vector<OutputPath>& outputs, bool overwrite
 // inode: through a link or another spelling of the path too); then why it is
 // refused, naming both. `report html x.jsonl -o x.jsonl --overwrite` once
 // replaced the only copy of the record with the page made from it.
-std::string check_not_an_input(const std::string& output, const std::string& flag,
-                               const std::vector<std::string>& inputs);
+[[nodiscard]] std::string check_not_an_input(const std::string& output, const std::string& flag,
+                                             const std::vector<std::string>& inputs);
 // An output folder (check --out-dir): owned by this user or root, and not
 // writable by group or others unless sticky (/tmp): in such a folder another
 // user could plant a file or link under the name fabricbench is about to use.
@@ -45,7 +45,7 @@ int open_output(const std::string& path, bool overwrite, std::string& error);
 // fsyncs it and renames it over `path`: a reader never sees half a file, and
 // no existing file or link under a guessable name is written through. What
 // `path` names must be a regular file or nothing. Returns "" or the problem.
-std::string write_file_atomically(const std::string& path, std::string_view text);
+[[nodiscard]] std::string write_file_atomically(const std::string& path, std::string_view text);
 
 // "<what> '<path>': <strerror> (errno N)".
 std::string io_error(std::string_view what, const std::string& path, int error_number);
@@ -59,7 +59,7 @@ class LineFile {
   LineFile& operator=(const LineFile&) = delete;
 
   // "" or the problem.
-  std::string open(const std::string& path, bool overwrite);
+  [[nodiscard]] std::string open(const std::string& path, bool overwrite);
   const std::string& path() const { return path_; }
   // Appends `line` (its newline included) whole or not at all: after a short
   // write (a full disk, a file size limit) the file is cut back to where the
@@ -69,7 +69,7 @@ class LineFile {
   // fsync; a failure counts as a write error.
   bool sync();
   // "" while every write succeeded, else the first failure.
-  const std::string& error() const { return error_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
   bool failed() const { return !error_.empty(); }
 
  private:

@@ -42,7 +42,7 @@ class RecordWriter {
   RecordWriter& operator=(const RecordWriter&) = delete;
 
   // "" on success, else the problem.
-  std::string open(const std::string& path, bool overwrite);
+  [[nodiscard]] std::string open(const std::string& path, bool overwrite);
   const std::string& path() const { return file_.path(); }
   // Writes one line whole; ignored once sealed or after a failure.
   void write(const RecordLine& line);
@@ -52,7 +52,7 @@ class RecordWriter {
   // when already sealed (the first closing line stands) or the write failed.
   bool seal(const Summary& summary) noexcept;
   // "" while every write succeeded, else the first failure (file and errno).
-  std::string error() const;
+  [[nodiscard]] std::string error() const;
 
  private:
   bool write_locked(const nlohmann::ordered_json& line);

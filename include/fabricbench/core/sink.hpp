@@ -39,7 +39,7 @@ class RowSink {
   virtual void abort(const Summary& /*summary*/) {}
   // "" while this sink's writes succeeded, else the first failure (file and
   // errno): the command then ends with exit 3 naming it.
-  virtual std::string error() const { return {}; }
+  [[nodiscard]] virtual std::string error() const { return {}; }
 };
 
 }  // namespace fb

@@ -40,7 +40,7 @@ class SinkList final : public RowSink {
   void end(const Summary& summary) override;
   void abort(const Summary& summary) override;
   // The first sink's failure, "" when none.
-  std::string error() const override;
+  [[nodiscard]] std::string error() const override;
 
  private:
   std::vector<std::unique_ptr<RowSink>> sinks_;

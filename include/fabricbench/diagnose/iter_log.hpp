@@ -41,7 +41,7 @@ class IterLog {
  public:
   IterLog(std::string path, IterOptions options);
   // "" when the file could be opened at the start, else why not.
-  const std::string& error_at_start() const { return start_error_; }
+  [[nodiscard]] const std::string& error_at_start() const { return start_error_; }
   IterSeries read() const;
 
  private:

@@ -21,7 +21,7 @@ class ProcessReader {
  public:
   ProcessReader(int pid, std::string proc_root = "/proc");
   // "" when the process was running at the start; else why not.
-  const std::string& error() const { return series_.error; }
+  [[nodiscard]] const std::string& error() const { return series_.error; }
   // One reading; a process that ended gives a note once.
   void sample(double t_s, std::vector<std::string>& notes);
   const ProcessSeries& series() const { return series_; }

@@ -33,7 +33,7 @@ std::string run_folder_name(const std::string& run_id);
 // The problem with `path` as a folder to measure in, naming it and what to
 // do ("" = none): missing, not a folder, on a read-only mount, not writable.
 // `flag` names the option in the message ("--path").
-std::string check_folder(const std::string& path, const std::string& flag);
+[[nodiscard]] std::string check_folder(const std::string& path, const std::string& flag);
 
 class Workspace {
  public:
@@ -43,7 +43,7 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   // Each returns "" or the problem, naming the folder.
-  std::string open_base(const std::string& path, const std::string& flag);
+  [[nodiscard]] std::string open_base(const std::string& path, const std::string& flag);
   std::string make_run_folder(const std::string& name);  // mkdir; one that exists is refused
   // Uses the run folder another rank made on this filesystem. False (and no
   // error) when it is not there: this rank's --path is another filesystem.
@@ -57,8 +57,8 @@ class Workspace {
   int create(const std::string& name, int flags, bool keep_name);
   // Opens a file made by create(..., true): -1 with errno set on failure.
   int open_file(const std::string& name, int flags);
-  // Unlinks a listed file; "" or the problem.
-  std::string remove(const std::string& name);
+  // Unlinks a listed file; "" or the problem (the file then stays listed for clean()).
+  [[nodiscard]] std::string remove(const std::string& name);
 
   // Unlinks every listed file and this rank's folder, then the run folder
   // when no other rank's is left in it. Idempotent and thread-safe; create()

@@ -49,7 +49,7 @@ class Nvml {
 
   // "" when the library loaded and nvmlInit succeeded; else why it did not
   // (then every other call answers unknown with this reason).
-  virtual std::string unavailable_reason() const = 0;
+  [[nodiscard]] virtual std::string unavailable_reason() const = 0;
 
   virtual Fact<std::string> driver_version() = 0;
   virtual Fact<std::string> nvml_version() = 0;

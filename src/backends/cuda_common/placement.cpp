@@ -23,7 +23,7 @@ std::string probe() {
 }
 
 // This rank's device, or why it has none.
-std::string pick_device(int device_option, GpuPlacement& out) {
+[[nodiscard]] std::string pick_device(int device_option, GpuPlacement& out) {
   if (const std::string absent = absent_reason(); !absent.empty()) return absent;
   cudaGetDeviceCount(&out.device_count);
   const gpu::DeviceChoice choice = choose_device(device_option, out.local_rank, out.device_count, host_name());

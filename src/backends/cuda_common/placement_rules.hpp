@@ -35,8 +35,8 @@ struct PlacedRank {
 
 // Why rank `node[me]` may not run where it is: an earlier rank of its node
 // took the same physical GPU. "" when none did.
-std::string shared_gpu_error(const std::vector<PlacedRank>& node, std::size_t me, int device, int device_count,
-                             const std::string& host);
+[[nodiscard]] std::string shared_gpu_error(const std::vector<PlacedRank>& node, std::size_t me, int device,
+                                           int device_count, const std::string& host);
 
 // A rank's compute capability as one text for an allgather, and the lowest of the job's.
 using Capability = GpuCapability;

@@ -15,6 +15,6 @@ std::unique_ptr<Backend> make_mpi_cuda_backend();
 
 // "" when the MPI library says it takes device buffers; else why it does not.
 // Needs MPI initialised.
-std::string mpi_cuda_awareness();
+[[nodiscard]] std::string mpi_cuda_awareness();
 
 }  // namespace fb

@@ -24,7 +24,7 @@ bool list_has(std::string_view list, std::string_view name) {
 }
 
 // The string value of an MPI_T control variable, or "" when absent.
-std::string read_cvar(const char* wanted) {
+[[nodiscard]] std::string read_cvar(const char* wanted) {
   int num = 0;
   if (MPI_T_cvar_get_num(&num) != MPI_SUCCESS) return {};
   for (int i = 0; i < num; ++i) {

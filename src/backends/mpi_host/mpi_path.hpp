@@ -43,6 +43,6 @@ std::optional<std::string> mca_value_without_mpit(std::string_view name, const M
 std::optional<std::string> mca_file_value(std::string_view text, std::string_view name);
 // The string control variable `name` through MPI_T: 0.2 s a call (Open MPI 4.1), so only where the
 // sources above cannot tell, and as the reference the tests hold them to; "" when absent.
-std::string mpit_cvar(const char* name);
+[[nodiscard]] std::string mpit_cvar(const char* name);
 
 }  // namespace fb

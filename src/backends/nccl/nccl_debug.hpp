@@ -22,13 +22,13 @@ class NcclDebugLog {
   // begin. NCCL truncates the file at its first call, before any communicator.
   std::uint64_t size() const;
   // The text from `offset` to the end ("" when the file cannot be read).
-  std::string read_from(std::uint64_t offset) const;
+  [[nodiscard]] std::string read_from(std::uint64_t offset) const;
   const std::string& path() const { return path_; }
   // What was changed in the user's settings, or why paths will read
   // "unknown", for the run to say once (backends never print).
   const std::vector<std::string>& notes() const { return notes_; }
   // " (NCCL_DEBUG_SUBSYS=^INIT hides ...)" after an "unknown" path; "" when the settings let NCCL say.
-  const std::string& unknown_hint() const { return unknown_hint_; }
+  [[nodiscard]] const std::string& unknown_hint() const { return unknown_hint_; }
 
  private:
   NcclDebugLog();

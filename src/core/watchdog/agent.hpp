@@ -25,8 +25,8 @@ RootListeners listen_root(const Tree& tree, std::uint64_t token, const std::stri
 Fd listen_node(const Tree& tree, int rank, std::uint64_t token);
 // A leader connects to rank 0 over TCP, any other rank to its leader's
 // local socket. Returns the error, "" when connected.
-std::string connect_parent(const Tree& tree, int rank, const Endpoint& root, const std::string& my_host,
-                           Connection& out);
+[[nodiscard]] std::string connect_parent(const Tree& tree, int rank, const Endpoint& root, const std::string& my_host,
+                                         Connection& out);
 
 class Agent {
  public:

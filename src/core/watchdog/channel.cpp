@@ -65,7 +65,7 @@ sockaddr_un abstract_address(const std::string& name, socklen_t& len) {
 }
 
 // Waits for a non-blocking connect to finish. Returns "" or why not.
-std::string finish_connect(int fd) {
+[[nodiscard]] std::string finish_connect(int fd) {
   if (!wait_fd(fd, POLLOUT, now_us() + kConnectTimeoutS * 1e6)) return fmt::format("no answer within {:g} s", kConnectTimeoutS);
   int err = 0;
   socklen_t len = sizeof(err);

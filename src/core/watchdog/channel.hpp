@@ -109,7 +109,7 @@ class Connection {
 // Connects to rank 0 over TCP (a node leader) and completes the handshake;
 // on rank 0's host tries 127.0.0.1 first when rank 0 listens there.
 // Returns an error text naming every address tried, "" when connected.
-std::string connect_tcp_parent(const Endpoint& root, int rank, bool same_host, Connection& out);
+[[nodiscard]] std::string connect_tcp_parent(const Endpoint& root, int rank, bool same_host, Connection& out);
 // Connects to this node's leader `leader` on its local socket.
 std::string connect_local_parent(const std::string& name, std::uint64_t token, int rank, int leader,
                                  Connection& out);

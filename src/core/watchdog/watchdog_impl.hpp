@@ -82,7 +82,7 @@ class Control {
   // Waits until every child joined, a set-up error, or `deadline_s` (monotonic).
   // Returns the error ("" when every child joined, or the wait ran out:
   // then the children that did not come say why).
-  std::string wait_setup(double deadline_s);
+  [[nodiscard]] std::string wait_setup(double deadline_s);
 
  private:
   int wake_read_ = -1;

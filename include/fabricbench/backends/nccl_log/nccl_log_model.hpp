@@ -55,7 +55,7 @@ struct Communicator {
   bool collnet_connected = false;
   std::map<std::string, std::set<std::string>> algorithms;  // "AllReduce" -> {"Ring/LL128", ...}
   // The host of `rank`, "" when no line of its process is in the log.
-  std::string host_of(int rank) const;
+  [[nodiscard]] std::string host_of(int rank) const;
 };
 
 struct Log {

@@ -32,7 +32,7 @@ std::string verdict(bool inter_node, const std::vector<Transport>& used);
 std::string channel_ranges(const std::set<int>& channels);
 
 // Why a log that has NCCL lines says nothing about transports ("" when it does).
-std::string missing_lines_hint(const Log& log);
+[[nodiscard]] std::string missing_lines_hint(const Log& log);
 
 std::string format_text(const Log& log, const std::vector<std::string>& files);
 nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string>& files);
