@@ -33,7 +33,7 @@ std::string calibrated_workload_yaml(const std::string& yaml, double factor) {
   return out.str();
 }
 
-topo::Fact<double> fit_busbw_share(const Workload& w, const Fabric& fabric, const Presets& presets,
+Fact<double> fit_busbw_share(const Workload& w, const Fabric& fabric, const Presets& presets,
                                    std::string_view group, double measured_step_us) {
   Workload at = w;
   double& share = at.busbw_share.of(group);
@@ -44,15 +44,15 @@ topo::Fact<double> fit_busbw_share(const Workload& w, const Fabric& fabric, cons
   constexpr double kLeast = 1e-3;
   const double full = step_us(1), least = step_us(kLeast);
   if (measured_step_us < full * (1 - 1e-9))
-    return topo::Fact<double>::unknown(fmt::format(
+    return Fact<double>::unknown(fmt::format(
         "the measured {:.4g} s step is faster than the model's {:.4g} s at NCCL's own bus bandwidth: the workload's "
         "compute rate or overlap is slower than the run's (calibrate the rate first: fabricbench step "
         "--calibrated-workload)",
         measured_step_us / 1e6, full / 1e6));
   if (least <= full * (1 + 1e-9))
-    return topo::Fact<double>::unknown(fmt::format("the workload has no {} communication to stretch", group));
+    return Fact<double>::unknown(fmt::format("the workload has no {} communication to stretch", group));
   if (measured_step_us > least)
-    return topo::Fact<double>::unknown(fmt::format(
+    return Fact<double>::unknown(fmt::format(
         "{} communication cannot stretch the step to {:.4g} s ({:.4g} s at {} of NCCL's bus bandwidth): the time is "
         "lost elsewhere",
         group, measured_step_us / 1e6, least / 1e6, kLeast));

@@ -131,7 +131,7 @@ Link measured_link(const Results& results, std::string_view scope, std::string_v
   Link l;
   l.label = std::string(label);
   l.scope = std::string(scope);
-  l.measured_nodes = std::max(1, results.run().value("nodes", 1));
+  l.measured_nodes = std::max(1, results.header.nodes);  // -1: a record that does not say
   for (auto& c : fit_curves(results))
     if (c.scope == scope) l.curves.push_back(std::move(c));
   if (l.curves.empty())

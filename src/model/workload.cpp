@@ -146,10 +146,10 @@ void read_zero3(const Fields& top, Workload& w) {
 std::vector<std::pair<double, double>> curve_from_record(const std::string& path, const std::string& dtype) {
   const Results r = load_results(path);
   std::map<double, double> slowest;
-  for (const auto& line : r.lines) {
-    if (line.value("type", "") != "gemm" || line.value("dtype", "") != dtype) continue;
-    const double mnk = line.value("m", 0.0) * line.value("n", 0.0) * line.value("k", 0.0);
-    const double tflops = line.value("tflops", 0.0);
+  for (const GemmLine& line : r.gemms) {
+    if (line.dtype != dtype) continue;
+    const double mnk = static_cast<double>(line.m) * line.n * line.k;
+    const double tflops = line.tflops;
     if (mnk <= 0 || !(tflops > 0)) continue;
     const double size = std::cbrt(mnk);
     const auto it = slowest.find(size);

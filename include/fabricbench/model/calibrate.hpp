@@ -8,7 +8,7 @@
 #include "fabricbench/model/fabric.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/workload.hpp"
-#include "fabricbench/topo/fact.hpp"
+#include "fabricbench/core/fact.hpp"
 
 namespace fb::model {
 
@@ -26,7 +26,7 @@ std::string calibrated_workload_yaml(const std::string& yaml, double factor);
 // reason, when no share from 0.001 to 1 gives that step (the run is faster
 // than the model at NCCL's own bandwidth, or the group's communication
 // cannot stretch the step that far).
-topo::Fact<double> fit_busbw_share(const Workload& w, const Fabric& fabric, const Presets& presets,
+Fact<double> fit_busbw_share(const Workload& w, const Fabric& fabric, const Presets& presets,
                                    std::string_view group, double measured_step_us);
 
 }  // namespace fb::model

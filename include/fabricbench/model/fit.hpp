@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>  // Results holds JSON lines
 
 #include "fabricbench/core/record.hpp"
 

@@ -16,7 +16,7 @@
 #include "fabricbench/model/quotes.hpp"
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/model/table.hpp"
-#include "fabricbench/topo/fact.hpp"
+#include "fabricbench/core/fact.hpp"
 
 namespace fb::model {
 
@@ -39,7 +39,7 @@ json steps_json(const std::string& workload, const std::vector<StepCost>& steps)
 struct ShareFit {
   std::string group;
   double measured_step_s = 0;
-  topo::Fact<double> share;
+  Fact<double> share;
 };
 void add_share_fit(Table& t, json& j, const ShareFit& fit);
 
