@@ -320,6 +320,36 @@ json to_json(const Measurement& m) {
   return j;
 }
 
+namespace {
+
+// Bounds no measurement comes near: 1e12 GB/s (a one-rank in-place
+// all_reduce, which moves nothing, reaches 2e7 in nccl-tests' own output),
+// 100 days a call.
+constexpr double kMaxRecordGbps = 1e12;
+constexpr double kMaxRecordUs = 1e13;
+
+}  // namespace
+
+void check_measurement_figures(const Measurement& m) {
+  const auto refuse = [](const std::string& why) { throw std::runtime_error("measurement line: " + why); };
+  const std::pair<const char*, double> times[] = {{"time_min_us", m.time.min_us},       {"time_median_us", m.time.median_us},
+                                                  {"time_mean_us", m.time.mean_us},     {"time_p99_us", m.time.p99_us},
+                                                  {"time_max_us", m.time.max_us},       {"time_stddev_us", m.time.stddev_us}};
+  for (const auto& [key, v] : times)
+    if (!(v >= 0 && v <= kMaxRecordUs))
+      refuse(fmt::format("{} is {}: a time is a number from 0 to {:g} us", key, v, kMaxRecordUs));
+  for (const auto& [key, v] : {std::pair{"algbw_gbps", m.algbw_gbps}, std::pair{"busbw_gbps", m.busbw_gbps}})
+    if (!(v >= 0 && v <= kMaxRecordGbps))
+      refuse(fmt::format("{} is {}: a bandwidth is a number from 0 to {:g} GB/s", key, v, kMaxRecordGbps));
+  // The writers keep every statistic of a sample between its extremes; the
+  // slack covers a mean summed in floating point.
+  const double slack = 1e-9 * m.time.max_us;
+  for (const auto& [key, v] : {std::pair{"time_median_us", m.time.median_us}, std::pair{"time_mean_us", m.time.mean_us},
+                               std::pair{"time_p99_us", m.time.p99_us}})
+    if (v < m.time.min_us - slack || v > m.time.max_us + slack)
+      refuse(fmt::format("{} {} lies outside [time_min_us {}, time_max_us {}]", key, v, m.time.min_us, m.time.max_us));
+}
+
 Measurement measurement_from_json(const json& j) {
   const Reader r(j, "measurement");
   Measurement m;
@@ -365,6 +395,7 @@ Measurement measurement_from_json(const json& j) {
   }
   m.pass = r.take<int>("pass");
   m.rank_mean_us = r.list<double>("rank_mean_us");
+  check_measurement_figures(m);
   return m;
 }
 

@@ -16,6 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (r.lines.empty()) fb::fuzz::broken("a record without a header was accepted");
   for (const auto& m : r.measurements) {
+    try {
+      fb::check_measurement_figures(m);
+    } catch (const std::runtime_error&) {
+      fb::fuzz::broken("the reader accepted a measurement whose figures break the record's invariants");
+    }
     const fb::Measurement again = fb::measurement_from_json(fb::to_json(m));
     if (again.op != m.op || again.bytes != m.bytes || again.wrong != m.wrong || again.wrong_at != m.wrong_at)
       fb::fuzz::broken("a measurement does not survive to_json and back");

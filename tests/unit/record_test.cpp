@@ -202,6 +202,35 @@ TEST_F(RecordTest, NumbersOutOfRangeNameTheLine) {
   }
 }
 
+// Issue 35: a negative median, a bandwidth of 1e308 (printed "+inf%") and a
+// p99 above the maximum were read as measurements. The writer's own line
+// with one figure changed is refused naming the line and the key.
+TEST_F(RecordTest, FiguresNoMeasurementHasNameTheLineAndTheKey) {
+  struct Bad {
+    const char* patch;
+    const char* says;
+  };
+  for (const Bad& bad : {Bad{R"("time_median_us":-5)", "time_median_us is -5: a time is a number from 0"},
+                         Bad{R"("busbw_gbps":1e308)", "busbw_gbps is 1e+308: a bandwidth is a number from 0 to"},
+                         Bad{R"("algbw_gbps":-0.5)", "algbw_gbps is -0.5"},
+                         Bad{R"("time_stddev_us":-1)", "time_stddev_us is -1"},
+                         Bad{R"("time_p99_us":30)", "time_p99_us 30 lies outside [time_min_us 10, time_max_us 21]"},
+                         Bad{R"("time_min_us":13)", "time_median_us 12.5 lies outside [time_min_us 13"}}) {
+    nlohmann::ordered_json line = to_json(sample());
+    line.update(nlohmann::ordered_json::parse("{" + std::string(bad.patch) + "}"));
+    std::istringstream in(header().dump() + "\n" + line.dump() + "\n");
+    try {
+      parse_results(in, "t.jsonl");
+      ADD_FAILURE() << bad.patch;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("t.jsonl:2: measurement line: ") + bad.says), std::string::npos)
+          << e.what();
+    }
+  }
+  std::istringstream whole(header().dump() + "\n" + to_json(sample()).dump() + "\n");
+  EXPECT_EQ(parse_results(whole, "t.jsonl").measurements.size(), 1u) << "the writer's own line reads";
+}
+
 TEST_F(RecordTest, IncompleteRecordHasNoSummary) {
   RecordWriter w;
   ASSERT_EQ(w.open(path("p.jsonl"), false), "");

@@ -499,6 +499,11 @@ nlohmann::ordered_json to_json(const RecordLine& line);
 RunHeader header_from_json(const nlohmann::ordered_json& j);
 InventoryLine inventory_from_json(const nlohmann::ordered_json& j);
 Measurement measurement_from_json(const nlohmann::ordered_json& j);
+// What every measurement obeys, checked where records are read (issue 35:
+// negative medians and 1e308 bandwidths were accepted and printed as
+// "+inf%"): times from 0 to 1e13 us and bandwidths from 0 to 1e12 GB/s, all
+// finite; median, mean and p99 within [min, max]. Throws std::runtime_error.
+void check_measurement_figures(const Measurement& m);
 Skip skip_from_json(const nlohmann::ordered_json& j);
 PairLine pair_from_json(const nlohmann::ordered_json& j);
 NodeLine node_from_json(const nlohmann::ordered_json& j);
