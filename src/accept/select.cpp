@@ -60,7 +60,10 @@ std::vector<const Measurement*> select_rows(const Results& results, const RowFil
 }
 
 std::string why_no_rows(const Results& results, const RowFilter& f) {
-  const std::string what = fmt::format("{}{}{}", f.op.empty() ? "any op" : f.op, f.scope.empty() ? "" : "/", f.scope);
+  // "all_reduce/global rows", "all_reduce rows", "global rows" or "rows": a
+  // rule for every op once read "no any op rows".
+  const std::string what = fmt::format("{}{}{}", f.op, f.op.empty() || f.scope.empty() ? "" : "/", f.scope);
+  const std::string rows_of = what.empty() ? "rows" : what + " rows";
   std::vector<const Measurement*> rows;
   std::set<std::string> ops;
   std::set<std::string> scopes;
@@ -71,20 +74,24 @@ std::string why_no_rows(const Results& results, const RowFilter& f) {
   }
   if (rows.empty()) {
     if (auto skip = run_skip_reason(results, f); !skip.empty()) return skip;
+    if (results.measurements.empty())  // once "(scopes measured for it: )"
+      return fmt::format("this run has no measurement rows at all (a `fabricbench {}` record)", results.header.command);
     if (!f.op.empty() && !ops.count(f.op))
-      return fmt::format("this run measured no {} rows (ops measured: {})", f.op, ops.empty() ? "none" : fmt::format("{}", fmt::join(ops, ", ")));
-    return fmt::format("this run measured no {} rows (scopes measured for it: {})", what, fmt::join(scopes, ", "));
+      return fmt::format("this run measured no {} rows (ops measured: {})", f.op, fmt::join(ops, ", "));
+    return fmt::format("this run measured no {} (scopes measured{}: {})", rows_of, f.op.empty() ? "" : " for it",
+                       fmt::join(scopes, ", "));
   }
   std::erase_if(rows, [&](const Measurement* m) { return !placement_matches(*m, f); });
-  if (rows.empty()) return fmt::format("no {} {} rows in this run", what, *f.in_place ? "in-place" : "out-of-place");
+  if (rows.empty())
+    return fmt::format("no {} {} in this run", *f.in_place ? "in-place" : "out-of-place", rows_of);
   std::erase_if(rows, [&](const Measurement* m) { return !f.dtype.empty() && m->dtype != f.dtype; });
-  if (rows.empty()) return fmt::format("no {} rows with datatype {} in this run", what, f.dtype);
+  if (rows.empty()) return fmt::format("no {} with datatype {} in this run", rows_of, f.dtype);
   if (f.bytes) {
     if (auto skip = run_skip_reason(results, f); !skip.empty()) return skip;
-    return fmt::format("size {} was not measured for {} (measured: {})", format_bytes(*f.bytes), what,
-                       sizes_measured(rows));
+    return fmt::format("size {} was not measured{} (measured: {})", format_bytes(*f.bytes),
+                       what.empty() ? "" : " for " + what, sizes_measured(rows));
   }
-  return fmt::format("no {} rows match", what);
+  return fmt::format("no {} match", rows_of);
 }
 
 double metric_value(const Measurement& m, Metric metric) {

@@ -108,6 +108,23 @@ TEST(Absolute, AScopeTheRunSkippedSaysWhy) {
   EXPECT_TRUE(mentions(judge_one(kBusbw40, none.results()), "measured no all_reduce rows"));
 }
 
+// A rule for every op read "this run measured no any op rows (scopes measured
+// for it: )" on a record without rows: a message that reads as a bug.
+TEST(Absolute, ARuleForEveryOpSaysWhatTheRunLacksInASentence) {
+  RecordBuilder empty(2, 1);
+  const Verdict none = judge_one("  - {kind: correctness}\n", empty.results());
+  EXPECT_EQ(none.status, Status::skip);
+  EXPECT_TRUE(mentions(none, "this run has no measurement rows at all")) << none.reason;
+  RecordBuilder other(2, 1);
+  other.row("all_gather", "global", 1ull << 30, 10);
+  const Verdict intra = judge_one("  - {kind: correctness, scope: intra}\n", other.results());
+  EXPECT_TRUE(mentions(intra, "this run measured no intra rows (scopes measured: global)")) << intra.reason;
+  for (const Verdict& v : {none, intra}) {
+    EXPECT_FALSE(mentions(v, "any op")) << v.reason;
+    EXPECT_FALSE(mentions(v, ": )")) << v.reason;
+  }
+}
+
 TEST(Latency, TimeBelowTheBound) {
   RecordBuilder b(2, 2);
   b.row("sendrecv", "global", 8, 0, 12.5);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "messages.hpp"
 #include "process.hpp"
 
 namespace fb {
@@ -35,6 +36,7 @@ TEST_P(RunRefuses, WithExitTwoAndOneMessage) {
   if (GetParam().not_said) {
     EXPECT_EQ(r.err.find(GetParam().not_said), std::string::npos) << r.err;
   }
+  EXPECT_EQ(test::broken_message(r.err, GetParam().args), "") << r.err;
   const auto first = r.err.find("fabricbench run:");
   ASSERT_NE(first, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("fabricbench run:", first + 1), std::string::npos) << "one message, from rank 0: " << r.err;
@@ -96,6 +98,19 @@ class InputFiles : public ::testing::Test {
   std::string dir_;
 };
 
+// The check the suite holds every message to must be able to fail: the
+// messages issue 35 found, and sentences that must pass.
+TEST(MessageShapes, TheMessagesThatReadAsBugsAreFound) {
+  for (const char* bug : {"this run measured no any op rows (scopes measured for it: )", "busbw +601677.4% of spec",
+                          "bandwidth inf GB/s", "median -nan us", "no rows ()"})
+    EXPECT_NE(test::broken_message(bug), "") << bug;
+  for (const char* fine : {"--scope inter measured nothing: one node (the inter scope needs two)",
+                           "busbw 12.5% below the spec", "Info: 3 lines were not read", "nanoseconds"})
+    EXPECT_EQ(test::broken_message(fine), "") << fine;
+  EXPECT_EQ(test::broken_message("--time-budget nan: not a number", "run --time-budget nan"), "")
+      << "the user's own words are repeated back";
+}
+
 TEST_F(InputFiles, DevicesFoldersAndFifosAreRefusedAtOnceNamingTheInput) {
   const std::string fifo = path("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -122,6 +137,7 @@ TEST_F(InputFiles, DevicesFoldersAndFifosAreRefusedAtOnceNamingTheInput) {
     const auto r = fb(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_EQ(test::broken_message(r.err, c.args), "") << c.args << ": " << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(path("out.jsonl"))) << "nothing imported, nothing written";
 }

@@ -1,0 +1,16 @@
+// Messages a user reads, held to reading as sentences (issue 35): the shapes
+// that once made a message look like a bug.
+#pragma once
+
+#include <string>
+
+namespace fb::test {
+
+// What in `text` reads as a bug, or "" when nothing does: empty parentheses
+// or an empty list after a colon ("(scopes measured for it: )"), "no any", a
+// figure printed as inf or nan, a percentage above 1000% ("+601677.4%").
+// Each word of `echo` (the command line the user gave) is taken out first:
+// repeating a user's "--time-budget nan" back is right.
+std::string broken_message(const std::string& text, const std::string& echo = "");
+
+}  // namespace fb::test
