@@ -34,8 +34,8 @@ double value_of(std::string_view text, std::size_t at, std::size_t length) {
   return std::strtod(std::string(text.substr(at, length)).c_str(), nullptr);
 }
 
-// The number right after the first `literal` (in lowered `low`) that has one,
-// past `gap` spaces when allowed.
+// The number right after the first `literal` (matched without case) that has
+// one, past spaces when `spaces_between`.
 std::optional<double> number_after(std::string_view line, std::string_view literal, bool spaces_between) {
   const std::string low = lowered(line);
   for (std::size_t at = low.find(literal); at != std::string::npos; at = low.find(literal, at + 1)) {
