@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,8 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/text_table.hpp"
+#include "fabricbench/model/gemm_shapes.hpp"
+#include "fabricbench/model/workload.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -31,6 +34,8 @@ using json = nlohmann::ordered_json;
 
 struct GemmFlags {
   int size = 8192;
+  std::vector<std::string> shapes;  // "MxNxK"
+  std::string shapes_of;            // a workload file
   std::vector<std::string> dtypes{"bf16", "fp16"};
   int iters = 20;
   int warmup = 5;
@@ -41,24 +46,52 @@ struct GemmFlags {
   bool quiet = false;
 };
 
+// The products to time, in order: every shape in every dtype.
 struct GemmPlan {
   std::vector<Dtype> dtypes;
   GemmSpec base;
+  std::vector<model::GemmShape> shapes;  // one square --size product unless --shape or --shapes-of
+  std::string title;                     // what the shapes are, for the table's head
 };
 
 void add_flags(CLI::App& app, GemmFlags& f) {
-  app.add_option("--size", f.size, "m = n = k of each product (8192 fills an H100/H200)")->capture_default_str();
+  auto* size = app.add_option("--size", f.size, "m = n = k of one square product (8192 fills an H100/H200)")
+                   ->capture_default_str();
+  app.add_option("--shape", f.shapes, "products of these shapes instead, MxNxK, comma-separated (C is m x n)")
+      ->delimiter(',')
+      ->excludes(size);
+  app.add_option("--shapes-of", f.shapes_of,
+                 "the products one layer of this workload runs on one GPU, forward and backward (its micro-batch, "
+                 "sequence, hidden size and tp): what `model` prices shape by shape")
+      ->excludes(size);
   app.add_option("-d,--dtype", f.dtypes, "datatypes, comma-separated: bf16, fp16, fp32 (fp32 without TF32)")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("-n,--iters", f.iters, "timed products per datatype")->capture_default_str();
+  app.add_option("-n,--iters", f.iters, "timed products per datatype and shape")->capture_default_str();
   app.add_option("-w,--warmup_iters", f.warmup, "untimed products first")->capture_default_str();
   app.add_option("--device", f.device, "CUDA device of every rank (default: the rank's index on its node)");
-  app.add_option("--out", f.out, "record, JSON Lines: a run header, one \"gemm\" line per rank and datatype")
+  app.add_option("--out", f.out, "record, JSON Lines: a run header, one \"gemm\" line per rank, datatype and shape")
       ->check(output_path_validator());
   app.add_option("--csv", f.csv, "also write the per-rank rows as CSV")->check(output_path_validator());
   app.add_flag("--overwrite", f.overwrite, "replace --out and --csv files that exist (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no table: errors and the slowest-GPU line only");
+}
+
+// "4096x12288x4096" -> m, n, k (each 1 to 65536).
+model::GemmShape parse_shape(const std::string& text) {
+  model::GemmShape s{text};
+  long long* sides[] = {&s.m, &s.n, &s.k};
+  std::size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t end = i < 2 ? text.find('x', at) : text.size();
+    const std::string side = end == std::string::npos ? "" : text.substr(at, end - at);
+    const bool digits = !side.empty() && side.size() <= 5 && side.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoll(side) < 1 || std::stoll(side) > 65536)
+      throw UsageError(fmt::format("--shape '{}': MxNxK, each side 1 to 65536 (e.g. 8192x24576x8192)", text));
+    *sides[i] = std::stoll(side);
+    at = end + 1;
+  }
+  return s;
 }
 
 GemmPlan resolve_gemm(const GemmFlags& f) {
@@ -74,6 +107,38 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
     p.dtypes.push_back(*d);
   }
   p.base.m = p.base.n = p.base.k = f.size;
+  p.shapes = {{"square", f.size, f.size, f.size}};
+  p.title = fmt::format("{}x{}x{}", f.size, f.size, f.size);
+  if (!f.shapes.empty() && !f.shapes_of.empty()) throw UsageError("--shape and --shapes-of: give one of them");
+  if (!f.shapes.empty()) {
+    p.shapes.clear();
+    for (const auto& text : f.shapes) p.shapes.push_back(parse_shape(text));
+    p.title = fmt::format("{} shapes", p.shapes.size());
+  }
+  if (!f.shapes_of.empty()) {
+    const model::Workload w = [&] {
+      try {
+        return model::load_workload(f.shapes_of);
+      } catch (const UsageError& e) {
+        throw UsageError(fmt::format("--shapes-of: {}", e.what()));
+      }
+    }();
+    // Products of one shape are timed once (attention out's forward and data
+    // gradient, say); the model prices each product from that line.
+    p.shapes.clear();
+    for (auto& s : model::layer_gemm_shapes(w)) {
+      const bool seen = std::any_of(p.shapes.begin(), p.shapes.end(), [&](const model::GemmShape& o) {
+        return o.m == s.m && o.n == s.n && o.k == s.k;
+      });
+      if (!seen) p.shapes.push_back(std::move(s));
+    }
+    for (const auto& s : p.shapes)
+      if (s.m > 65536 || s.n > 65536 || s.k > 65536)
+        throw UsageError(fmt::format("--shapes-of {}: the {} product is {}x{}x{}: at most 65536 a side", f.shapes_of,
+                                     s.name, s.m, s.n, s.k));
+    p.title = fmt::format("the {} shapes of one layer of {} (micro_batch {}, seq_len {}, hidden {}, tp {})",
+                          p.shapes.size(), w.name, w.micro_batch, w.seq_len, w.hidden, w.tp);
+  }
   p.base.iters = f.iters;
   p.base.warmup = f.warmup;
   return p;
@@ -112,8 +177,7 @@ std::vector<GemmLine> gather(const Comm& world, const std::vector<GemmLine>& min
 
 // One row per GPU under a "# " head, widths that grow with a long host or GPU name.
 void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
-  std::printf("# fabricbench gemm  %dx%dx%d  cuBLAS, fp32 accumulation, random inputs\n", plan.base.m, plan.base.n,
-              plan.base.k);
+  std::printf("# fabricbench gemm  %s  cuBLAS, fp32 accumulation, random inputs\n", plan.title.c_str());
   const auto column = [](const char* head, Align align, std::size_t width) {
     return TextColumn{.head = head, .align = align, .min_width = width, .gap = " "};
   };
@@ -122,11 +186,12 @@ void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
   t.row_prefix = "  ";
   t.columns = {column("rank", Align::right, 5),      column("host", Align::left, 20),
                column("device", Align::right, 6),    column("gpu", Align::left, 24),
-               column("dtype", Align::left, 9),      column("time (us)", Align::right, 12),
-               column("TFLOP/s", Align::right, 10)};
+               column("dtype", Align::left, 9),      column("m x n x k", Align::right, 18),
+               column("time (us)", Align::right, 12), column("TFLOP/s", Align::right, 10)};
   for (const auto& l : lines)
     t.add_row({std::to_string(l.rank), l.host, std::to_string(l.device), l.gpu, l.dtype,
-               fmt::format("{:.2f}", l.time_median_us), fmt::format("{:.2f}", l.tflops)});
+               fmt::format("{}x{}x{}", l.m, l.n, l.k), fmt::format("{:.2f}", l.time_median_us),
+               fmt::format("{:.2f}", l.tflops)});
   std::fputs(render(t).c_str(), stdout);
 }
 
@@ -168,8 +233,11 @@ int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const
   RecordWriter record;
   if (const auto error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
   RunHeader header = record_header("gemm", argc, argv, world, nodes, run_id);
-  header.options = json{{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
-                        {"warmup_iters", plan.base.warmup}};
+  json options{{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
+               {"warmup_iters", plan.base.warmup}};
+  if (!flags.shapes.empty()) options["shapes"] = flags.shapes;
+  if (!flags.shapes_of.empty()) options["shapes_of"] = flags.shapes_of;
+  header.options = options;
   record.write(header);
   for (const auto& l : g.inventory) record.write(l);
   for (const auto& l : g.lines) record.write(l);
@@ -193,14 +261,20 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
   std::vector<GemmLine> mine;
   std::string error;
   for (Dtype d : plan.dtypes) {
-    GemmSpec spec = plan.base;
-    spec.dtype = d;
-    try {
-      mine.push_back(result_line(world, gpu, tools->run_gemm(spec, gpu.device)));
-    } catch (const UsageError& e) {
-      error = fmt::format("--size {}: {}", flags.size, e.what());
-      break;
+    for (const auto& shape : plan.shapes) {
+      GemmSpec spec = plan.base;
+      spec.dtype = d;
+      spec.m = static_cast<int>(shape.m);
+      spec.n = static_cast<int>(shape.n);
+      spec.k = static_cast<int>(shape.k);
+      try {
+        mine.push_back(result_line(world, gpu, tools->run_gemm(spec, gpu.device)));
+      } catch (const UsageError& e) {
+        error = fmt::format("{} {}x{}x{}: {}", shape.name, shape.m, shape.n, shape.k, e.what());
+        break;
+      }
     }
+    if (!error.empty()) break;
   }
   if (error = agree_on_error(world, error); !error.empty()) return usage_exit(world, "gemm", error);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -21,10 +21,13 @@ constexpr std::array kDtypes{
     DtypeInfo{Dtype::float64, "double", 8},  DtypeInfo{Dtype::bfloat16, "bfloat16", 2},
     DtypeInfo{Dtype::fp8_e4m3, "f8e4m3", 1}, DtypeInfo{Dtype::fp8_e5m2, "f8e5m2", 1},
 };
-constexpr std::array<std::pair<const char*, Dtype>, 8> kDtypeAliases{{
-    {"float32", Dtype::float32}, {"fp32", Dtype::float32}, {"float16", Dtype::half},
-    {"fp16", Dtype::half},       {"float64", Dtype::float64}, {"fp64", Dtype::float64},
-    {"bf16", Dtype::bfloat16},   {"char", Dtype::int8},
+// The training frameworks' spellings too (workloads say bf16 and fp8_e4m3):
+// one vocabulary for flags, workloads and records.
+constexpr std::array<std::pair<const char*, Dtype>, 12> kDtypeAliases{{
+    {"float32", Dtype::float32},    {"fp32", Dtype::float32},       {"float16", Dtype::half},
+    {"fp16", Dtype::half},          {"float64", Dtype::float64},    {"fp64", Dtype::float64},
+    {"bf16", Dtype::bfloat16},      {"char", Dtype::int8},          {"fp8_e4m3", Dtype::fp8_e4m3},
+    {"fp8_e5m2", Dtype::fp8_e5m2},  {"e4m3", Dtype::fp8_e4m3},      {"e5m2", Dtype::fp8_e5m2},
 }};
 
 constexpr std::array kRedops{

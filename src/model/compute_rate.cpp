@@ -5,10 +5,38 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fabricbench/model/gemm_shapes.hpp"
+
 namespace fb::model::detail {
 namespace {
 
 double peak(const Workload& w, const GpuPreset& g) { return w.dtype == "fp16" ? g.fp16_tflops : g.bf16_tflops; }
+
+// The layer's products priced one by one: a shape the record measured at its
+// own rate, any other from the curve at its size. The layer's GEMM rate is
+// its FLOPs over the sum of the products' times.
+struct ShapePricing {
+  double tflops = 0;
+  std::size_t shapes = 0;
+  std::size_t measured = 0;
+};
+
+ShapePricing price_shapes(const Workload& w) {
+  ShapePricing p;
+  double flops = 0, seconds = 0;
+  for (const GemmShape& s : layer_gemm_shapes(w)) {
+    double rate = 0;
+    for (const auto& m : w.gemm.shapes)
+      if (m.m == s.m && m.n == s.n && m.k == s.k) rate = m.tflops;
+    if (rate > 0) ++p.measured;
+    if (rate <= 0) rate = gemm_tflops(w.gemm, std::cbrt(s.flops() / 2));
+    flops += s.flops();
+    seconds += s.flops() / (rate * 1e12);
+    ++p.shapes;
+  }
+  p.tflops = flops / seconds / 1e12;
+  return p;
+}
 
 }  // namespace
 
@@ -47,6 +75,17 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
   if (w.tflops > 0) {
     r.tflops = w.tflops * scale;
     r.how = fmt::format("compute: {:.4g} TFLOP/s achieved per GPU (stated{})", r.tflops, moved);
+    return r;
+  }
+  // A record prices a layer's products one by one: each at its own shape
+  // where `gemm --shapes-of` measured it, else from the record's curve at its
+  // size. A stated curve, or a stated gemm_size, prices one size.
+  if (w.transformer() && w.gemm.size <= 0 && w.gemm.source != "stated" && w.hidden % w.tp == 0) {
+    const ShapePricing p = price_shapes(w);
+    r.tflops = w.gemm.of_gemm * p.tflops * scale;
+    r.how = fmt::format("compute: {:.0f}% of the GEMM rate of a layer's {} products ({:.4g} TFLOP/s; {} of them "
+                        "measured at their own shape in {}, the rest from its curve by size{}) = {:.4g} TFLOP/s",
+                        100 * w.gemm.of_gemm, p.shapes, p.tflops, p.measured, w.gemm.source, moved, r.tflops);
     return r;
   }
   const double size = gemm_size(w);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -29,6 +30,14 @@ double dtype_size(const Fields& f, std::string_view key, double fallback) {
              *d != Dtype::fp8_e5m2))
     throw UsageError(fmt::format("{} '{}': allowed: bf16, fp16, fp32, fp8_e4m3, fp8_e5m2", f.name(key), *text));
   return static_cast<double>(dtype_bytes(*d));
+}
+
+std::string training_dtype_name(Dtype d) {
+  if (d == Dtype::half) return "fp16";
+  if (d == Dtype::float32) return "fp32";
+  if (d == Dtype::fp8_e4m3) return "fp8_e4m3";
+  if (d == Dtype::fp8_e5m2) return "fp8_e5m2";
+  return "bf16";  // dtype_size() let only these and bfloat16 through
 }
 
 // A required section, in document order, so the first problem is reported first.
@@ -84,7 +93,9 @@ void read_training(const Fields& top, Workload& w) {
   w.global_batch = f.integer("global_batch");
   w.micro_batch = f.integer("micro_batch");
   w.param_bytes = w.act_bytes = dtype_size(f, "dtype", 2.0);
-  w.dtype = f.optional_text("dtype").value_or("bf16");
+  // Kept in the workloads' own spelling whatever alias was written
+  // ("bfloat16", "half"), so the peak chosen and the GEMM lines read agree.
+  w.dtype = training_dtype_name(*parse_dtype(f.optional_text("dtype").value_or("bf16")));
   // Megatron-LM keeps an fp32 main_grad per parameter and reduces it in fp32
   // (--accumulate-allreduce-grads-in-fp32) unless told to reduce in bf16.
   const double main_grad = dtype_size(f, "main_grad", 0.0);
@@ -141,25 +152,34 @@ void read_zero3(const Fields& top, Workload& w) {
   w.zero3.modules_per_layer = f.integer_or("fetch_modules_per_layer", w.zero3.modules_per_layer);
 }
 
-// (size, TFLOP/s) of each square GEMM in a `fabricbench gemm --out` record of
-// this dtype: the slowest rank's, since synchronous training waits for it.
-std::vector<std::pair<double, double>> curve_from_record(const std::string& path, const std::string& dtype) {
+// The GEMMs of a `fabricbench gemm --out` record in this dtype (by value:
+// "bf16" and the record's "bfloat16" are one type): each shape at the slowest
+// rank's rate, since synchronous training waits for it, and the (cube root
+// of m n k, TFLOP/s) curve of them all.
+void curve_from_record(const std::string& path, const std::string& dtype, GemmCurve& curve) {
   const Results r = load_results(path);
-  std::map<double, double> slowest;
+  const auto wanted = parse_dtype(dtype);
+  std::map<std::array<long long, 3>, double> slowest;
   for (const GemmLine& line : r.gemms) {
-    if (line.dtype != dtype) continue;
-    const double mnk = static_cast<double>(line.m) * line.n * line.k;
-    const double tflops = line.tflops;
-    if (mnk <= 0 || !(tflops > 0)) continue;
-    const double size = std::cbrt(mnk);
-    const auto it = slowest.find(size);
-    slowest[size] = it == slowest.end() ? tflops : std::min(it->second, tflops);
+    if (parse_dtype(line.dtype) != wanted) continue;
+    if (line.m <= 0 || line.n <= 0 || line.k <= 0 || !(line.tflops > 0)) continue;
+    const std::array<long long, 3> mnk{line.m, line.n, line.k};
+    const auto it = slowest.find(mnk);
+    slowest[mnk] = it == slowest.end() ? line.tflops : std::min(it->second, line.tflops);
   }
   if (slowest.empty())
     throw UsageError(fmt::format("workload: compute: gemm_curve '{}': no {} \"gemm\" lines; record one with "
-                                 "`fabricbench gemm --dtype {} --size N --out FILE` at several sizes",
+                                 "`fabricbench gemm --dtype {} --shapes-of WORKLOAD --out FILE` (or --size N at "
+                                 "several sizes)",
                                  path, dtype, dtype));
-  return {slowest.begin(), slowest.end()};
+  std::map<double, double> by_size;
+  for (const auto& [mnk, tflops] : slowest) {
+    curve.shapes.push_back({mnk[0], mnk[1], mnk[2], tflops});
+    const double size = std::cbrt(static_cast<double>(mnk[0]) * static_cast<double>(mnk[1]) * static_cast<double>(mnk[2]));
+    const auto it = by_size.find(size);
+    by_size[size] = it == by_size.end() ? tflops : std::min(it->second, tflops);
+  }
+  curve.points.assign(by_size.begin(), by_size.end());
 }
 
 std::vector<std::pair<double, double>> stated_curve(const Fields& f) {
@@ -198,7 +218,7 @@ void read_compute(const Fields& top, Workload& w, const std::string& base_dir) {
     if (curve.IsScalar()) {
       std::string path = curve.Scalar();
       if (!base_dir.empty() && std::filesystem::path(path).is_relative()) path = base_dir + "/" + path;
-      w.gemm.points = curve_from_record(path, w.dtype);
+      curve_from_record(path, w.dtype, w.gemm);
       w.gemm.source = path;
     } else {
       w.gemm.points = stated_curve(f);

@@ -3,7 +3,11 @@
 // saying why, where there is no usable GPU.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
@@ -92,6 +96,36 @@ TEST_F(GpuCli, GemmWritesOneLinePerRankAndDatatype) {
   }
   EXPECT_EQ(gemm_lines, 2);  // bf16 and fp16 on one rank
   EXPECT_EQ(res.lines.back()["slowest"].size(), 2u);
+}
+
+// Issue 38: the record `gemm --shapes-of` writes is the one the model prices
+// a layer from, shape by shape, in the workload's own dtype spelling (bf16
+// against the record's bfloat16).
+TEST_F(GpuCli, TheModelPricesALayerFromTheShapesGemmMeasured) {
+  const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/llama-7b-zero1-2x8-h100.yaml";
+  const auto r = run_process("timeout 120 " + mpirun(1) + " " + fabricbench("gemm") + " --shapes-of " + workload +
+                             " -d bf16 -n 3 -w 1 --out " + path("shapes.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("shapes.jsonl"));
+  ASSERT_TRUE(res.complete);
+  std::set<std::string> shapes;
+  for (const auto& g : res.gemms) shapes.insert(fmt::format("{}x{}x{}", g.m, g.n, g.k));
+  // micro_batch 2 x seq_len 4096 tokens, hidden 4096, tp 1: QKV forward and its weight gradient.
+  EXPECT_TRUE(shapes.count("8192x12288x4096")) << r.out;
+  EXPECT_TRUE(shapes.count("4096x12288x8192")) << r.out;
+  // 12 products of 9 shapes (attention out's forward and data gradient are
+  // one shape, and so are MLP up's forward and MLP down's data gradient and
+  // the other way round): each measured once.
+  EXPECT_EQ(res.gemms.size(), 9u) << r.out;
+  EXPECT_EQ(shapes.size(), 9u) << r.out;
+  std::ofstream(path("w.yaml")) << "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
+                                   "training: {global_batch: 256, micro_batch: 2, dtype: bf16}\n"
+                                   "compute: {gemm_curve: shapes.jsonl, of_gemm: 0.5}\n"
+                                   "cluster: {gpu: h200-sxm, nodes: 1, gpus_per_node: 8}\n";
+  const auto step = run_process(std::string(FB_BINARY) + " model step -w " + path("w.yaml"));
+  ASSERT_EQ(step.exit_code, 0) << step.err;
+  EXPECT_NE(step.out.find("of a layer's 12 products"), std::string::npos) << step.out;
+  EXPECT_NE(step.out.find("12 of them measured at their own shape"), std::string::npos) << step.out;
 }
 
 TEST_F(GpuCli, StepRunsCublasProductsBesideNccl) {

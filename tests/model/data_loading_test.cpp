@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/record.hpp"

@@ -101,15 +101,34 @@ TEST(Step, AGemmCurveFromAFabricbenchGemmRecord) {
     out << R"({"type":"summary","status":"complete"})" << "\n";
     std::ofstream(dir + "/w.yaml") << "model: {params: 1B, layers: 16, hidden: 2048, heads: 16, seq_len: 2048}\n"
                                       "training: {global_batch: 16, micro_batch: 1}\n"
-                                      "compute: {gemm_curve: gemm.jsonl, of_gemm: 0.5}\n"
+                                      "compute: {gemm_curve: gemm.jsonl, of_gemm: 0.5, gemm_size: 4096}\n"
                                       "cluster: {gpu: h200-sxm, nodes: 1, gpus_per_node: 8}\n";
   }
   const Workload w = load_workload(dir + "/w.yaml");  // the record beside it
   ASSERT_EQ(w.gemm.points.size(), 2u);                // bf16 lines only
   EXPECT_DOUBLE_EQ(w.gemm.points[0].second, 400);     // the slower rank
   EXPECT_DOUBLE_EQ(w.gemm.points[1].second, 790);
-  EXPECT_NEAR(test::step_on(w, "").rate_tflops, 0.5 * 400 * std::pow(790.0 / 400, 1.0 / 3), 1e-9);
+  // A stated gemm_size prices one size: halfway on log axes from 2048 to 8192.
+  EXPECT_NEAR(test::step_on(w, "").rate_tflops, 0.5 * 400 * std::pow(790.0 / 400, 1.0 / 2), 1e-9);
   std::filesystem::remove_all(dir);
+}
+
+// Issue 38: the record `fabricbench gemm --out` wrote on the H200 says
+// "bfloat16" and "half"; workloads say bf16 and fp16. One vocabulary: the
+// workload reads it (it ended with "no bf16 gemm lines").
+TEST(Step, TheGemmRecordTheBinaryWroteOnAnH200IsReadInTheWorkloadsDtype) {
+  const std::string record = std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-11-30/gemm.jsonl";
+  for (const auto& [dtype, tflops] : {std::pair{"bf16", 806.699211189216}, {"fp16", 764.8159417644533},
+                                      {"bfloat16", 806.699211189216}, {"float16", 764.8159417644533}}) {
+    const Workload w = parse_workload(std::string("model: {params: 1B, layers: 16, hidden: 2048, heads: 16, "
+                                                  "seq_len: 2048}\ntraining: {global_batch: 16, micro_batch: 1, "
+                                                  "dtype: ") +
+                                      dtype + "}\ncompute: {gemm_curve: " + record +
+                                      ", of_gemm: 0.5}\ncluster: {gpu: h200-sxm, nodes: 1, gpus_per_node: 8}\n");
+    ASSERT_EQ(w.gemm.points.size(), 1u) << dtype;
+    EXPECT_DOUBLE_EQ(w.gemm.points[0].second, tflops) << dtype;
+    EXPECT_EQ(w.dtype, std::string(dtype).find('b') == 0 ? "bf16" : "fp16") << "the workloads' own spelling";
+  }
 }
 
 // The bandwidth target: at it the exposed share is at most the target, a

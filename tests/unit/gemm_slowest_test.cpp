@@ -46,6 +46,25 @@ TEST(GemmSlowest, EqualRatesNameTheFirstRankAndNothingBelowTheFastest) {
   EXPECT_DOUBLE_EQ(s[0].below_fastest_pct, 0);
 }
 
+// A run of several shapes (`gemm --shapes-of`): every rank is slower at the
+// small shape, so the GPU to name is the one furthest below its peers at the
+// same shape, not whichever rank's small product came last.
+TEST(GemmSlowest, RanksAreComparedAtTheSameShape) {
+  auto shaped = [](GemmLine l, int m) {
+    l.m = l.n = l.k = m;
+    return l;
+  };
+  const std::vector<GemmLine> lines{
+      shaped(gemm(0, "n0", Dtype::bfloat16, 800), 8192), shaped(gemm(0, "n0", Dtype::bfloat16, 300), 1024),
+      shaped(gemm(1, "n1", Dtype::bfloat16, 600), 8192), shaped(gemm(1, "n1", Dtype::bfloat16, 290), 1024)};
+  const auto s = slowest_per_dtype(lines, {Dtype::bfloat16});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].rank, 1);
+  EXPECT_DOUBLE_EQ(s[0].tflops, 600);
+  EXPECT_DOUBLE_EQ(s[0].fastest_tflops, 800);
+  EXPECT_DOUBLE_EQ(s[0].below_fastest_pct, 25);
+}
+
 TEST(GemmSlowest, NoLinesNoEntries) { EXPECT_TRUE(slowest_per_dtype({}, {Dtype::bfloat16}).empty()); }
 
 }  // namespace

@@ -11,8 +11,9 @@
 namespace fb {
 
 // One entry per datatype of `dtypes` (in that order) that has a line: the
-// line with the lowest TFLOP/s (the first of equals), how far below the
-// fastest of its datatype it is. A datatype without lines is left out.
+// line furthest below the fastest rank at its own shape (m, n, k), the first
+// of equals, and how far below that fastest it is. A datatype without lines
+// is left out.
 std::vector<GemmSlowest> slowest_per_dtype(const std::vector<GemmLine>& lines, const std::vector<Dtype>& dtypes);
 
 }  // namespace fb

@@ -47,7 +47,13 @@ struct ClusterSpec {
 // TFLOP/s of square GEMMs by size (from `fabricbench gemm --out` records or
 // stated), times the share of it the whole step reaches (the calibration).
 struct GemmCurve {
-  std::vector<std::pair<double, double>> points;  // (m = n = k, TFLOP/s), ascending sizes
+  // One measured product shape: what `fabricbench gemm --shapes-of` records.
+  struct Shape {
+    long long m = 0, n = 0, k = 0;
+    double tflops = 0;
+  };
+  std::vector<std::pair<double, double>> points;  // (cube root of m n k, TFLOP/s), ascending sizes
+  std::vector<Shape> shapes;  // every shape of the record, as measured (the slowest rank's); none when stated
   double of_gemm = 0;     // achieved rate / GEMM rate at the workload's size
   double size = 0;        // the workload's GEMM size (cube root of m n k); 0 = from the model's shape
   std::string source;     // "stated" or the record's path

@@ -1,0 +1,30 @@
+// The matrix products one transformer layer runs per micro-batch on one GPU,
+// forward and backward, with the workload's micro-batch, sequence, hidden
+// size and tensor-parallel degree (Megatron's column/row split): what
+// `fabricbench gemm --shapes-of` measures and the model prices shape by shape.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fabricbench/model/workload.hpp"
+
+namespace fb::model {
+
+// C (m x n) = A (m x k) B (k x n): 2 m n k FLOPs per product.
+struct GemmShape {
+  std::string name;  // "qkv", "qkv dgrad", "qkv wgrad", ...
+  long long m = 0;
+  long long n = 0;
+  long long k = 0;
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
+};
+
+// The twelve products of one layer (QKV, attention out, MLP up, MLP down;
+// each forward, data gradient and weight gradient), in that order. Attention
+// scores (Q K^T, softmax V) are left out: flash attention runs them as one
+// fused kernel, not as GEMMs. Throws fb::UsageError for a workload given by
+// forward FLOPs (no shapes) or a hidden size the TP degree does not divide.
+std::vector<GemmShape> layer_gemm_shapes(const Workload& w);
+
+}  // namespace fb::model
