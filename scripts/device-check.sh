@@ -70,7 +70,8 @@ echo "# GPU:     ${gpu_name:-none that nvidia-smi can see}"
 step configure 120 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFABRICBENCH_BENCH=OFF \
   "${arch_flag[@]}"
 grep -h "fabricbench: CUDA" "$out/configure.log"
-step build 300 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests fb_topo_gpu_tests
+# -k 0: every compile error in one go (a device call is too dear for one error a try).
+step build 300 cmake --build "$build" -j "$jobs" --target fabricbench fb_gpu_tests fb_gpu_cli_tests fb_topo_gpu_tests -- -k 0
 bin=$build/fabricbench
 one_rank=(mpirun -np 1 --bind-to none "$bin")
 

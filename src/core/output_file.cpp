@@ -244,8 +244,10 @@ bool LineFile::append(std::string_view line) {
   const int e = errno;
   // Only this process appends to the file: cut the part of the line that
   // reached it, so the record ends on a whole line.
-  if (done > 0 && regular) (void)::ftruncate(fd_, st.st_size);
+  // (A failed cut is said, not ignored: glibc's fortified ftruncate insists.)
+  const bool cut_failed = done > 0 && regular && ::ftruncate(fd_, st.st_size) != 0;
   fail(e);
+  if (cut_failed) error_ += "; the part of the line written could not be cut off (a reader refuses that last line)";
   return false;
 }
 
