@@ -154,11 +154,9 @@ else
     --shape 512x512x512,1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,16384x16384x16384
   sed 's|^  mfu: 40%|  gemm_curve: gemm-shapes-7b.jsonl\n  of_gemm: 0.6|' \
     "$here/profiles/workloads/llama-7b-zero1-2x8-h100.yaml" >"$out/llama-7b-measured-gemm.yaml"
-  step model-shapes 30 "$bin" model step -w "$out/llama-7b-measured-gemm.yaml"
-  # Two ranks on the one GPU: the copy paths where one GPU allows it (NCCL
-  # refuses two ranks on one device; the cuda backend may too: the log says).
-  step cuda-2ranks 60 mpirun -np 2 --bind-to none "$bin" run --backend cuda --ops copy_d2d_ce,copy_h2d_pinned,copy_d2h_pinned \
-    -b 64M -e 256M -f 4 -n 10 -w 2 --progress off --out "$out/cuda-2ranks.jsonl"
+  step model-shapes 30 "$bin" model step -w "$out/llama-7b-measured-gemm.yaml" --network 8x400g-ndr-ib
+  # (Two ranks on the one GPU are refused by the cuda backend as by NCCL,
+  # exit 2 before any CUDA call: 2026-12-04. No multi-rank step fits one GPU.)
 fi
 
 # --- the table, last ---------------------------------------------------------

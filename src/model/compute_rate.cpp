@@ -83,9 +83,14 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
   if (w.transformer() && w.gemm.size <= 0 && w.gemm.source != "stated" && w.hidden % w.tp == 0) {
     const ShapePricing p = price_shapes(w);
     r.tflops = w.gemm.of_gemm * p.tflops * scale;
-    r.how = fmt::format("compute: {:.0f}% of the GEMM rate of a layer's {} products ({:.4g} TFLOP/s; {} of them "
-                        "measured at their own shape in {}, the rest from its curve by size{}) = {:.4g} TFLOP/s",
-                        100 * w.gemm.of_gemm, p.shapes, p.tflops, p.measured, w.gemm.source, moved, r.tflops);
+    const std::string measured =
+        p.measured == p.shapes
+            ? fmt::format("each measured at its own shape in {}", w.gemm.source)
+            : fmt::format("{} of them measured at their own shape in {}, the rest read from its curve by size",
+                          p.measured, w.gemm.source);
+    r.how = fmt::format("compute: {:.0f}% of the GEMM rate of a layer's {} products ({:.4g} TFLOP/s; {}{}) = {:.4g} "
+                        "TFLOP/s",
+                        100 * w.gemm.of_gemm, p.shapes, p.tflops, measured, moved, r.tflops);
     return r;
   }
   const double size = gemm_size(w);

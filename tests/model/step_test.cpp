@@ -131,6 +131,39 @@ TEST(Step, TheGemmRecordTheBinaryWroteOnAnH200IsReadInTheWorkloadsDtype) {
   }
 }
 
+// Issue 38: `gemm --shapes-of llama-7b-zero1-2x8-h100.yaml` on the H200
+// (scripts/device-check.sh, 2026-12-04) measured the layer's 9 distinct
+// shapes; the model prices its 12 products from them, each at its own rate.
+TEST(Step, ALayerIsPricedShapeByShapeFromTheShapesTheH200Measured) {
+  const std::string record = std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-12-04/gemm-shapes-7b.jsonl";
+  const auto workload = [&](int micro_batch) {
+    return parse_workload("model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
+                          "training: {global_batch: 256, micro_batch: " +
+                          std::to_string(micro_batch) + ", dtype: bf16}\ncompute: {gemm_curve: " + record +
+                          ", of_gemm: 0.5}\ncluster: {gpu: h200-sxm, nodes: 1, gpus_per_node: 8}\n");
+  };
+  const Workload measured = workload(2);
+  ASSERT_EQ(measured.gemm.shapes.size(), 9u);
+  double slowest = 1e9, fastest = 0;
+  for (const auto& s : measured.gemm.shapes) slowest = std::min(slowest, s.tflops), fastest = std::max(fastest, s.tflops);
+  const StepCost at_shapes = test::step_on(measured, "");
+  // The layer's rate is a FLOP-weighted mean of its shapes' rates: inside their range, not any one of them.
+  EXPECT_GT(at_shapes.rate_tflops, 0.5 * slowest);
+  EXPECT_LT(at_shapes.rate_tflops, 0.5 * fastest);
+  bool said = false;
+  for (const auto& a : at_shapes.assumptions)
+    said = said || a.find("a layer's 12 products (") != std::string::npos &&
+                       a.find("each measured at its own shape in " + record) != std::string::npos;
+  EXPECT_TRUE(said) << "the compute assumption names the shapes and the record";
+  // Micro-batch 1: no shape of the layer was measured; each is read from the curve by its size.
+  const StepCost from_curve = test::step_on(workload(1), "");
+  said = false;
+  for (const auto& a : from_curve.assumptions)
+    said = said || a.find("0 of them measured at their own shape") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_GT(from_curve.rate_tflops, 0.5 * slowest * 0.99);
+}
+
 // The bandwidth target: at it the exposed share is at most the target, a
 // little below it the share is above it; and it uses the workload's own
 // windows (more overlap, less bandwidth needed).

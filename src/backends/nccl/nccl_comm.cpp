@@ -33,8 +33,16 @@ void NcclComm::split(NcclComm& parent, int color, int key) {
   const ncclResult_t rc = ncclCommSplit(p, color, key, &comm_, &config);
   // The parent carries the split's progress until every rank of it joined.
   parent.check(rc, "ncclCommSplit");
-  if (comm_ == nullptr && color != NCCL_SPLIT_NOCOLOR)
-    throw RunError(gpu::error_text("ncclCommSplit", "no communicator came back for this rank's group", device_));
+  if (color == NCCL_SPLIT_NOCOLOR) return;
+  // A non-blocking split hands the new communicator over later, from NCCL's
+  // own thread, into comm_ (NCCL 2.23 and later: NVIDIA/nccl#1472; seen on
+  // the H200 with 2.28.3, where comm_ was still empty when the call and the
+  // parent's wait had both returned). Wait for it, polling the parent for
+  // errors and aborts, so nothing writes into this object after it is gone.
+  while (__atomic_load_n(&comm_, __ATOMIC_ACQUIRE) == nullptr) {
+    parent.wait_in_progress("ncclCommSplit");
+    sched_yield();
+  }
 }
 
 NcclComm::~NcclComm() {
