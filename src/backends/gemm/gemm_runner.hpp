@@ -42,7 +42,9 @@ class GemmRunner {
   std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, HandleFree> handle_;
 };
 
-// `gemm.spec().iters` products timed with events after `warmup` untimed ones.
-GemmResult time_gemm(GemmRunner& gemm);
+// `gemm.spec().iters` products timed with events after `warmup` untimed ones
+// and, with `sustain_ms`, after that long of untimed products: the rate the
+// GPU keeps up (its clock under the power limit), not its first burst.
+GemmResult time_gemm(GemmRunner& gemm, double sustain_ms = 0);
 
 }  // namespace fb::gpu
