@@ -96,10 +96,18 @@ Verdict decide(std::vector<Verdict> verdicts) {
 }  // namespace
 
 Verdict eval_row_limits(const Rule& rule, const Results& run, const Results* baseline) {
-  const auto rows = select_rows(run, rule.rows);
+  auto rows = select_rows(run, rule.rows);
   if (rows.empty()) return skipped(rule, why_no_rows(run, rule.rows));
   Against against;
   if (rule.kind == RuleKind::spec) {
+    // A collective on one rank crosses no path (busbw is 0 by definition):
+    // judged against a path's peak it would fail at -100% (the one-H200 check).
+    std::erase_if(rows, [](const Measurement* m) { return m->nranks < 2; });
+    if (rows.empty())
+      return unjudged(rule, fmt::format("every matching row ran on one rank: {} there moves no data between ranks, so "
+                                        "no path's peak can judge it; run it on 2 or more ranks (GPUs)",
+                                        rule.rows.op.empty() ? "an op" : rule.rows.op));
+
     const SpecPeak peak = spec_peak(run, rule.rows.scope);
     if (!peak.known) return skipped(rule, peak.reason);
     against.spec_gbps = peak.gbps;

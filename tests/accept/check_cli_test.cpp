@@ -123,6 +123,20 @@ TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
   EXPECT_EQ(json_file("out/check.json")["status"], "fail");
 }
 
+// On one rank a collective crosses no path (its busbw is 0 by definition):
+// a spec rule says so instead of failing the row at -100% of the peak (the
+// one-H200 device check, 2026-12-04).
+TEST_F(CheckCli, ASpecRuleOnOneRankIsNotJudgedAndSaysWhy) {
+  const std::string p =
+      profile("one", "  - {name: near peak, kind: spec, op: all_reduce, scope: global, size: 64K, min: 0.5 of spec}\n");
+  const auto r = run_process(check(1) + " --profile " + p + " --out-dir " + path("out"));
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("every matching row ran on one rank: all_reduce there moves no data between ranks"),
+            std::string::npos)
+      << r.out << r.err;
+  EXPECT_EQ(r.out.find("-100.0%"), std::string::npos) << r.out;
+}
+
 TEST_F(CheckCli, PairsOnOneNodeAreSkippedWithTheReasonNotMeasured) {
   std::ofstream(path("links.yaml")) << "name: links\n" << kSweep << "pairs: {size: 64K, iters: 3}\n"
                                     << "rules:\n  - {name: no weak link, kind: pairs, min: 0.8 of median}\n";

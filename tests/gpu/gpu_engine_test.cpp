@@ -270,14 +270,17 @@ TEST_F(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfThePlan) {
 }
 
 // The calls made to run in their one-rank groups (NCCL copies the buffer):
-// the gradient all-reduces run on NCCL's stream under the GEMMs and hide,
-// all but the last bucket, which is only ready when the compute ends.
+// the gradient all-reduces run on NCCL's stream beside the GEMMs, so some of
+// their time hides. Little of it on one GPU: cuBLAS's 4096^3 products hold
+// every SM, and NCCL's copy kernel runs in the gaps between them (10% and
+// 14% of 2.1 ms hidden on the H200, 2026-12-04; the first guess, a quarter,
+// was never run on a GPU). Run one after the other, none would hide.
 TEST_F(GpuStep, CallsQueuedUnderTheComputeHideOnOneGpu) {
   const step::StepReport r = run(200, 1ull << 30, true);
   ASSERT_GT(r.comm_us(), 0.0);
   EXPECT_GT(r.serial_us(), r.compute_us());
   EXPECT_LT(r.step_us(), r.serial_us());
-  EXPECT_GT(r.hidden_us(), 0.25 * r.comm_us()) << "compute " << r.compute_us() << " us, calls " << r.comm_us()
+  EXPECT_GT(r.hidden_us(), 0.03 * r.comm_us()) << "compute " << r.compute_us() << " us, calls " << r.comm_us()
                                                << " us, serial " << r.serial_us() << " us, overlapped "
                                                << r.step_us() << " us";
 }
