@@ -127,9 +127,8 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
     // gradient, say); the model prices each product from that line.
     p.shapes.clear();
     for (auto& s : model::layer_gemm_shapes(w)) {
-      const bool seen = std::any_of(p.shapes.begin(), p.shapes.end(), [&](const model::GemmShape& o) {
-        return o.m == s.m && o.n == s.n && o.k == s.k;
-      });
+      const bool seen = std::any_of(p.shapes.begin(), p.shapes.end(),
+                                    [&](const model::GemmShape& o) { return o.m == s.m && o.n == s.n && o.k == s.k; });
       if (!seen) p.shapes.push_back(std::move(s));
     }
     for (const auto& s : p.shapes)
@@ -184,9 +183,9 @@ void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
   TextTable t;
   t.head_prefix = "# ";
   t.row_prefix = "  ";
-  t.columns = {column("rank", Align::right, 5),      column("host", Align::left, 20),
-               column("device", Align::right, 6),    column("gpu", Align::left, 24),
-               column("dtype", Align::left, 9),      column("m x n x k", Align::right, 18),
+  t.columns = {column("rank", Align::right, 5),       column("host", Align::left, 20),
+               column("device", Align::right, 6),     column("gpu", Align::left, 24),
+               column("dtype", Align::left, 9),       column("m x n x k", Align::right, 18),
                column("time (us)", Align::right, 12), column("TFLOP/s", Align::right, 10)};
   for (const auto& l : lines)
     t.add_row({std::to_string(l.rank), l.host, std::to_string(l.device), l.gpu, l.dtype,
@@ -233,8 +232,8 @@ int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const
   RecordWriter record;
   if (const auto error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
   RunHeader header = record_header("gemm", argc, argv, world, nodes, run_id);
-  json options{{"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters},
-               {"warmup_iters", plan.base.warmup}};
+  json options{
+      {"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters}, {"warmup_iters", plan.base.warmup}};
   if (!flags.shapes.empty()) options["shapes"] = flags.shapes;
   if (!flags.shapes_of.empty()) options["shapes_of"] = flags.shapes_of;
   header.options = options;

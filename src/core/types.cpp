@@ -24,10 +24,18 @@ constexpr std::array kDtypes{
 // The training frameworks' spellings too (workloads say bf16 and fp8_e4m3):
 // one vocabulary for flags, workloads and records.
 constexpr std::array<std::pair<const char*, Dtype>, 12> kDtypeAliases{{
-    {"float32", Dtype::float32},    {"fp32", Dtype::float32},       {"float16", Dtype::half},
-    {"fp16", Dtype::half},          {"float64", Dtype::float64},    {"fp64", Dtype::float64},
-    {"bf16", Dtype::bfloat16},      {"char", Dtype::int8},          {"fp8_e4m3", Dtype::fp8_e4m3},
-    {"fp8_e5m2", Dtype::fp8_e5m2},  {"e4m3", Dtype::fp8_e4m3},      {"e5m2", Dtype::fp8_e5m2},
+    {"float32", Dtype::float32},
+    {"fp32", Dtype::float32},
+    {"float16", Dtype::half},
+    {"fp16", Dtype::half},
+    {"float64", Dtype::float64},
+    {"fp64", Dtype::float64},
+    {"bf16", Dtype::bfloat16},
+    {"char", Dtype::int8},
+    {"fp8_e4m3", Dtype::fp8_e4m3},
+    {"fp8_e5m2", Dtype::fp8_e5m2},
+    {"e4m3", Dtype::fp8_e4m3},
+    {"e5m2", Dtype::fp8_e5m2},
 }};
 
 constexpr std::array kRedops{

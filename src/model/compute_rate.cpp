@@ -88,9 +88,10 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
             ? fmt::format("each measured at its own shape in {}", w.gemm.source)
             : fmt::format("{} of them measured at their own shape in {}, the rest read from its curve by size",
                           p.measured, w.gemm.source);
-    r.how = fmt::format("compute: {:.0f}% of the GEMM rate of a layer's {} products ({:.4g} TFLOP/s; {}{}) = {:.4g} "
-                        "TFLOP/s",
-                        100 * w.gemm.of_gemm, p.shapes, p.tflops, measured, moved, r.tflops);
+    r.how = fmt::format(
+        "compute: {:.0f}% of the GEMM rate of a layer's {} products ({:.4g} TFLOP/s; {}{}) = {:.4g} "
+        "TFLOP/s",
+        100 * w.gemm.of_gemm, p.shapes, p.tflops, measured, moved, r.tflops);
     return r;
   }
   const double size = gemm_size(w);

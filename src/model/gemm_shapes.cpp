@@ -8,9 +8,10 @@ namespace fb::model {
 
 std::vector<GemmShape> layer_gemm_shapes(const Workload& w) {
   if (!w.transformer())
-    throw UsageError(fmt::format("workload '{}' is given by its forward FLOPs per sample: it has no matrix shapes; "
-                                 "measure square products with `fabricbench gemm --size N`",
-                                 w.name));
+    throw UsageError(
+        fmt::format("workload '{}' is given by its forward FLOPs per sample: it has no matrix shapes; "
+                    "measure square products with `fabricbench gemm --size N`",
+                    w.name));
   if (w.tp < 1 || w.hidden % w.tp != 0)
     throw UsageError(fmt::format("workload '{}': hidden {} is not divisible by tp {}", w.name, w.hidden, w.tp));
   const long long tokens = static_cast<long long>(w.micro_batch) * w.seq_len;

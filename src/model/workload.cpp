@@ -168,14 +168,16 @@ void curve_from_record(const std::string& path, const std::string& dtype, GemmCu
     slowest[mnk] = it == slowest.end() ? line.tflops : std::min(it->second, line.tflops);
   }
   if (slowest.empty())
-    throw UsageError(fmt::format("workload: compute: gemm_curve '{}': no {} \"gemm\" lines; record one with "
-                                 "`fabricbench gemm --dtype {} --shapes-of WORKLOAD --out FILE` (or --size N at "
-                                 "several sizes)",
-                                 path, dtype, dtype));
+    throw UsageError(
+        fmt::format("workload: compute: gemm_curve '{}': no {} \"gemm\" lines; record one with "
+                    "`fabricbench gemm --dtype {} --shapes-of WORKLOAD --out FILE` (or --size N at "
+                    "several sizes)",
+                    path, dtype, dtype));
   std::map<double, double> by_size;
   for (const auto& [mnk, tflops] : slowest) {
     curve.shapes.push_back({mnk[0], mnk[1], mnk[2], tflops});
-    const double size = std::cbrt(static_cast<double>(mnk[0]) * static_cast<double>(mnk[1]) * static_cast<double>(mnk[2]));
+    const double size =
+        std::cbrt(static_cast<double>(mnk[0]) * static_cast<double>(mnk[1]) * static_cast<double>(mnk[2]));
     const auto it = by_size.find(size);
     by_size[size] = it == by_size.end() ? tflops : std::min(it->second, tflops);
   }

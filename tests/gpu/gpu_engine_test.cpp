@@ -262,8 +262,8 @@ TEST_F(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfThePlan) {
   EXPECT_NEAR(static_cast<double>(kernel_->products() - before), 3.0 * (kSteps + kWarmup) * kProducts, 3.0);
   const double per_gemm_us = r.compute_us() / kProducts;
   EXPECT_NEAR(per_gemm_us / kernel_->product_us(), 1.0, 0.10)
-      << per_gemm_us << " us per product in the step, " << kernel_->product_us() << " planned, "
-      << probe.time.median_us << " in a 20-product probe; " << kernel_->describe();
+      << per_gemm_us << " us per product in the step, " << kernel_->product_us() << " planned, " << probe.time.median_us
+      << " in a 20-product probe; " << kernel_->describe();
   // One rank: no collective runs, every mode that computes takes the compute's time.
   EXPECT_NEAR(r.step_us() / r.compute_us(), 1.0, 0.10);
   EXPECT_NEAR(r.serial_us() / r.compute_us(), 1.0, 0.10);
@@ -280,9 +280,9 @@ TEST_F(GpuStep, CallsQueuedUnderTheComputeHideOnOneGpu) {
   ASSERT_GT(r.comm_us(), 0.0);
   EXPECT_GT(r.serial_us(), r.compute_us());
   EXPECT_LT(r.step_us(), r.serial_us());
-  EXPECT_GT(r.hidden_us(), 0.03 * r.comm_us()) << "compute " << r.compute_us() << " us, calls " << r.comm_us()
-                                               << " us, serial " << r.serial_us() << " us, overlapped "
-                                               << r.step_us() << " us";
+  EXPECT_GT(r.hidden_us(), 0.03 * r.comm_us())
+      << "compute " << r.compute_us() << " us, calls " << r.comm_us() << " us, serial " << r.serial_us()
+      << " us, overlapped " << r.step_us() << " us";
 }
 
 }  // namespace

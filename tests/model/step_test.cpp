@@ -118,8 +118,10 @@ TEST(Step, AGemmCurveFromAFabricbenchGemmRecord) {
 // workload reads it (it ended with "no bf16 gemm lines").
 TEST(Step, TheGemmRecordTheBinaryWroteOnAnH200IsReadInTheWorkloadsDtype) {
   const std::string record = std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-11-30/gemm.jsonl";
-  for (const auto& [dtype, tflops] : {std::pair{"bf16", 806.699211189216}, {"fp16", 764.8159417644533},
-                                      {"bfloat16", 806.699211189216}, {"float16", 764.8159417644533}}) {
+  for (const auto& [dtype, tflops] : {std::pair{"bf16", 806.699211189216},
+                                      {"fp16", 764.8159417644533},
+                                      {"bfloat16", 806.699211189216},
+                                      {"float16", 764.8159417644533}}) {
     const Workload w = parse_workload(std::string("model: {params: 1B, layers: 16, hidden: 2048, heads: 16, "
                                                   "seq_len: 2048}\ntraining: {global_batch: 16, micro_batch: 1, "
                                                   "dtype: ") +
@@ -137,15 +139,17 @@ TEST(Step, TheGemmRecordTheBinaryWroteOnAnH200IsReadInTheWorkloadsDtype) {
 TEST(Step, ALayerIsPricedShapeByShapeFromTheShapesTheH200Measured) {
   const std::string record = std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-12-04/gemm-shapes-7b.jsonl";
   const auto workload = [&](int micro_batch) {
-    return parse_workload("model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
-                          "training: {global_batch: 256, micro_batch: " +
-                          std::to_string(micro_batch) + ", dtype: bf16}\ncompute: {gemm_curve: " + record +
-                          ", of_gemm: 0.5}\ncluster: {gpu: h200-sxm, nodes: 1, gpus_per_node: 8}\n");
+    return parse_workload(
+        "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
+        "training: {global_batch: 256, micro_batch: " +
+        std::to_string(micro_batch) + ", dtype: bf16}\ncompute: {gemm_curve: " + record +
+        ", of_gemm: 0.5}\ncluster: {gpu: h200-sxm, nodes: 1, gpus_per_node: 8}\n");
   };
   const Workload measured = workload(2);
   ASSERT_EQ(measured.gemm.shapes.size(), 9u);
   double slowest = 1e9, fastest = 0;
-  for (const auto& s : measured.gemm.shapes) slowest = std::min(slowest, s.tflops), fastest = std::max(fastest, s.tflops);
+  for (const auto& s : measured.gemm.shapes)
+    slowest = std::min(slowest, s.tflops), fastest = std::max(fastest, s.tflops);
   const StepCost at_shapes = test::step_on(measured, "");
   // The layer's rate is a FLOP-weighted mean of its shapes' rates: inside their range, not any one of them.
   EXPECT_GT(at_shapes.rate_tflops, 0.5 * slowest);

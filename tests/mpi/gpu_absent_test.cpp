@@ -35,16 +35,16 @@ TEST(GpuAbsent, GemmBadFlagsExitTwoWithOneMessageBeforeLookingForAGpu) {
   const struct {
     std::string args;
     std::string says;
-  } cases[] = {{"--size 3", "--size 3: 16 to 65536"},
-               {"--dtype int8", "--dtype 'int8': use bf16, fp16 or fp32"},
-               {"--out /nonexistent/g.jsonl", "--out '/nonexistent/g.jsonl'"},
-               {"--iters 0", "--iters 0: at least 1"},
-               {"--shape 8192x8192", "--shape '8192x8192': MxNxK, each side 1 to 65536"},
-               {"--shape 8x0x8", "--shape '8x0x8': MxNxK"},
-               {"--shape 8x8x8 --shapes-of " + std::string(FB_SOURCE_DIR) +
-                    "/profiles/workloads/llama-7b-zero1-2x8-h100.yaml",
-                "--shape and --shapes-of: give one of them"},
-               {"--shapes-of /nonexistent/w.yaml", "--shapes-of: workload file '/nonexistent/w.yaml': cannot read it"}};
+  } cases[] = {
+      {"--size 3", "--size 3: 16 to 65536"},
+      {"--dtype int8", "--dtype 'int8': use bf16, fp16 or fp32"},
+      {"--out /nonexistent/g.jsonl", "--out '/nonexistent/g.jsonl'"},
+      {"--iters 0", "--iters 0: at least 1"},
+      {"--shape 8192x8192", "--shape '8192x8192': MxNxK, each side 1 to 65536"},
+      {"--shape 8x0x8", "--shape '8x0x8': MxNxK"},
+      {"--shape 8x8x8 --shapes-of " + std::string(FB_SOURCE_DIR) + "/profiles/workloads/llama-7b-zero1-2x8-h100.yaml",
+       "--shape and --shapes-of: give one of them"},
+      {"--shapes-of /nonexistent/w.yaml", "--shapes-of: workload file '/nonexistent/w.yaml': cannot read it"}};
   for (const auto& c : cases) {
     const auto r = run_process("timeout 60 " + mpirun(2) + " " + fabricbench("gemm " + c.args));
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;

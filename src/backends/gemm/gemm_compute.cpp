@@ -15,9 +15,7 @@ constexpr double kSustainMs = 300;
 class CublasCompute final : public GemmCompute {
  public:
   CublasCompute(const GemmSpec& spec, int device)
-      : gemm_(spec, device),
-        calibration_(gpu::time_gemm(gemm_, kSustainMs)),
-        quota_(calibration_.time.median_us) {
+      : gemm_(spec, device), calibration_(gpu::time_gemm(gemm_, kSustainMs)), quota_(calibration_.time.median_us) {
     gpu::check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags", device);
   }
   ~CublasCompute() override {
@@ -51,9 +49,10 @@ class CublasCompute final : public GemmCompute {
 
   std::string describe() const override {
     const GemmSpec& s = gemm_.spec();
-    return fmt::format("cuBLAS {} GEMM {}x{}x{} on GPU {}, {:.1f} us per product ({:.1f} TFLOP/s after {:.0f} ms of "
-                       "products), waited on while polling",
-                       name(s.dtype), s.m, s.n, s.k, gemm_.device(), product_us(), calibration_.tflops, kSustainMs);
+    return fmt::format(
+        "cuBLAS {} GEMM {}x{}x{} on GPU {}, {:.1f} us per product ({:.1f} TFLOP/s after {:.0f} ms of "
+        "products), waited on while polling",
+        name(s.dtype), s.m, s.n, s.k, gemm_.device(), product_us(), calibration_.tflops, kSustainMs);
   }
 
   double product_us() const override { return quota_.unit_us(); }
