@@ -105,8 +105,11 @@ json bad_list(const Report& r) {
 
 json to_json(const Report& r) {
   const Counts c = count(r.verdicts);
-  const int code = r.run_error.empty() ? exit_code(r.verdicts) : kExitRunError;
-  const char* status = !r.run_error.empty() ? "incomplete" : c.error ? "error" : c.fail ? "fail" : "pass";
+  const int code = r.run_error.empty() ? exit_code(r.verdicts) : r.run_exit_code;
+  const char* status = !r.run_error.empty() ? (code == kExitUsage ? "error" : "incomplete")
+                       : c.error            ? "error"
+                       : c.fail             ? "fail"
+                                            : "pass";
   json verdicts = json::array();
   for (const auto& v : r.verdicts) {
     json j = to_json(v);

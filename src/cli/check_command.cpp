@@ -202,6 +202,24 @@ Summary check_summary(const Profile& profile, const RunTotals& totals, double se
   return s;
 }
 
+// "" when this job can measure something the profile asks for; else why not.
+// A profile made for several nodes (host-tcp: the inter scope and the node
+// pairs) on one node would measure nothing and fail every rule "not judged":
+// that is a launch to change (exit 2), not a cluster that failed (exit 1).
+std::string needs_more_nodes(const Profile& profile, const NodeMap& nodes, const std::optional<CheckPairs>& pairs) {
+  if (nodes.nodes > 1) return "";
+  for (const auto& sweep : profile.sweeps)
+    for (Scope s : sweep.options.scopes)
+      if (s == Scope::global || s == Scope::intra) return "";
+  if (pairs && pairs->not_run().empty()) return "";
+  if (profile.sweeps.empty() && !pairs) return "";
+  return fmt::format("profile {} measures between nodes only (its sweeps' scopes are inter or rail{}), and this job "
+                     "runs on one node ({}): launch it on two or more nodes (mpirun --host NODE1,NODE2 ..., or srun "
+                     "-N 2), or use a profile for one node such as local-smoke",
+                     profile.name, pairs ? ", its pairs are across nodes" : "",
+                     nodes.node_hosts.empty() ? "?" : nodes.node_hosts.front());
+}
+
 int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& flags, const CheckSetup& setup) {
   const NodeMap nodes = map_nodes(world);
   std::unique_ptr<Backend> backend;
@@ -214,6 +232,11 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   // PASS must not stand beside a run that ends early.
   const int ranks = world.size();
   if (world.rank() == 0) write_placeholder(setup, flags, ranks, nodes.node_hosts);
+  // A refusal from here on replaces that placeholder: exit 2 and why, in check.json too.
+  const auto refuse = [&](const std::string& why) {
+    if (world.rank() == 0) write_refusal(setup, flags, ranks, nodes.node_hosts, why);
+    return usage_exit(world, "check", why);
+  };
   SinkList sinks;
   std::vector<std::unique_ptr<Runner>> runners;
   for (const auto& sweep : setup.profile.sweeps) {
@@ -221,15 +244,16 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     try {
       runners.back()->preflight();
     } catch (const UsageError& e) {
-      return usage_exit(world, "check", fmt::format("sweep {}: {}", sweep.name, e.what()));
+      return refuse(fmt::format("sweep {}: {}", sweep.name, e.what()));
     }
   }
   std::optional<CheckPairs> pairs;
   try {
     if (setup.profile.pairs) pairs.emplace(world, nodes, *backend, *setup.profile.pairs);
   } catch (const UsageError& e) {
-    return usage_exit(world, "check", fmt::format("pairs: {}", e.what()));
+    return refuse(fmt::format("pairs: {}", e.what()));
   }
+  if (const auto why = needs_more_nodes(setup.profile, nodes, pairs); !why.empty()) return refuse(why);
   // The hang watchdog over every sweep and the pair matrix: a node that
   // wedges a Slurm acceptance job ends it with the record closed, naming
   // the rank, instead of holding the allocation until the time limit.
@@ -237,7 +261,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
   try {
     watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(flags.timeout)}, "check");
   } catch (const UsageError& e) {
-    return usage_exit(world, "check", e.what());
+    return refuse(e.what());
   }
   for (auto& runner : runners) runner->watch(&watched->board());
   if (pairs) pairs->watch(&watched->board());

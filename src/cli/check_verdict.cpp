@@ -122,14 +122,13 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
   return j;
 }
 
-void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks,
-                       const std::vector<std::string>& hosts, const std::string& why) {
+namespace {
+
+void write_unjudged(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::vector<std::string>& hosts,
+                    const std::string& run_error, int exit_code) {
   accept::Report r = make_report(setup, flags, setup.outputs.record, ranks, hosts);
-  r.run_error = why.empty() ? fmt::format("the run started at {} did not finish (a rank failed, hung or was killed): "
-                                          "see the job's output, and {} for the rows it finished",
-                                          r.timestamp, setup.outputs.record)
-                            : fmt::format("the run did not finish: {}; {} has the rows it finished", why,
-                                          setup.outputs.record);
+  r.run_error = run_error;
+  r.run_exit_code = exit_code;
   // Every rule stays in check.json and junit.xml, unjudged, so the files keep
   // the shape of a finished check.
   for (const auto& rule : setup.profile.rules) {
@@ -143,6 +142,25 @@ void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ran
     r.verdicts.push_back(std::move(v));
   }
   if (auto err = write_outputs(setup.outputs, r); !err.empty()) spdlog::warn("{}", err);
+}
+
+}  // namespace
+
+void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks,
+                       const std::vector<std::string>& hosts, const std::string& why) {
+  const std::string started = make_report(setup, flags, setup.outputs.record, ranks, hosts).timestamp;
+  write_unjudged(setup, flags, ranks, hosts,
+                 why.empty() ? fmt::format("the run started at {} did not finish (a rank failed, hung or was killed): "
+                                           "see the job's output, and {} for the rows it finished",
+                                           started, setup.outputs.record)
+                             : fmt::format("the run did not finish: {}; {} has the rows it finished", why,
+                                           setup.outputs.record),
+                 kExitRunError);
+}
+
+void write_refusal(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::vector<std::string>& hosts,
+                   const std::string& why) {
+  write_unjudged(setup, flags, ranks, hosts, fmt::format("the run was refused before measuring: {}", why), kExitUsage);
 }
 
 }  // namespace fb::cli

@@ -46,6 +46,11 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
 void write_placeholder(const CheckSetup& setup, const CheckFlags& flags, int ranks,
                        const std::vector<std::string>& hosts, const std::string& why = "");
 
+// The same files for a run refused after they were started (a sweep the
+// backend cannot run, a profile for more nodes): exit code 2 and why.
+void write_refusal(const CheckSetup& setup, const CheckFlags& flags, int ranks, const std::vector<std::string>& hosts,
+                   const std::string& why);
+
 // --save-baseline: a copy of the finished record. "" or the problem.
 [[nodiscard]] std::string copy_record(const std::string& from, const std::string& to);
 

@@ -137,6 +137,20 @@ TEST_F(CheckCli, ASpecRuleOnOneRankIsNotJudgedAndSaysWhy) {
   EXPECT_EQ(r.out.find("-100.0%"), std::string::npos) << r.out;
 }
 
+// Issue 35: a profile for several nodes on one node measures nothing. That
+// is a launch to change, exit 2, not a cluster that failed its rules (exit 1
+// with every rule "not judged"), and check.json says the same as the exit.
+TEST_F(CheckCli, ANetworkProfileOnOneNodeIsRefusedWithExitTwoAndSaysSoInCheckJson) {
+  const auto r = run_process(check(2) + " --profile host-tcp -q --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("fabricbench check: profile host-tcp measures between nodes only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("launch it on two or more nodes"), std::string::npos) << r.err;
+  const auto verdict = json_file("out/check.json");
+  EXPECT_EQ(verdict["status"], "error") << verdict.dump();
+  EXPECT_EQ(verdict["exit_code"], 2) << verdict.dump();
+  EXPECT_NE(verdict["run_error"].get<std::string>().find("refused before measuring"), std::string::npos);
+}
+
 TEST_F(CheckCli, PairsOnOneNodeAreSkippedWithTheReasonNotMeasured) {
   std::ofstream(path("links.yaml")) << "name: links\n" << kSweep << "pairs: {size: 64K, iters: 3}\n"
                                     << "rules:\n  - {name: no weak link, kind: pairs, min: 0.8 of median}\n";

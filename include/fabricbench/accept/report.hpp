@@ -22,6 +22,7 @@ struct Report {
   std::vector<std::string> hosts;  // the job's nodes, in node order: one JUnit testcase each
   bool strict = false;
   std::string run_error;  // set on the placeholder written before a run: why no verdict exists
+  int run_exit_code = 3;  // with run_error: 3, the run did not finish; 2, it was refused before measuring
   std::vector<Verdict> verdicts;
 };
 
