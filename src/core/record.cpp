@@ -78,12 +78,14 @@ namespace {
   return it->get<std::string>();
 }
 
-void check_version(const std::string& version, const std::string& path) {
-  int major = -1;
-  if (std::sscanf(version.c_str(), "%d.", &major) != 1 || major != kSchemaMajor)
+// The record's minor version; throws for another major.
+int check_version(const std::string& version, const std::string& path) {
+  int major = -1, minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) < 1 || major != kSchemaMajor)
     throw std::runtime_error(fmt::format("{}: schema version '{}' is not supported (this fabricbench reads {}.x); use "
                                          "the fabricbench version that wrote it",
                                          path, version, kSchemaMajor));
+  return minor;
 }
 
 // Files one line into its typed list. Unknown types are kept in `lines` only
@@ -137,6 +139,8 @@ Results parse_results(std::istream& in, const std::string& path) {
   r.path = path;
   std::string text;
   std::size_t line_no = 0;
+  int record_minor = 0;
+  std::size_t unknown = 0;
   while (std::getline(in, text)) {
     ++line_no;
     if (text.empty()) continue;
@@ -161,7 +165,7 @@ Results parse_results(std::istream& in, const std::string& path) {
       if (r.lines.empty()) {
         if (type != "run")
           throw std::runtime_error(fmt::format("the first line must be the run header, found \"{}\"", type));
-        check_version(text_field(j, "schema_version", where), path);
+        record_minor = check_version(text_field(j, "schema_version", where), path);
         r.header = header_from_json(j);
       } else if (type == "run") {
         // Two runs written into one file, or two records joined: read as one,
@@ -172,6 +176,13 @@ Results parse_results(std::istream& in, const std::string& path) {
       } else {
         take_line(r, type, j);
       }
+    } catch (const UnknownName& e) {
+      // A newer minor may add ops and scopes: its line is left out, said once.
+      if (record_minor <= kSchemaMinor) throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
+      if (unknown++ == 0)
+        user_log().warn("fabricbench: note: {}: {} (the record is schema {}, newer than this fabricbench's {}): lines "
+                        "with names this version does not know are left out",
+                        where, e.what(), r.header.schema_version, schema_version());
     } catch (const std::exception& e) {
       const std::string what = e.what();
       if (what.starts_with(path + ":")) throw;  // already names the file

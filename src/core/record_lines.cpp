@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -12,7 +14,10 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "fabricbench/core/layout.hpp"
 #include "fabricbench/core/record.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/types.hpp"
 
 namespace fb {
 
@@ -348,6 +353,17 @@ void check_measurement_figures(const Measurement& m) {
                                std::pair{"time_p99_us", m.time.p99_us}})
     if (v < m.time.min_us - slack || v > m.time.max_us + slack)
       refuse(fmt::format("{} {} lies outside [time_min_us {}, time_max_us {}]", key, v, m.time.min_us, m.time.max_us));
+  const auto op = parse_op(m.op);
+  if (!op) throw UnknownName(fmt::format("measurement line: op '{}' is not one this fabricbench knows", m.op));
+  if (!parse_scope(m.scope))
+    throw UnknownName(fmt::format("measurement line: scope '{}' is not one this fabricbench knows ({})", m.scope,
+                                  allowed_scopes()));
+  // Every writer derives busbw from algbw (runner.cpp; the nccl-tests import
+  // recomputes it): a record where they disagree was edited or is corrupt.
+  const double busbw = m.algbw_gbps * busbw_factor(*op, m.nranks);
+  if (std::abs(m.busbw_gbps - busbw) > 1e-9 * std::max(m.busbw_gbps, busbw) + 1e-12)
+    refuse(fmt::format("busbw_gbps {} is not algbw_gbps {} x {}'s factor {} on {} ranks ({})", m.busbw_gbps,
+                       m.algbw_gbps, m.op, busbw_factor(*op, m.nranks), m.nranks, busbw));
 }
 
 Measurement measurement_from_json(const json& j) {

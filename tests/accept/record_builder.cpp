@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "fabricbench/core/layout.hpp"
+#include "fabricbench/core/types.hpp"
 #include "rows.hpp"
 
 namespace fb::test {
@@ -27,8 +29,11 @@ Measurement& RecordBuilder::row(const std::string& op, const std::string& scope,
                                 double time_us, bool in_place) {
   Measurement m = measurement_row(op, scope, ranks_, bytes, time_us);
   m.in_place = in_place;
+  // A record holds busbw = algbw x the op's factor (the reader checks it).
+  const auto known = parse_op(op);
+  const double factor = known ? busbw_factor(*known, ranks_) : 1.0;
   m.busbw_gbps = busbw_gbps;
-  m.algbw_gbps = busbw_gbps;
+  m.algbw_gbps = factor > 0 ? busbw_gbps / factor : busbw_gbps;
   results_.measurements.push_back(m);
   return results_.measurements.back();
 }

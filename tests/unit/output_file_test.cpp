@@ -197,6 +197,7 @@ TEST_F(OutputFile, RecordEndsOnAWholeLineWhenTheDiskFills) {
   ASSERT_EQ(w.open(path("r.jsonl"), false), "");
   Measurement m;
   m.op = "all_reduce";
+  m.scope = "global";
   {
     FileSizeLimit limit(2000);
     if (!limit.ok()) GTEST_SKIP() << "setrlimit(RLIMIT_FSIZE) refused here";

@@ -1,5 +1,6 @@
 #include "fabricbench/core/record.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -215,7 +216,13 @@ TEST_F(RecordTest, FiguresNoMeasurementHasNameTheLineAndTheKey) {
                          Bad{R"("algbw_gbps":-0.5)", "algbw_gbps is -0.5"},
                          Bad{R"("time_stddev_us":-1)", "time_stddev_us is -1"},
                          Bad{R"("time_p99_us":30)", "time_p99_us 30 lies outside [time_min_us 10, time_max_us 21]"},
-                         Bad{R"("time_min_us":13)", "time_median_us 12.5 lies outside [time_min_us 13"}}) {
+                         Bad{R"("time_min_us":13)", "time_median_us 12.5 lies outside [time_min_us 13"},
+                         Bad{R"("busbw_gbps":130)", "busbw_gbps 130 is not algbw_gbps 83.886 x all_reduce's factor "
+                                                   "1.5 on 4 ranks"},
+                         Bad{R"("nranks":8)", "busbw_gbps 125.829 is not algbw_gbps 83.886 x all_reduce's factor "
+                                              "1.75 on 8 ranks"},
+                         Bad{R"("op":"all_reduse")", "op 'all_reduse' is not one this fabricbench knows"},
+                         Bad{R"("scope":"galaxy")", "scope 'galaxy' is not one this fabricbench knows"}}) {
     nlohmann::ordered_json line = to_json(sample());
     line.update(nlohmann::ordered_json::parse("{" + std::string(bad.patch) + "}"));
     std::istringstream in(header().dump() + "\n" + line.dump() + "\n");
@@ -229,6 +236,19 @@ TEST_F(RecordTest, FiguresNoMeasurementHasNameTheLineAndTheKey) {
   }
   std::istringstream whole(header().dump() + "\n" + to_json(sample()).dump() + "\n");
   EXPECT_EQ(parse_results(whole, "t.jsonl").measurements.size(), 1u) << "the writer's own line reads";
+}
+
+// A newer minor schema may add ops and scopes: its lines with names this
+// version does not know are left out, the others read (issue 35).
+TEST_F(RecordTest, ANewerMinorsUnknownOpIsLeftOutAndTheRestRead) {
+  nlohmann::ordered_json newer = header();
+  newer["schema_version"] = fmt::format("{}.{}", kSchemaMajor, kSchemaMinor + 1);
+  nlohmann::ordered_json future = to_json(sample());
+  future["op"] = "all_reduce_v2";
+  std::istringstream in(newer.dump() + "\n" + future.dump() + "\n" + to_json(sample()).dump() + "\n");
+  const Results r = parse_results(in, "t.jsonl");
+  ASSERT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.measurements[0].op, "all_reduce");
 }
 
 TEST_F(RecordTest, IncompleteRecordHasNoSummary) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -502,8 +503,16 @@ Measurement measurement_from_json(const nlohmann::ordered_json& j);
 // What every measurement obeys, checked where records are read (issue 35:
 // negative medians and 1e308 bandwidths were accepted and printed as
 // "+inf%"): times from 0 to 1e13 us and bandwidths from 0 to 1e12 GB/s, all
-// finite; median, mean and p99 within [min, max]. Throws std::runtime_error.
+// finite; median, mean and p99 within [min, max]; busbw = algbw x the op's
+// factor on its rank count. Throws std::runtime_error.
 void check_measurement_figures(const Measurement& m);
+
+// An op or scope name this version does not know, in a measurement line:
+// an error in a record of this schema version or older, a line left out with
+// a note in a newer minor's (which may add ops and scopes).
+struct UnknownName : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 Skip skip_from_json(const nlohmann::ordered_json& j);
 PairLine pair_from_json(const nlohmann::ordered_json& j);
 NodeLine node_from_json(const nlohmann::ordered_json& j);
