@@ -8,13 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <functional>
 #include <map>
 #include <regex>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/foreign_text.hpp"
+#include "bounded_thread.hpp"
 #include "iter_formats.hpp"
 
 namespace fb::diagnose {
@@ -117,12 +120,42 @@ std::string read_from(const std::string& path, std::uintmax_t offset, std::strin
   return text;
 }
 
+// The user's pattern goes through std::regex, which recurses per character
+// and backtracks without bound ('(a+)+b' on a run of a's takes 2^n steps):
+// matched on its own thread with a 256 MiB stack and a time limit, given in
+// FABRICBENCH_ITER_REGEX_TIMEOUT_S (default 20 s).
+std::vector<double> read_all_user(const std::vector<std::string>& lines, const IterOptions& options) {
+  double limit_s = 20;
+  if (const char* env = std::getenv("FABRICBENCH_ITER_REGEX_TIMEOUT_S"); env && *env) {
+    char* end = nullptr;
+    limit_s = std::strtod(env, &end);
+    if (*end != '\0' || !(limit_s > 0 && limit_s <= 86400))
+      throw UsageError(fmt::format("FABRICBENCH_ITER_REGEX_TIMEOUT_S '{}': seconds, above 0 and at most 86400", env));
+  }
+  // The thread may outlive this call (given up on): it owns its copies.
+  auto values = std::make_shared<std::vector<double>>();
+  auto mine = std::make_shared<const std::vector<std::string>>(lines);
+  const LineReader read = user_regex(options.regex, options.regex_scale);
+  try {
+    run_bounded([values, mine, read] { *values = read_all(*mine, read); }, limit_s, std::size_t{256} << 20);
+  } catch (const WorkTimedOut&) {
+    throw UsageError(fmt::format("--iter-regex '{}': matching it against the log's {} lines took more than {:g} s: "
+                                 "the pattern backtracks (a repetition inside a repetition, such as (a+)+ or (.*)*); "
+                                 "make it match only the time, e.g. 'took ([0-9.]+) ms' (the limit is "
+                                 "FABRICBENCH_ITER_REGEX_TIMEOUT_S)",
+                                 options.regex, lines.size(), limit_s));
+  } catch (const std::regex_error& e) {
+    throw UsageError(fmt::format("--iter-regex '{}': std::regex gave up on the log ({})", options.regex, e.what()));
+  }
+  return std::move(*values);
+}
+
 IterSeries parse_lines(const std::vector<std::string>& lines, const IterOptions& options) {
   IterSeries s;
   if (!options.regex.empty()) {
     s.format = "regex";
     s.unit = "s";
-    s.values = read_all(lines, user_regex(options.regex, options.regex_scale));
+    s.values = read_all_user(lines, options);
     if (s.values.empty()) s.note = fmt::format("no line matches --iter-regex '{}'", options.regex);
     return s;
   }
@@ -174,11 +207,23 @@ IterLog::IterLog(std::string path, IterOptions options) : path_(std::move(path))
 }
 
 IterSeries IterLog::read() const {
+  // A pattern given up on (--iter-regex that backtracks) is this source's
+  // error, said with the figures it leaves unknown; the GPU figures stand.
+  const auto parse = [&](std::string_view text) {
+    try {
+      return parse_iterations(text, options_);
+    } catch (const UsageError& e) {
+      IterSeries failed;
+      failed.error = e.what();
+      return failed;
+    }
+  };
   std::string error;
   if (start_size_) {
     const std::string fresh = read_from(path_, *start_size_, error);
     if (error.empty()) {
-      IterSeries s = parse_iterations(fresh, options_);
+      IterSeries s = parse(fresh);
+      if (!s.error.empty()) return s;
       s.source = path_;
       if (s.values.size() >= kMinWindowIterations) {
         std::string note = fmt::format("{} iterations logged during the window", s.values.size());
@@ -196,8 +241,9 @@ IterSeries IterLog::read() const {
     s.error = error;
     return s;
   }
-  s = parse_iterations(all, options_);
+  s = parse(all);
   s.source = path_;
+  if (!s.error.empty()) return s;
   if (s.values.empty()) {
     s.error = fmt::format("--iter-log {}: {}", path_, s.note);
     return s;

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -104,6 +105,32 @@ TEST_F(DiagnoseCli, BadFlagsExitTwoNamingTheFlag) {
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
   }
+}
+
+// Issue 35: std::regex backtracks without bound on a pattern such as
+// '(a+)+b' (2^n steps over a run of n a's). The user's pattern is given up
+// on after FABRICBENCH_ITER_REGEX_TIMEOUT_S, saying why, and the run ends
+// with its record instead of hanging; the iteration figures are unknown with
+// that reason.
+TEST_F(DiagnoseCli, ABacktrackingIterRegexIsGivenUpOnWithTheReason) {
+  {
+    std::ofstream out(path("train.log"));
+    for (int i = 0; i < 20; ++i) out << std::string(40, 'a') << "\n";
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = test::run_process("FABRICBENCH_ITER_REGEX_TIMEOUT_S=1 timeout 60 " + std::string(FB_BINARY) +
+                                   " diagnose --seconds 0 --iter-log " + path("train.log") +
+                                   " --iter-regex '^(a+)+b([0-9]+)' --out " + path("r.jsonl"));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_NE(r.exit_code, 124) << "hung: " << r.err;
+  EXPECT_LT(took, 30.0) << r.err;
+  EXPECT_NE(r.err.find("took more than 1 s: the pattern backtracks"), std::string::npos) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.diagnoses.size(), 1u);
+  bool said = false;
+  for (const auto& [figure, why] : res.diagnoses[0].unknown)
+    said |= figure == "iter_median" && why.find("the pattern backtracks") != why.npos;
+  EXPECT_TRUE(said) << res.lines.back().dump();
 }
 
 TEST_F(DiagnoseCli, UnderMpirunEachNodeSamplesOnce) {

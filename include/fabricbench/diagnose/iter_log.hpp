@@ -30,7 +30,8 @@ void check_iter_options(const IterOptions& options);
 
 // The iteration times in `text`: the format with the most lines (a regex
 // when given). `values` is empty when nothing matched; `note` says what was
-// looked for.
+// looked for. Throws fb::UsageError when --iter-regex matching is given up
+// on (a pattern that backtracks past FABRICBENCH_ITER_REGEX_TIMEOUT_S).
 IterSeries parse_iterations(std::string_view text, const IterOptions& options);
 
 // The iteration log while the job writes it: the size at the start, and at
