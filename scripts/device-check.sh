@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU check, in one go on a GPU machine (made for the one-H200 reference
-# machine, ~6 minutes on 16 cores): build with what is installed there (no
+# machine, about 3 minutes on 16 cores): build with what is installed there (no
 # setup.sh, no network), run the gpu tests (the CPU tests are CI's), time NCCL, the copy
 # paths and cuBLAS with fabricbench, and print LAST a table of our figures
 # beside the reference figures (shared/notes/reference-figures.md) with
@@ -8,6 +8,10 @@
 # is reported and the later steps still run. Without a usable GPU it runs to
 # the end and says which steps it skipped and why.
 #   scripts/device-check.sh
+# On the lent machine (the device tool brings back at most 8 files), as one call:
+#   export FINAL=$OUT; mkdir -p /tmp/dc; OUT=/tmp/dc scripts/device-check.sh 2>&1 | tee /tmp/dc/console.txt;
+#   cp /tmp/dc/summary.txt $FINAL/; tar czf $FINAL/dc.tgz -C /tmp dc
+# (2026-12-04: 158-173 s of wall time there, the build 60-65 s of it.)
 # Environment: OUT (logs and results; default results/device-check-<UTC>),
 # FB_BUILD_DIR (default build-device), FB_JOBS (default: all cores),
 # FB_DEADLINE_S (default 330: no step runs past it; the table still prints).

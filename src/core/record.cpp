@@ -180,9 +180,10 @@ Results parse_results(std::istream& in, const std::string& path) {
       // A newer minor may add ops and scopes: its line is left out, said once.
       if (record_minor <= kSchemaMinor) throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
       if (unknown++ == 0)
-        user_log().warn("fabricbench: note: {}: {} (the record is schema {}, newer than this fabricbench's {}): lines "
-                        "with names this version does not know are left out",
-                        where, e.what(), r.header.schema_version, schema_version());
+        user_log().warn(
+            "fabricbench: note: {}: {} (the record is schema {}, newer than this fabricbench's {}): lines "
+            "with names this version does not know are left out",
+            where, e.what(), r.header.schema_version, schema_version());
     } catch (const std::exception& e) {
       const std::string what = e.what();
       if (what.starts_with(path + ":")) throw;  // already names the file

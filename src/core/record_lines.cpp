@@ -356,8 +356,8 @@ void check_measurement_figures(const Measurement& m) {
   const auto op = parse_op(m.op);
   if (!op) throw UnknownName(fmt::format("measurement line: op '{}' is not one this fabricbench knows", m.op));
   if (!parse_scope(m.scope))
-    throw UnknownName(fmt::format("measurement line: scope '{}' is not one this fabricbench knows ({})", m.scope,
-                                  allowed_scopes()));
+    throw UnknownName(
+        fmt::format("measurement line: scope '{}' is not one this fabricbench knows ({})", m.scope, allowed_scopes()));
   // Every writer derives busbw from algbw (runner.cpp; the nccl-tests import
   // recomputes it): a record where they disagree was edited or is corrupt.
   const double busbw = m.algbw_gbps * busbw_factor(*op, m.nranks);

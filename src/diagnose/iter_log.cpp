@@ -139,11 +139,12 @@ std::vector<double> read_all_user(const std::vector<std::string>& lines, const I
   try {
     run_bounded([values, mine, read] { *values = read_all(*mine, read); }, limit_s, std::size_t{256} << 20);
   } catch (const WorkTimedOut&) {
-    throw UsageError(fmt::format("--iter-regex '{}': matching it against the log's {} lines took more than {:g} s: "
-                                 "the pattern backtracks (a repetition inside a repetition, such as (a+)+ or (.*)*); "
-                                 "make it match only the time, e.g. 'took ([0-9.]+) ms' (the limit is "
-                                 "FABRICBENCH_ITER_REGEX_TIMEOUT_S)",
-                                 options.regex, lines.size(), limit_s));
+    throw UsageError(
+        fmt::format("--iter-regex '{}': matching it against the log's {} lines took more than {:g} s: "
+                    "the pattern backtracks (a repetition inside a repetition, such as (a+)+ or (.*)*); "
+                    "make it match only the time, e.g. 'took ([0-9.]+) ms' (the limit is "
+                    "FABRICBENCH_ITER_REGEX_TIMEOUT_S)",
+                    options.regex, lines.size(), limit_s));
   } catch (const std::regex_error& e) {
     throw UsageError(fmt::format("--iter-regex '{}': std::regex gave up on the log ({})", options.regex, e.what()));
   }

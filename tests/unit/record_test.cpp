@@ -211,18 +211,20 @@ TEST_F(RecordTest, FiguresNoMeasurementHasNameTheLineAndTheKey) {
     const char* patch;
     const char* says;
   };
-  for (const Bad& bad : {Bad{R"("time_median_us":-5)", "time_median_us is -5: a time is a number from 0"},
-                         Bad{R"("busbw_gbps":1e308)", "busbw_gbps is 1e+308: a bandwidth is a number from 0 to"},
-                         Bad{R"("algbw_gbps":-0.5)", "algbw_gbps is -0.5"},
-                         Bad{R"("time_stddev_us":-1)", "time_stddev_us is -1"},
-                         Bad{R"("time_p99_us":30)", "time_p99_us 30 lies outside [time_min_us 10, time_max_us 21]"},
-                         Bad{R"("time_min_us":13)", "time_median_us 12.5 lies outside [time_min_us 13"},
-                         Bad{R"("busbw_gbps":130)", "busbw_gbps 130 is not algbw_gbps 83.886 x all_reduce's factor "
-                                                   "1.5 on 4 ranks"},
-                         Bad{R"("nranks":8)", "busbw_gbps 125.829 is not algbw_gbps 83.886 x all_reduce's factor "
-                                              "1.75 on 8 ranks"},
-                         Bad{R"("op":"all_reduse")", "op 'all_reduse' is not one this fabricbench knows"},
-                         Bad{R"("scope":"galaxy")", "scope 'galaxy' is not one this fabricbench knows"}}) {
+  for (const Bad& bad :
+       {Bad{R"("time_median_us":-5)", "time_median_us is -5: a time is a number from 0"},
+        Bad{R"("busbw_gbps":1e308)", "busbw_gbps is 1e+308: a bandwidth is a number from 0 to"},
+        Bad{R"("algbw_gbps":-0.5)", "algbw_gbps is -0.5"}, Bad{R"("time_stddev_us":-1)", "time_stddev_us is -1"},
+        Bad{R"("time_p99_us":30)", "time_p99_us 30 lies outside [time_min_us 10, time_max_us 21]"},
+        Bad{R"("time_min_us":13)", "time_median_us 12.5 lies outside [time_min_us 13"},
+        Bad{R"("busbw_gbps":130)",
+            "busbw_gbps 130 is not algbw_gbps 83.886 x all_reduce's factor "
+            "1.5 on 4 ranks"},
+        Bad{R"("nranks":8)",
+            "busbw_gbps 125.829 is not algbw_gbps 83.886 x all_reduce's factor "
+            "1.75 on 8 ranks"},
+        Bad{R"("op":"all_reduse")", "op 'all_reduse' is not one this fabricbench knows"},
+        Bad{R"("scope":"galaxy")", "scope 'galaxy' is not one this fabricbench knows"}}) {
     nlohmann::ordered_json line = to_json(sample());
     line.update(nlohmann::ordered_json::parse("{" + std::string(bad.patch) + "}"));
     std::istringstream in(header().dump() + "\n" + line.dump() + "\n");
