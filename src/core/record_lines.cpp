@@ -358,6 +358,10 @@ void check_measurement_figures(const Measurement& m) {
   if (!parse_scope(m.scope))
     throw UnknownName(
         fmt::format("measurement line: scope '{}' is not one this fabricbench knows ({})", m.scope, allowed_scopes()));
+  // bytes is count elements of the dtype for every op (layout.cpp rounds the
+  // requested size down to whole elements; nccl-tests' size column is the same).
+  if (const auto dtype = parse_dtype(m.dtype); dtype && m.count * dtype_bytes(*dtype) != m.bytes)
+    refuse(fmt::format("bytes {} is not count {} x {} bytes of {}", m.bytes, m.count, dtype_bytes(*dtype), m.dtype));
   // Every writer derives busbw from algbw (runner.cpp; the nccl-tests import
   // recomputes it): a record where they disagree was edited or is corrupt.
   const double busbw = m.algbw_gbps * busbw_factor(*op, m.nranks);
