@@ -1,19 +1,25 @@
 #include "fabricbench/core/gemm_slowest.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 
 namespace fb {
 
 namespace {
 
-bool same_shape(const GemmLine& a, const GemmLine& b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
+using ShapeKey = std::tuple<std::string, int, int, int>;  // dtype, m, n, k
+ShapeKey shape_of(const GemmLine& l) { return {l.dtype, l.m, l.n, l.k}; }
 
-// The fastest rate any rank reached at this line's dtype and shape.
-double fastest_like(const std::vector<GemmLine>& lines, const GemmLine& line) {
-  double fastest = 0;
-  for (const auto& l : lines)
-    if (l.dtype == line.dtype && same_shape(l, line)) fastest = std::max(fastest, l.tflops);
+// The fastest rate any rank reached at each dtype and shape: one pass, so a
+// run of many ranks and shapes is not compared line against line.
+std::map<ShapeKey, double> fastest_per_shape(const std::vector<GemmLine>& lines) {
+  std::map<ShapeKey, double> fastest;
+  for (const auto& l : lines) {
+    double& f = fastest[shape_of(l)];
+    f = std::max(f, l.tflops);
+  }
   return fastest;
 }
 
@@ -21,6 +27,7 @@ double fastest_like(const std::vector<GemmLine>& lines, const GemmLine& line) {
 
 std::vector<GemmSlowest> slowest_per_dtype(const std::vector<GemmLine>& lines, const std::vector<Dtype>& dtypes) {
   std::vector<GemmSlowest> out;
+  const auto fastest_at = fastest_per_shape(lines);
   for (Dtype d : dtypes) {
     // Ranks are compared at the same shape (a small product is slower on
     // every GPU): the slowest is the line furthest below its shape's fastest.
@@ -28,7 +35,7 @@ std::vector<GemmSlowest> slowest_per_dtype(const std::vector<GemmLine>& lines, c
     double slow_fastest = 0;
     for (const auto& l : lines) {
       if (l.dtype != name(d)) continue;
-      const double fastest = fastest_like(lines, l);
+      const double fastest = fastest_at.at(shape_of(l));
       const bool slower = !slow || l.tflops * slow_fastest < slow->tflops * fastest;
       if (slower) slow = &l, slow_fastest = fastest;
     }
