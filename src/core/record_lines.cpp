@@ -310,6 +310,7 @@ json to_json(const Measurement& m) {
     j["time_ci_high_us"] = m.time.ci_high_us;
   }
   if (!m.stopped_by.empty()) j["stopped_by"] = m.stopped_by;
+  if (m.time.samples > 0) j["time_samples"] = m.time.samples;
   if (m.peer_a >= 0) {
     j["peer_a"] = m.peer_a;
     j["peer_b"] = m.peer_b;
@@ -353,6 +354,9 @@ void check_measurement_figures(const Measurement& m) {
                                std::pair{"time_p99_us", m.time.p99_us}})
     if (v < m.time.min_us - slack || v > m.time.max_us + slack)
       refuse(fmt::format("{} {} lies outside [time_min_us {}, time_max_us {}]", key, v, m.time.min_us, m.time.max_us));
+  if (m.time.samples > m.time.iterations)
+    refuse(fmt::format("time_samples {} exceeds iterations {}: each sample times at least one iteration",
+                       m.time.samples, m.time.iterations));
   const auto op = parse_op(m.op);
   if (!op) throw UnknownName(fmt::format("measurement line: op '{}' is not one this fabricbench knows", m.op));
   if (!parse_scope(m.scope))
@@ -403,7 +407,8 @@ Measurement measurement_from_json(const json& j) {
     m.time.ci_low_us = r.need<double>("time_ci_low_us");
     m.time.ci_high_us = r.need<double>("time_ci_high_us");
   }
-  m.stopped_by = r.take<std::string>("stopped_by");  // since 1.5
+  m.stopped_by = r.take<std::string>("stopped_by");          // since 1.5
+  m.time.samples = r.take<std::size_t>("time_samples", 0);  // since 1.6
   if (r.has("peer_a")) {
     m.peer_a = r.need<int>("peer_a");
     m.peer_b = r.need<int>("peer_b");

@@ -258,7 +258,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
     m.peer_a = spec.peer_a;
     m.peer_b = spec.peer_b;
   }
-  m.time = summarize(timing.iteration_us);
+  m.time = time_stats(timing);
   if (plan.adaptive()) m.stopped_by = std::string(name(timing.stopped_by));
   m.algbw_gbps = algbw_gbps(spec.op, m.bytes, m.time.median_us);
   m.busbw_gbps = m.algbw_gbps * busbw_factor(spec.op, m.nranks);

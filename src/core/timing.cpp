@@ -62,14 +62,15 @@ struct StopFigures {
   double spent_us = 0;     // warm-up and timed iterations, wall time
 };
 
-StopFigures progress_of(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
-  std::vector<double> sorted(iteration_us.begin(), iteration_us.end());
+StopFigures progress_of(const TimingPlan& plan, std::span<const double> iteration_us,
+                        std::span<const double> sample_us, double warmup_us) {
+  std::vector<double> sorted(sample_us.begin(), sample_us.end());
   std::sort(sorted.begin(), sorted.end());
   StopFigures p;
-  p.done = sorted.size();
-  p.median_us = median_of(sorted);
+  p.done = iteration_us.size();
+  p.median_us = median_of(iteration_us);
   p.ci_fraction = median_ci_fraction(sorted);
-  p.spent_us = warmup_us + std::accumulate(sorted.begin(), sorted.end(), 0.0) * plan.ops_per_iteration;
+  p.spent_us = warmup_us + std::accumulate(iteration_us.begin(), iteration_us.end(), 0.0) * plan.ops_per_iteration;
   return p;
 }
 
@@ -86,9 +87,16 @@ void run_batch(PreparedOp& op, IterationTimes t, const TimingPlan& plan, std::ve
   }
   for (std::size_t i = 0; i < t.start_us.size(); ++i) {
     op.fill_check();
-    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us});
+    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us,
+                  t.iterations_per_timing});
     wrong.push_back(static_cast<std::int64_t>(op.count_wrong()));
   }
+}
+
+// One sample per timing span of a batch: its first iteration's slowest-rank
+// time (every iteration of a span carries the span's mean on each rank).
+void add_samples(std::span<const double> slowest, std::size_t span, std::vector<double>& samples) {
+  for (std::size_t i = 0; i < slowest.size(); i += span) samples.push_back(slowest[i]);
 }
 
 // Per world rank (on rank 0): mean lateness entering an iteration against the
@@ -145,11 +153,11 @@ int more_warmup(const TimingPlan& plan, double first_us) {
 }
 
 std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
-                                      double warmup_us) {
+                                      std::span<const double> sample_us, double warmup_us) {
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 1));
   if (iteration_us.size() < iters) return std::nullopt;  // -n is honoured, whatever the caps say
   if (!plan.adaptive()) return StopReason::fixed;
-  const StopFigures p = progress_of(plan, iteration_us, warmup_us);
+  const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
   if (p.ci_fraction <= plan.ci_target()) return StopReason::ci;
   if (p.done >= static_cast<std::size_t>(kMaxAdaptiveIters)) return StopReason::iterations;
   const std::uint64_t per = bytes_per_iteration(plan);
@@ -158,11 +166,12 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
   return std::nullopt;
 }
 
-int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
+int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, std::span<const double> sample_us,
+               double warmup_us) {
   const auto iters = static_cast<std::size_t>(std::max(plan.iters, 1));
   if (iteration_us.size() < iters)
     return static_cast<int>(std::min<std::size_t>(iters - iteration_us.size(), kMaxBatchIters));
-  const StopFigures p = progress_of(plan, iteration_us, warmup_us);
+  const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
   const double done = static_cast<double>(p.done);
   // The interval narrows as 1/sqrt(n): n (width / target)^2 in all, 20% over;
   // doubling while there is no interval yet.
@@ -218,14 +227,16 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   while (true) {
     // From agreed figures only: ops_per_iteration can differ between
     // participants and non-participants, the batch size must not.
-    const int batch = next_batch(plan, t.iteration_us, warmup_us);
+    const int batch = next_batch(plan, t.iteration_us, t.sample_us, warmup_us);
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
     enter(plan, Phase::timed, static_cast<std::int64_t>(begin));
+    std::size_t together = 1;
     if (op) {
       run_batch(*op,
-                {std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin), issued(plan), agreed_us},
+                {std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin), issued(plan), agreed_us,
+                 &together},
                 plan, t.wrong_per_iteration);
       for (std::size_t i = begin; i < my_start.size(); ++i) {
         my_start[i] -= t0;
@@ -234,9 +245,13 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     }
     enter(plan, Phase::sync);
     std::vector<double> slowest(my_duration.begin() + static_cast<std::ptrdiff_t>(begin), my_duration.end());
+    slowest.push_back(static_cast<double>(together));  // in the same reduction: the widest span of any rank
     world.allreduce_max_quiet(slowest);
+    const auto span = static_cast<std::size_t>(std::max(slowest.back(), 1.0));
+    slowest.pop_back();
+    add_samples(slowest, span, t.sample_us);
     t.iteration_us.insert(t.iteration_us.end(), slowest.begin(), slowest.end());
-    if (const auto why = stop_reason(plan, t.iteration_us, warmup_us)) {
+    if (const auto why = stop_reason(plan, t.iteration_us, t.sample_us, warmup_us)) {
       t.stopped_by = *why;
       break;
     }
@@ -245,6 +260,16 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   pinned.reset();
   gather_lateness(world, my_start, my_duration, op != nullptr, t);
   return t;
+}
+
+TimeStats time_stats(const Timing& timing) {
+  TimeStats s = summarize(timing.iteration_us);
+  if (timing.sample_us.size() == timing.iteration_us.size()) return s;
+  const TimeStats by_sample = summarize(timing.sample_us);
+  s.samples = timing.sample_us.size();
+  s.ci_low_us = by_sample.ci_low_us;
+  s.ci_high_us = by_sample.ci_high_us;
+  return s;
 }
 
 }  // namespace fb

@@ -519,6 +519,82 @@ TEST(Timing, EveryRankIsToldTheSameTimePerIteration) {
   EXPECT_GT(backend.agreed.back(), 0.0);
 }
 
+// Ops timed the way the GPU backends time short iterations: in spans of
+// `span` iterations, each given its span's mean (an event group, a graph
+// batch). Every span means exactly 100 us, so copies of one mean would give
+// the median an interval of width 0 after a single span.
+class SpanTimedBackend final : public ForwardingBackend {
+ public:
+  SpanTimedBackend(std::unique_ptr<Backend> inner, std::size_t span) : ForwardingBackend(std::move(inner)), span_(span) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<Group>(ForwardingBackend::open(comm), span_);
+  }
+
+ private:
+  class SpanOp final : public ForwardingOp {
+   public:
+    SpanOp(std::unique_ptr<PreparedOp> inner, std::size_t span) : ForwardingOp(std::move(inner)), span_(span) {}
+    void run_timed(IterationTimes t) override {
+      const std::size_t span = std::min(span_, t.start_us.size());
+      if (t.iterations_per_timing) *t.iterations_per_timing = span;
+      for (std::size_t i = 0; i < t.start_us.size(); ++i) {
+        count_issued(t.issued);
+        t.start_us[i] = now_us();
+        inner().run();
+        t.duration_us[i] = 100.0;  // the span's mean
+      }
+    }
+
+   private:
+    std::size_t span_;
+  };
+  class Group final : public ForwardingGroup {
+   public:
+    Group(std::unique_ptr<BackendGroup> inner, std::size_t span) : ForwardingGroup(std::move(inner)), span_(span) {}
+    std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+      return std::make_unique<SpanOp>(ForwardingGroup::prepare(spec), span_);
+    }
+
+   private:
+    std::size_t span_;
+  };
+  std::size_t span_;
+};
+
+TEST(Timing, IterationsTimedTogetherCountAsOneSampleOfTheMedian) {
+  // Issue 34, defect 7: with every iteration of a span counted as a sample,
+  // the first batch of 10 gave an interval of width 0 and stopped by "ci".
+  // The interval needs 6 independent samples: 6 spans, 60 iterations.
+  SpanTimedBackend backend(make_mpi_host_backend(), 10);
+  RunOptions o = one_row(1, 10);
+  o.median_ci = 0.02;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  CaptureSink sink;
+  Runner runner(world, nodes, backend, o, &sink);
+  runner.preflight();
+  runner.run();
+  if (!root_rank()) return;
+  ASSERT_EQ(sink.rows.size(), 1u);
+  const Measurement& m = sink.rows[0];
+  EXPECT_EQ(m.stopped_by, "ci");
+  EXPECT_GE(m.time.iterations, 60u);
+  EXPECT_GE(m.time.samples, 6u);
+  EXPECT_LE(m.time.samples, m.time.iterations / 10 + 2);  // one per span (a batch may end in a short span)
+  EXPECT_GT(m.time.ci_high_us, 0.0);
+}
+
+TEST(Timing, IterationsTimedAloneAreEachASample) {
+  // The control: the host backend times each iteration alone; no
+  // time_samples in the record, and the interval over the iterations.
+  const auto r = run_engine(one_row(1, 12));
+  if (!root_rank()) return;
+  ASSERT_EQ(r.sink.rows.size(), 1u);
+  EXPECT_EQ(r.sink.rows[0].time.samples, 0u);
+  EXPECT_EQ(r.sink.rows[0].time.iterations, 12u);
+  EXPECT_GT(r.sink.rows[0].time.ci_high_us, 0.0);
+}
+
 TEST(Straggler, LateRankIsNamed) {
   // Rank 1 enters every iteration 20 ms late: the others wait for it. (Late
   // enough that a loaded machine descheduling another rank in some

@@ -88,7 +88,7 @@ Measurement full_measurement() {
   m.count = 2;
   m.peer_a = 0;
   m.peer_b = 1;
-  m.time = {20, 1, 2, 3, 4, 5, 6, 1.5, 2.5};
+  m.time = {20, 1, 2, 3, 4, 5, 6, 1.5, 2.5, 2};
   m.stopped_by = "ci";
   m.wrong = 3;
   m.wrong_ranks = {1};
@@ -131,7 +131,7 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
 TEST_F(RecordLines, MeasurementWritesTheDocumentedKeys) {
   EXPECT_EQ(keys_of(to_json(full_measurement())), doc("measurement"));
   const Keys plain = keys_of(to_json(Measurement{}));
-  EXPECT_EQ(minus(doc("measurement"), plain), (Keys{"time_ci_low_us", "time_ci_high_us", "stopped_by", "peer_a", "peer_b", "wrong_ranks",
+  EXPECT_EQ(minus(doc("measurement"), plain), (Keys{"time_ci_low_us", "time_ci_high_us", "time_samples", "stopped_by", "peer_a", "peer_b", "wrong_ranks",
                                                 "wrong_at", "pass", "rank_mean_us"}));
 }
 

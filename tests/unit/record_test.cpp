@@ -224,6 +224,7 @@ TEST_F(RecordTest, FiguresNoMeasurementHasNameTheLineAndTheKey) {
             "busbw_gbps 125.829 is not algbw_gbps 83.886 x all_reduce's factor "
             "1.75 on 8 ranks"},
         Bad{R"("count":1000)", "bytes 1048576 is not count 1000 x 4 bytes of float"},
+        Bad{R"("time_samples":21)", "time_samples 21 exceeds iterations 20"},
         Bad{R"("op":"all_reduse")", "op 'all_reduse' is not one this fabricbench knows"},
         Bad{R"("scope":"galaxy")", "scope 'galaxy' is not one this fabricbench knows"}}) {
     nlohmann::ordered_json line = to_json(sample());

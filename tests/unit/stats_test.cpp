@@ -129,6 +129,20 @@ TEST(StopRule, StopsOnceTheIntervalIsNarrow) {
   EXPECT_EQ(next_batch(plan, wide, 0), 10);
 }
 
+TEST(StopRule, IterationsTimedTogetherNeedSixSamplesForAnInterval) {
+  // One graph batch of 20 gives 20 copies of one mean: as iterations, an
+  // interval of width 0 and a stop by "ci" (issue 34, defect 7); as the one
+  // sample it is, no interval yet, and the next batch doubles.
+  const TimingPlan plan = adaptive(20, 0.02);
+  const std::vector<double> iterations(20, 100.0);
+  const std::vector<double> one_batch{100.0};
+  EXPECT_EQ(stop_reason(plan, iterations, 0), StopReason::ci);
+  EXPECT_FALSE(stop_reason(plan, iterations, one_batch, 0));
+  EXPECT_EQ(next_batch(plan, iterations, one_batch, 0), 20);
+  const std::vector<double> six_batches(6, 100.0);
+  EXPECT_EQ(stop_reason(plan, std::vector<double>(120, 100.0), six_batches, 0), StopReason::ci);
+}
+
 TEST(StopRule, CapsEndAMedianThatWillNotSettle) {
   std::vector<double> noisy(64);
   for (std::size_t i = 0; i < noisy.size(); ++i) noisy[i] = 100.0 + static_cast<double>(i % 2) * 50;

@@ -77,6 +77,11 @@ struct IterationTimes {
   // every rank (0: none yet): device backends size their event groups from
   // it, so every rank times in groups of the same size.
   double agreed_us = 0;
+  // Out, may be null: how many consecutive iterations one timing spanned (an
+  // event group, a graph batch), each given that span's mean. Backends that
+  // time every iteration alone leave it; the engine then counts one
+  // independent sample per span, not per iteration (Timing::sample_us).
+  std::size_t* iterations_per_timing = nullptr;
 };
 
 inline void count_issued(std::atomic<std::int64_t>* issued) {

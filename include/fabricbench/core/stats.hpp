@@ -19,6 +19,8 @@ struct TimeStats {
   // both 0 when there are too few iterations for one (fewer than 6).
   double ci_low_us = 0;
   double ci_high_us = 0;
+  // Independent timings behind the iterations (Timing::sample_us); 0 = one per iteration.
+  std::size_t samples = 0;
   double cv() const { return mean_us > 0 ? stddev_us / mean_us : 0.0; }
 };
 

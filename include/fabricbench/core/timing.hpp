@@ -16,6 +16,7 @@
 #include "fabricbench/core/cpu_pin.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/progress.hpp"
+#include "fabricbench/core/stats.hpp"
 
 namespace fb {
 
@@ -61,6 +62,12 @@ struct Timing {
   // Per iteration: the slowest participating rank's time, per op (iteration
   // time divided by the op's ops_per_iteration). Identical on every rank.
   std::vector<double> iteration_us;
+  // The independent timings behind them: one per iteration where each was
+  // timed alone; one per event group or graph batch where a device backend
+  // timed several together and gave each the mean (IterationTimes::
+  // iterations_per_timing). The median's interval and the stop rule count
+  // these: copies of one mean would narrow the interval for nothing.
+  std::vector<double> sample_us;
   // Per world rank: mean lateness entering an iteration against the earliest
   // rank, and mean own time per op. Only on rank 0. Ranks that sat out: -1.
   std::vector<double> rank_lag_us;
@@ -87,8 +94,14 @@ double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us
 int more_warmup(const TimingPlan& plan, double first_us);
 // After the timed iterations so far (`iteration_us`, per op, and the time
 // spent warming up): why to stop, or nothing to go on. Never before `iters`.
+// `sample_us`: Timing::sample_us, whose spread sets the median's interval;
+// without it each iteration is its own sample.
 std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
-                                      double warmup_us);
+                                      std::span<const double> sample_us, double warmup_us);
+inline std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
+                                             double warmup_us) {
+  return stop_reason(plan, iteration_us, iteration_us, warmup_us);
+}
 // The most timed iterations in one batch: after each batch the ranks reduce
 // its times to the slowest rank's (8 bytes per iteration) and publish their
 // step, so a long -n moves on the watchdog's board and in bounded collectives.
@@ -96,6 +109,15 @@ inline constexpr int kMaxBatchIters = 1 << 16;
 // How many iterations the next batch runs: `iters` first (in batches of at
 // most kMaxBatchIters); then about as many as the interval's width says it
 // still needs, within [done/4, done] and the caps.
-int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us);
+int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, std::span<const double> sample_us,
+               double warmup_us);
+inline int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, double warmup_us) {
+  return next_batch(plan, iteration_us, iteration_us, warmup_us);
+}
+
+// The summary a record carries: order statistics over the iterations, the
+// median's interval over the independent samples (absent with fewer than 6),
+// and how many samples there were.
+TimeStats time_stats(const Timing& timing);
 
 }  // namespace fb

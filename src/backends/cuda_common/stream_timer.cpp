@@ -30,6 +30,7 @@ void StreamTimer::time_queued(IterationTimes times, const std::function<void()>&
   if (n == 0) return;
   const std::size_t group = std::min(event_group_size(times.agreed_us), n);
   const std::size_t groups = (n + group - 1) / group;
+  if (times.iterations_per_timing) *times.iterations_per_timing = group;
   ensure_events(groups + 1);
   const double host_start = now_us();
   check(cudaEventRecord(events_[0], stream_), "cudaEventRecord", device_);
@@ -102,6 +103,7 @@ void StreamTimer::time_graph(IterationTimes times, const std::function<void()>& 
   float ms = 0;
   check(cudaEventElapsedTime(&ms, events_[0], events_[1]), "cudaEventElapsedTime", device_);
   const double each_us = ms * 1e3 / static_cast<double>(n);
+  if (times.iterations_per_timing) *times.iterations_per_timing = n;  // one replay, one timing
   for (std::size_t i = 0; i < n; ++i) {
     times.start_us[i] = host_start + each_us * static_cast<double>(i);
     times.duration_us[i] = each_us;

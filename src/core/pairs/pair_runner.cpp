@@ -115,7 +115,7 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
     TimingPlan plan = options_.timing;
     plan.bytes = s.layout.bytes;
     plan.ops_per_iteration = ops_per_iteration(s);
-    const TimeStats t = summarize(time_op(pair, op.get(), plan).iteration_us);
+    const TimeStats t = time_stats(time_op(pair, op.get(), plan));
     fewest = std::min(fewest, t.iterations);
     return t;
   };
