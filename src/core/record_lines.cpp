@@ -407,7 +407,7 @@ Measurement measurement_from_json(const json& j) {
     m.time.ci_low_us = r.need<double>("time_ci_low_us");
     m.time.ci_high_us = r.need<double>("time_ci_high_us");
   }
-  m.stopped_by = r.take<std::string>("stopped_by");          // since 1.5
+  m.stopped_by = r.take<std::string>("stopped_by");         // since 1.5
   m.time.samples = r.take<std::size_t>("time_samples", 0);  // since 1.6
   if (r.has("peer_a")) {
     m.peer_a = r.need<int>("peer_a");

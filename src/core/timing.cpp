@@ -62,8 +62,8 @@ struct StopFigures {
   double spent_us = 0;     // warm-up and timed iterations, wall time
 };
 
-StopFigures progress_of(const TimingPlan& plan, std::span<const double> iteration_us,
-                        std::span<const double> sample_us, double warmup_us) {
+StopFigures progress_of(const TimingPlan& plan, std::span<const double> iteration_us, std::span<const double> sample_us,
+                        double warmup_us) {
   std::vector<double> sorted(sample_us.begin(), sample_us.end());
   std::sort(sorted.begin(), sorted.end());
   StopFigures p;
@@ -87,8 +87,8 @@ void run_batch(PreparedOp& op, IterationTimes t, const TimingPlan& plan, std::ve
   }
   for (std::size_t i = 0; i < t.start_us.size(); ++i) {
     op.fill_check();
-    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us,
-                  t.iterations_per_timing});
+    op.run_timed(
+        {t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us, t.iterations_per_timing});
     wrong.push_back(static_cast<std::int64_t>(op.count_wrong()));
   }
 }

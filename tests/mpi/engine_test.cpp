@@ -525,7 +525,8 @@ TEST(Timing, EveryRankIsToldTheSameTimePerIteration) {
 // the median an interval of width 0 after a single span.
 class SpanTimedBackend final : public ForwardingBackend {
  public:
-  SpanTimedBackend(std::unique_ptr<Backend> inner, std::size_t span) : ForwardingBackend(std::move(inner)), span_(span) {}
+  SpanTimedBackend(std::unique_ptr<Backend> inner, std::size_t span)
+      : ForwardingBackend(std::move(inner)), span_(span) {}
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     return std::make_unique<Group>(ForwardingBackend::open(comm), span_);
   }

@@ -131,8 +131,9 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
 TEST_F(RecordLines, MeasurementWritesTheDocumentedKeys) {
   EXPECT_EQ(keys_of(to_json(full_measurement())), doc("measurement"));
   const Keys plain = keys_of(to_json(Measurement{}));
-  EXPECT_EQ(minus(doc("measurement"), plain), (Keys{"time_ci_low_us", "time_ci_high_us", "time_samples", "stopped_by", "peer_a", "peer_b", "wrong_ranks",
-                                                "wrong_at", "pass", "rank_mean_us"}));
+  EXPECT_EQ(minus(doc("measurement"), plain),
+            (Keys{"time_ci_low_us", "time_ci_high_us", "time_samples", "stopped_by", "peer_a", "peer_b", "wrong_ranks",
+                  "wrong_at", "pass", "rank_mean_us"}));
 }
 
 TEST_F(RecordLines, SkipCheckAndRowWriteTheDocumentedKeys) {
