@@ -6,46 +6,41 @@
 // engine's agreed time per iteration (IterationTimes::agreed_us), so every
 // rank groups alike and the engine's per-iteration max compares like with
 // like. With graphs, the batch is captured once and replayed between two
-// events, and every iteration gets the batch mean.
+// events, and every iteration gets the batch mean. Either way the engine is
+// told how many iterations one timing spanned (IterationTimes::
+// iterations_per_timing), so it counts independent samples, not copies.
+//
+// Plain C++: the stream is a DeviceQueue (CudaQueue on a GPU, a host double
+// in the unit tests).
 #pragma once
 
-#include <cuda_runtime_api.h>
-
 #include <functional>
-#include <vector>
+#include <memory>
 
+#include "device_queue.hpp"
 #include "fabricbench/core/backend.hpp"
 
 namespace fb::gpu {
 
 class StreamTimer {
  public:
-  // `wait` waits for an event on the stream; empty: cudaEventSynchronize.
-  // NCCL's waits poll instead (nccl_comm.hpp), so that an abort can end them.
-  using Wait = std::function<void(cudaEvent_t)>;
-  StreamTimer(cudaStream_t stream, int device, Wait wait = {})
-      : stream_(stream), device_(device), wait_(std::move(wait)) {}
-  ~StreamTimer();
-  StreamTimer(const StreamTimer&) = delete;
-  StreamTimer& operator=(const StreamTimer&) = delete;
+  explicit StreamTimer(std::unique_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {}
 
   // `enqueue` queues one iteration on the stream without waiting for it.
   void time_queued(IterationTimes times, const std::function<void()>& enqueue);
+  // The same `times.start_us.size()` iterations captured once into a graph
+  // (again only when the count changes) and replayed exactly once per call:
+  // the captured work runs as many times as iterations were asked for, which
+  // an in-place reduction's check depends on.
   void time_graph(IterationTimes times, const std::function<void()>& enqueue);
   // Frees the captured graph (before ncclCommAbort, which waits for graph execs holding its communicator).
-  void drop_graph();
+  void drop_graph() noexcept;
 
  private:
-  void ensure_events(std::size_t n);
   void capture(std::size_t n, const std::function<void()>& enqueue);
-  void wait(cudaEvent_t event);
 
-  cudaStream_t stream_;
-  int device_;
-  std::vector<cudaEvent_t> events_;
-  cudaGraphExec_t graph_ = nullptr;
-  std::size_t graph_iterations_ = 0;
-  Wait wait_;
+  std::unique_ptr<DeviceQueue> queue_;
+  std::size_t graph_iterations_ = 0;  // 0: no graph
 };
 
 }  // namespace fb::gpu

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cuda_common/copy_kernels.hpp"
+#include "cuda_common/cuda_queue.hpp"
 #include "cuda_common/device_check.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
@@ -13,7 +14,10 @@ namespace fb {
 bool is_pageable_copy(Op op) { return op == Op::copy_h2d_pageable || op == Op::copy_d2h_pageable; }
 
 CopyOp::CopyOp(CopyContext context, const OpSpec& spec)
-    : c_(std::move(context)), spec_(spec), bytes_(spec.layout.bytes), timer_(c_.stream, c_.device) {}
+    : c_(std::move(context)),
+      spec_(spec),
+      bytes_(spec.layout.bytes),
+      timer_(std::make_unique<gpu::CudaQueue>(c_.stream, c_.device)) {}
 
 void CopyOp::copy(const CopyLeg& leg, cudaMemcpyKind kind, cudaStream_t stream) {
   gpu::check(cudaMemcpyAsync(leg.dst, leg.src, bytes_, kind, stream), "cudaMemcpyAsync", c_.device);

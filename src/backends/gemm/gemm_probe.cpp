@@ -3,6 +3,7 @@
 #include <chrono>
 #include <vector>
 
+#include "cuda_common/cuda_queue.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/stream_timer.hpp"
 #include "gemm_runner.hpp"
@@ -24,7 +25,7 @@ GemmResult time_gemm(GemmRunner& gemm, double sustain_ms) {
   }
   std::vector<double> start(static_cast<std::size_t>(spec.iters));
   std::vector<double> duration(start.size());
-  StreamTimer timer(gemm.stream(), gemm.device());
+  StreamTimer timer(std::make_unique<CudaQueue>(gemm.stream(), gemm.device()));
   timer.time_queued({start, duration}, [&] { gemm.product(); });
   GemmResult r;
   r.spec = spec;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_common/cuda_queue.hpp"
 #include "cuda_common/device_check.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "fabricbench/core/host_check.hpp"
@@ -11,9 +12,15 @@
 namespace fb {
 
 NcclOp::NcclOp(const NcclOpContext& context, const OpSpec& spec)
-    : c_(context), comm_(context.comm->ready()), spec_(spec), type_(*nccl::datatype(spec.dtype)),
-      word_(dtype_bytes(spec.dtype)), count_(spec.layout.block), peer_(pair_peer(spec, context.rank)),
-      timer_(context.stream, context.device, [comm = context.comm](cudaEvent_t e) { comm->wait(e, "NCCL's work"); }) {
+    : c_(context),
+      comm_(context.comm->ready()),
+      spec_(spec),
+      type_(*nccl::datatype(spec.dtype)),
+      word_(dtype_bytes(spec.dtype)),
+      count_(spec.layout.block),
+      peer_(pair_peer(spec, context.rank)),
+      timer_(std::make_unique<gpu::CudaQueue>(context.stream, context.device,
+                                              [comm = context.comm](cudaEvent_t e) { comm->wait(e, "NCCL's work"); })) {
   if (nccl_call(spec.op) == NcclCall::none)  // the engine refuses it first (backend_runs)
     throw std::logic_error(std::string("NcclOp: not an op of the nccl backend: ") + std::string(name(spec.op)));
   // An abort frees the graph first: ncclCommAbort waits for graph execs that captured the communicator.
