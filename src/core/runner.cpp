@@ -233,12 +233,16 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   plan.bytes = spec.layout.bytes;
   plan.ops_per_iteration = ops_per_iteration(spec);
   plan.cpu = cpu_slot_;
+  plan.several_groups = group.groups > 1;
+  plan.group = group.member() ? &group.comm : nullptr;
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
   if (options_.check) verdict = check(op, timing.wrong_per_iteration);
   if (options_.check && sink_) note_inexact_check(spec, group.group_size);
   // Every member, after the row's traffic: the path NCCL chose exists only once it connected.
-  const std::string path = bgroup ? bgroup->path() : "";
+  // With several groups, the slowest group's: the row's times are its (issue 34, defect 14).
+  std::string path = bgroup ? bgroup->path() : "";
+  if (plan.several_groups) path = world_.bcast_string_quiet(path, timing.slowest_group_rank);
   if (!sink_) return;
 
   Measurement m;

@@ -99,12 +99,40 @@ void add_samples(std::span<const double> slowest, std::size_t span, std::vector<
   for (std::size_t i = 0; i < slowest.size(); i += span) samples.push_back(slowest[i]);
 }
 
+// Several groups at once: each group's own slowest rank per iteration, on its
+// members; then the series of the group with the largest median, on every
+// rank, in `t` (with a world rank of that group).
+struct GroupSeries {
+  std::vector<double> iteration_us;
+  std::vector<double> sample_us;
+};
+
+void add_group_batch(const TimingPlan& plan, std::span<const double> mine, std::size_t span, GroupSeries& g) {
+  std::vector<double> in_group(mine.begin(), mine.end());
+  if (plan.group) plan.group->allreduce_max_quiet(in_group);
+  add_samples(in_group, span, g.sample_us);
+  g.iteration_us.insert(g.iteration_us.end(), in_group.begin(), in_group.end());
+}
+
+void take_slowest_group(const Comm& world, const TimingPlan& plan, GroupSeries g, Timing& t) {
+  const double my_median = plan.group ? median_of(g.iteration_us) : -1.0;
+  t.slowest_group_rank = world.maxloc_quiet(my_median).second;
+  g.iteration_us.resize(t.iteration_us.size());  // ranks in no group receive
+  g.sample_us.resize(t.sample_us.size());        // the same spans: as many samples
+  world.bcast_bytes_quiet(std::as_writable_bytes(std::span(g.iteration_us)), t.slowest_group_rank);
+  world.bcast_bytes_quiet(std::as_writable_bytes(std::span(g.sample_us)), t.slowest_group_rank);
+  t.iteration_us = std::move(g.iteration_us);
+  t.sample_us = std::move(g.sample_us);
+}
+
 // Per world rank (on rank 0): mean lateness entering an iteration against the
 // earliest rank, and mean own time per op; -1 for ranks that sat out.
-void gather_lateness(const Comm& world, const std::vector<double>& my_start, const std::vector<double>& my_duration,
-                     bool participant, Timing& t) {
+void gather_lateness(const Comm& world, const TimingPlan& plan, const std::vector<double>& my_start,
+                     const std::vector<double>& my_duration, bool participant, Timing& t) {
+  // Against the rank's own group: groups that drift apart are waited on by nobody.
   std::vector<double> earliest = my_start;
-  world.allreduce_min_quiet(earliest);
+  if (!plan.several_groups) world.allreduce_min_quiet(earliest);
+  if (plan.several_groups && plan.group) plan.group->allreduce_min_quiet(earliest);
   double lag = -1;
   double mean = -1;
   if (participant) {
@@ -224,6 +252,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   const double t0 = now_us();
   // Per iteration, agreed: the warm-up's first, then the median of the batches so far.
   double agreed_us = warm.first_us;
+  GroupSeries groups;
   while (true) {
     // From agreed figures only: ops_per_iteration can differ between
     // participants and non-participants, the batch size must not.
@@ -244,12 +273,14 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
       }
     }
     enter(plan, Phase::sync);
-    std::vector<double> slowest(my_duration.begin() + static_cast<std::ptrdiff_t>(begin), my_duration.end());
+    const std::span<const double> mine = std::span(my_duration).subspan(begin);
+    std::vector<double> slowest(mine.begin(), mine.end());
     slowest.push_back(static_cast<double>(together));  // in the same reduction: the widest span of any rank
     world.allreduce_max_quiet(slowest);
     const auto span = static_cast<std::size_t>(std::max(slowest.back(), 1.0));
     slowest.pop_back();
     add_samples(slowest, span, t.sample_us);
+    if (plan.several_groups) add_group_batch(plan, mine, span, groups);
     t.iteration_us.insert(t.iteration_us.end(), slowest.begin(), slowest.end());
     if (const auto why = stop_reason(plan, t.iteration_us, t.sample_us, warmup_us)) {
       t.stopped_by = *why;
@@ -258,7 +289,8 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     agreed_us = median_of(t.iteration_us) * ops_agreed;
   }
   pinned.reset();
-  gather_lateness(world, my_start, my_duration, op != nullptr, t);
+  if (plan.several_groups) take_slowest_group(world, plan, std::move(groups), t);
+  gather_lateness(world, plan, my_start, my_duration, op != nullptr, t);
   return t;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -594,6 +595,118 @@ TEST(Timing, IterationsTimedAloneAreEachASample) {
   EXPECT_EQ(r.sink.rows[0].time.samples, 0u);
   EXPECT_EQ(r.sink.rows[0].time.iterations, 12u);
   EXPECT_GT(r.sink.rows[0].time.ci_high_us, 0.0);
+}
+
+// Ops whose timings are planted: iteration k's start (an offset from when its
+// batch began) and duration on each world rank come from `plant`, and each
+// group's path names its node; the op itself still runs.
+class PlantedTimesBackend final : public ForwardingBackend {
+ public:
+  struct Planted {
+    double start_offset_us, duration_us;
+  };
+  using Plant = std::function<Planted(int world_rank, std::size_t iteration)>;
+  PlantedTimesBackend(std::unique_ptr<Backend> inner, Plant plant)
+      : ForwardingBackend(std::move(inner)), plant_(std::move(plant)) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<Group>(ForwardingBackend::open(comm), plant_);
+  }
+
+ private:
+  class PlantedOp final : public ForwardingOp {
+   public:
+    PlantedOp(std::unique_ptr<PreparedOp> inner, const Plant& plant) : ForwardingOp(std::move(inner)), plant_(plant) {}
+    void run_timed(IterationTimes t) override {
+      const double began = now_us();
+      const int rank = Comm::world().rank();
+      for (std::size_t i = 0; i < t.start_us.size(); ++i) {
+        count_issued(t.issued);
+        inner().run();
+        const Planted p = plant_(rank, next_++);
+        t.start_us[i] = began + p.start_offset_us;
+        t.duration_us[i] = p.duration_us;
+      }
+    }
+
+   private:
+    const Plant& plant_;
+    std::size_t next_ = 0;
+  };
+  class Group final : public ForwardingGroup {
+   public:
+    Group(std::unique_ptr<BackendGroup> inner, const Plant& plant) : ForwardingGroup(std::move(inner)), plant_(plant) {}
+    std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+      return std::make_unique<PlantedOp>(ForwardingGroup::prepare(spec), plant_);
+    }
+    std::string path() const override { return fmt::format("node{}", map_nodes(Comm::world()).node); }
+
+   private:
+    const Plant& plant_;
+  };
+  Plant plant_;
+};
+
+// The intra row of one all_reduce size (20 iterations) on planted timings.
+Measurement intra_row(const PlantedTimesBackend::Plant& plant) {
+  PlantedTimesBackend backend(make_mpi_host_backend(), plant);
+  RunOptions o = one_row(1, 20);
+  o.scopes = {Scope::intra};
+  const Comm world = Comm::world();
+  CaptureSink sink;
+  Runner runner(world, map_nodes(world), backend, o, &sink);
+  runner.preflight();
+  runner.run();
+  return sink.rows.empty() ? Measurement{} : sink.rows[0];
+}
+
+bool two_nodes() { return map_nodes(Comm::world()).nodes >= 2; }
+
+TEST(SeveralGroups, TheRowIsTheSlowestGroupsOwnIterations) {
+  // Issue 34, defect 8: the nodes of an intra row are not in step, yet each
+  // iteration took the maximum over all of them. Node 0 alternates 100 and
+  // 1000 us, node 1 the other way round: the world-wide maximum made every
+  // iteration 1000 us, where each node's own median is 550.
+  if (!two_nodes()) GTEST_SKIP() << "needs two nodes (FABRICBENCH_RANKS_PER_NODE=2 with 4 ranks)";
+  const Measurement m = intra_row([](int rank, std::size_t k) {
+    const bool node0 = map_nodes(Comm::world()).rank_node[static_cast<std::size_t>(rank)] == 0;
+    const bool slow = (k % 2 == 0) == node0;
+    return PlantedTimesBackend::Planted{0, slow ? 1000.0 : 100.0};
+  });
+  if (!root_rank()) return;
+  EXPECT_EQ(m.groups, 2);
+  EXPECT_DOUBLE_EQ(m.time.median_us, 550.0);
+  EXPECT_DOUBLE_EQ(m.time.min_us, 100.0);
+}
+
+TEST(SeveralGroups, TheRowCarriesTheSlowestGroupsPath) {
+  // Issue 34, defect 14: the row's path was node 0's whatever group set its
+  // time. Node 1 is the slow one here.
+  if (!two_nodes()) GTEST_SKIP() << "needs two nodes (FABRICBENCH_RANKS_PER_NODE=2 with 4 ranks)";
+  const Measurement m = intra_row([](int rank, std::size_t) {
+    const bool node1 = map_nodes(Comm::world()).rank_node[static_cast<std::size_t>(rank)] == 1;
+    return PlantedTimesBackend::Planted{0, node1 ? 900.0 : 300.0};
+  });
+  if (!root_rank()) return;
+  EXPECT_EQ(m.path, "node1");
+  EXPECT_DOUBLE_EQ(m.time.median_us, 900.0);
+}
+
+TEST(SeveralGroups, LatenessIsMeasuredInsideEachGroup) {
+  // Issue 34, defect 15: lateness was taken against the earliest rank of the
+  // whole world, so a node that drifted behind another (100 ms further each
+  // iteration here) made its ranks "late" by the drift. The last rank enters
+  // 20 ms after its node's first: that is the lateness anyone waited on.
+  if (!two_nodes()) GTEST_SKIP() << "needs two nodes (FABRICBENCH_RANKS_PER_NODE=2 with 4 ranks)";
+  const int last = Comm::world().size() - 1;
+  const Measurement m = intra_row([last](int rank, std::size_t k) {
+    const bool node1 = map_nodes(Comm::world()).rank_node[static_cast<std::size_t>(rank)] == 1;
+    const double drift = node1 ? 100e3 * static_cast<double>(k) : 0.0;
+    return PlantedTimesBackend::Planted{drift + (rank == last ? 20e3 : 0.0), 50.0};
+  });
+  if (!root_rank()) return;
+  EXPECT_EQ(m.slowest_rank, last);
+  EXPECT_GT(m.slowest_rank_lag_us, 10e3);
+  EXPECT_LT(m.slowest_rank_lag_us, 500e3);  // the drift alone averages about a second
 }
 
 TEST(Straggler, LateRankIsNamed) {

@@ -41,6 +41,14 @@ struct TimingPlan {
   // This rank's place on its machine: participants hold a CPU of their own
   // for the timed loop (cpu_pin.hpp). count 0 = leave placement alone.
   CpuSlot cpu{};
+  // A row whose scope runs several groups at once (intra: one per node;
+  // rail: one per rail): every rank says so, and `group` is this rank's
+  // group (null on ranks in none). The groups are not in step with each
+  // other, so the row's times are its slowest group's own per-iteration
+  // maxima, and lateness is measured inside each group (issue 34, defects 8
+  // and 15); the stop rule still runs on figures every rank agrees on.
+  bool several_groups = false;
+  const Comm* group = nullptr;
 
   bool adaptive() const { return median_ci > 0 || budget_s > 0; }
   double ci_target() const { return median_ci > 0 ? median_ci : kDefaultMedianCi; }
@@ -61,6 +69,7 @@ std::string_view name(StopReason reason);
 struct Timing {
   // Per iteration: the slowest participating rank's time, per op (iteration
   // time divided by the op's ops_per_iteration). Identical on every rank.
+  // With several groups: the slowest group's (the largest median).
   std::vector<double> iteration_us;
   // The independent timings behind them: one per iteration where each was
   // timed alone; one per event group or graph batch where a device backend
@@ -68,8 +77,12 @@ struct Timing {
   // iterations_per_timing). The median's interval and the stop rule count
   // these: copies of one mean would narrow the interval for nothing.
   std::vector<double> sample_us;
+  // With several groups: a world rank of the slowest group (its path is the
+  // row's); otherwise -1.
+  int slowest_group_rank = -1;
   // Per world rank: mean lateness entering an iteration against the earliest
-  // rank, and mean own time per op. Only on rank 0. Ranks that sat out: -1.
+  // rank (of its group, with several), and mean own time per op. Only on
+  // rank 0. Ranks that sat out: -1.
   std::vector<double> rank_lag_us;
   std::vector<double> rank_mean_us;
   // check_every: this rank's wrong elements in each timed iteration.
