@@ -136,8 +136,8 @@ int run_or_abort(const std::function<int()>& body) {
   }
 }
 
-std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes) {
-  const auto inventory = topo::gather_inventory(world, nodes, loaded_library_versions());
+std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes, int device_option) {
+  const auto inventory = topo::gather_inventory(world, nodes, loaded_library_versions(), device_option);
   if (world.rank() == 0)
     for (const auto& d : topo::find_differences(inventory))
       spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());

@@ -78,7 +78,8 @@ int run_or_abort(const std::function<int()>& body);
 
 // Collective: every rank's inventory, for the lines right after a record's
 // header (docs/results-schema.md, `inventory`). Rank 0 warns when ranks differ.
-std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes);
+// `device_option`: the command's --device (-1: none): each rank's GPU in its line follows it.
+std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes, int device_option = -1);
 
 // Rank 0, at the end of a command that wrote files: the first write error of
 // `error` ("" = none) printed as "fabricbench <command>: ...", and the exit

@@ -278,7 +278,7 @@ int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, co
   if (error = agree_on_error(world, error); !error.empty()) return usage_exit(world, "gemm", error);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const NodeMap nodes = map_nodes(world);
-  const Gathered g{inventory_lines(world, nodes), gather(world, mine)};
+  const Gathered g{inventory_lines(world, nodes, flags.device), gather(world, mine)};
   const std::string run_id = shared_run_id(world);
   std::int64_t code = world.rank() == 0 ? report(argc, argv, world, nodes, flags, plan, g, seconds, run_id) : kExitOk;
   world.bcast_quiet({&code, 1}, 0);

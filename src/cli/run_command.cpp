@@ -185,7 +185,7 @@ int execute(const Comm& world, int argc, char** argv, const RunFlags& flags, con
   watched->run([&] {
     // What the figures are measured on, from every rank: recorded right
     // after the header (docs/results-schema.md, "inventory").
-    const auto inventory = inventory_lines(world, nodes);
+    const auto inventory = inventory_lines(world, nodes, options.device);
     startup.mark("inventory");
     const std::string run_id = shared_run_id(world);
     started = Clock::now();

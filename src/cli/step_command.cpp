@@ -218,7 +218,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
   // rank 0 cannot open) ends the job saying why.
   const auto started = std::chrono::steady_clock::now();
   watched->run([&] {
-    const auto inventory = inventory_lines(world, nodes);
+    const auto inventory = inventory_lines(world, nodes, f.device);
     const std::string run_id = shared_run_id(world);
     // The record is open before the measurement, so a hang or a lost rank
     // leaves one that says what happened (the watchdog seals it).

@@ -8,12 +8,11 @@
 namespace fb::topo {
 namespace {
 
-json read_line(const NodeMap& nodes, int rank, const LinkedVersions& linked, const Sysfs& sysfs, Nvml& nvml) {
+json read_line(const NodeMap& nodes, int rank, const LinkedVersions& linked, const Sysfs& sysfs, Nvml& nvml,
+               int device_option) {
   const RankPlace place{rank, nodes.node, nodes.local_rank, nodes.node_hosts[static_cast<std::size_t>(nodes.node)]};
   try {
-    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-    json line = to_json(
-        read_inventory(sysfs, nvml, linked, place, cvd ? std::optional<std::string>(cvd) : std::nullopt));
+    json line = to_json(read_inventory(sysfs, nvml, linked, place, CudaView::from_environment(device_option)));
     // Where the launcher bound this rank: next to its GPU's CPUs, or not.
     const auto cpus = process_cpus();
     line["rank_cpus"] = cpus ? json(*cpus) : json(nullptr);
@@ -38,17 +37,18 @@ json read_line(const NodeMap& nodes, int rank, const LinkedVersions& linked, con
 }  // namespace
 
 std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
-                                   const Sysfs& sysfs, Nvml& nvml) {
-  const json line = read_line(nodes, world.rank(), linked, sysfs, nvml);
+                                   const Sysfs& sysfs, Nvml& nvml, int device_option) {
+  const json line = read_line(nodes, world.rank(), linked, sysfs, nvml, device_option);
   std::vector<json> lines;
   for (const auto& text : world.gather_strings_quiet(line.dump(-1, ' ', false, json::error_handler_t::replace), 0))
     lines.push_back(json::parse(text));
   return lines;
 }
 
-std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked) {
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
+                                   int device_option) {
   const auto nvml = load_nvml();
-  return gather_inventory(world, nodes, linked, Sysfs("/"), *nvml);
+  return gather_inventory(world, nodes, linked, Sysfs("/"), *nvml, device_option);
 }
 
 }  // namespace fb::topo

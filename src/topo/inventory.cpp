@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 
 #include "topo_internal.hpp"
@@ -20,9 +21,40 @@ constexpr std::array kDistances{PciDistance::pix, PciDistance::pxb, PciDistance:
 
 bool rdma_up(const Nic& n) { return n.up && (n.kind == "IB" || n.kind == "RoCE"); }
 
-// CUDA's numbering of the visible GPUs: indices or UUID prefixes, read up to
-// the first entry that names no GPU (CUDA ignores the rest).
-std::vector<int> visible_gpus(const std::vector<Gpu>& gpus, const std::string& list) {
+bool is_index(const std::string& entry, int& index) {
+  const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
+  return ec == std::errc() && end == entry.data() + entry.size();
+}
+
+// The GPUs' indices (NVML's, PCI order) in the order CUDA numbers them.
+// With CUDA_DEVICE_ORDER=PCI_BUS_ID that is PCI bus order. CUDA's default,
+// FASTEST_FIRST, puts the GPU it guesses fastest first (CUDA C Programming
+// Guide, "CUDA Environment Variables"); GPUs of one model tie and stay in PCI
+// order, but on a node of mixed GPUs the numbering is CUDA's guess.
+Fact<std::vector<int>> cuda_order(const std::vector<Gpu>& gpus, const std::optional<std::string>& device_order) {
+  std::vector<const Gpu*> by_bus;
+  for (const Gpu& g : gpus) by_bus.push_back(&g);
+  std::stable_sort(by_bus.begin(), by_bus.end(), [](const Gpu* a, const Gpu* b) {
+    return a->bus_id && b->bus_id ? *a->bus_id < *b->bus_id : a->index < b->index;
+  });
+  std::vector<int> order;
+  for (const Gpu* g : by_bus) order.push_back(g->index);
+  if (device_order == "PCI_BUS_ID") return order;
+  // One model: NVML's name, or without NVML the reason, which names the PCI device id (gpus.cpp).
+  const auto model = [](const Gpu& g) { return g.model ? *g.model : g.model.why(); };
+  for (const Gpu& g : gpus)
+    if (model(g) != model(gpus.front()))
+      return Fact<std::vector<int>>::unknown(
+          fmt::format("CUDA_DEVICE_ORDER is {} on a node of mixed GPUs: CUDA numbers the one it guesses "
+                      "fastest first, so its indices may not be PCI order; set CUDA_DEVICE_ORDER=PCI_BUS_ID",
+                      device_order ? *device_order : "unset (FASTEST_FIRST)"));
+  return order;
+}
+
+// CUDA's numbering of the visible GPUs: indices (in CUDA's order) or UUID
+// prefixes, read up to the first entry that names no GPU (CUDA ignores the rest).
+Fact<std::vector<int>> visible_gpus(const std::vector<Gpu>& gpus, const std::string& list,
+                                    const Fact<std::vector<int>>& order) {
   std::vector<int> visible;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -30,10 +62,10 @@ std::vector<int> visible_gpus(const std::vector<Gpu>& gpus, const std::string& l
     const std::string entry = list.substr(start, comma - start);
     start = comma + 1;
     int index = -1;
-    const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
-    if (ec == std::errc() && end == entry.data() + entry.size()) {
+    if (is_index(entry, index)) {
       if (index < 0 || index >= static_cast<int>(gpus.size())) break;
-      visible.push_back(index);
+      if (!order) return Fact<std::vector<int>>::unknown(fmt::format("CUDA_VISIBLE_DEVICES={}: {}", list, order.why()));
+      visible.push_back((*order)[static_cast<std::size_t>(index)]);
       continue;
     }
     const auto match = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& g) {
@@ -47,17 +79,27 @@ std::vector<int> visible_gpus(const std::vector<Gpu>& gpus, const std::string& l
 
 }  // namespace
 
-Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank, const std::optional<std::string>& cvd) {
+CudaView CudaView::from_environment(int device_option) {
+  CudaView v;
+  if (const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES")) v.visible_devices = cvd;
+  if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) v.device_order = order;
+  v.device_option = device_option;
+  return v;
+}
+
+Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank, const CudaView& view) {
   if (gpus.empty()) return Fact<int>::unknown("no GPU on this node");
-  std::vector<int> visible;
-  if (cvd) {
-    visible = visible_gpus(gpus, *cvd);
-    if (visible.empty())
-      return Fact<int>::unknown(fmt::format("CUDA_VISIBLE_DEVICES='{}' leaves no GPU visible", *cvd));
-  } else {
-    for (const auto& g : gpus) visible.push_back(g.index);
-  }
-  return visible[static_cast<std::size_t>(local_rank) % visible.size()];
+  const Fact<std::vector<int>> order = cuda_order(gpus, view.device_order);
+  const Fact<std::vector<int>> visible =
+      view.visible_devices ? visible_gpus(gpus, *view.visible_devices, order) : order;
+  if (!visible) return Fact<int>::unknown(visible.why());
+  if (visible->empty())
+    return Fact<int>::unknown(fmt::format("CUDA_VISIBLE_DEVICES='{}' leaves no GPU visible", *view.visible_devices));
+  // As the GPU backends place a rank (placement_rules.hpp, choose_device).
+  if (view.device_option >= static_cast<int>(visible->size()))
+    return Fact<int>::unknown(fmt::format("--device {}: {} GPU(s) visible", view.device_option, visible->size()));
+  const int at = view.device_option >= 0 ? view.device_option : local_rank % static_cast<int>(visible->size());
+  return (*visible)[static_cast<std::size_t>(at)];
 }
 
 std::vector<Rail> name_rails(const std::vector<Gpu>& gpus, const std::vector<Nic>& nics) {
@@ -122,13 +164,13 @@ Fact<std::string> process_cpus() {
 }
 
 Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& linked, const RankPlace& place,
-                         const std::optional<std::string>& cuda_visible_devices) {
+                         const CudaView& cuda) {
   Inventory inv;
   inv.place = place;
   inv.software = read_software(nvml, linked);
   inv.gpus_note = nvml.unavailable_reason();
   inv.gpus = read_gpus(sysfs, nvml);
-  inv.rank_gpu = pick_rank_gpu(inv.gpus, place.local_rank, cuda_visible_devices);
+  inv.rank_gpu = pick_rank_gpu(inv.gpus, place.local_rank, cuda);
   inv.gpu_matrix = gpu_matrix(inv.gpus);
   inv.nics = read_nics(sysfs);
   add_gpu_distances(inv.nics, inv.gpus);

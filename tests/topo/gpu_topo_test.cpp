@@ -22,7 +22,7 @@ class GpuTopo : public ::testing::Test {
     if (const auto why = nvml_->unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU here: " << why;
     const auto count = nvml_->device_count();
     if (!count || *count == 0) GTEST_SKIP() << "NVML loaded but sees no GPU: " << count.why();
-    inv_ = read_inventory(Sysfs("/"), *nvml_, loaded_library_versions(), {0, 0, 0, "this"}, std::nullopt);
+    inv_ = read_inventory(Sysfs("/"), *nvml_, loaded_library_versions(), {0, 0, 0, "this"}, CudaView{});
   }
   std::unique_ptr<Nvml> nvml_;
   Inventory inv_;

@@ -15,7 +15,7 @@ using test::FakeNvml;
 Inventory read(const char* fixture, FakeNvml nvml, int local_rank = 0, std::optional<std::string> cvd = std::nullopt) {
   LinkedVersions linked{"13.0", Fact<std::string>::unknown("no driver"), "2.28.9"};
   return read_inventory(Sysfs(std::string(FB_TOPO_FIXTURES) + "/" + fixture), nvml, linked,
-                        {local_rank, 0, local_rank, "node-a"}, cvd);
+                        {local_rank, 0, local_rank, "node-a"}, CudaView{cvd, std::nullopt, -1});
 }
 
 const Path& path(const Inventory& inv, const std::string& scope, const std::string& cls) {
@@ -243,14 +243,48 @@ TEST(Inventory, NoNvmlStillListsGpusFromSysfs) {
   EXPECT_EQ(*inv.rank_gpu, 2);
 }
 
+CudaView visible(std::optional<std::string> cvd, int device = -1) { return {std::move(cvd), std::nullopt, device}; }
+
 TEST(Inventory, RankGpuFollowsCudaVisibleDevices) {
   const auto gpus = read("hgx-h100-8gpu-8ndr", test::fake_hgx_h100()).gpus;
-  EXPECT_EQ(*pick_rank_gpu(gpus, 9, std::nullopt), 1);
-  EXPECT_EQ(*pick_rank_gpu(gpus, 1, "6,7"), 7);
-  EXPECT_EQ(*pick_rank_gpu(gpus, 0, "GPU-00000000-0000-0000-0000-000000000003"), 3);
-  EXPECT_EQ(*pick_rank_gpu(gpus, 1, "5,99,6"), 5);  // CUDA stops at the first bad entry
-  EXPECT_FALSE(pick_rank_gpu(gpus, 0, ""));
-  EXPECT_FALSE(pick_rank_gpu({}, 0, std::nullopt));
+  EXPECT_EQ(*pick_rank_gpu(gpus, 9, visible(std::nullopt)), 1);
+  EXPECT_EQ(*pick_rank_gpu(gpus, 1, visible("6,7")), 7);
+  EXPECT_EQ(*pick_rank_gpu(gpus, 0, visible("GPU-00000000-0000-0000-0000-000000000003")), 3);
+  EXPECT_EQ(*pick_rank_gpu(gpus, 1, visible("5,99,6")), 5);  // CUDA stops at the first bad entry
+  EXPECT_FALSE(pick_rank_gpu(gpus, 0, visible("")));
+  EXPECT_FALSE(pick_rank_gpu({}, 0, visible(std::nullopt)));
+}
+
+TEST(Inventory, RankGpuFollowsDevice) {
+  // Issue 34, defect 12: --device 3 puts every rank on visible GPU 3, as the
+  // GPU backends place it; the inventory said each rank's local index.
+  const auto gpus = read("hgx-h100-8gpu-8ndr", test::fake_hgx_h100()).gpus;
+  EXPECT_EQ(*pick_rank_gpu(gpus, 0, visible(std::nullopt, 3)), 3);
+  EXPECT_EQ(*pick_rank_gpu(gpus, 5, visible(std::nullopt, 3)), 3);
+  EXPECT_EQ(*pick_rank_gpu(gpus, 5, visible("6,7", 1)), 7);
+  const auto beyond = pick_rank_gpu(gpus, 0, visible("6,7", 2));
+  ASSERT_FALSE(beyond);
+  EXPECT_NE(beyond.why().find("--device 2: 2 GPU(s) visible"), std::string::npos) << beyond.why();
+}
+
+TEST(Inventory, CudaIndicesFollowCudasOrderNotNvmls) {
+  // Issue 34, defect 16: CUDA_VISIBLE_DEVICES indices are CUDA's numbering,
+  // which is PCI order only with CUDA_DEVICE_ORDER=PCI_BUS_ID or GPUs of one
+  // model. NVML lists GPU 0 at bus 0x1b here; move it to the end of the bus.
+  test::FakeNvml nvml = test::fake_hgx_h100();
+  nvml.gpus[0].bus_id = "00000000:FF:00.0";
+  auto gpus = read("hgx-h100-8gpu-8ndr", nvml).gpus;
+  EXPECT_EQ(*pick_rank_gpu(gpus, 0, visible("0")), 1);  // CUDA's device 0 is the lowest bus id
+  EXPECT_EQ(*pick_rank_gpu(gpus, 7, visible(std::nullopt)), 0);
+  // A node of mixed GPUs under CUDA's default FASTEST_FIRST order: the
+  // numbering is CUDA's guess, so the rank's GPU is unknown, with the fix.
+  gpus[3].model = std::string("NVIDIA L40S");
+  const auto guessed = pick_rank_gpu(gpus, 0, visible("2"));
+  ASSERT_FALSE(guessed);
+  EXPECT_NE(guessed.why().find("set CUDA_DEVICE_ORDER=PCI_BUS_ID"), std::string::npos) << guessed.why();
+  EXPECT_EQ(*pick_rank_gpu(gpus, 0, CudaView{"2", "PCI_BUS_ID", -1}), 3);
+  // UUIDs name a GPU whatever the order.
+  EXPECT_EQ(*pick_rank_gpu(gpus, 0, visible("GPU-00000000-0000-0000-0000-000000000003")), 3);
 }
 
 TEST(Inventory, TrainedLinkAboveTheStatedMaximumRaisesIt) {

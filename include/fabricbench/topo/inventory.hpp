@@ -127,11 +127,19 @@ Software read_software(Nvml& nvml, const LinkedVersions& linked);
 std::vector<std::vector<std::string>> gpu_matrix(const std::vector<Gpu>& gpus);
 void add_gpu_distances(std::vector<Nic>& nics, const std::vector<Gpu>& gpus);
 std::vector<Rail> name_rails(const std::vector<Gpu>& gpus, const std::vector<Nic>& nics);
-// The GPU of local rank `local_rank`: local rank modulo the GPUs CUDA makes
-// visible (CUDA_VISIBLE_DEVICES: indices or UUID prefixes).
-// Unset (nullopt) shows every GPU; set and empty shows none.
-Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank,
-                        const std::optional<std::string>& cuda_visible_devices);
+// How CUDA numbers a rank's GPUs, and which the rank was told to take.
+struct CudaView {
+  std::optional<std::string> visible_devices;  // CUDA_VISIBLE_DEVICES; unset shows every GPU, empty none
+  std::optional<std::string> device_order;     // CUDA_DEVICE_ORDER; unset is CUDA's FASTEST_FIRST
+  int device_option = -1;                      // --device; -1: the local rank's index among the visible
+  static CudaView from_environment(int device_option);
+};
+
+// The GPU (NVML index) of local rank `local_rank`, as the GPU backends place
+// it: --device, else local rank modulo the GPUs CUDA makes visible
+// (CUDA_VISIBLE_DEVICES: indices in CUDA's order, or UUID prefixes). Unknown
+// where CUDA's order is its guess (mixed GPUs without PCI_BUS_ID order).
+Fact<int> pick_rank_gpu(const std::vector<Gpu>& gpus, int local_rank, const CudaView& view);
 std::vector<Path> derive_paths(const Inventory& inv);
 
 // "0-3,8,10-11", the kernel's CPU list format.
@@ -141,7 +149,7 @@ Fact<std::string> process_cpus();
 
 // Everything for one rank.
 Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& linked, const RankPlace& place,
-                         const std::optional<std::string>& cuda_visible_devices);
+                         const CudaView& cuda);
 
 // The record line {"type":"inventory", ...}.
 nlohmann::ordered_json to_json(const Inventory& inv);

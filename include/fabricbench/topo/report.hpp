@@ -45,9 +45,11 @@ std::string format_report(const std::vector<json>& inventories, const std::vecto
 // unexpectedly gives a line with "error" rather than stopping the job.
 // `linked`: the CUDA and NCCL versions this process loaded (the GPU plugins
 // know them: fb::loaded_library_versions()).
+// `device_option`: the command's --device (-1: none), which picks each rank's GPU.
 std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
-                                   const Sysfs& sysfs, Nvml& nvml);
+                                   const Sysfs& sysfs, Nvml& nvml, int device_option = -1);
 // The same on this machine: sysfs at "/", NVML loaded at run time.
-std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked);
+std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
+                                   int device_option = -1);
 
 }  // namespace fb::topo
