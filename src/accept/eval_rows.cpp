@@ -108,7 +108,9 @@ Verdict eval_row_limits(const Rule& rule, const Results& run, const Results* bas
                                         "no path's peak can judge it; run it on 2 or more ranks (GPUs)",
                                         rule.rows.op.empty() ? "an op" : rule.rows.op));
 
-    const SpecPeak peak = spec_peak(run, rule.rows.scope);
+    std::vector<std::string> paths;
+    for (const Measurement* m : rows) paths.push_back(m->path);
+    const SpecPeak peak = spec_peak(run, rule.rows.scope, paths);
     if (!peak.known) return skipped(rule, peak.reason);
     against.spec_gbps = peak.gbps;
     against.spec_basis = peak.basis.empty() ? "from the inventory" : peak.basis;

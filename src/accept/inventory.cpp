@@ -35,23 +35,71 @@ std::map<std::string, std::string> known_fields(const InventoryLine& line) {
   return out;
 }
 
+// Inventory classes the traffic of a row with this `path` label ran on
+// (docs/results-schema.md: MPI's and NCCL's labels); empty: any class.
+std::set<std::string> path_classes(const std::string& label) {
+  std::set<std::string> out;
+  const auto has = [&](const char* s) { return label.find(s) != std::string::npos; };
+  if (has("NET/IB")) out.insert({"IB", "RoCE"});  // NCCL's IB transport serves RoCE too
+  if (has("NET/Socket") || label == "tcp") out.insert("TCP");
+  if (has("NVLink") || has("NVLS") || has("MNNVL")) out.insert("NVLink");
+  if (has("/PCIe")) out.insert("PCIe");
+  if (has("SHM") || label == "shm") out.insert("SHM");
+  return out;
+}
+
+std::set<std::string> classes_of(const std::vector<std::string>& row_paths) {
+  std::set<std::string> out;
+  for (const auto& label : row_paths) {
+    const auto c = path_classes(label);
+    if (c.empty()) return {};  // one row's traffic could be on any class
+    out.insert(c.begin(), c.end());
+  }
+  return out;
+}
+
+// Does this rank's GPU have a rail of its own (topo's `rails` and `rank_gpu`)?
+bool has_gpu_rail(const InventoryLine& line) {
+  const auto& j = line.line.get();
+  if (!j.is_object() || !j.contains("rank_gpu") || !j["rank_gpu"].is_number_integer()) return false;
+  const auto rails = j.find("rails");
+  if (rails == j.end() || !rails->is_array()) return false;
+  for (const auto& r : *rails)
+    if (r.is_object() && r.value("gpu", -1) == j["rank_gpu"].get<int>()) return true;
+  return false;
+}
+
+// The inventory scope whose paths bound `scope` on this line: an inter row's
+// RDMA traffic from a GPU leaves by that GPU's rail.
+std::string path_scope_on(const InventoryLine& line, const std::string& scope, const std::set<std::string>& classes) {
+  const bool rdma = classes.empty() || classes.count("IB") || classes.count("RoCE");
+  if (scope == "inter" && rdma && !classes.empty() && has_gpu_rail(line)) return "rail";
+  return scope;
+}
+
 std::string where_of(const InventoryLine& line) {
   return !line.host.empty() ? line.host : fmt::format("rank {}", line.rank);
 }
 
 }  // namespace
 
-SpecPeak spec_peak(const Results& run, const std::string& scope) {
+SpecPeak spec_peak(const Results& run, const std::string& scope, const std::vector<std::string>& row_paths) {
   SpecPeak peak;
   if (run.inventory.empty()) {
     peak.reason = "no inventory lines in this run";
     return peak;
   }
   const auto wanted = path_scopes(run, scope);
+  const auto classes = classes_of(row_paths);
   std::string unknown;
   for (const auto& line : run.inventory) {
+    // The inter scope's ranks are each node's local rank 0.
+    if (scope == "inter" && line.local_rank > 0) continue;
+    std::set<std::string> on_line;
+    for (const auto& s : wanted) on_line.insert(path_scope_on(line, s, classes));
     for (const auto& p : line.paths) {
-      if (!wanted.count(p.scope)) continue;
+      if (!on_line.count(p.scope)) continue;
+      if (!classes.empty() && !classes.count(p.cls)) continue;
       if (!p.peak_gbps || *p.peak_gbps <= 0) {
         if (unknown.empty()) unknown = p.unknown_reason.empty() ? "peak_gbps is unknown" : p.unknown_reason;
         continue;
@@ -65,7 +113,10 @@ SpecPeak spec_peak(const Results& run, const std::string& scope) {
   }
   if (!peak.known)
     peak.reason = fmt::format("no known spec peak for scope {} in the inventory: {}", scope,
-                              unknown.empty() ? fmt::format("no path with scope {}", fmt::join(wanted, ", ")) : unknown);
+                              !unknown.empty()  ? unknown
+                              : classes.empty() ? fmt::format("no path with scope {}", fmt::join(wanted, ", "))
+                                                : fmt::format("no path with scope {} of class {} (the rows' path)",
+                                                              fmt::join(wanted, ", "), fmt::join(classes, "/")));
   return peak;
 }
 

@@ -40,6 +40,12 @@ struct Line {
   std::map<std::uint64_t, Size> sizes;
 };
 
+// The path labels of a line's rows: the spec peak is that of the paths they used.
+void add_paths(const Line& l, std::vector<std::string>& paths) {
+  for (const auto& [bytes, s] : l.sizes)
+    for (const Measurement* m : s.rows) paths.push_back(m->path);
+}
+
 struct Figure {
   std::string op, scope;
   std::vector<Line> lines;
@@ -164,10 +170,11 @@ std::vector<svg::Rule> peak_rules(const HtmlInputs& in, const Figure& f, std::st
   std::vector<svg::Rule> out;
   std::vector<std::string> unknown;
   for (const auto& rec : in.records) {
-    bool present = false;
-    for (const auto& l : f.lines) present = present || &in.records[l.record] == &rec;
-    if (!present) continue;
-    const accept::SpecPeak p = accept::spec_peak(rec.results, f.scope);
+    std::vector<std::string> paths;
+    for (const auto& l : f.lines)
+      if (&in.records[l.record] == &rec) add_paths(l, paths);
+    if (paths.empty()) continue;
+    const accept::SpecPeak p = accept::spec_peak(rec.results, f.scope, paths);
     if (!p.known) {
       unknown.push_back(record_prefix(rec, in) + p.reason);
       continue;
@@ -214,7 +221,9 @@ std::string caption(const HtmlInputs& in, const Figure& f, bool algbw_only, cons
     const auto& rec = in.records[l.record];
     const double bw = algbw_only ? x.algbw : x.busbw;
     std::string of_peak;
-    const accept::SpecPeak p = accept::spec_peak(rec.results, f.scope);
+    std::vector<std::string> paths;
+    add_paths(l, paths);
+    const accept::SpecPeak p = accept::spec_peak(rec.results, f.scope, paths);
     // One rank moves its bytes inside its own memory: no link's peak applies.
     if (!algbw_only && l.kind.nranks > 1 && p.known && p.gbps > 0) of_peak = fmt::format(", {} of the spec peak", html::pct(bw / p.gbps));
     out += fmt::format("<li>{}: at {} {} {} GB/s{}, {} us</li>", html::text(record_prefix(rec, in) + kind_label(l.kind, f)),

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
+#include "process.hpp"
 #include "record_builder.hpp"
 
 namespace fb::accept {
@@ -188,6 +190,60 @@ TEST(Spec, SkipsWithTheReasonWhenNoPeakIsKnown) {
   const Verdict rail =
       judge_one("  - {kind: spec, op: all_reduce, scope: rail, size: 1G, min: 0.8 of spec}\n", unknown.results());
   EXPECT_TRUE(mentions(rail, "no path with scope rail")) << rail.reason;
+}
+
+// The inventory line `fabricbench topo` writes for a node whose sysfs is a
+// fixture tree (tests/topo/fixtures; no NVML there).
+json fixture_inventory(const std::string& fixture) {
+  const std::string dir = test::make_temp_dir("fb-spec-inv");
+  const std::string out = dir + "/topo.jsonl";
+  const auto r = test::run_process(std::string(FB_BINARY) + " topo -q --sysfs-root " + FB_SOURCE_DIR +
+                                   "/tests/topo/fixtures/" + fixture + " --out " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const Results topo = read_results(out);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(topo.inventory.size(), 1u);
+  return topo.inventory.empty() ? json() : json(topo.inventory[0].line.get());
+}
+
+Verdict spec_on(const std::string& fixture, const std::string& row_path, double busbw_gbps) {
+  RecordBuilder b(2, 2);
+  b.row("all_reduce", "inter", 1ull << 30, busbw_gbps).path = row_path;
+  const json inv = fixture_inventory(fixture);
+  b.line(inv);  // local rank 0 of each node: one line serves both
+  return judge_one("  - {kind: spec, op: all_reduce, scope: inter, size: 1G, min: 0.80 of spec}\n", b.results());
+}
+
+TEST(Spec, AnInterRowOverIbIsHeldToItsGpusRailNotToAnEthernetPort) {
+  // Issue 34, defect 4: the inter scope took the least of the node's IB,
+  // RoCE and TCP sums, so on this 8 x NDR node with a 1 GbE port up an NCCL
+  // row was held to 0.125 GB/s; it is one GPU's traffic on its rail's NIC.
+  const Verdict ib = spec_on("hgx-h100-8gpu-8ndr", "NET/IB/GDRDMA NCCL 2.28.9", 45);
+  EXPECT_EQ(ib.status, Status::pass) << ib.reason;
+  EXPECT_DOUBLE_EQ(*ib.expected, 40);  // 0.8 x one 400 Gb/s NIC
+  EXPECT_NE(ib.expected_text.find("mlx5_0:1"), std::string::npos) << ib.expected_text;
+  // Host MPI over TCP uses the Ethernet port: held to it.
+  const Verdict tcp = spec_on("hgx-h100-8gpu-8ndr", "tcp", 0.1);
+  EXPECT_DOUBLE_EQ(*tcp.expected, 0.8 * 0.125);
+}
+
+TEST(Spec, AnInterRowOverRoceIsHeldToOneRailNotTheNodesSum) {
+  // The same on a RoCE node: the node's two 200G ports (and their netdevs,
+  // counted again as TCP) summed to 50 GB/s; one GPU's rail carries 25.
+  const Verdict roce = spec_on("roce-2gpu", "NET/IB NCCL 2.28.9", 22);
+  EXPECT_EQ(roce.status, Status::pass) << roce.reason;
+  EXPECT_DOUBLE_EQ(*roce.expected, 20);
+}
+
+TEST(Spec, AHostMemoryRowHasNoLinkPeak) {
+  // An intra row over shared memory was held to the GPU's PCIe link.
+  RecordBuilder b(2, 1);
+  b.row("all_reduce", "intra", 1ull << 30, 5).path = "shm";
+  b.line(fixture_inventory("roce-2gpu"));
+  const Verdict v =
+      judge_one("  - {kind: spec, op: all_reduce, scope: intra, size: 1G, min: 0.80 of spec}\n", b.results());
+  EXPECT_EQ(v.status, Status::skip);
+  EXPECT_TRUE(mentions(v, "host shared memory has no link rate")) << v.reason;
 }
 
 TEST(Baseline, ComparesRowByRow) {

@@ -29,6 +29,8 @@ Measurement& RecordBuilder::row(const std::string& op, const std::string& scope,
                                 double time_us, bool in_place) {
   Measurement m = measurement_row(op, scope, ranks_, bytes, time_us);
   m.in_place = in_place;
+  // No path label: a spec rule then allows every class of path (a test sets one to narrow it).
+  m.path.clear();
   // A record holds busbw = algbw x the op's factor (the reader checks it).
   const auto known = parse_op(op);
   const double factor = known ? busbw_factor(*known, ranks_) : 1.0;
