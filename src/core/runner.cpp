@@ -184,8 +184,10 @@ void Runner::skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t byt
   ++totals_.skipped;
 }
 
-CheckVerdict Runner::check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration) {
+CheckVerdict Runner::check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration, const OpSpec& spec,
+                           const ScopeGroup& group) {
   std::int64_t mine = 0;
+  label_check(board_, spec, static_cast<int>(group.scope), group.group_size);
   if (options_.check_every) {
     mine = std::accumulate(per_iteration.begin(), per_iteration.end(), std::int64_t{0});
   } else {
@@ -237,7 +239,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   plan.group = group.member() ? &group.comm : nullptr;
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
-  if (options_.check) verdict = check(op, timing.wrong_per_iteration);
+  if (options_.check) verdict = check(op, timing.wrong_per_iteration, spec, group);
   if (options_.check && sink_) note_inexact_check(spec, group.group_size);
   // Every member, after the row's traffic: the path NCCL chose exists only once it connected.
   // With several groups, the slowest group's: the row's times are its (issue 34, defect 14).

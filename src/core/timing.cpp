@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/stats.hpp"
 
@@ -223,6 +224,16 @@ void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, in
   if (!board) return;
   const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(spec.layout.bytes) * op.ops_per_iteration());
   board->label(spec.op, scope, spec.layout.bytes, spec.in_place, per_iteration);
+}
+
+std::uint64_t check_work_bytes(const OpSpec& spec, int nranks) {
+  const std::uint64_t out = spec.layout.out_elems * dtype_bytes(spec.dtype);
+  const auto per_element = static_cast<std::uint64_t>(op_desc(spec.op).reduces ? std::max(nranks, 1) : 1);
+  return out > UINT64_MAX / per_element ? UINT64_MAX : out * per_element;
+}
+
+void label_check(ProgressBoard* board, const OpSpec& spec, int scope, int nranks) {
+  if (board) board->label(spec.op, scope, spec.layout.bytes, spec.in_place, check_work_bytes(spec, nranks));
 }
 
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {

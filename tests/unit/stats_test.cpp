@@ -6,7 +6,9 @@
 #include <numeric>
 #include <vector>
 
+#include "fabricbench/core/layout.hpp"
 #include "fabricbench/core/timing.hpp"
+#include "fabricbench/core/watch_report.hpp"
 
 namespace fb {
 namespace {
@@ -141,6 +143,22 @@ TEST(StopRule, IterationsTimedTogetherNeedSixSamplesForAnInterval) {
   EXPECT_EQ(next_batch(plan, iterations, one_batch, 0), 20);
   const std::vector<double> six_batches(6, 100.0);
   EXPECT_EQ(stop_reason(plan, std::vector<double>(120, 100.0), six_batches, 0), StopReason::ci);
+}
+
+TEST(CheckTimeout, GrowsWithTheRanksOfAReduction) {
+  // Issue 34, defect 13: the host check of an all_reduce sums every rank's
+  // pattern per element, 1.3 ns per element and rank here: 256 ranks x 1 GiB
+  // took about 90 s, and the automatic timeout (sized by the bytes moved,
+  // 61 s) called it a hang.
+  OpSpec reduce;
+  reduce.layout = layout_for(Op::all_reduce, Dtype::float32, 1ull << 30, 256);
+  const double measured_s = 1.3e-9 * static_cast<double>(reduce.layout.out_elems) * 256;
+  EXPECT_GT(watch::TimeoutPolicy{}.limit_s(check_work_bytes(reduce, 256)), 2 * measured_s);
+  // A gather's check reads each element once: its work is its output.
+  OpSpec gather;
+  gather.op = Op::all_gather;
+  gather.layout = layout_for(Op::all_gather, Dtype::float32, 1ull << 30, 256);
+  EXPECT_EQ(check_work_bytes(gather, 256), gather.layout.out_elems * 4);
 }
 
 TEST(StopRule, CapsEndAMedianThatWillNotSettle) {

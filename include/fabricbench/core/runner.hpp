@@ -47,7 +47,8 @@ class Runner {
   void run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op);
   void measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec);
   // The check's verdict for this row (collective); `per_iteration` from --check all.
-  CheckVerdict check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration);
+  CheckVerdict check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration, const OpSpec& spec,
+                     const ScopeGroup& group);
   void enter(Phase phase);
   // Collective: has the --duration been spent? (rank 0's clock decides)
   bool out_of_time();

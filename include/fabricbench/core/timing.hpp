@@ -94,6 +94,15 @@ struct Timing {
 // watchdog's automatic timeout scales with what one iteration moves.
 void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope);
 
+// What the check of one iteration works through, in bytes, for the
+// watchdog's automatic timeout: every output element, and for a reduction
+// every rank's pattern behind it (the expected value sums `nranks` inputs:
+// the host check of 256 ranks x 1 GiB took about 90 s here, 1.3 ns per
+// element and rank, and the timeout sized by the bytes alone was 61 s).
+std::uint64_t check_work_bytes(const OpSpec& spec, int nranks);
+// Relabels the board (may be null) for the check of `spec` on `nranks` ranks.
+void label_check(ProgressBoard* board, const OpSpec& spec, int scope, int nranks);
+
 // `op` is null on ranks that do not participate.
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);
 
