@@ -97,12 +97,16 @@ std::string Buffer::grow(std::size_t bytes) {
       rc = cudaHostAlloc(&data_, want, cudaHostAllocMapped | cudaHostAllocPortable);
       break;
     }
-    case MemoryKind::pageable:
+    case MemoryKind::pageable: {
       data_ = std::aligned_alloc(kHostAlign, (want + kHostAlign - 1) / kHostAlign * kHostAlign);
       if (!data_) return fmt::format("cannot allocate {} of pageable host memory: {}", format_bytes(want),
                                      std::strerror(errno));
-      std::memset(data_, 0, want);  // touch every page now, not inside a timed copy
+      // Every page touched now, not inside a timed copy, and so placed now:
+      // on the GPU's NUMA node, not wherever this thread ran (issue 34, defect 5).
+      const PreferNumaNode near(numa_node_of_device(device_));
+      std::memset(data_, 0, want);
       break;
+    }
   }
   if (rc != cudaSuccess) {
     data_ = nullptr;

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "copy_op.hpp"
@@ -11,6 +12,7 @@
 #include "cuda_common/gpu_memory.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "gpu_backends.hpp"
+#include "mpi_host/host_memory.hpp"
 
 namespace fb {
 namespace {
@@ -41,7 +43,7 @@ class CopyGroup final : public BackendGroup {
       : comm_(comm.dup()), gpu_(gpu), graph_(graph), gpus_(gather_gpus(comm_, gpu.device)),
         dev_a_(MemoryKind::device, gpu.device), dev_b_(MemoryKind::device, gpu.device),
         pinned_a_(MemoryKind::pinned, gpu.device), pinned_b_(MemoryKind::pinned, gpu.device),
-        pageable_(MemoryKind::pageable, gpu.device) {
+        pageable_(MemoryKind::pageable, gpu.device), local_ranks_(ranks_on_my_host()) {
     gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", gpu.device);
     gpu::check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", gpu.device);
     gpu::check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags", gpu.device);
@@ -64,6 +66,10 @@ class CopyGroup final : public BackendGroup {
       const Support peer = check_peer(spec);
       if (!peer.ok) return peer;
     }
+    // Buffers used to only grow: an 8 GiB bidirectional sweep kept its
+    // second pinned buffer through every op after it (issue 34, defect 6).
+    release_all_but(buffers_for(spec.op));
+    if (const Support room = host_room(spec); !room.ok) return room;
     std::string error;
     for (Buffer* b : buffers_for(spec.op))
       if (error.empty()) error = b->grow(spec.layout.bytes);
@@ -123,6 +129,38 @@ class CopyGroup final : public BackendGroup {
       return;
     }
     gpu::check(rc, on ? "cudaDeviceEnablePeerAccess" : "cudaDeviceDisablePeerAccess", gpu_.device);
+  }
+
+  void release_all_but(const std::vector<Buffer*>& keep) {
+    for (Buffer* b : {&dev_a_, &dev_b_, &pinned_a_, &pinned_b_, &pageable_, &peer_})
+      if (std::find(keep.begin(), keep.end(), b) == keep.end()) b->release();
+  }
+
+  // Pinned and pageable buffers come out of the node's host memory, which
+  // every local rank draws on at once: a size they would not fit in is
+  // skipped, as mpi's sweep is refused, instead of a rank being OOM-killed
+  // under a cgroup limit (issue 34, defect 6).
+  Support host_room(const OpSpec& spec) {
+    std::uint64_t more = 0;  // grow() frees a buffer before taking the larger size
+    for (const Buffer* b : buffers_for(spec.op))
+      if (b->kind() != MemoryKind::device && b->bytes() < spec.layout.bytes) more += spec.layout.bytes - b->bytes();
+    if (more == 0) return Support::yes();
+    const auto available = available_host_memory();
+    if (!available) return Support::yes();  // cannot tell: let the allocation decide
+    const auto ranks = static_cast<std::uint64_t>(local_ranks_);
+    const std::uint64_t need = more > UINT64_MAX / ranks ? UINT64_MAX : more * ranks;
+    if (fits_host_memory(need, *available)) return Support::yes();
+    return Support::no(fmt::format("{} {} needs {} more host memory per rank ({} for the {} ranks of this node) but "
+                                   "this node has {} available ({}); lower --maxbytes",
+                                   fb::name(spec.op), format_bytes(spec.layout.bytes), format_bytes(more),
+                                   format_bytes(need), local_ranks_, format_bytes(available->bytes),
+                                   available->source));
+  }
+
+  // This group's ranks on this rank's host (each takes host buffers of its own).
+  int ranks_on_my_host() const {
+    const std::string& mine = gpus_[static_cast<std::size_t>(comm_.rank())].host;
+    return static_cast<int>(std::count_if(gpus_.begin(), gpus_.end(), [&](const RankGpu& r) { return r.host == mine; }));
   }
 
   std::vector<Buffer*> buffers_for(Op op) {
@@ -208,6 +246,7 @@ class CopyGroup final : public BackendGroup {
   cudaEvent_t join_ = nullptr;
   Buffer dev_a_, dev_b_, pinned_a_, pinned_b_, pageable_;
   Buffer peer_;
+  int local_ranks_;
   std::string path_;
 };
 

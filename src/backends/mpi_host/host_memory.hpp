@@ -40,4 +40,11 @@ struct HostMemory {
 // fixture tree holding proc/ and sys/. nullopt when neither can be read.
 std::optional<HostMemory> available_host_memory(const std::string& root = "/");
 
+// The rule of every backend with host buffers (mpi, and cuda's pinned and
+// pageable copies): `need` bytes fit when they leave a tenth of what is
+// available to the MPI library and the system.
+inline bool fits_host_memory(std::uint64_t need, const HostMemory& available) {
+  return need <= available.bytes / 10 * 9;
+}
+
 }  // namespace fb

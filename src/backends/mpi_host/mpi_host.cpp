@@ -52,8 +52,7 @@ class MpiHostBackend final : public Backend {
     if (!available) return Support::yes();  // cannot tell: let the allocation decide
     const auto ranks = static_cast<std::uint64_t>(std::max(local_ranks, 1));
     const std::uint64_t need = bytes_per_rank > UINT64_MAX / ranks ? UINT64_MAX : bytes_per_rank * ranks;
-    // Leave a tenth of what is free to the MPI library and the system.
-    if (need > available->bytes / 10 * 9)
+    if (!fits_host_memory(need, *available))
       return Support::no(fmt::format("the sweep needs {} of host memory per rank ({} for the {} ranks of this node) "
                                      "but this node has {} available ({}); lower --maxbytes",
                                      format_bytes(bytes_per_rank), format_bytes(need), local_ranks,
