@@ -79,3 +79,23 @@ TEST(Placement, TheLowestGpuOfAMixedJobDecidesFp8ForEveryRank) {
 
 }  // namespace
 }  // namespace fb::gpu
+
+namespace fb::gpu {
+namespace {
+
+TEST(PeerCopy, PeersAreToldByBusIdNotByEachProcesssIndex) {
+  // Issue 34, defect 2: under one GPU per rank both ranks say device 0, yet
+  // they are two GPUs; the row was skipped as "share GPU 0".
+  const RankGpu a{"n1", "0000:1B:00.0", 0};
+  const RankGpu b{"n1", "0000:43:00.0", 0};
+  EXPECT_EQ(peer_copy_refusal(a, b, 0, 1, "copy_peer"), "");
+  // With shuffled visible orders one GPU has two indices: still one GPU.
+  const RankGpu same{"n1", "0000:1B:00.0", 5};
+  EXPECT_NE(peer_copy_refusal(a, same, 0, 1, "copy_peer").find("share the GPU at 0000:1B:00.0"), std::string::npos);
+  const RankGpu elsewhere{"n2", "0000:43:00.0", 1};
+  EXPECT_NE(peer_copy_refusal(a, elsewhere, 0, 1, "copy_peer").find("hosts n1 and n2"), std::string::npos);
+  EXPECT_NE(peer_copy_refusal(a, RankGpu{"n1", "", 1}, 0, 1, "copy_peer").find("no GPU bus id"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fb::gpu

@@ -86,6 +86,13 @@ std::string Buffer::grow(std::size_t bytes) {
   switch (kind_) {
     case MemoryKind::device: {
       DeviceGuard on(device_);
+      // The guard cannot throw (it runs in destructors): a device it could
+      // not make current would get the memory of whichever GPU is current.
+      int now = -1;
+      if (cudaGetDevice(&now) != cudaSuccess || now != device_) {
+        cudaGetLastError();
+        return fmt::format("cannot make GPU {} current to allocate {} on it", device_, format_bytes(want));
+      }
       rc = cudaMalloc(&data_, want);
       break;
     }

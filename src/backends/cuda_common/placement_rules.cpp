@@ -38,6 +38,17 @@ std::string shared_gpu_error(const std::vector<PlacedRank>& node, std::size_t me
   return {};
 }
 
+std::string peer_copy_refusal(const RankGpu& a, const RankGpu& b, int rank_a, int rank_b, std::string_view op) {
+  if (a.host != b.host)
+    return fmt::format("{} copies between GPUs of one node; ranks {} and {} are on hosts {} and {}", op, rank_a, rank_b,
+                       a.host, b.host);
+  if (a.bus_id.empty() || b.bus_id.empty())
+    return fmt::format("{}: rank {} or {} has no GPU bus id to tell its GPU by", op, rank_a, rank_b);
+  if (a.bus_id == b.bus_id)
+    return fmt::format("ranks {} and {} share the GPU at {}: a peer copy needs two GPUs", rank_a, rank_b, a.bus_id);
+  return {};
+}
+
 std::string encode(const Capability& c) { return fmt::format("{} {} {} {}", c.major, c.minor, c.rank, c.host); }
 
 Capability lowest_capability(const std::vector<std::string>& encoded) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fabricbench/backends/gpu.hpp"
@@ -37,6 +38,21 @@ struct PlacedRank {
 // took the same physical GPU. "" when none did.
 [[nodiscard]] std::string shared_gpu_error(const std::vector<PlacedRank>& node, std::size_t me, int device,
                                            int device_count, const std::string& host);
+
+// Where a rank of a copy group runs: its host, its GPU's PCI bus id, and the
+// CUDA index that GPU has in its own process (its own CUDA_VISIBLE_DEVICES).
+struct RankGpu {
+  std::string host;
+  std::string bus_id;
+  int device = -1;
+};
+
+// Why rank `a` cannot copy to rank `b`'s GPU, "" when it can: peers are one
+// node's two different GPUs, told apart by PCI bus id. Device indices are
+// each process's own numbering: under one GPU per rank both ranks say 0, and
+// with different visible orders one index names different GPUs (issue 34,
+// defect 2).
+std::string peer_copy_refusal(const RankGpu& a, const RankGpu& b, int rank_a, int rank_b, std::string_view op);
 
 // A rank's compute capability as one text for an allgather, and the lowest of the job's.
 using Capability = GpuCapability;

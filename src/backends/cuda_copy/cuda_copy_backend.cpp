@@ -10,6 +10,7 @@
 #include "cuda_common/gpu_backend.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
+#include "cuda_common/placement_rules.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "gpu_backends.hpp"
 #include "mpi_host/host_memory.hpp"
@@ -20,18 +21,17 @@ namespace {
 using gpu::Buffer;
 using gpu::MemoryKind;
 
-// Where each rank of the group runs, for copies to a peer's GPU.
-struct RankGpu {
-  std::string host;
-  int device = -1;
-};
+using gpu::RankGpu;
 
-std::vector<RankGpu> gather_gpus(const Comm& comm, int device) {
+// Where each rank of the group runs, for copies to a peer's GPU.
+std::vector<RankGpu> gather_gpus(const Comm& comm, const GpuPlacement& gpu) {
   std::vector<RankGpu> out;
-  for (const auto& text : comm.allgather_strings(fmt::format("{} {}", device, host_name()))) {
+  for (const auto& text : comm.allgather_strings(
+           fmt::format("{} {} {}", gpu.device, gpu.pci_bus_id.empty() ? "-" : gpu.pci_bus_id, host_name()))) {
     std::istringstream fields(text);
     RankGpu r;
-    fields >> r.device >> r.host;
+    fields >> r.device >> r.bus_id >> r.host;
+    if (r.bus_id == "-") r.bus_id.clear();
     out.push_back(r);
   }
   return out;
@@ -40,7 +40,7 @@ std::vector<RankGpu> gather_gpus(const Comm& comm, int device) {
 class CopyGroup final : public BackendGroup {
  public:
   CopyGroup(const Comm& comm, const GpuPlacement& gpu, bool graph)
-      : comm_(comm.dup()), gpu_(gpu), graph_(graph), gpus_(gather_gpus(comm_, gpu.device)),
+      : comm_(comm.dup()), gpu_(gpu), graph_(graph), gpus_(gather_gpus(comm_, gpu)),
         dev_a_(MemoryKind::device, gpu.device), dev_b_(MemoryKind::device, gpu.device),
         pinned_a_(MemoryKind::pinned, gpu.device), pinned_b_(MemoryKind::pinned, gpu.device),
         pageable_(MemoryKind::pageable, gpu.device), local_ranks_(ranks_on_my_host()) {
@@ -91,33 +91,43 @@ class CopyGroup final : public BackendGroup {
     c.nranks = comm_.size();
     c.graph = graph_;
     if (is_pair_op(spec.op) && c.rank == spec.peer_a) {
-      c.peer_device = gpus_[static_cast<std::size_t>(spec.peer_b)].device;
+      c.peer_device = peer_device_;  // the peer's GPU as this process numbers it (check_peer)
       set_peer_access(c.peer_device, spec.op == Op::copy_peer);
     }
     c.legs = legs_for(spec.op, c.peer_device);
     path_ = path_of(spec.op, c.peer_device);
+    pair_a_ = is_pair_op(spec.op) ? spec.peer_a : -1;
     return std::make_unique<CopyOp>(std::move(c), spec);
   }
 
-  std::string path() const override { return path_; }
+  // A pair's row is the copying rank's: the other ranks ran nothing, and
+  // rank 0's own label read "GPU0->GPU-1" (issue 34, defect 3).
+  std::string path() const override { return pair_a_ >= 0 ? comm_.bcast_string_quiet(path_, pair_a_) : path_; }
 
  private:
+  // On the copying rank: the peer's GPU, told by its PCI bus id and found
+  // among this process's visible devices.
   Support check_peer(const OpSpec& spec) {
     const RankGpu& a = gpus_[static_cast<std::size_t>(spec.peer_a)];
     const RankGpu& b = gpus_[static_cast<std::size_t>(spec.peer_b)];
-    if (a.host != b.host)
-      return Support::no(fmt::format("{} copies between GPUs of one node; ranks {} and {} are on hosts {} and {}",
-                                     fb::name(spec.op), spec.peer_a, spec.peer_b, a.host, b.host));
-    if (a.device == b.device)
-      return Support::no(fmt::format("ranks {} and {} share GPU {}: a peer copy needs two GPUs", spec.peer_a,
-                                     spec.peer_b, a.device));
+    if (auto why = gpu::peer_copy_refusal(a, b, spec.peer_a, spec.peer_b, fb::name(spec.op)); !why.empty())
+      return Support::no(why);
+    int peer = -1;
+    if (cudaDeviceGetByPCIBusId(&peer, b.bus_id.c_str()) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: the sweep goes on
+      return Support::no(fmt::format("rank {}'s GPU ({}) is not visible to rank {} (CUDA_VISIBLE_DEVICES, or one GPU "
+                                     "per rank as Slurm's --gpus-per-task=1 gives): a peer copy needs both GPUs "
+                                     "visible to the copying rank",
+                                     spec.peer_b, b.bus_id, spec.peer_a));
+    }
     int can = 0;
-    cudaDeviceCanAccessPeer(&can, a.device, b.device);
+    gpu::check(cudaDeviceCanAccessPeer(&can, gpu_.device, peer), "cudaDeviceCanAccessPeer", gpu_.device);
     if (!can && spec.op == Op::copy_peer)
-      return Support::no(fmt::format("GPU {} cannot access GPU {} as a peer (no P2P path between them); "
+      return Support::no(fmt::format("GPU {} cannot access GPU {} ({}) as a peer (no P2P path between them); "
                                      "copy_peer_staged measures the copy without peer access",
-                                     a.device, b.device));
-    if (peer_.device() != b.device || !peer_.data()) peer_ = Buffer(MemoryKind::device, b.device);
+                                     gpu_.device, peer, b.bus_id));
+    peer_device_ = peer;
+    if (peer_.device() != peer || !peer_.data()) peer_ = Buffer(MemoryKind::device, peer);
     return Support::yes();
   }
 
@@ -246,8 +256,10 @@ class CopyGroup final : public BackendGroup {
   cudaEvent_t join_ = nullptr;
   Buffer dev_a_, dev_b_, pinned_a_, pinned_b_, pageable_;
   Buffer peer_;
+  int peer_device_ = -1;  // the copying rank's index of its peer's GPU
   int local_ranks_;
   std::string path_;
+  int pair_a_ = -1;  // the copying rank of the last pair op prepared; -1: not a pair op
 };
 
 class CudaCopyBackend final : public gpu::GpuBackend {
