@@ -4,6 +4,8 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include <memory>
+
 #include "device_check.hpp"
 #include "fabricbench/core/check_inexact.hpp"
 #include "gpu_error.hpp"
@@ -11,6 +13,11 @@
 
 namespace fb::gpu {
 namespace {
+
+// cudaFree on the way out; its own error has nowhere to go (a first error is already on its way).
+struct DeviceFree {
+  void operator()(void* p) const { cudaFree(p); }
+};
 
 // The arithmetic type a datatype's expectation is computed in, and its
 // relative precision for the one inexact case (avg over a non-power-of-two).
@@ -114,10 +121,13 @@ void poison(void* out, std::size_t bytes, cudaStream_t stream, int device) {
 
 std::uint64_t count_wrong(const CheckContext& ctx, const void* out, cudaStream_t stream, int device) {
   if (ctx.layout.out_elems == 0) return 0;
-  unsigned long long* counter = nullptr;
-  check(cudaMalloc(&counter, sizeof(*counter)), "cudaMalloc", device);
+  // Owned: freed on every way out, a throw included.
+  unsigned long long* raw = nullptr;
+  check(cudaMalloc(&raw, sizeof(*raw)), "cudaMalloc", device);
+  const std::unique_ptr<unsigned long long, DeviceFree> owned(raw);
+  unsigned long long* counter = owned.get();
   unsigned long long wrong = 0;
-  try {
+  {
     check(cudaMemsetAsync(counter, 0, sizeof(*counter), stream), "cudaMemsetAsync", device);
     visit_dtype<DeviceNarrow>(ctx.dtype, [&](auto tag) {
       using S = typename decltype(tag)::type;
@@ -127,11 +137,7 @@ std::uint64_t count_wrong(const CheckContext& ctx, const void* out, cudaStream_t
     check_launch("the check's verify kernel", device);
     check(cudaMemcpyAsync(&wrong, counter, sizeof(wrong), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync", device);
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize", device);
-  } catch (...) {
-    cudaFree(counter);
-    throw;
   }
-  cudaFree(counter);
   return wrong;
 }
 

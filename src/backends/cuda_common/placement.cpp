@@ -25,7 +25,7 @@ std::string probe() {
 // This rank's device, or why it has none.
 [[nodiscard]] std::string pick_device(int device_option, GpuPlacement& out) {
   if (const std::string absent = absent_reason(); !absent.empty()) return absent;
-  cudaGetDeviceCount(&out.device_count);
+  gpu::check(cudaGetDeviceCount(&out.device_count), "cudaGetDeviceCount", -1);
   const gpu::DeviceChoice choice = choose_device(device_option, out.local_rank, out.device_count, host_name());
   if (!choice.error.empty()) return choice.error;
   out.device = choice.device;

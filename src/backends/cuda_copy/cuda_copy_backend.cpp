@@ -269,10 +269,13 @@ class CudaCopyBackend final : public gpu::GpuBackend {
   std::string version() const override {
     int runtime = 0;
     int driver = 0;
-    cudaRuntimeGetVersion(&runtime);
-    cudaDriverGetVersion(&driver);
-    return fmt::format("CUDA runtime {}.{}, driver {}.{}", runtime / 1000, runtime % 1000 / 10, driver / 1000,
-                       driver % 1000 / 10);
+    // A version that cannot be read says so rather than "0.0".
+    const auto text = [](cudaError_t rc, int v) {
+      return rc == cudaSuccess ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : std::string("unknown");
+    };
+    const cudaError_t runtime_rc = cudaRuntimeGetVersion(&runtime);
+    const cudaError_t driver_rc = cudaDriverGetVersion(&driver);
+    return fmt::format("CUDA runtime {}, driver {}", text(runtime_rc, runtime), text(driver_rc, driver));
   }
 
   OpSet ops() const override { return kCudaCopyOps; }
