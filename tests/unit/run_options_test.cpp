@@ -145,6 +145,7 @@ TEST(MpiPath, ClassifiesWhatTheConfigurationAllows) {
   EXPECT_EQ(classify_mpi_path(true, "", "self,tcp"), "tcp");
   EXPECT_EQ(classify_mpi_path(false, "", "^uct,openib,ofi"), "tcp");
   EXPECT_EQ(classify_mpi_path(false, "ucx", ""), "ucx");
+  EXPECT_EQ(classify_mpi_path(true, "ucx", ""), "ucx");  // not the btl's shm: UCX's own (cuda_ipc for device buffers)
   EXPECT_EQ(classify_mpi_path(false, "", ""), "net");
 }
 

@@ -97,11 +97,13 @@ bool mca_allows(std::string_view list, std::string_view name) {
 }
 
 std::string classify_mpi_path(bool same_node, std::string_view pml, std::string_view btl) {
+  // UCX moves same-node traffic with its own transports (shared memory for
+  // host buffers, cuda_ipc for device buffers), not the btl's (issue 34, defect 10).
+  if (pml == "ucx") return "ucx";
   if (same_node) {
     if (mca_allows(btl, "vader") || mca_allows(btl, "sm")) return "shm";
     return mca_allows(btl, "tcp") ? "tcp" : "mpi";
   }
-  if (pml == "ucx") return "ucx";
   const bool rdma = mca_allows(btl, "openib") || mca_allows(btl, "uct") || mca_allows(btl, "ofi");
   if (!rdma && mca_allows(btl, "tcp")) return "tcp";
   return "net";
