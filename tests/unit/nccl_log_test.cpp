@@ -31,6 +31,23 @@ TEST(NcclLog, NvlinkNodeWithInfiniBandAndGpuDirect) {
   EXPECT_EQ(describe_nccl_path(f, 16), "P2P/CUMEM/NVLink+NET/IB/GDRDMA");
 }
 
+TEST(NcclLog, APairsRowNamesOnlyTheConnectionsBetweenItsRanks) {
+  // Issue 34, defect 9: a pingpong 0<->8 after the collectives read
+  // "P2P/CUMEM/NVLink+NET/IB/GDRDMA", the union of every connection the
+  // communicator had made; its own traffic went over the network only.
+  const char* log =
+      "gpu-a01:4101:4188 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 40.000000/40.000000, type NVL/PIX, "
+      "sameChannels 1\n"
+      "gpu-a01:4101:4190 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+      "gpu-a01:4101:4190 [0] NCCL INFO Channel 00/1 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n"
+      "gpu-a01:4101:4190 [0] NCCL INFO Channel 01/1 : 8[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n";
+  EXPECT_EQ(describe_nccl_path(parse_nccl_log(log), 16), "P2P/CUMEM/NVLink+NET/IB/GDRDMA");
+  EXPECT_EQ(describe_nccl_path(parse_nccl_log(log, 0, 8), 16, Op::pingpong), "NET/IB/GDRDMA");
+  EXPECT_EQ(describe_nccl_path(parse_nccl_log(log, 8, 0), 16, Op::pingpong), "NET/IB/GDRDMA");
+  EXPECT_EQ(describe_nccl_path(parse_nccl_log(log, 0, 1), 16, Op::pingpong), "P2P/CUMEM/NVLink");
+  EXPECT_EQ(describe_nccl_path(parse_nccl_log(log, 1, 8), 16, Op::pingpong), "unknown");
+}
+
 TEST(NcclLog, PcieNodeWithIpcAndNoGpuDirect) {
   const char* log =
       "[2026-11-29 10:04:05] n3:77:91 [1] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 12.000000/6.000000, "

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "cuda_common/gpu_backend.hpp"
 #include "fabricbench/core/errors.hpp"
@@ -50,6 +51,7 @@ class NcclGroup final : public BackendGroup {
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     row_offset_ = NcclDebugLog::get().size();  // this row's tuning lines start here
     row_op_ = spec.op;
+    row_pair_ = is_pair_op(spec.op) ? std::optional<std::pair<int, int>>({spec.peer_a, spec.peer_b}) : std::nullopt;
     NcclOpContext c;
     c.comm = nccl_.get();
     c.stream = stream_;
@@ -70,10 +72,12 @@ class NcclGroup final : public BackendGroup {
   // Collective over the group, after the row's traffic: each member reads its
   // own log (NCCL logs a connection in the log of the rank that made it) and
   // the descriptions are merged, so the row names every transport of the
-  // communicator. The tuning lines (NCCL_DEBUG_SUBSYS=TUNING) are this row's.
+  // communicator; a point-to-point row only those between its two ranks. The tuning lines (NCCL_DEBUG_SUBSYS=TUNING)
+  // are this row's.
   std::string path() const override {
     const NcclDebugLog& log = NcclDebugLog::get();
-    NcclLogFacts facts = parse_nccl_log(log.read_from(log_offset_));
+    const std::string text = log.read_from(log_offset_);
+    NcclLogFacts facts = row_pair_ ? parse_nccl_log(text, row_pair_->first, row_pair_->second) : parse_nccl_log(text);
     facts.algorithms = parse_nccl_log(log.read_from(row_offset_)).algorithms;
     std::string merged = merge_nccl_paths(comm_.allgather_strings(describe_nccl_path(facts, comm_.size(), row_op_)));
     if (merged == "unknown") merged += log.unknown_hint();
@@ -88,6 +92,7 @@ class NcclGroup final : public BackendGroup {
   std::uint64_t log_offset_ = 0;  // where this communicator's lines begin
   std::uint64_t row_offset_ = 0;
   Op row_op_ = Op::all_reduce;
+  std::optional<std::pair<int, int>> row_pair_;  // a point-to-point row's two ranks
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<NcclComm> nccl_;
   gpu::Buffer in_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "fabricbench/backends/nccl_log/nccl_log_line.hpp"
@@ -82,13 +83,19 @@ std::string_view nccl_function(Op op) {
   return {};
 }
 
-NcclLogFacts parse_nccl_log(std::string_view text) {
+namespace {
+
+// `pair`: only connections between these two ranks count (see the header).
+NcclLogFacts parse_facts(std::string_view text, std::optional<std::pair<int, int>> pair) {
+  const auto counts = [&](const nccl_log::Connection& c) {
+    return !pair || (c.from == pair->first && c.to == pair->second) || (c.from == pair->second && c.to == pair->first);
+  };
   NcclLogFacts facts;
   for (const auto raw : nccl_log::lines_of(text)) {
     const nccl_log::Line l = nccl_log::parse_line(raw);
     if (l.version) facts.version = *l.version;
     if (l.network) facts.network = *l.network;
-    if (l.connection) {
+    if (l.connection && counts(*l.connection)) {
       facts.transports.insert(nccl_log::token(l.connection->transport));
       facts.collnet = facts.collnet || l.connection->transport.kind == "COLLNET";
     }
@@ -100,6 +107,14 @@ NcclLogFacts parse_nccl_log(std::string_view text) {
   for (auto it = facts.transports.begin(); it != facts.transports.end();)
     it = it->rfind("COLLNET", 0) == 0 ? facts.transports.erase(it) : std::next(it);
   return facts;
+}
+
+}  // namespace
+
+NcclLogFacts parse_nccl_log(std::string_view text) { return parse_facts(text, std::nullopt); }
+
+NcclLogFacts parse_nccl_log(std::string_view text, int rank_a, int rank_b) {
+  return parse_facts(text, std::pair{rank_a, rank_b});
 }
 
 std::string describe_nccl_path(const NcclLogFacts& facts, int nranks) {

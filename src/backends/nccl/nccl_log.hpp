@@ -31,6 +31,11 @@ struct NcclLogFacts {
 };
 
 NcclLogFacts parse_nccl_log(std::string_view text);
+// Only the connections between two ranks of the communicator (either way):
+// a point-to-point row's traffic, not every path the communicator set up
+// (a pingpong 0<->8 read "NVLink+NET" from the collectives before it; issue
+// 34, defect 9).
+NcclLogFacts parse_nccl_log(std::string_view text, int rank_a, int rank_b);
 
 // The transports of a communicator as one token: P2P ones carry the link
 // ("P2P/CUMEM/NVLink", "P2P/IPC/PCIe") when the topology lines said which;
