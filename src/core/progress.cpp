@@ -91,9 +91,17 @@ void ProgressBoard::set_active_group(BackendGroup* group) {
   group_ = group;
 }
 
+void ProgressBoard::set_opening(Backend* backend) {
+  std::lock_guard lock(group_mutex_);
+  opening_ = backend;
+}
+
 void ProgressBoard::abort_active_group() {
   std::lock_guard lock(group_mutex_);
-  if (group_) group_->abort();
+  if (group_)
+    group_->abort();
+  else if (opening_)
+    opening_->abort_open();
 }
 
 }  // namespace fb

@@ -109,12 +109,16 @@ void Runner::run_scope(Scope scope) {
     return;
   }
   std::unique_ptr<BackendGroup> bgroup;
-  if (group.member()) {
-    bgroup = backend_.open(group.comm);
+  {
+    const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's init or split can be aborted
+    if (group.member())
+      bgroup = backend_.open(group.comm);
+    else
+      backend_.skip_open();
+  }
+  if (bgroup) {
     const std::uint64_t largest = largest_buffer_bytes(group.group_size);
     bgroup->reserve(largest, largest);
-  } else {
-    backend_.skip_open();
   }
   const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
   for (Op op : options_.ops)

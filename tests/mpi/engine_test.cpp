@@ -12,6 +12,7 @@
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/pairs.hpp"
+#include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "capture_sink.hpp"
@@ -707,6 +708,44 @@ TEST(SeveralGroups, LatenessIsMeasuredInsideEachGroup) {
   EXPECT_EQ(m.slowest_rank, last);
   EXPECT_GT(m.slowest_rank_lag_us, 10e3);
   EXPECT_LT(m.slowest_rank_lag_us, 500e3);  // the drift alone averages about a second
+}
+
+// Stands for a backend whose open() hangs in NCCL's initialisation or a
+// split: inside open() and skip_open() it does what the watchdog's thread
+// does on a hang, and counts the aborts that reach it.
+class HangingOpenBackend final : public ForwardingBackend {
+ public:
+  HangingOpenBackend(std::unique_ptr<Backend> inner, ProgressBoard& board)
+      : ForwardingBackend(std::move(inner)), board_(board) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    board_.abort_active_group();
+    return ForwardingBackend::open(comm);
+  }
+  void skip_open() override {
+    board_.abort_active_group();
+    ForwardingBackend::skip_open();
+  }
+  void abort_open() override { ++aborts; }
+  int aborts = 0;
+
+ private:
+  ProgressBoard& board_;
+};
+
+TEST(Watchdog, AHangWhileAGroupOpensReachesTheBackend) {
+  // Issue 34, defect 11: the group was registered for aborts only after
+  // open() returned, so a hang in NCCL's initialisation or a split could
+  // only be ended by the watchdog's _exit, never torn down by ncclCommAbort.
+  ProgressBoard board;
+  HangingOpenBackend backend(make_mpi_host_backend(), board);
+  RunOptions o = one_row(0, 1);
+  o.scopes = {Scope::global, Scope::intra};
+  const Comm world = Comm::world();
+  Runner runner(world, map_nodes(world), backend, o, nullptr);
+  runner.watch(&board);
+  runner.preflight();
+  runner.run();
+  EXPECT_EQ(backend.aborts, 2);  // one open (or skip_open) per scope
 }
 
 TEST(Straggler, LateRankIsNamed) {

@@ -106,6 +106,7 @@ class ForwardingBackend : public Backend {
   Support setup(const Comm& world, const RunOptions& options) override { return inner_->setup(world, options); }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override { return inner_->open(comm); }
   void skip_open() override { inner_->skip_open(); }
+  void abort_open() override { inner_->abort_open(); }
   std::vector<std::string> notes() const override { return inner_->notes(); }
 
  private:

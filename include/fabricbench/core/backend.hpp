@@ -176,6 +176,12 @@ class Backend {
   // of it in the split.
   virtual std::unique_ptr<BackendGroup> open(const Comm& comm) = 0;
   virtual void skip_open() {}
+  // Called by the watchdog from its own thread while the engine's thread may
+  // be blocked in open() or skip_open() (NCCL: the world communicator's
+  // initialisation, a split): make the blocked call end with an error, as
+  // BackendGroup::abort() does for an op; there is no group to abort yet.
+  // Must return at once. Default: nothing.
+  virtual void abort_open() {}
   // What setup() changed or found that the user should hear of (NCCL's debug
   // settings...), for the run to say once: backends never print.
   virtual std::vector<std::string> notes() const { return {}; }

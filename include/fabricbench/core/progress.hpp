@@ -17,6 +17,7 @@
 
 namespace fb {
 
+class Backend;
 class BackendGroup;
 
 enum class Phase : std::uint8_t {
@@ -69,6 +70,9 @@ class ProgressBoard {
   // The backend group the engine drives now, so that the watchdog can abort
   // it while the engine's thread is blocked inside it (NCCL: ncclCommAbort).
   void set_active_group(BackendGroup* group);
+  // The backend whose open() or skip_open() the engine is in (no group yet):
+  // abort_active_group() asks it to end the open (Backend::abort_open).
+  void set_opening(Backend* backend);
   void abort_active_group();
 
  private:
@@ -91,6 +95,25 @@ class ProgressBoard {
   alignas(64) std::atomic<std::int64_t> issued_{0};
   alignas(64) std::mutex group_mutex_;
   BackendGroup* group_ = nullptr;
+  Backend* opening_ = nullptr;
+};
+
+// Registers the backend for the length of an open() or skip_open(): a hang in
+// NCCL's initialisation or a split can then be aborted like a hang in an op
+// (issue 34, defect 11), not only ended by the watchdog's _exit.
+class OpeningBackend {
+ public:
+  OpeningBackend(ProgressBoard* board, Backend* backend) : board_(board) {
+    if (board_) board_->set_opening(backend);
+  }
+  ~OpeningBackend() {
+    if (board_) board_->set_opening(nullptr);
+  }
+  OpeningBackend(const OpeningBackend&) = delete;
+  OpeningBackend& operator=(const OpeningBackend&) = delete;
+
+ private:
+  ProgressBoard* board_;
 };
 
 // Sets the active group for a scope and clears it on the way out (also on exceptions).

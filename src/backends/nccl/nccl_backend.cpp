@@ -5,6 +5,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 
@@ -140,6 +141,12 @@ class NcclBackend final : public gpu::GpuBackend {
     return std::make_unique<NcclGroup>(comm, std::move(child), offset, gpu_.device, graph_);
   }
   void skip_open() override { NcclComm::split_out(world_nccl()); }
+  // From the watchdog's thread: the world communicator's initialisation and
+  // every split poll its abort flag (nccl_comm.cpp), so raising it ends a
+  // hang there with ncclCommAbort on the engine's thread.
+  void abort_open() override {
+    if (NcclComm* world = abortable_.load(std::memory_order_acquire)) world->request_abort();
+  }
 
  private:
   // The world's communicator, the parent of every group's: created at the
@@ -151,12 +158,14 @@ class NcclBackend final : public gpu::GpuBackend {
     if (world_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, gpu_.device);
     world_.bcast_bytes_quiet(std::as_writable_bytes(std::span(&id, 1)), 0);
     world_nccl_ = std::make_unique<NcclComm>(world_.size(), id, world_.rank(), gpu_.device);
+    abortable_.store(world_nccl_.get(), std::memory_order_release);
     world_nccl_->ready();
     return *world_nccl_;
   }
 
   Comm world_;
   std::unique_ptr<NcclComm> world_nccl_;
+  std::atomic<NcclComm*> abortable_{nullptr};  // world_nccl_, for the watchdog's thread
 };
 
 }  // namespace

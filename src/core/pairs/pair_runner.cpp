@@ -102,7 +102,11 @@ constexpr std::int64_t kStepsPerRound = 8 * kStepsPerOp;
 bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields, std::string& path) {
   const std::int64_t round_base = rounds_started_ * kStepsPerRound;
   std::int64_t op_index = 0;
-  auto group = backend_.open(pair);
+  std::unique_ptr<BackendGroup> group;
+  {
+    const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's split can be aborted
+    group = backend_.open(pair);
+  }
   const std::uint64_t buffer = std::max(options_.bytes, options_.latency_bytes);
   group->reserve(buffer, buffer);
   const ActiveGroup active(board_, group.get());  // the watchdog may abort it (NCCL: ncclCommAbort)
@@ -157,6 +161,7 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
     else
       my_path.clear();
   } else {
+    const OpeningBackend opening(board_, &backend_);
     backend_.skip_open();  // this round's pairs may be split from one world communicator
   }
   // Ranks that sat the round out wait here, sleeping between polls.
