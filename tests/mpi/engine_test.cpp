@@ -42,6 +42,18 @@ EngineRun run_engine(RunOptions options) {
 
 bool root_rank() { return Comm::world().rank() == 0; }
 
+// The rows a run of `backend` records (on rank 0; none elsewhere), the
+// engine watched through `board` when one is given.
+std::vector<Measurement> rows_of(Backend& backend, const RunOptions& options, ProgressBoard* board = nullptr) {
+  const Comm world = Comm::world();
+  CaptureSink sink;
+  Runner runner(world, map_nodes(world), backend, options, &sink);
+  if (board) runner.watch(board);
+  runner.preflight();
+  runner.run();
+  return sink.rows;
+}
+
 // A backend that acts like NCCL where it matters for placement and paths:
 // it counts setup() calls, and a group's path reads "unknown" until an op of
 // the group ran (NCCL connects peers at the first op that needs them). It
@@ -470,13 +482,7 @@ TEST(Pairs, RanksSittingARoundOutTakePartInItsOpening) {
 // 0 records (none elsewhere).
 std::vector<Measurement> rows_with_a_slow_first_iteration(bool announced) {
   FirstIterationBackend backend(make_mpi_host_backend(), announced, 200);
-  const Comm world = Comm::world();
-  const NodeMap nodes = map_nodes(world);
-  CaptureSink sink;
-  Runner runner(world, nodes, backend, one_row(0, 3), &sink);
-  runner.preflight();
-  runner.run();
-  return sink.rows;
+  return rows_of(backend, one_row(0, 3));
 }
 
 TEST(Timing, ALazilyConnectingOpGetsAnUntimedConnectingIteration) {
@@ -571,15 +577,10 @@ TEST(Timing, IterationsTimedTogetherCountAsOneSampleOfTheMedian) {
   SpanTimedBackend backend(make_mpi_host_backend(), 10);
   RunOptions o = one_row(1, 10);
   o.median_ci = 0.02;
-  const Comm world = Comm::world();
-  const NodeMap nodes = map_nodes(world);
-  CaptureSink sink;
-  Runner runner(world, nodes, backend, o, &sink);
-  runner.preflight();
-  runner.run();
+  const auto rows = rows_of(backend, o);
   if (!root_rank()) return;
-  ASSERT_EQ(sink.rows.size(), 1u);
-  const Measurement& m = sink.rows[0];
+  ASSERT_EQ(rows.size(), 1u);
+  const Measurement& m = rows[0];
   EXPECT_EQ(m.stopped_by, "ci");
   EXPECT_GE(m.time.iterations, 60u);
   EXPECT_GE(m.time.samples, 6u);
@@ -652,12 +653,8 @@ Measurement intra_row(const PlantedTimesBackend::Plant& plant) {
   PlantedTimesBackend backend(make_mpi_host_backend(), plant);
   RunOptions o = one_row(1, 20);
   o.scopes = {Scope::intra};
-  const Comm world = Comm::world();
-  CaptureSink sink;
-  Runner runner(world, map_nodes(world), backend, o, &sink);
-  runner.preflight();
-  runner.run();
-  return sink.rows.empty() ? Measurement{} : sink.rows[0];
+  const auto rows = rows_of(backend, o);
+  return rows.empty() ? Measurement{} : rows[0];
 }
 
 bool two_nodes() { return map_nodes(Comm::world()).nodes >= 2; }
@@ -740,11 +737,7 @@ TEST(Watchdog, AHangWhileAGroupOpensReachesTheBackend) {
   HangingOpenBackend backend(make_mpi_host_backend(), board);
   RunOptions o = one_row(0, 1);
   o.scopes = {Scope::global, Scope::intra};
-  const Comm world = Comm::world();
-  Runner runner(world, map_nodes(world), backend, o, nullptr);
-  runner.watch(&board);
-  runner.preflight();
-  runner.run();
+  rows_of(backend, o, &board);
   EXPECT_EQ(backend.aborts, 2);  // one open (or skip_open) per scope
 }
 
