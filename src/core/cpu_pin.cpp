@@ -1,5 +1,7 @@
 #include "fabricbench/core/cpu_pin.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <vector>
 
@@ -27,19 +29,52 @@ CpuSlot cpu_slot_of(std::span<const std::string> ids, int rank) {
   return slot;
 }
 
-CpuSlot cpu_slot(const Comm& world) {
-  const std::vector<std::string> ids = world.allgather_strings(machine_id());
-  return cpu_slot_of(ids, world.rank());
+CpuSlot cpu_slot(const Comm& world, std::vector<int> near) {
+  std::string id = machine_id();
+  for (int c : near) id += "," + std::to_string(c);  // ranks near other CPUs take slots of their own
+  const std::vector<std::string> ids = world.allgather_strings(id);
+  CpuSlot slot = cpu_slot_of(ids, world.rank());
+  slot.near = std::move(near);
+  return slot;
 }
 
-int cpu_for_slot(std::span<const int> allowed, CpuSlot slot) {
-  if (slot.count < 2 || allowed.size() < 2 || allowed.size() < static_cast<std::size_t>(slot.count)) return -1;
+int cpu_for_slot(std::span<const int> allowed, const CpuSlot& slot) {
+  std::vector<int> pool(allowed.begin(), allowed.end());
+  if (!slot.near.empty())
+    std::erase_if(pool, [&](int c) { return !std::binary_search(slot.near.begin(), slot.near.end(), c); });
+  // Alone among the ranks near its CPUs, but not on the machine: the near
+  // pool keeps it off the other ranks' CPUs.
+  const int least = slot.near.empty() ? 2 : 1;
+  if (slot.count < least || pool.size() < 2 || pool.size() < static_cast<std::size_t>(slot.count)) return -1;
   if (slot.index < 0 || slot.index >= slot.count) return -1;
-  return allowed[static_cast<std::size_t>(slot.index)];
+  return pool[static_cast<std::size_t>(slot.index)];
 }
 
-PinnedCpu::PinnedCpu(CpuSlot slot) {
-  if (slot.count < 2) return;
+std::vector<int> parse_cpu_list(std::string_view text) {
+  std::vector<int> out;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string_view part = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    int lo = -1, hi = -1;
+    const std::size_t dash = part.find('-');
+    const auto num = [](std::string_view s, int& v) {
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      return ec == std::errc() && end == s.data() + s.size() && v >= 0 && v < CPU_SETSIZE;
+    };
+    if (!num(part.substr(0, dash), lo) || !num(dash == std::string_view::npos ? part : part.substr(dash + 1), hi) ||
+        hi < lo)
+      return {};
+    for (int c = lo; c <= hi; ++c) out.push_back(c);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+PinnedCpu::PinnedCpu(const CpuSlot& slot) {
+  if (slot.count < 1) return;
   if (sched_getaffinity(0, sizeof(saved_), &saved_) != 0) return;
   std::vector<int> allowed;
   for (int c = 0; c < CPU_SETSIZE; ++c)

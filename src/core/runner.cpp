@@ -66,7 +66,7 @@ void Runner::preflight() const {
 
 RunTotals Runner::run() {
   started_us_ = now_us();
-  cpu_slot_ = cpu_slot(world_);
+  cpu_slot_ = cpu_slot(world_, backend_.near_cpus());
   totals_.wrong_by_rank.assign(static_cast<std::size_t>(world_.size()), 0);
   do {
     ++totals_.passes;

@@ -45,6 +45,31 @@ std::vector<int> allowed_cpus() {
   return out;
 }
 
+TEST(CpuSlot, ARankNearAGpuTakesACpuNextToIt) {
+  // Issue 34, defect 5: slots were taken from CPU 0 up whatever the GPU, so
+  // the rank of a GPU on the second socket was timed on the first.
+  std::vector<int> both(32);
+  for (int c = 0; c < 32; ++c) both[static_cast<std::size_t>(c)] = c;
+  const std::vector<int> second = parse_cpu_list("16-31");
+  EXPECT_EQ(cpu_for_slot(both, CpuSlot{0, 2, second}), 16);
+  EXPECT_EQ(cpu_for_slot(both, CpuSlot{1, 2, second}), 17);
+  EXPECT_EQ(cpu_for_slot(both, CpuSlot{0, 1, second}), 16);  // alone near its GPU: still next to it
+  EXPECT_EQ(cpu_for_slot(both, CpuSlot{0, 2}), 0);           // no preference: as before
+  // Near CPUs the launcher did not allow, or fewer than its ranks: left alone.
+  const std::vector<int> first_only = parse_cpu_list("0-15");
+  EXPECT_EQ(cpu_for_slot(first_only, CpuSlot{0, 2, second}), -1);
+  EXPECT_EQ(cpu_for_slot(both, CpuSlot{0, 3, parse_cpu_list("16-17")}), -1);
+}
+
+TEST(CpuSlot, CpuListsParse) {
+  EXPECT_EQ(parse_cpu_list("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(parse_cpu_list("5"), (std::vector<int>{5}));
+  EXPECT_TRUE(parse_cpu_list("").empty());
+  EXPECT_TRUE(parse_cpu_list("3-1").empty());
+  EXPECT_TRUE(parse_cpu_list("a-b").empty());
+  EXPECT_TRUE(parse_cpu_list("0-99999999").empty());
+}
+
 TEST(PinnedCpu, HoldsTheThreadOnItsCpuAndGivesTheSetBack) {
   const std::vector<int> before = allowed_cpus();
   if (before.size() < 2) GTEST_SKIP() << "this process may run on " << before.size() << " CPU only";

@@ -17,6 +17,13 @@ TEST(NumaPolicy, TheGpusNodeComesFromSysfsAsCudaSpellsItsBusId) {
   EXPECT_EQ(numa_node_of_pci(kHgx, "not a bus id"), -1);
 }
 
+TEST(NumaPolicy, TheGpusLocalCpusComeFromSysfs) {
+  const std::vector<int> near = local_cpus_of_pci(kHgx, "0000:9A:00.0");  // the second socket's GPU
+  ASSERT_EQ(near.size(), 112u);
+  EXPECT_EQ(near.front(), 56);
+  EXPECT_TRUE(local_cpus_of_pci(kHgx, "0000:77:00.0").empty());
+}
+
 TEST(NumaPolicy, PreferredWhileAllocatingThenPutBack) {
   const std::string before = current_numa_policy();
   ASSERT_NE(before, "unknown");

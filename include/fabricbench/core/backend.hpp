@@ -182,6 +182,10 @@ class Backend {
   // BackendGroup::abort() does for an op; there is no group to abort yet.
   // Must return at once. Default: nothing.
   virtual void abort_open() {}
+  // After setup(): the CPUs next to this rank's device (its GPU's local CPUs),
+  // where the engine holds the rank's thread while it is timed (cpu_pin.hpp);
+  // empty: no preference (host backends).
+  virtual std::vector<int> near_cpus() const { return {}; }
   // What setup() changed or found that the user should hear of (NCCL's debug
   // settings...), for the run to say once: backends never print.
   virtual std::vector<std::string> notes() const { return {}; }

@@ -14,6 +14,8 @@
 
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "fabricbench/core/comm.hpp"
 
@@ -22,28 +24,37 @@ namespace fb {
 // This rank's place among the world's ranks that share its machine: the same
 // kernel boot (boot_id), so emulated nodes in network namespaces, which share
 // one host's CPUs, count as one machine. count 0 = unknown: never pin.
+// With `near` (the CPUs next to the rank's device: its GPU's NUMA node), the
+// slot counts only the ranks of the machine with the same near CPUs, and
+// takes one of them: a GPU of the far socket no longer has its rank timed on
+// CPU 0 (issue 34, defect 5).
 struct CpuSlot {
   int index = 0;
   int count = 0;
+  std::vector<int> near;  // ascending; empty: any allowed CPU
 };
 
-// Collective over `world`.
-CpuSlot cpu_slot(const Comm& world);
+// Collective over `world`. `near`: this rank's near CPUs (Backend::near_cpus).
+CpuSlot cpu_slot(const Comm& world, std::vector<int> near = {});
 // Pure: slot `index` of `ids` (one machine id per world rank).
 CpuSlot cpu_slot_of(std::span<const std::string> ids, int rank);
 
 // Pure: the CPU that `slot` takes from `allowed` (the thread's allowed CPUs,
 // ascending), or -1 when it should stay as it is: fewer allowed CPUs than
-// ranks on the machine, already bound to a single CPU, or alone on the machine
-// (nothing of ours to share a core with but its own helper threads).
-int cpu_for_slot(std::span<const int> allowed, CpuSlot slot);
+// ranks on the machine (of its near CPUs, with `near`), already bound to a
+// single CPU, or alone on the machine (nothing of ours to share a core with
+// but its own helper threads).
+int cpu_for_slot(std::span<const int> allowed, const CpuSlot& slot);
+
+// Pure: "0-55,112-167" as CPU numbers, ascending; empty for text that is not a CPU list.
+std::vector<int> parse_cpu_list(std::string_view text);
 
 // Pins the calling thread to cpu_for_slot(its allowed CPUs, slot) for its
 // lifetime and restores the allowed set after. Does nothing where the slot
 // gives no CPU or the system refuses.
 class PinnedCpu {
  public:
-  explicit PinnedCpu(CpuSlot slot);
+  explicit PinnedCpu(const CpuSlot& slot);
   ~PinnedCpu();
   PinnedCpu(const PinnedCpu&) = delete;
   PinnedCpu& operator=(const PinnedCpu&) = delete;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cuda_common/gpu_memory.hpp"
+#include "cuda_common/numa_policy.hpp"
 #include "fabricbench/core/backend.hpp"
 #include "gpu_backends.hpp"
 
@@ -29,6 +30,10 @@ class GpuBackend : public Backend {
   }
   // A size that does not fit is skipped by BackendGroup::allocate, not refused here.
   Support fits(std::uint64_t, int) const override { return Support::yes(); }
+  // The GPU's local CPUs: its rank is timed there, not on CPU 0 of the other socket.
+  std::vector<int> near_cpus() const override {
+    return gpu_.pci_bus_id.empty() ? std::vector<int>{} : local_cpus_of_pci("/", gpu_.pci_bus_id);
+  }
 
  protected:
   GpuPlacement gpu_;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "fabricbench/core/cpu_pin.hpp"
 #include "fabricbench/topo/sysfs.hpp"
 
 namespace fb::gpu {
@@ -58,6 +59,13 @@ int numa_node_of_pci(const std::string& root, const std::string& bus_id) {
   if (!id) return -1;
   const auto place = topo::pci_place_of_bus_id(topo::Sysfs(root), *id);
   return place && place->numa_node ? *place->numa_node : -1;
+}
+
+std::vector<int> local_cpus_of_pci(const std::string& root, const std::string& bus_id) {
+  const auto id = topo::sysfs_bus_id(bus_id);
+  if (!id) return {};
+  const auto list = topo::Sysfs(root).read("sys/bus/pci/devices/" + *id + "/local_cpulist");
+  return list ? parse_cpu_list(*list) : std::vector<int>{};
 }
 
 }  // namespace fb::gpu

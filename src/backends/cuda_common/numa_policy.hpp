@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace fb::gpu {
 
@@ -31,5 +32,9 @@ std::string current_numa_policy();
 // The NUMA node of the PCI device `bus_id` ("0000:1B:00.0", any case) under
 // sysfs `root`; -1 when the kernel does not say (one-node machines say -1).
 int numa_node_of_pci(const std::string& root, const std::string& bus_id);
+
+// The CPUs next to that device (sysfs local_cpulist), ascending; empty when
+// the kernel does not say.
+std::vector<int> local_cpus_of_pci(const std::string& root, const std::string& bus_id);
 
 }  // namespace fb::gpu
