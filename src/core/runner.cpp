@@ -232,7 +232,8 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   std::unique_ptr<PreparedOp> prepared;
   if (group.member()) prepared = bgroup->prepare(spec);
   PreparedOp* op = prepared && prepared->participates() ? prepared.get() : nullptr;
-  if (op) label_op(board_, spec, *op, scope);
+  // --check all verifies every timed iteration: its work is each iteration's too.
+  if (op) label_op(board_, spec, *op, scope, options_.check_every ? check_work_bytes(spec, group.group_size) : 0);
 
   TimingPlan plan{options_.iters, options_.warmup, options_.time_budget_s, options_.check_every, board_};
   plan.median_ci = options_.median_ci;

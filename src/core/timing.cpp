@@ -220,10 +220,11 @@ int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, std
   return static_cast<int>(std::max(want, 1.0));
 }
 
-void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope) {
+void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope, std::uint64_t extra_bytes) {
   if (!board) return;
   const auto per_iteration = static_cast<std::uint64_t>(static_cast<double>(spec.layout.bytes) * op.ops_per_iteration());
-  board->label(spec.op, scope, spec.layout.bytes, spec.in_place, per_iteration);
+  const std::uint64_t work = per_iteration > UINT64_MAX - extra_bytes ? UINT64_MAX : per_iteration + extra_bytes;
+  board->label(spec.op, scope, spec.layout.bytes, spec.in_place, work);
 }
 
 std::uint64_t check_work_bytes(const OpSpec& spec, int nranks) {

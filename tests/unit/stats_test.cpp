@@ -161,6 +161,24 @@ TEST(CheckTimeout, GrowsWithTheRanksOfAReduction) {
   EXPECT_EQ(check_work_bytes(gather, 256), gather.layout.out_elems * 4);
 }
 
+TEST(CheckTimeout, CheckingEveryIterationWidensTheTimedLabel) {
+  // With --check all each timed iteration is also verified: the board's
+  // figure per iteration (which sizes the automatic timeout) carries both.
+  class Idle final : public PreparedOp {
+   public:
+    void run() override {}
+    void fill_check() override {}
+    std::uint64_t count_wrong() override { return 0; }
+  } op;
+  OpSpec spec;
+  spec.layout = layout_for(Op::all_reduce, Dtype::float32, 1ull << 20, 8);
+  ProgressBoard board;
+  label_op(&board, spec, op, 0);
+  EXPECT_EQ(board.read().bytes_per_iteration, spec.layout.bytes);
+  label_op(&board, spec, op, 0, check_work_bytes(spec, 8));
+  EXPECT_EQ(board.read().bytes_per_iteration, spec.layout.bytes + 8 * spec.layout.bytes);
+}
+
 TEST(StopRule, CapsEndAMedianThatWillNotSettle) {
   std::vector<double> noisy(64);
   for (std::size_t i = 0; i < noisy.size(); ++i) noisy[i] = 100.0 + static_cast<double>(i % 2) * 50;

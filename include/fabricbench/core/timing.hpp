@@ -92,7 +92,9 @@ struct Timing {
 
 // Labels the board (may be null) with the op about to be timed; the
 // watchdog's automatic timeout scales with what one iteration moves.
-void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope);
+// `extra_bytes`: what each iteration works through besides its traffic
+// (--check all verifies every timed iteration: check_work_bytes).
+void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope, std::uint64_t extra_bytes = 0);
 
 // What the check of one iteration works through, in bytes, for the
 // watchdog's automatic timeout: every output element, and for a reduction
