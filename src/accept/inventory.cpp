@@ -72,8 +72,8 @@ bool has_gpu_rail(const InventoryLine& line) {
 // The inventory scope whose paths bound `scope` on this line: an inter row's
 // RDMA traffic from a GPU leaves by that GPU's rail.
 std::string path_scope_on(const InventoryLine& line, const std::string& scope, const std::set<std::string>& classes) {
-  const bool rdma = classes.empty() || classes.count("IB") || classes.count("RoCE");
-  if (scope == "inter" && rdma && !classes.empty() && has_gpu_rail(line)) return "rail";
+  const bool rdma = classes.count("IB") || classes.count("RoCE");
+  if (scope == "inter" && rdma && has_gpu_rail(line)) return "rail";
   return scope;
 }
 

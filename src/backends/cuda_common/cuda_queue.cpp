@@ -31,7 +31,6 @@ double CudaQueue::elapsed_us(std::size_t from, std::size_t to) {
 }
 
 void CudaQueue::begin_capture() {
-  drop_graph();
   check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", device_);
 }
 

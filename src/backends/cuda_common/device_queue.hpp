@@ -24,7 +24,8 @@ class DeviceQueue {
   // Device time between two completed events.
   virtual double elapsed_us(std::size_t from, std::size_t to) = 0;
 
-  // Work queued between these two is captured into the queue's graph, not run.
+  // Work queued between these two is captured into the queue's graph, not
+  // run (StreamTimer drops the previous graph first).
   virtual void begin_capture() = 0;
   virtual void end_capture() = 0;
   // Ends a capture that failed part-way, keeping no graph; never throws.
