@@ -9,6 +9,7 @@
 #include <chrono>
 #include <thread>
 
+#include "cuda_common/cuda_devices.hpp"
 #include "cuda_common/device_check.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "cuda_common/numa_policy.hpp"
@@ -39,7 +40,7 @@ OpSpec all_reduce(std::uint64_t bytes, int nranks) {
 // Item 8: in-place reduce_scatter's block starts at rank x block x 2 bytes for bfloat16.
 TEST(GpuPaths, PoisonAtA2ByteOffsetIsNoMisalignedStore) {
   SKIP_WITHOUT_GPU();
-  gpu::Buffer b(gpu::MemoryKind::device, 0);
+  gpu::Buffer b(gpu::cuda_devices(), gpu::MemoryKind::device, 0);
   ASSERT_EQ(b.grow(64), "");
   auto* at = static_cast<unsigned char*>(b.data()) + 2;
   gpu::poison(at, 30, nullptr, 0);
@@ -113,7 +114,7 @@ TEST(GpuPaths, PinnedBuffersLandOnTheGpusNumaNode) {
   ASSERT_EQ(cudaDeviceGetPCIBusId(bus, sizeof(bus), 0), cudaSuccess);
   const int node = gpu::numa_node_of_pci("/", bus);
   if (node < 0) GTEST_SKIP() << "the kernel names no NUMA node for GPU 0 (" << bus << "): nothing to place";
-  gpu::Buffer b(gpu::MemoryKind::pinned, 0);
+  gpu::Buffer b(gpu::cuda_devices(), gpu::MemoryKind::pinned, 0);
   ASSERT_EQ(b.grow(64 << 20), "");
   int where = -1;
   ASSERT_EQ(::syscall(SYS_get_mempolicy, &where, nullptr, 0UL, b.data(), MPOL_F_NODE | MPOL_F_ADDR), 0);

@@ -70,6 +70,8 @@ class SimQueue final : public gpu::DeviceQueue {
     has_graph_ = false;
   }
 
+  bool capturing() const { return capturing_; }
+
   double clock_us = 0;  // device time so far
   int runs = 0;         // pieces of work that ran (queued or replayed)
   int captures = 0, uploads = 0, launches = 0, waits = 0;

@@ -1,5 +1,6 @@
 // What the GPU backends share: the rank's GPU and the --graph option, taken
-// in setup(), and device memory checked per size rather than up front.
+// in setup(), and device memory checked per size rather than up front; every
+// device call through the device layer they are given (devices.hpp).
 #pragma once
 
 #include <fmt/format.h>
@@ -13,6 +14,8 @@ namespace fb::gpu {
 
 class GpuBackend : public Backend {
  public:
+  explicit GpuBackend(Devices& devices) : devices_(devices) {}
+
   // Places the rank once: later calls (the sweeps of a profile, then its pair
   // matrix) take their options and keep the placement. Every rank makes the
   // same calls with the same options, so every rank takes the same branch.
@@ -22,7 +25,7 @@ class GpuBackend : public Backend {
       return Support::no(fmt::format("--device {}: this run already placed its ranks with --device {}",
                                      options.device, device_option_));
     if (!placed_) {
-      placement_ = place_on_gpu(world, options.device, gpu_);
+      placement_ = place_on_gpu(world, options.device, gpu_, devices_);
       device_option_ = options.device;
       placed_ = true;
     }
@@ -36,6 +39,7 @@ class GpuBackend : public Backend {
   }
 
  protected:
+  Devices& devices_;
   GpuPlacement gpu_;
   bool graph_ = false;
 

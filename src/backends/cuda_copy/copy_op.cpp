@@ -3,55 +3,43 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "cuda_common/copy_kernels.hpp"
-#include "cuda_common/cuda_queue.hpp"
-#include "cuda_common/device_check.hpp"
-#include "cuda_common/gpu_error.hpp"
-#include "cuda_common/gpu_memory.hpp"
+#include "fabricbench/core/pattern.hpp"
 
 namespace fb {
 
 bool is_pageable_copy(Op op) { return op == Op::copy_h2d_pageable || op == Op::copy_d2h_pageable; }
 
 CopyOp::CopyOp(CopyContext context, const OpSpec& spec)
-    : c_(std::move(context)),
-      spec_(spec),
-      bytes_(spec.layout.bytes),
-      timer_(std::make_unique<gpu::CudaQueue>(c_.stream, c_.device)) {}
-
-void CopyOp::copy(const CopyLeg& leg, cudaMemcpyKind kind, cudaStream_t stream) {
-  gpu::check(cudaMemcpyAsync(leg.dst, leg.src, bytes_, kind, stream), "cudaMemcpyAsync", c_.device);
-}
+    : c_(std::move(context)), spec_(spec), bytes_(spec.layout.bytes), timer_(c_.stream->timing_queue()) {}
 
 void CopyOp::enqueue() {
+  using gpu::CopyKind;
+  gpu::DeviceStream& stream = *c_.stream;
+  const CopyLeg* leg = c_.legs.empty() ? nullptr : &c_.legs[0];
   switch (copy_path(spec_.op)) {
     case CopyPath::d2d_ce:
-      return copy(c_.legs[0], cudaMemcpyDeviceToDevice, c_.stream);
+      return stream.copy(leg->dst, leg->src, bytes_, CopyKind::device_to_device);
     case CopyPath::d2d_sm:
-      return gpu::sm_copy(c_.legs[0].dst, c_.legs[0].src, bytes_, c_.sm_count, c_.stream, c_.device);
+      return stream.sm_copy(leg->dst, leg->src, bytes_, c_.sm_count);
     case CopyPath::h2d_pinned:
     case CopyPath::h2d_pageable:
-      return copy(c_.legs[0], cudaMemcpyHostToDevice, c_.stream);
+      return stream.copy(leg->dst, leg->src, bytes_, CopyKind::host_to_device);
     case CopyPath::d2h_pinned:
     case CopyPath::d2h_pageable:
-      return copy(c_.legs[0], cudaMemcpyDeviceToHost, c_.stream);
+      return stream.copy(leg->dst, leg->src, bytes_, CopyKind::device_to_host);
     case CopyPath::bidir_pinned:
       // Fork the second direction onto the side stream and join it back, so
       // the iteration ends when both directions have.
-      gpu::check(cudaEventRecord(c_.fork, c_.stream), "cudaEventRecord", c_.device);
-      gpu::check(cudaStreamWaitEvent(c_.side_stream, c_.fork, 0), "cudaStreamWaitEvent", c_.device);
-      copy(c_.legs[0], cudaMemcpyHostToDevice, c_.stream);
-      copy(c_.legs[1], cudaMemcpyDeviceToHost, c_.side_stream);
-      gpu::check(cudaEventRecord(c_.join, c_.side_stream), "cudaEventRecord", c_.device);
-      gpu::check(cudaStreamWaitEvent(c_.stream, c_.join, 0), "cudaStreamWaitEvent", c_.device);
+      c_.side_stream->wait_for(stream);
+      stream.copy(leg->dst, leg->src, bytes_, CopyKind::host_to_device);
+      c_.side_stream->copy(c_.legs[1].dst, c_.legs[1].src, bytes_, CopyKind::device_to_host);
+      stream.wait_for(*c_.side_stream);
       return;
     case CopyPath::peer:
     case CopyPath::peer_staged:
-      return gpu::check(cudaMemcpyPeerAsync(c_.legs[0].dst, c_.peer_device, c_.legs[0].src, c_.device, bytes_,
-                                            c_.stream),
-                        "cudaMemcpyPeerAsync", c_.device);
+      return stream.copy_peer(leg->dst, c_.peer_device, leg->src, bytes_);
     case CopyPath::kernel_launch:
-      return gpu::launch_empty_kernel(c_.stream, c_.device);
+      return stream.launch_empty_kernel();
     case CopyPath::none:
       break;
   }
@@ -60,7 +48,7 @@ void CopyOp::enqueue() {
 
 void CopyOp::run() {
   enqueue();
-  gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+  c_.stream->synchronize();
 }
 
 void CopyOp::run_timed(IterationTimes times) {
@@ -74,35 +62,30 @@ void CopyOp::run_timed(IterationTimes times) {
 }
 
 // A pageable source gets its pattern through the device destination; a
-// pageable destination is poisoned on the host.
+// pageable destination is poisoned on the host. Each step is complete when
+// it returns (the device layer's check calls are).
 void CopyOp::fill_leg(const CheckContext& ctx, const CopyLeg& leg) {
+  gpu::Devices& devices = *c_.devices;
   if (leg.src_pageable) {
-    gpu::fill_input(ctx, leg.dst, c_.stream, c_.device);
-    gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
-    gpu::check(cudaMemcpy(leg.src, leg.dst, bytes_, cudaMemcpyDefault), "cudaMemcpy", c_.device);
+    devices.fill_input(c_.device, ctx, leg.dst);
+    devices.copy_now(leg.src, leg.dst, bytes_, c_.device);
   } else {
-    gpu::fill_input(ctx, leg.src, c_.stream, c_.device);
+    devices.fill_input(c_.device, ctx, leg.src);
   }
-  if (leg.dst_pageable) {
-    gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+  if (leg.dst_pageable)
     std::memset(leg.dst, pattern::kPoisonByte, bytes_);
-  } else {
-    gpu::DeviceGuard on(leg.dst_device);
-    gpu::poison(leg.dst, bytes_, nullptr, leg.dst_device);
-    gpu::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", leg.dst_device);
-  }
-  gpu::check(cudaStreamSynchronize(c_.stream), "cudaStreamSynchronize", c_.device);
+  else
+    devices.poison(leg.dst_device, leg.dst, bytes_);
 }
 
 // A pageable destination is brought back onto the device (over the source,
 // no longer needed) and compared there.
 std::uint64_t CopyOp::verify_leg(const CheckContext& ctx, const CopyLeg& leg) {
   if (leg.dst_pageable) {
-    gpu::check(cudaMemcpy(leg.src, leg.dst, bytes_, cudaMemcpyDefault), "cudaMemcpy", c_.device);
-    return gpu::count_wrong(ctx, leg.src, c_.stream, c_.device);
+    c_.devices->copy_now(leg.src, leg.dst, bytes_, c_.device);
+    return c_.devices->count_wrong(c_.device, ctx, leg.src);
   }
-  gpu::DeviceGuard on(leg.dst_device);
-  return gpu::count_wrong(ctx, leg.dst, nullptr, leg.dst_device);
+  return c_.devices->count_wrong(leg.dst_device, ctx, leg.dst);
 }
 
 void CopyOp::fill_check() {
@@ -119,7 +102,7 @@ std::uint64_t CopyOp::count_wrong() {
 
 void CopyOp::corrupt_output_element(std::uint64_t index) {
   if (!c_.legs.empty() && index < spec_.layout.count)
-    gpu::corrupt_element(spec_.dtype, c_.legs[0].dst, index, c_.device);
+    c_.devices->corrupt_element(c_.legs[0].dst_device, spec_.dtype, c_.legs[0].dst, index);
 }
 
 }  // namespace fb

@@ -2,13 +2,13 @@
 // (copy engine or SM kernel), host<->device (pinned, pageable, both ways at
 // once), peer copies to another GPU, or an empty kernel launch. Each leg
 // copies `bytes` from `src` to `dst`; the check fills the source with the
-// rank's pattern and compares the destination on the device.
+// rank's pattern and compares the destination on the device. Plain C++: every
+// device call goes through the device layer (cuda_common/devices.hpp).
 #pragma once
-
-#include <cuda_runtime_api.h>
 
 #include <vector>
 
+#include "cuda_common/devices.hpp"
 #include "cuda_common/stream_timer.hpp"
 #include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/core/backend.hpp"
@@ -63,10 +63,9 @@ struct CopyLeg {
 };
 
 struct CopyContext {
-  cudaStream_t stream = nullptr;
-  cudaStream_t side_stream = nullptr;  // the second direction of copy_bidir_pinned
-  cudaEvent_t fork = nullptr;
-  cudaEvent_t join = nullptr;
+  gpu::Devices* devices = nullptr;
+  gpu::DeviceStream* stream = nullptr;
+  gpu::DeviceStream* side_stream = nullptr;  // the second direction of copy_bidir_pinned
   int device = 0;
   int peer_device = -1;
   int sm_count = 0;
@@ -89,7 +88,6 @@ class CopyOp final : public PreparedOp, public CorruptibleOutput {
 
  private:
   void enqueue();
-  void copy(const CopyLeg& leg, cudaMemcpyKind kind, cudaStream_t stream);
   void fill_leg(const CheckContext& ctx, const CopyLeg& leg);
   std::uint64_t verify_leg(const CheckContext& ctx, const CopyLeg& leg);
 

@@ -1,6 +1,5 @@
 #include "cuda_copy_backend.hpp"
 
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +7,6 @@
 
 #include "copy_op.hpp"
 #include "cuda_common/gpu_backend.hpp"
-#include "cuda_common/gpu_error.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "cuda_common/placement_rules.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -39,23 +37,21 @@ std::vector<RankGpu> gather_gpus(const Comm& comm, const GpuPlacement& gpu) {
 
 class CopyGroup final : public BackendGroup {
  public:
-  CopyGroup(const Comm& comm, const GpuPlacement& gpu, bool graph)
-      : comm_(comm.dup()), gpu_(gpu), graph_(graph), gpus_(gather_gpus(comm_, gpu)),
-        dev_a_(MemoryKind::device, gpu.device), dev_b_(MemoryKind::device, gpu.device),
-        pinned_a_(MemoryKind::pinned, gpu.device), pinned_b_(MemoryKind::pinned, gpu.device),
-        pageable_(MemoryKind::pageable, gpu.device), local_ranks_(ranks_on_my_host()) {
-    gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", gpu.device);
-    gpu::check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", gpu.device);
-    gpu::check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags", gpu.device);
-    gpu::check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreateWithFlags", gpu.device);
-  }
-
-  ~CopyGroup() override {
-    for (cudaEvent_t e : {fork_, join_})
-      if (e) cudaEventDestroy(e);
-    for (cudaStream_t s : {stream_, side_})
-      if (s) cudaStreamDestroy(s);
-  }
+  CopyGroup(gpu::Devices& devices, const Comm& comm, const GpuPlacement& gpu, bool graph, std::string host_root)
+      : devices_(devices),
+        comm_(comm.dup()),
+        gpu_(gpu),
+        graph_(graph),
+        gpus_(gather_gpus(comm_, gpu)),
+        dev_a_(devices, MemoryKind::device, gpu.device),
+        dev_b_(devices, MemoryKind::device, gpu.device),
+        pinned_a_(devices, MemoryKind::pinned, gpu.device),
+        pinned_b_(devices, MemoryKind::pinned, gpu.device),
+        pageable_(devices, MemoryKind::pageable, gpu.device),
+        local_ranks_(ranks_on_my_host()),
+        host_root_(std::move(host_root)),
+        stream_(devices.make_stream(gpu.device)),
+        side_(devices.make_stream(gpu.device)) {}
 
   // Buffers depend on the op: allocate() sizes them per measurement.
   void reserve(std::uint64_t, std::uint64_t) override {}
@@ -81,10 +77,9 @@ class CopyGroup final : public BackendGroup {
 
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
     CopyContext c;
-    c.stream = stream_;
-    c.side_stream = side_;
-    c.fork = fork_;
-    c.join = join_;
+    c.devices = &devices_;
+    c.stream = stream_.get();
+    c.side_stream = side_.get();
     c.device = gpu_.device;
     c.sm_count = gpu_.sm_count;
     c.rank = comm_.rank();
@@ -112,34 +107,24 @@ class CopyGroup final : public BackendGroup {
     const RankGpu& b = gpus_[static_cast<std::size_t>(spec.peer_b)];
     if (auto why = gpu::peer_copy_refusal(a, b, spec.peer_a, spec.peer_b, fb::name(spec.op)); !why.empty())
       return Support::no(why);
-    int peer = -1;
-    if (cudaDeviceGetByPCIBusId(&peer, b.bus_id.c_str()) != cudaSuccess) {
-      cudaGetLastError();  // not sticky: the sweep goes on
+    const int peer = devices_.by_bus_id(b.bus_id);
+    if (peer < 0) {
       return Support::no(fmt::format("rank {}'s GPU ({}) is not visible to rank {} (CUDA_VISIBLE_DEVICES, or one GPU "
                                      "per rank as Slurm's --gpus-per-task=1 gives): a peer copy needs both GPUs "
                                      "visible to the copying rank",
                                      spec.peer_b, b.bus_id, spec.peer_a));
     }
-    int can = 0;
-    gpu::check(cudaDeviceCanAccessPeer(&can, gpu_.device, peer), "cudaDeviceCanAccessPeer", gpu_.device);
-    if (!can && spec.op == Op::copy_peer)
+    if (!devices_.can_access_peer(gpu_.device, peer) && spec.op == Op::copy_peer)
       return Support::no(fmt::format("GPU {} cannot access GPU {} ({}) as a peer (no P2P path between them); "
                                      "copy_peer_staged measures the copy without peer access",
                                      gpu_.device, peer, b.bus_id));
     peer_device_ = peer;
-    if (peer_.device() != peer || !peer_.data()) peer_ = Buffer(MemoryKind::device, peer);
+    if (peer_.device() != peer || !peer_.data()) peer_ = Buffer(devices_, MemoryKind::device, peer);
     return Support::yes();
   }
 
   // Peer access is a property of the device pair, on or off for both ops in turn.
-  void set_peer_access(int peer, bool on) {
-    const cudaError_t rc = on ? cudaDeviceEnablePeerAccess(peer, 0) : cudaDeviceDisablePeerAccess(peer);
-    if (rc == cudaErrorPeerAccessAlreadyEnabled || rc == cudaErrorPeerAccessNotEnabled) {
-      cudaGetLastError();  // already as wanted
-      return;
-    }
-    gpu::check(rc, on ? "cudaDeviceEnablePeerAccess" : "cudaDeviceDisablePeerAccess", gpu_.device);
-  }
+  void set_peer_access(int peer, bool on) { devices_.set_peer_access(gpu_.device, peer, on); }
 
   void release_all_but(const std::vector<Buffer*>& keep) {
     for (Buffer* b : {&dev_a_, &dev_b_, &pinned_a_, &pinned_b_, &pageable_, &peer_})
@@ -155,7 +140,7 @@ class CopyGroup final : public BackendGroup {
     for (const Buffer* b : buffers_for(spec.op))
       if (b->kind() != MemoryKind::device && b->bytes() < spec.layout.bytes) more += spec.layout.bytes - b->bytes();
     if (more == 0) return Support::yes();
-    const auto available = available_host_memory();
+    const auto available = available_host_memory(host_root_);
     if (!available) return Support::yes();  // cannot tell: let the allocation decide
     const auto ranks = static_cast<std::uint64_t>(local_ranks_);
     const std::uint64_t need = more > UINT64_MAX / ranks ? UINT64_MAX : more * ranks;
@@ -246,37 +231,29 @@ class CopyGroup final : public BackendGroup {
     return fmt::format("GPU{} launch", gpu_.device);
   }
 
+  gpu::Devices& devices_;
   Comm comm_;
   GpuPlacement gpu_;
   bool graph_;
   std::vector<RankGpu> gpus_;
-  cudaStream_t stream_ = nullptr;
-  cudaStream_t side_ = nullptr;
-  cudaEvent_t fork_ = nullptr;
-  cudaEvent_t join_ = nullptr;
   Buffer dev_a_, dev_b_, pinned_a_, pinned_b_, pageable_;
   Buffer peer_;
   int peer_device_ = -1;  // the copying rank's index of its peer's GPU
   int local_ranks_;
+  std::string host_root_;  // where host memory is read (available_host_memory)
+  // After the buffers: a stream may hold work on them until it is destroyed.
+  std::unique_ptr<gpu::DeviceStream> stream_;
+  std::unique_ptr<gpu::DeviceStream> side_;
   std::string path_;
   int pair_a_ = -1;  // the copying rank of the last pair op prepared; -1: not a pair op
 };
 
 class CudaCopyBackend final : public gpu::GpuBackend {
  public:
+  CudaCopyBackend(gpu::Devices& devices, std::string host_root)
+      : GpuBackend(devices), host_root_(std::move(host_root)) {}
   std::string_view name() const override { return "cuda"; }
-
-  std::string version() const override {
-    int runtime = 0;
-    int driver = 0;
-    // A version that cannot be read says so rather than "0.0".
-    const auto text = [](cudaError_t rc, int v) {
-      return rc == cudaSuccess ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : std::string("unknown");
-    };
-    const cudaError_t runtime_rc = cudaRuntimeGetVersion(&runtime);
-    const cudaError_t driver_rc = cudaDriverGetVersion(&driver);
-    return fmt::format("CUDA runtime {}, driver {}", text(runtime_rc, runtime), text(driver_rc, driver));
-  }
+  std::string version() const override { return devices_.version(); }
 
   OpSet ops() const override { return kCudaCopyOps; }
   std::string_view elsewhere() const override {
@@ -295,12 +272,17 @@ class CudaCopyBackend final : public gpu::GpuBackend {
   }
 
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<CopyGroup>(comm, gpu_, graph_);
+    return std::make_unique<CopyGroup>(devices_, comm, gpu_, graph_, host_root_);
   }
+
+ private:
+  std::string host_root_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_copy_backend() { return std::make_unique<CudaCopyBackend>(); }
+std::unique_ptr<Backend> make_cuda_copy_backend(gpu::Devices& devices, const std::string& host_root) {
+  return std::make_unique<CudaCopyBackend>(devices, host_root);
+}
 
 }  // namespace fb

@@ -4,11 +4,15 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
+#include "cuda_common/devices.hpp"
 #include "fabricbench/core/backend.hpp"
 
 namespace fb {
 
-std::unique_ptr<Backend> make_cuda_copy_backend();
+// Over `devices` (gpu::cuda_devices() in the plugin); host memory is read
+// under `host_root` ("/", or a fixture tree in tests) before host buffers grow.
+std::unique_ptr<Backend> make_cuda_copy_backend(gpu::Devices& devices, const std::string& host_root = "/");
 
 }  // namespace fb

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cublas_loaded.hpp"
+#include "cuda_common/cuda_devices.hpp"
 #include "cuda_common/gpu_error.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "gemm_fill.hpp"
@@ -41,8 +42,11 @@ void check_cublas(cublasStatus_t rc, const char* call, int device) {
 }  // namespace
 
 GemmRunner::GemmRunner(const GemmSpec& spec, int device)
-    : spec_(spec), device_(device), a_(MemoryKind::device, device), b_(MemoryKind::device, device),
-      c_(MemoryKind::device, device) {
+    : spec_(spec),
+      device_(device),
+      a_(cuda_devices(), MemoryKind::device, device),
+      b_(cuda_devices(), MemoryKind::device, device),
+      c_(cuda_devices(), MemoryKind::device, device) {
   const std::size_t word = dtype_bytes(spec.dtype);
   const auto m = static_cast<std::uint64_t>(spec.m), n = static_cast<std::uint64_t>(spec.n),
              k = static_cast<std::uint64_t>(spec.k);

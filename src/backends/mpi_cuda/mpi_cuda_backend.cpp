@@ -12,6 +12,7 @@
 #include "cuda_common/device_check.hpp"
 #include "cuda_common/gpu_backend.hpp"
 #include "cuda_common/gpu_error.hpp"
+#include "cuda_common/cuda_devices.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gpu_backends.hpp"
 #include "mpi_host/mpi_op.hpp"
@@ -49,8 +50,11 @@ class MpiDeviceOp final : public MpiOp {
 class MpiCudaGroup final : public BackendGroup {
  public:
   MpiCudaGroup(const Comm& comm, int device)
-      : comm_(comm.dup()), path_(mpi_path(comm_)), device_(device), in_(gpu::MemoryKind::device, device),
-        out_(gpu::MemoryKind::device, device) {}
+      : comm_(comm.dup()),
+        path_(mpi_path(comm_)),
+        device_(device),
+        in_(gpu::cuda_devices(), gpu::MemoryKind::device, device),
+        out_(gpu::cuda_devices(), gpu::MemoryKind::device, device) {}
 
   void reserve(std::uint64_t, std::uint64_t) override {}
 
@@ -72,6 +76,7 @@ class MpiCudaGroup final : public BackendGroup {
 
 class MpiCudaBackend final : public gpu::GpuBackend {
  public:
+  MpiCudaBackend() : GpuBackend(gpu::cuda_devices()) {}
   std::string_view name() const override { return "mpi-cuda"; }
   std::string version() const override { return MpiSession::library_version(); }
 

@@ -12,6 +12,7 @@
 #include "cuda_common/gpu_backend.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "cuda_common/gpu_error.hpp"
+#include "cuda_common/cuda_devices.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gpu_backends.hpp"
 #include "nccl_comm.hpp"
@@ -28,8 +29,13 @@ class NcclGroup final : public BackendGroup {
   // `nccl` is this rank's communicator of the group, split from the world's;
   // the first prepare() waits for it, polling, by when the watchdog can abort it.
   NcclGroup(const Comm& comm, std::unique_ptr<NcclComm> nccl, std::uint64_t log_offset, int device, bool graph)
-      : comm_(comm.dup()), device_(device), graph_(graph), log_offset_(log_offset), nccl_(std::move(nccl)),
-        in_(gpu::MemoryKind::device, device), out_(gpu::MemoryKind::device, device) {
+      : comm_(comm.dup()),
+        device_(device),
+        graph_(graph),
+        log_offset_(log_offset),
+        nccl_(std::move(nccl)),
+        in_(gpu::cuda_devices(), gpu::MemoryKind::device, device),
+        out_(gpu::cuda_devices(), gpu::MemoryKind::device, device) {
     gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device_);
   }
 
@@ -102,6 +108,7 @@ class NcclGroup final : public BackendGroup {
 
 class NcclBackend final : public gpu::GpuBackend {
  public:
+  NcclBackend() : GpuBackend(gpu::cuda_devices()) {}
   std::string_view name() const override { return "nccl"; }
   std::string version() const override { return nccl::version(); }
 

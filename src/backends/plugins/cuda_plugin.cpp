@@ -1,6 +1,7 @@
 // The cuda plugin: the copy paths inside a GPU node (`--backend cuda`).
 #include <string>
 
+#include "cuda_common/cuda_devices.hpp"
 #include "cuda_copy/cuda_copy_backend.hpp"
 #include "fabricbench/backends/plugin.hpp"
 #include "gpu_backends.hpp"
@@ -15,7 +16,7 @@ const fb::PluginApi* fabricbench_plugin() {
                                  "pinned and pageable, peer GPUs; kernel-launch latency",
                                  built.c_str(),
                                  [] { return fb::gpu::absent_reason(); },
-                                 fb::make_cuda_copy_backend,
+                                 [] { return fb::make_cuda_copy_backend(fb::gpu::cuda_devices()); },
                                  nullptr,
                                  fb::gpu::cuda_versions};
   return &api;

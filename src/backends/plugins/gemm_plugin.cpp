@@ -2,6 +2,7 @@
 // `fabricbench gemm` and the step's GPU compute.
 #include <string>
 
+#include "cuda_common/cuda_devices.hpp"
 #include "fabricbench/backends/plugin.hpp"
 #include "gemm/gemm_compute.hpp"
 #include "gemm/gemm_probe.hpp"
@@ -15,7 +16,7 @@ class CublasTools final : public GpuTools {
  public:
   std::string absent_reason() const override { return gpu::absent_reason(); }
   Support place(const Comm& world, int device_option, GpuPlacement& out) const override {
-    return gpu::place_on_gpu(world, device_option, out);
+    return gpu::place_on_gpu(world, device_option, out, gpu::cuda_devices());
   }
   int current_device() const override { return gpu::current_gpu(); }
   GemmResult run_gemm(const GemmSpec& spec, int device) const override { return fb::run_gemm(spec, device); }

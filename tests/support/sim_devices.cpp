@@ -1,0 +1,294 @@
+#include "sim_devices.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/host_check.hpp"
+#include "fabricbench/core/pattern.hpp"
+#include "fabricbench/core/sizes.hpp"
+#include "sim_queue.hpp"
+
+namespace fb::test {
+namespace {
+
+using gpu::CopyKind;
+using gpu::MemoryKind;
+
+SimNode node_of(std::string model, int gpus, bool nvlink, std::uint64_t memory_bytes) {
+  SimNode node;
+  node.model = std::move(model);
+  node.nvlink = nvlink;
+  for (int g = 0; g < gpus; ++g)
+    node.gpus.push_back({fmt::format("00FB:{:02X}:00.0", 0x10 + g), g < gpus / 2 ? 0 : 1, memory_bytes, 1.0});
+  return node;
+}
+
+class SimStream;
+
+// StreamTimer's queue on a stream: the stream's own queue, its graph
+// dropped with the view, as CudaQueue's is.
+class QueueView final : public gpu::DeviceQueue {
+ public:
+  explicit QueueView(SimQueue& q) : q_(q) {}
+  ~QueueView() override { q_.drop_graph(); }
+  void ensure_events(std::size_t n) override { q_.ensure_events(n); }
+  void record(std::size_t e) override { q_.record(e); }
+  void wait(std::size_t e) override { q_.wait(e); }
+  double elapsed_us(std::size_t from, std::size_t to) override { return q_.elapsed_us(from, to); }
+  void begin_capture() override { q_.begin_capture(); }
+  void end_capture() override { q_.end_capture(); }
+  void abandon_capture() noexcept override { q_.abandon_capture(); }
+  void upload_graph() override { q_.upload_graph(); }
+  void launch_graph() override { q_.launch_graph(); }
+  void drop_graph() noexcept override { q_.drop_graph(); }
+
+ private:
+  SimQueue& q_;
+};
+
+class SimStream final : public gpu::DeviceStream {
+ public:
+  SimStream(SimDevices& devices, int device) : d_(devices), device_(device), gpu_(devices.physical(device)) {}
+
+  std::unique_ptr<gpu::DeviceQueue> timing_queue() override { return std::make_unique<QueueView>(q_); }
+
+  void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind) override {
+    double gbps = d_.costs().pcie_gbps;
+    switch (kind) {
+      case CopyKind::host_to_device:
+        d_.require_host("cudaMemcpyAsync (host to device) source", src, bytes);
+        d_.require_device("cudaMemcpyAsync (host to device) destination", dst, bytes, -1);
+        break;
+      case CopyKind::device_to_host:
+        d_.require_device("cudaMemcpyAsync (device to host) source", src, bytes, -1);
+        d_.require_host("cudaMemcpyAsync (device to host) destination", dst, bytes);
+        break;
+      case CopyKind::device_to_device:
+        d_.require_device("cudaMemcpyAsync (device to device) source", src, bytes, gpu_);
+        d_.require_device("cudaMemcpyAsync (device to device) destination", dst, bytes, gpu_);
+        gbps = d_.costs().hbm_copy_gbps;
+        break;
+      case CopyKind::any:
+        break;
+    }
+    queue(d_.cost_us(gpu_, bytes, gbps), [=] { std::memmove(dst, src, bytes); });
+  }
+
+  void copy_peer(void* dst, int dst_device, const void* src, std::size_t bytes) override {
+    const int to = d_.physical(dst_device);
+    d_.require_device("cudaMemcpyPeerAsync source", src, bytes, gpu_);
+    d_.require_device("cudaMemcpyPeerAsync destination", dst, bytes, to);
+    const bool p2p = d_.peer_enabled(device_, dst_device);
+    const double gbps = p2p ? d_.costs().nvlink_gbps : d_.costs().staged_gbps;
+    SimDevices::PeerCopy ledger{d_.props(device_).pci_bus_id, d_.props(dst_device).pci_bus_id, p2p, bytes};
+    queue(d_.cost_us(gpu_, bytes, gbps), [this, dst, src, bytes, ledger] {
+      std::memmove(dst, src, bytes);
+      d_.peer_copies.push_back(ledger);
+    });
+  }
+
+  void sm_copy(void* dst, const void* src, std::size_t bytes, int) override {
+    d_.require_device("sm_copy source", src, bytes, gpu_);
+    d_.require_device("sm_copy destination", dst, bytes, gpu_);
+    queue(d_.cost_us(gpu_, bytes, d_.costs().sm_copy_gbps), [=] { std::memmove(dst, src, bytes); });
+  }
+
+  void launch_empty_kernel() override {
+    queue(d_.cost_us(gpu_, 0, 1), [] {});
+  }
+
+  void wait_for(gpu::DeviceStream& other) override {
+    auto& o = dynamic_cast<SimStream&>(other);
+    if (o.joined_ == this) {
+      o.joined_ = nullptr;  // the join that ends a fork: the other leaves this stream's capture
+    } else if (&o.target() != &target() && o.target().capturing()) {
+      joined_ = &o;  // this stream's work goes into the other's capture from now on
+      return;
+    }
+    q_.clock_us = std::max(q_.clock_us, o.q_.clock_us);
+  }
+
+  void synchronize() override {}  // work has already run
+
+ private:
+  SimQueue& target() { return joined_ ? joined_->target() : q_; }
+  void queue(double cost_us, std::function<void()> work) { target().enqueue(cost_us, std::move(work)); }
+
+  SimDevices& d_;
+  int device_;
+  int gpu_;
+  SimQueue q_;
+  SimStream* joined_ = nullptr;  // the stream whose capture this one joined
+};
+
+}  // namespace
+
+SimNode hgx_node(std::uint64_t memory_bytes) { return node_of("H100 SXM", 8, true, memory_bytes); }
+SimNode pcie_node(std::uint64_t memory_bytes) { return node_of("L40S PCIe", 4, false, memory_bytes); }
+
+SimDevices::SimDevices(SimNode node, std::vector<int> visible) : node_(std::move(node)), visible_(std::move(visible)) {
+  for (int g : visible_)
+    if (g < 0 || g >= static_cast<int>(node_.gpus.size()))
+      throw std::invalid_argument(fmt::format("SimDevices: no GPU {} on the node", g));
+}
+
+SimDevices::~SimDevices() {
+  for (auto& [p, a] : allocations_) std::free(const_cast<std::byte*>(p));
+}
+
+int SimDevices::physical(int device) const {
+  if (device < 0 || device >= static_cast<int>(visible_.size()))
+    throw RunError(
+        fmt::format("simulated GPU {}: invalid device ordinal (this process sees {})", device, visible_.size()));
+  return visible_[static_cast<std::size_t>(device)];
+}
+
+std::string SimDevices::make_current(int device) {
+  if (device < 0 || device >= count()) return fmt::format("invalid device ordinal {}", device);
+  current_ = device;
+  return {};
+}
+
+gpu::DeviceProps SimDevices::props(int device) {
+  const SimGpu& g = node_.gpus[static_cast<std::size_t>(physical(device))];
+  return {node_.model + " (simulated)", g.bus_id, g.memory_bytes, node_.cc_major, node_.cc_minor, node_.sm_count};
+}
+
+int SimDevices::by_bus_id(const std::string& bus_id) {
+  for (std::size_t i = 0; i < visible_.size(); ++i)
+    if (node_.gpus[static_cast<std::size_t>(visible_[i])].bus_id == bus_id) return static_cast<int>(i);
+  return -1;
+}
+
+bool SimDevices::can_access_peer(int device, int peer) {
+  const int a = physical(device);
+  const int b = physical(peer);
+  if (a == b) return false;
+  return node_.nvlink ||
+         node_.gpus[static_cast<std::size_t>(a)].socket == node_.gpus[static_cast<std::size_t>(b)].socket;
+}
+
+void SimDevices::set_peer_access(int device, int peer, bool on) {
+  const std::pair<int, int> pair{physical(device), physical(peer)};
+  const auto it = std::find(peer_on_.begin(), peer_on_.end(), pair);
+  if (!on) {
+    if (it != peer_on_.end()) peer_on_.erase(it);
+    return;
+  }
+  if (!can_access_peer(device, peer))
+    throw RunError(
+        fmt::format("cudaDeviceEnablePeerAccess failed (simulated GPU {} to {}): "
+                    "cudaErrorPeerAccessUnsupported",
+                    device, peer));
+  if (it == peer_on_.end()) peer_on_.push_back(pair);
+}
+
+bool SimDevices::peer_enabled(int device, int peer) const {
+  return std::find(peer_on_.begin(), peer_on_.end(), std::pair{physical(device), physical(peer)}) != peer_on_.end();
+}
+
+std::uint64_t SimDevices::device_bytes_in_use(int device) const {
+  const int gpu = physical(device);
+  std::uint64_t used = 0;
+  for (const auto& [p, a] : allocations_)
+    if (a.kind == MemoryKind::device && a.gpu == gpu) used += a.bytes;
+  return used;
+}
+
+std::string SimDevices::allocate(MemoryKind kind, int device, std::size_t bytes, void*& data) {
+  const int gpu = physical(device);
+  if (kind == MemoryKind::device &&
+      device_bytes_in_use(device) + bytes > node_.gpus[static_cast<std::size_t>(gpu)].memory_bytes)
+    return "out of memory";
+  data = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!data) return "out of memory";
+  allocations_[static_cast<std::byte*>(data)] = {kind, gpu, bytes};
+  return {};
+}
+
+void SimDevices::release(MemoryKind, int, void* data) noexcept {
+  const auto it = allocations_.find(static_cast<std::byte*>(data));
+  if (it == allocations_.end()) return;
+  std::free(data);
+  allocations_.erase(it);
+}
+
+std::string SimDevices::memory_text(int device) {
+  const SimGpu& g = node_.gpus[static_cast<std::size_t>(physical(device))];
+  return fmt::format("GPU {} has {} free of {}", device, format_bytes(g.memory_bytes - device_bytes_in_use(device)),
+                     format_bytes(g.memory_bytes));
+}
+
+const SimDevices::Allocation* SimDevices::find(const void* p, std::size_t bytes) const {
+  const auto* b = static_cast<const std::byte*>(p);
+  auto it = allocations_.upper_bound(b);
+  if (it == allocations_.begin()) return nullptr;
+  --it;
+  return b + bytes <= it->first + it->second.bytes ? &it->second : nullptr;
+}
+
+void SimDevices::require_device(const char* call, const void* p, std::size_t bytes, int gpu) const {
+  const Allocation* a = find(p, bytes);
+  if (!a || a->kind != MemoryKind::device)
+    throw RunError(fmt::format("{}: {} bytes at {} are not device memory (simulated)", call, bytes, p));
+  if (gpu >= 0 && a->gpu != gpu)
+    throw RunError(fmt::format("{}: the memory is on {}, not on {} (simulated)", call,
+                               node_.gpus[static_cast<std::size_t>(a->gpu)].bus_id,
+                               node_.gpus[static_cast<std::size_t>(gpu)].bus_id));
+}
+
+void SimDevices::require_host(const char* call, const void* p, std::size_t bytes) const {
+  const Allocation* a = find(p, bytes);
+  if (a && a->kind == MemoryKind::device)
+    throw RunError(fmt::format("{}: {} bytes at {} are device memory, not host memory (simulated)", call, bytes, p));
+}
+
+double SimDevices::cost_us(int gpu, std::size_t bytes, double gbps) const {
+  const double transfer_us = static_cast<double>(bytes) / (gbps * 1e3);
+  return (costs_.launch_us + transfer_us) * node_.gpus[static_cast<std::size_t>(gpu)].slow;
+}
+
+std::unique_ptr<gpu::DeviceStream> SimDevices::make_stream(int device) {
+  return std::make_unique<SimStream>(*this, device);
+}
+
+void SimDevices::copy_now(void* dst, const void* src, std::size_t bytes, int) { std::memmove(dst, src, bytes); }
+
+namespace {
+
+// The check's pointers: device memory of that GPU, or pinned (mapped) memory.
+void require_checkable(const SimDevices& d, const char* call, const void* p, std::size_t bytes, int gpu) {
+  const SimDevices::Allocation* a = d.find(p, bytes);
+  if (a && a->kind == MemoryKind::pinned) return;
+  d.require_device(call, p, bytes, gpu);
+}
+
+}  // namespace
+
+void SimDevices::fill_input(int device, const CheckContext& ctx, void* in) {
+  require_checkable(*this, "the check's fill kernel", in, ctx.layout.in_elems * dtype_bytes(ctx.dtype),
+                    physical(device));
+  fill_check_input(ctx, in);
+}
+
+void SimDevices::poison(int device, void* out, std::size_t bytes) {
+  require_checkable(*this, "the check's poison", out, bytes, physical(device));
+  std::memset(out, pattern::kPoisonByte, bytes);
+}
+
+std::uint64_t SimDevices::count_wrong(int device, const CheckContext& ctx, const void* out) {
+  require_checkable(*this, "the check's verify kernel", out, ctx.layout.out_elems * dtype_bytes(ctx.dtype),
+                    physical(device));
+  return verify_output(ctx, out).wrong;
+}
+
+void SimDevices::corrupt_element(int, Dtype dtype, void* out, std::uint64_t index) {
+  const std::size_t word = dtype_bytes(dtype);
+  static_cast<unsigned char*>(out)[index * word + (word - 1)] ^= 0x40;
+}
+
+}  // namespace fb::test

@@ -1,0 +1,129 @@
+// The host double of the GPU backends' device layer (devices.hpp), for tests
+// only: never installed, never reachable from a flag. It simulates the GPUs
+// of one node fixture in host memory, as one process sees them through its
+// CUDA_VISIBLE_DEVICES, so the backends' own code (placement, buffers, copy
+// paths, peer identity, path labels) runs multi-rank in CI on CPU.
+//
+// - Devices carry PCI bus ids (domain 00fb, which no real machine has, so
+//   sysfs lookups find nothing), memory sizes and a P2P topology: every pair
+//   on an NVLink node; pairs of one socket on a PCIe node.
+// - Device memory is host memory held to the GPU's size; every allocation
+//   is known by its GPU, and copies refuse a pointer on the wrong GPU or of
+//   the wrong kind, as a real copy would fail or go astray. Peer copies are
+//   kept in a ledger by bus id, so a test sees which GPU received them.
+// - Streams run work at once on a virtual clock per stream, advanced by a
+//   cost model of the node's links (times a slow-device factor), so event
+//   times are deterministic whatever the machine's load; a capture records
+//   work and a graph launch runs it (tests/support/sim_queue.hpp). A stream
+//   that waits for a capturing stream joins its capture, as CUDA's does.
+// - The check's kernels are the host check (host_check.hpp) on the same
+//   patterns: float and integer datatypes only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuda_common/devices.hpp"
+
+namespace fb::test {
+
+struct SimGpu {
+  std::string bus_id;
+  int socket = 0;
+  std::uint64_t memory_bytes = 0;
+  double slow = 1.0;  // device time multiplier: 2 = every piece of work takes twice as long
+};
+
+struct SimNode {
+  std::string model;  // as the device's name says it
+  std::vector<SimGpu> gpus;
+  bool nvlink = false;  // every pair P2P over NVLink; else P2P between GPUs of one socket over PCIe
+  int sm_count = 132;
+  int cc_major = 9;
+  int cc_minor = 0;
+};
+
+// An 8-GPU HGX node on two sockets (GPUs 0-3 and 4-7), NVLink between every pair.
+SimNode hgx_node(std::uint64_t memory_bytes = std::uint64_t{64} << 20);
+// A 4-GPU PCIe node on two sockets, P2P only inside a socket.
+SimNode pcie_node(std::uint64_t memory_bytes = std::uint64_t{64} << 20);
+
+// Link rates of the cost model (GB/s) and the fixed cost of queuing work (us).
+struct SimCosts {
+  double launch_us = 2.5;
+  double hbm_copy_gbps = 2000;  // copy engine, device to device
+  double sm_copy_gbps = 1850;
+  double pcie_gbps = 55;     // host <-> device, and P2P on a PCIe node
+  double nvlink_gbps = 370;  // P2P on an NVLink node
+  double staged_gbps = 20;   // a peer copy without peer access, through the host
+};
+
+class SimDevices final : public gpu::Devices {
+ public:
+  // `visible`: the node's GPUs this process sees, in its CUDA order (its
+  // CUDA_VISIBLE_DEVICES as indices into node.gpus).
+  SimDevices(SimNode node, std::vector<int> visible);
+  ~SimDevices() override;
+
+  std::string absent_reason() override { return {}; }
+  std::string version() override {
+    return "simulated " + node_.model + " GPUs (fabricbench's host device double; not a measurement)";
+  }
+  int count() override { return static_cast<int>(visible_.size()); }
+  std::string make_current(int device) override;
+  gpu::DeviceProps props(int device) override;
+  int by_bus_id(const std::string& bus_id) override;
+  bool can_access_peer(int device, int peer) override;
+  void set_peer_access(int device, int peer, bool on) override;
+
+  std::string allocate(gpu::MemoryKind kind, int device, std::size_t bytes, void*& data) override;
+  void release(gpu::MemoryKind kind, int device, void* data) noexcept override;
+  std::string memory_text(int device) override;
+
+  std::unique_ptr<gpu::DeviceStream> make_stream(int device) override;
+  void copy_now(void* dst, const void* src, std::size_t bytes, int device) override;
+
+  void fill_input(int device, const CheckContext& ctx, void* in) override;
+  void poison(int device, void* out, std::size_t bytes) override;
+  std::uint64_t count_wrong(int device, const CheckContext& ctx, const void* out) override;
+  void corrupt_element(int device, Dtype dtype, void* out, std::uint64_t index) override;
+
+  // What the tests read.
+  struct PeerCopy {
+    std::string from_bus_id;
+    std::string to_bus_id;
+    bool peer_access = false;  // over P2P (else staged through the host)
+    std::uint64_t bytes = 0;
+  };
+  std::vector<PeerCopy> peer_copies;  // one per peer copy run
+  std::uint64_t device_bytes_in_use(int device) const;
+  int current() const { return current_; }  // the device last made current (placement's)
+
+  // Used by the streams.
+  struct Allocation {
+    gpu::MemoryKind kind;
+    int gpu;  // index into the node's GPUs
+    std::size_t bytes;
+  };
+  // The allocation holding [p, p + bytes), nullptr for memory the double did not hand out (pageable).
+  const Allocation* find(const void* p, std::size_t bytes) const;
+  // Refuses (RunError naming the call) a pointer that is not of `what`.
+  void require_device(const char* call, const void* p, std::size_t bytes, int gpu) const;
+  void require_host(const char* call, const void* p, std::size_t bytes) const;
+  int physical(int device) const;  // the node's GPU behind this process's index (throws for a bad index)
+  bool peer_enabled(int device, int peer) const;
+  double cost_us(int gpu, std::size_t bytes, double gbps) const;
+  const SimCosts& costs() const { return costs_; }
+
+ private:
+  SimNode node_;
+  std::vector<int> visible_;
+  SimCosts costs_;
+  int current_ = 0;
+  std::map<const std::byte*, Allocation> allocations_;
+  std::vector<std::pair<int, int>> peer_on_;  // (device, peer) pairs with access enabled
+};
+
+}  // namespace fb::test
