@@ -33,11 +33,14 @@ class SimStream;
 // dropped with the view, as CudaQueue's is.
 class QueueView final : public gpu::DeviceQueue {
  public:
-  explicit QueueView(SimQueue& q) : q_(q) {}
+  QueueView(SimQueue& q, std::function<void()> poll) : q_(q), poll_(std::move(poll)) {}
   ~QueueView() override { q_.drop_graph(); }
   void ensure_events(std::size_t n) override { q_.ensure_events(n); }
   void record(std::size_t e) override { q_.record(e); }
-  void wait(std::size_t e) override { q_.wait(e); }
+  void wait(std::size_t e) override {
+    q_.wait(e);
+    if (poll_) poll_();  // the work has run: one poll, as a waiter's first query would make
+  }
   double elapsed_us(std::size_t from, std::size_t to) override { return q_.elapsed_us(from, to); }
   void begin_capture() override { q_.begin_capture(); }
   void end_capture() override { q_.end_capture(); }
@@ -48,13 +51,16 @@ class QueueView final : public gpu::DeviceQueue {
 
  private:
   SimQueue& q_;
+  std::function<void()> poll_;
 };
 
 class SimStream final : public gpu::DeviceStream {
  public:
   SimStream(SimDevices& devices, int device) : d_(devices), device_(device), gpu_(devices.physical(device)) {}
 
-  std::unique_ptr<gpu::DeviceQueue> timing_queue() override { return std::make_unique<QueueView>(q_); }
+  std::unique_ptr<gpu::DeviceQueue> timing_queue(std::function<void()> poll) override {
+    return std::make_unique<QueueView>(q_, std::move(poll));
+  }
 
   void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind) override {
     double gbps = d_.costs().pcie_gbps;
@@ -113,11 +119,15 @@ class SimStream final : public gpu::DeviceStream {
   }
 
   void synchronize() override {}  // work has already run
+  void mark() override {}
+  bool mark_passed() override { return true; }
+
+  void queue(double cost_us, std::function<void()> work) { target().enqueue(cost_us, std::move(work)); }
+  SimQueue& target() { return joined_ ? joined_->target() : q_; }
+  int gpu() const { return gpu_; }
+  SimDevices& devices() { return d_; }
 
  private:
-  SimQueue& target() { return joined_ ? joined_->target() : q_; }
-  void queue(double cost_us, std::function<void()> work) { target().enqueue(cost_us, std::move(work)); }
-
   SimDevices& d_;
   int device_;
   int gpu_;
@@ -126,6 +136,16 @@ class SimStream final : public gpu::DeviceStream {
 };
 
 }  // namespace
+
+void sim_enqueue(gpu::DeviceStream& stream, double cost_us, std::function<void(double& clock_us)> work) {
+  auto& s = dynamic_cast<SimStream&>(stream);
+  s.queue(cost_us, [&s, work = std::move(work)] { work(s.target().clock_us); });
+}
+
+double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
+  auto& s = dynamic_cast<SimStream&>(stream);
+  return s.devices().cost_us(s.gpu(), bytes, gbps);
+}
 
 SimNode hgx_node(std::uint64_t memory_bytes) { return node_of("H100 SXM", 8, true, memory_bytes); }
 SimNode pcie_node(std::uint64_t memory_bytes) { return node_of("L40S PCIe", 4, false, memory_bytes); }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -125,5 +126,13 @@ class SimDevices final : public gpu::Devices {
   std::map<const std::byte*, Allocation> allocations_;
   std::vector<std::pair<int, int>> peer_on_;  // (device, peer) pairs with access enabled
 };
+
+// For the NCCL double (sim_nccl.hpp): queues `work` on a stream of a
+// SimDevices; it runs when the stream reaches it (at once, or when a captured
+// graph is replayed), and may move the stream's clock (a collective ends
+// after its last rank arrived). And the cost of moving `bytes` at `gbps`
+// from the stream's GPU, its slow factor included.
+void sim_enqueue(gpu::DeviceStream& stream, double cost_us, std::function<void(double& clock_us)> work);
+double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps);
 
 }  // namespace fb::test

@@ -5,6 +5,7 @@
 
 #include "copy_kernels.hpp"
 #include "cuda_queue.hpp"
+#include "cuda_stream.hpp"
 #include "device_check.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "gpu_backends.hpp"
@@ -48,16 +49,20 @@ class CudaStream final : public DeviceStream {
   explicit CudaStream(int device) : device_(device) {
     DeviceGuard on(device);
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device);
+    check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags", device);
     check(cudaEventCreateWithFlags(&mark_, cudaEventDisableTiming), "cudaEventCreateWithFlags", device);
   }
   ~CudaStream() override {
-    if (mark_) cudaEventDestroy(mark_);  // teardown: nothing left to report to
+    for (cudaEvent_t e : {fork_, mark_})
+      if (e) cudaEventDestroy(e);  // teardown: nothing left to report to
     if (stream_) cudaStreamDestroy(stream_);
   }
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
 
-  std::unique_ptr<DeviceQueue> timing_queue() override { return std::make_unique<CudaQueue>(stream_, device_); }
+  std::unique_ptr<DeviceQueue> timing_queue(std::function<void()> poll) override {
+    return std::make_unique<CudaQueue>(stream_, device_, std::move(poll));
+  }
   void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind) override {
     check(cudaMemcpyAsync(dst, src, bytes, cuda_kind(kind), stream_), "cudaMemcpyAsync", device_);
   }
@@ -70,15 +75,24 @@ class CudaStream final : public DeviceStream {
   void launch_empty_kernel() override { gpu::launch_empty_kernel(stream_, device_); }
   void wait_for(DeviceStream& other) override {
     auto& o = dynamic_cast<CudaStream&>(other);
-    check(cudaEventRecord(o.mark_, o.stream_), "cudaEventRecord", device_);
-    check(cudaStreamWaitEvent(stream_, o.mark_, 0), "cudaStreamWaitEvent", device_);
+    check(cudaEventRecord(o.fork_, o.stream_), "cudaEventRecord", device_);
+    check(cudaStreamWaitEvent(stream_, o.fork_, 0), "cudaStreamWaitEvent", device_);
   }
   void synchronize() override { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", device_); }
+  void mark() override { check(cudaEventRecord(mark_, stream_), "cudaEventRecord", device_); }
+  bool mark_passed() override {
+    const cudaError_t rc = cudaEventQuery(mark_);
+    if (rc == cudaErrorNotReady) return false;
+    check(rc, "cudaEventQuery", device_);
+    return true;
+  }
+  cudaStream_t raw() const { return stream_; }
 
  private:
   int device_;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t mark_ = nullptr;  // recorded here when another stream waits for this one
+  cudaEvent_t fork_ = nullptr;  // recorded here when another stream waits for this one
+  cudaEvent_t mark_ = nullptr;  // mark()
 };
 
 class CudaDevices final : public Devices {
@@ -196,6 +210,8 @@ class CudaDevices final : public Devices {
 };
 
 }  // namespace
+
+cudaStream_t raw_stream(DeviceStream& stream) { return dynamic_cast<CudaStream&>(stream).raw(); }
 
 Devices& cuda_devices() {
   static CudaDevices devices;

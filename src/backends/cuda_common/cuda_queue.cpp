@@ -1,5 +1,7 @@
 #include "cuda_queue.hpp"
 
+#include <sched.h>
+
 #include "gpu_error.hpp"
 
 namespace fb::gpu {
@@ -20,8 +22,14 @@ void CudaQueue::ensure_events(std::size_t n) {
 void CudaQueue::record(std::size_t e) { check(cudaEventRecord(events_.at(e), stream_), "cudaEventRecord", device_); }
 
 void CudaQueue::wait(std::size_t e) {
-  if (wait_) return wait_(events_.at(e));
-  check(cudaEventSynchronize(events_.at(e)), "cudaEventSynchronize", device_);
+  if (!poll_) return check(cudaEventSynchronize(events_.at(e)), "cudaEventSynchronize", device_);
+  while (true) {
+    const cudaError_t rc = cudaEventQuery(events_.at(e));
+    if (rc == cudaSuccess) return;
+    if (rc != cudaErrorNotReady) check(rc, "cudaEventQuery", device_);
+    poll_();
+    sched_yield();
+  }
 }
 
 double CudaQueue::elapsed_us(std::size_t from, std::size_t to) {

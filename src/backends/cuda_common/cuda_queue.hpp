@@ -13,11 +13,10 @@ namespace fb::gpu {
 
 class CudaQueue final : public DeviceQueue {
  public:
-  // `wait` waits for an event on the stream; empty: cudaEventSynchronize.
-  // NCCL's waits poll instead (nccl_comm.hpp), so that an abort can end them.
-  using Wait = std::function<void(cudaEvent_t)>;
-  CudaQueue(cudaStream_t stream, int device, Wait wait = {})
-      : stream_(stream), device_(device), wait_(std::move(wait)) {}
+  // Without `poll`, a wait is cudaEventSynchronize; with it, cudaEventQuery
+  // with `poll` between queries (NCCL's waits, so that an abort can end them).
+  CudaQueue(cudaStream_t stream, int device, std::function<void()> poll = {})
+      : stream_(stream), device_(device), poll_(std::move(poll)) {}
   ~CudaQueue() override;
   CudaQueue(const CudaQueue&) = delete;
   CudaQueue& operator=(const CudaQueue&) = delete;
@@ -36,7 +35,7 @@ class CudaQueue final : public DeviceQueue {
  private:
   cudaStream_t stream_;
   int device_;
-  Wait wait_;
+  std::function<void()> poll_;
   std::vector<cudaEvent_t> events_;
   cudaGraphExec_t graph_ = nullptr;
 };

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,8 +40,10 @@ struct DeviceProps {
 class DeviceStream {
  public:
   virtual ~DeviceStream() = default;
-  // A queue on this stream for StreamTimer: its events and graph are its own.
-  virtual std::unique_ptr<DeviceQueue> timing_queue() = 0;
+  // A queue on this stream for StreamTimer: its events and graph are its
+  // own. With `poll`, its waits query the event and call `poll` between
+  // queries (NCCL's waits: an abort or an asynchronous error ends them).
+  virtual std::unique_ptr<DeviceQueue> timing_queue(std::function<void()> poll = {}) = 0;
   virtual void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind) = 0;
   // From this stream's device to `dst` on `dst_device` (the copy goes over
   // P2P where peer access is on, through the host where it is off).
@@ -54,6 +57,10 @@ class DeviceStream {
   virtual void wait_for(DeviceStream& other) = 0;
   // Returns when everything queued so far has completed.
   virtual void synchronize() = 0;
+  // A mark after everything queued so far, and whether the device has passed
+  // it: a wait that polls between queries (see timing_queue).
+  virtual void mark() = 0;
+  virtual bool mark_passed() = 0;
 };
 
 class Devices {

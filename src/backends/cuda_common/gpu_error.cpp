@@ -7,10 +7,6 @@
 
 namespace fb::gpu {
 
-std::string error_text(const char* call, const std::string& what, int device) {
-  return fmt::format("{} failed on rank {} (host {}, GPU {}): {}", call, world_rank(), host_name(), device, what);
-}
-
 void throw_cuda_error(const char* call, cudaError_t rc, int device) {
   throw RunError(error_text(call, fmt::format("{}: {}", cudaGetErrorName(rc), cudaGetErrorString(rc)), device));
 }

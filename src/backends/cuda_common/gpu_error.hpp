@@ -6,10 +6,9 @@
 
 #include <string>
 
-namespace fb::gpu {
+#include "error_text.hpp"
 
-// "cudaMemcpyAsync failed on rank 3 (host n07, GPU 1): cudaErrorIllegalAddress: an illegal memory access..."
-std::string error_text(const char* call, const std::string& what, int device);
+namespace fb::gpu {
 
 [[noreturn]] void throw_cuda_error(const char* call, cudaError_t rc, int device);
 

@@ -1,8 +1,6 @@
 #include "nccl_backend.hpp"
 
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
-#include <nccl.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,15 +9,12 @@
 
 #include "cuda_common/gpu_backend.hpp"
 #include "fabricbench/core/errors.hpp"
-#include "cuda_common/gpu_error.hpp"
-#include "cuda_common/cuda_devices.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gpu_backends.hpp"
 #include "nccl_comm.hpp"
 #include "nccl_debug.hpp"
 #include "nccl_log.hpp"
 #include "nccl_op.hpp"
-#include "nccl_types.hpp"
 
 namespace fb {
 namespace {
@@ -28,21 +23,20 @@ class NcclGroup final : public BackendGroup {
  public:
   // `nccl` is this rank's communicator of the group, split from the world's;
   // the first prepare() waits for it, polling, by when the watchdog can abort it.
-  NcclGroup(const Comm& comm, std::unique_ptr<NcclComm> nccl, std::uint64_t log_offset, int device, bool graph)
-      : comm_(comm.dup()),
+  NcclGroup(gpu::Devices& devices, const Comm& comm, std::unique_ptr<NcclComm> nccl, std::uint64_t log_offset,
+            int device, bool graph)
+      : devices_(devices),
+        comm_(comm.dup()),
         device_(device),
         graph_(graph),
         log_offset_(log_offset),
+        stream_(devices.make_stream(device)),
         nccl_(std::move(nccl)),
-        in_(gpu::cuda_devices(), gpu::MemoryKind::device, device),
-        out_(gpu::cuda_devices(), gpu::MemoryKind::device, device) {
-    gpu::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", device_);
-  }
+        in_(devices, gpu::MemoryKind::device, device),
+        out_(devices, gpu::MemoryKind::device, device) {}
 
-  ~NcclGroup() override {
-    nccl_.reset();
-    if (stream_) cudaStreamDestroy(stream_);
-  }
+  // The communicator goes before the stream its work was queued on.
+  ~NcclGroup() override { nccl_.reset(); }
 
   void reserve(std::uint64_t in_bytes, std::uint64_t out_bytes) override {
     // The largest size may not fit: then allocate() sizes the buffers, and skips, per size.
@@ -61,7 +55,8 @@ class NcclGroup final : public BackendGroup {
     row_pair_ = is_pair_op(spec.op) ? std::optional<std::pair<int, int>>({spec.peer_a, spec.peer_b}) : std::nullopt;
     NcclOpContext c;
     c.comm = nccl_.get();
-    c.stream = stream_;
+    c.devices = &devices_;
+    c.stream = stream_.get();
     c.device = device_;
     c.rank = comm_.rank();
     c.nranks = comm_.size();
@@ -88,11 +83,12 @@ class NcclGroup final : public BackendGroup {
     facts.algorithms = parse_nccl_log(log.read_from(row_offset_)).algorithms;
     std::string merged = merge_nccl_paths(comm_.allgather_strings(describe_nccl_path(facts, comm_.size(), row_op_)));
     if (merged == "unknown") merged += log.unknown_hint();
-    return fmt::format("{} NCCL {}{}", merged, nccl::version(),
+    return fmt::format("{} NCCL {}{}", merged, nccl_->lib().version(),
                        pinned_tuning(std::getenv("NCCL_ALGO"), std::getenv("NCCL_PROTO")));
   }
 
  private:
+  gpu::Devices& devices_;
   Comm comm_;
   int device_;
   bool graph_;
@@ -100,7 +96,7 @@ class NcclGroup final : public BackendGroup {
   std::uint64_t row_offset_ = 0;
   Op row_op_ = Op::all_reduce;
   std::optional<std::pair<int, int>> row_pair_;  // a point-to-point row's two ranks
-  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<gpu::DeviceStream> stream_;
   std::unique_ptr<NcclComm> nccl_;
   gpu::Buffer in_;
   gpu::Buffer out_;
@@ -108,9 +104,9 @@ class NcclGroup final : public BackendGroup {
 
 class NcclBackend final : public gpu::GpuBackend {
  public:
-  NcclBackend() : GpuBackend(gpu::cuda_devices()) {}
+  NcclBackend(gpu::Devices& devices, nccl::Collectives& lib) : GpuBackend(devices), lib_(lib) {}
   std::string_view name() const override { return "nccl"; }
-  std::string version() const override { return nccl::version(); }
+  std::string version() const override { return lib_.version(); }
 
   Support setup(const Comm& world, const RunOptions& options) override {
     NcclDebugLog::get();  // NCCL reads its debug settings at its first call, which comes later
@@ -123,8 +119,8 @@ class NcclBackend final : public gpu::GpuBackend {
   std::string_view elsewhere() const override { return "copy paths inside a node run on --backend cuda"; }
 
   Support supports(const OpSpec& spec) const override {
-    if (!nccl::datatype(spec.dtype))
-      return Support::no(fmt::format("NCCL {} has no {} datatype", nccl::version(), fb::name(spec.dtype)));
+    if (!lib_.has_datatype(spec.dtype))
+      return Support::no(fmt::format("NCCL {} has no {} datatype", lib_.version(), fb::name(spec.dtype)));
     const bool fp8 = spec.dtype == Dtype::fp8_e4m3 || spec.dtype == Dtype::fp8_e5m2;
     // The job's lowest GPU decides, not this rank's: a collective must run on every rank or none.
     if (fp8 && is_reduction(spec.op))
@@ -145,7 +141,7 @@ class NcclBackend final : public gpu::GpuBackend {
     comm.allreduce_min_quiet({&color, 1});
     const std::uint64_t offset = NcclDebugLog::get().size();  // the child's lines come after this
     auto child = std::make_unique<NcclComm>(parent, static_cast<int>(color), comm.rank());
-    return std::make_unique<NcclGroup>(comm, std::move(child), offset, gpu_.device, graph_);
+    return std::make_unique<NcclGroup>(devices_, comm, std::move(child), offset, gpu_.device, graph_);
   }
   void skip_open() override { NcclComm::split_out(world_nccl()); }
   // From the watchdog's thread: the world communicator's initialisation and
@@ -161,15 +157,14 @@ class NcclBackend final : public gpu::GpuBackend {
   NcclComm& world_nccl() {
     if (world_nccl_) return *world_nccl_;
     if (!world_.valid()) throw RunError("the nccl backend was not set up (setup() comes before open())");
-    ncclUniqueId id{};
-    if (world_.rank() == 0) nccl::check(ncclGetUniqueId(&id), "ncclGetUniqueId", nullptr, gpu_.device);
-    world_.bcast_bytes_quiet(std::as_writable_bytes(std::span(&id, 1)), 0);
-    world_nccl_ = std::make_unique<NcclComm>(world_.size(), id, world_.rank(), gpu_.device);
+    const std::string id = world_.bcast_string_quiet(world_.rank() == 0 ? lib_.unique_id() : std::string(), 0);
+    world_nccl_ = std::make_unique<NcclComm>(lib_, world_.size(), id, world_.rank(), gpu_.device);
     abortable_.store(world_nccl_.get(), std::memory_order_release);
     world_nccl_->ready();
     return *world_nccl_;
   }
 
+  nccl::Collectives& lib_;
   Comm world_;
   std::unique_ptr<NcclComm> world_nccl_;
   std::atomic<NcclComm*> abortable_{nullptr};  // world_nccl_, for the watchdog's thread
@@ -177,6 +172,8 @@ class NcclBackend final : public gpu::GpuBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_nccl_backend() { return std::make_unique<NcclBackend>(); }
+std::unique_ptr<Backend> make_nccl_backend(gpu::Devices& devices, nccl::Collectives& lib) {
+  return std::make_unique<NcclBackend>(devices, lib);
+}
 
 }  // namespace fb

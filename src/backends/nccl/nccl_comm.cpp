@@ -3,37 +3,36 @@
 #include <fmt/format.h>
 #include <sched.h>
 
-#include "cuda_common/gpu_error.hpp"
+#include "cuda_common/error_text.hpp"
 #include "fabricbench/core/errors.hpp"
-#include "nccl_types.hpp"
 
 namespace fb {
 
-NcclComm::NcclComm(int nranks, const ncclUniqueId& id, int rank, int device) : device_(device) {
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;  // every call may answer ncclInProgress; we poll (see the header)
-  const ncclResult_t rc = ncclCommInitRankConfig(&comm_, nranks, id, rank, &config);
-  if (rc != ncclSuccess && rc != ncclInProgress) {
-    if (comm_) ncclCommAbort(comm_);
+using nccl::Status;
+
+NcclComm::NcclComm(nccl::Collectives& lib, int nranks, const std::string& id, int rank, int device)
+    : lib_(lib), device_(device) {
+  const Status s = lib_.init_rank(comm_, nranks, id, rank);
+  if (s.state == Status::State::failed) {
+    if (comm_) lib_.abort(comm_);
     comm_ = nullptr;
-    nccl::check(rc, "ncclCommInitRankConfig", nullptr, device_);
+    fail("ncclCommInitRankConfig", s);
   }
 }
 
-NcclComm::NcclComm(NcclComm& parent, int color, int key) : device_(parent.device_) { split(parent, color, key); }
+NcclComm::NcclComm(NcclComm& parent, int color, int key) : lib_(parent.lib_), device_(parent.device_) {
+  split(parent, color, key);
+}
 
 void NcclComm::split_out(NcclComm& parent) {
-  NcclComm none(parent, NCCL_SPLIT_NOCOLOR, 0);  // gets no communicator; its destructor has nothing to free
+  NcclComm none(parent, -1, 0);  // gets no communicator; its destructor has nothing to free
 }
 
 void NcclComm::split(NcclComm& parent, int color, int key) {
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  const ncclComm_t p = parent.ready();
-  const ncclResult_t rc = ncclCommSplit(p, color, key, &comm_, &config);
+  const nccl::CommHandle p = parent.ready();
   // The parent carries the split's progress until every rank of it joined.
-  parent.check(rc, "ncclCommSplit");
-  if (color == NCCL_SPLIT_NOCOLOR) return;
+  parent.check(lib_.split(p, color, key, comm_), "ncclCommSplit");
+  if (color < 0) return;
   // A non-blocking split hands the new communicator over later, from NCCL's
   // own thread, into comm_ (NCCL 2.23 and later: NVIDIA/nccl#1472; seen on
   // the H200 with 2.28.3, where comm_ was still empty when the call and the
@@ -47,34 +46,35 @@ void NcclComm::split(NcclComm& parent, int color, int key) {
 
 NcclComm::~NcclComm() {
   if (!comm_) return;
+  const auto aborting = [this] { return abort_requested_.load(std::memory_order_relaxed); };
+  // Polls `state` until the library is done with it; an error reads as failed.
+  const auto settle = [&](Status state) {
+    while (state.state == Status::State::in_progress && !aborting()) {
+      state = lib_.async_error(comm_);
+      if (state.state == Status::State::in_progress) sched_yield();
+    }
+    return state.state == Status::State::ok;
+  };
   // A clean end: finalize (flushes issued work; non-blocking, so polled), then
   // destroy. An error on the way, or an abort asked meanwhile, ends in ncclCommAbort.
   // A group closed before its first use: let its initialisation finish first.
-  ncclResult_t init = initialised_ ? ncclSuccess : ncclInProgress;
-  while (init == ncclInProgress && !abort_requested_.load(std::memory_order_relaxed)) {
-    if (ncclCommGetAsyncError(comm_, &init) != ncclSuccess) init = ncclInternalError;
-    if (init == ncclInProgress) sched_yield();
-  }
-  initialised_ = init == ncclSuccess;
-  bool clean = initialised_ && !abort_requested_.load(std::memory_order_relaxed);
-  if (clean) {
-    ncclResult_t state = ncclCommFinalize(comm_);
-    while (state == ncclInProgress && !abort_requested_.load(std::memory_order_relaxed)) {
-      if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) state = ncclInternalError;
-      if (state == ncclInProgress) sched_yield();
-    }
-    clean = state == ncclSuccess;
-  }
+  initialised_ = initialised_ || settle(Status{Status::State::in_progress, ""});
+  bool clean = initialised_ && !aborting();
+  if (clean) clean = settle(lib_.finalize(comm_)) && !aborting();
   if (clean)
-    ncclCommDestroy(comm_);
+    lib_.destroy(comm_);
   else
-    ncclCommAbort(comm_);
+    lib_.abort(comm_);
   comm_ = nullptr;
+}
+
+void NcclComm::fail(const char* call, const Status& status) const {
+  throw RunError(gpu::error_text(call, fmt::format("{}; NCCL's log: {}", status.error, lib_.log_hint()), device_));
 }
 
 void NcclComm::abort_now(const char* during) {
   if (drop_graphs_) drop_graphs_();
-  if (comm_) ncclCommAbort(comm_);
+  if (comm_) lib_.abort(comm_);
   comm_ = nullptr;
   throw RunError(gpu::error_text(during, "the run was ended (hang watchdog, lost rank or signal): NCCL communicator "
                                          "aborted",
@@ -84,22 +84,21 @@ void NcclComm::abort_now(const char* during) {
 void NcclComm::poll() {
   if (abort_requested_.load(std::memory_order_relaxed)) abort_now("waiting on NCCL");
   if (!comm_) throw RunError(gpu::error_text("waiting on NCCL", "the communicator was aborted", device_));
-  ncclResult_t async = ncclSuccess;
-  nccl::check(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError", comm_, device_);
-  nccl::check(async, "an NCCL operation in flight (ncclCommGetAsyncError)", comm_, device_);
+  const Status async = lib_.async_error(comm_);
+  if (async.state == Status::State::failed) fail("an NCCL operation in flight (ncclCommGetAsyncError)", async);
 }
 
 void NcclComm::wait_in_progress(const char* call) {
-  ncclResult_t state = ncclInProgress;
-  while (state == ncclInProgress) {
+  Status state{Status::State::in_progress, ""};
+  while (state.state == Status::State::in_progress) {
     if (abort_requested_.load(std::memory_order_relaxed)) abort_now(call);
-    nccl::check(ncclCommGetAsyncError(comm_, &state), "ncclCommGetAsyncError", comm_, device_);
-    if (state == ncclInProgress) sched_yield();
+    state = lib_.async_error(comm_);
+    if (state.state == Status::State::in_progress) sched_yield();
   }
-  nccl::check(state, call, comm_, device_);
+  if (state.state == Status::State::failed) fail(call, state);
 }
 
-ncclComm_t NcclComm::ready() {
+nccl::CommHandle NcclComm::ready() {
   if (!comm_) throw RunError(gpu::error_text("NCCL", "the communicator was aborted", device_));
   if (!initialised_) {
     wait_in_progress("ncclCommInitRankConfig");
@@ -108,19 +107,14 @@ ncclComm_t NcclComm::ready() {
   return comm_;
 }
 
-void NcclComm::check(ncclResult_t rc, const char* call) {
-  if (rc == ncclInProgress) {
-    wait_in_progress(call);
-    return;
-  }
-  nccl::check(rc, call, comm_, device_);
+void NcclComm::check(const Status& status, const char* call) {
+  if (status.state == Status::State::in_progress) return wait_in_progress(call);
+  if (status.state == Status::State::failed) fail(call, status);
 }
 
-void NcclComm::wait(cudaEvent_t event, const char* what) {
-  while (true) {
-    const cudaError_t rc = cudaEventQuery(event);
-    if (rc == cudaSuccess) return;
-    if (rc != cudaErrorNotReady) gpu::check(rc, what, device_);
+void NcclComm::wait(gpu::DeviceStream& stream) {
+  stream.mark();
+  while (!stream.mark_passed()) {
     poll();
     sched_yield();
   }

@@ -2,12 +2,11 @@
 // gather and scatter, sendrecv (ring), and the point-to-point ops through
 // ncclSend/ncclRecv.
 // Timed on the communication stream with events (or a CUDA graph), checked
-// by device kernels.
+// by device kernels. Plain C++ over the device layer and nccl::Collectives.
 #pragma once
 
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-
+#include "collectives.hpp"
+#include "cuda_common/devices.hpp"
 #include "cuda_common/stream_timer.hpp"
 #include "fabricbench/backends/corruptible.hpp"
 #include "fabricbench/core/backend.hpp"
@@ -56,7 +55,8 @@ inline constexpr OpSet kNcclOps = OpSet::where([](Op op) { return nccl_call(op) 
 
 struct NcclOpContext {
   NcclComm* comm = nullptr;  // the group's; every wait on it polls (an abort ends it)
-  cudaStream_t stream = nullptr;
+  gpu::Devices* devices = nullptr;
+  gpu::DeviceStream* stream = nullptr;
   int device = 0;
   int rank = 0;
   int nranks = 1;
@@ -96,21 +96,21 @@ class NcclOp final : public PreparedOp, public CorruptibleOutput {
   void grouped_gather();
   void grouped_scatter();
   char* at_block(void* base, int block) const;
-  void check(ncclResult_t rc, const char* call) const;
-
-  void wait_for_stream(const char* what);
+  // One call of count_ elements of the op's datatype from `send` to `recv`;
+  // `root` is the root or the peer.
+  nccl::Collectives::Call call(const void* send, void* recv, int root = 0) const;
+  void check(const nccl::Status& status, const char* call) const;
 
   NcclOpContext c_;
-  ncclComm_t comm_;  // c_.comm, initialised
+  nccl::Collectives& lib_;
+  nccl::CommHandle comm_;  // c_.comm, initialised
   OpSpec spec_;
-  ncclDataType_t type_;
   std::size_t word_;
   std::size_t count_;  // elements per call (the per-rank block)
   int peer_ = -1;
   void* send_ = nullptr;    // where the op reads its input
   void* result_ = nullptr;  // where its result lands
   gpu::StreamTimer timer_;
-  cudaEvent_t done_ = nullptr;  // after the iteration start() queued
 };
 
 }  // namespace fb

@@ -2,10 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "cuda_common/gpu_error.hpp"
-#include "fabricbench/core/errors.hpp"
-#include "nccl_debug.hpp"
-
 namespace fb::nccl {
 
 std::optional<ncclDataType_t> datatype(Dtype dtype) {
@@ -65,15 +61,6 @@ std::string version() {
   if (ncclGetVersion(&code) != ncclSuccess) return "unknown";
   // Since NCCL 2.9 the code is major*10000 + minor*100 + patch.
   return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
-}
-
-void check(ncclResult_t rc, const char* call, ncclComm_t comm, int device) {
-  if (rc == ncclSuccess || rc == ncclInProgress) return;
-  const char* last = ncclGetLastError(comm);
-  std::string what = ncclGetErrorString(rc);
-  if (last && *last) what += fmt::format(" ({})", last);
-  what += fmt::format("; NCCL's log: {}", NcclDebugLog::get().path());
-  throw RunError(gpu::error_text(call, what, device));
 }
 
 }  // namespace fb::nccl

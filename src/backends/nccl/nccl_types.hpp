@@ -1,4 +1,4 @@
-// fabricbench datatypes and reductions as NCCL's, and NCCL errors as RunErrors.
+// fabricbench datatypes and reductions as NCCL's, for the plugin's NCCL calls (cuda_nccl.cpp).
 #pragma once
 
 #include <nccl.h>
@@ -15,9 +15,5 @@ std::optional<ncclDataType_t> datatype(Dtype dtype);
 ncclRedOp_t reduction(RedOp redop);
 // "2.28.3" for the library loaded at run time.
 std::string version();
-
-// Throws RunError naming the call, the rank, the host and the GPU, with
-// NCCL's own last error and where its log is.
-void check(ncclResult_t rc, const char* call, ncclComm_t comm, int device);
 
 }  // namespace fb::nccl

@@ -6,6 +6,8 @@
 
 #include "fabricbench/backends/plugin.hpp"
 #include "gpu_backends.hpp"
+#include "cuda_common/cuda_devices.hpp"
+#include "nccl/cuda_nccl.hpp"
 #include "nccl/nccl_backend.hpp"
 #include "plugins/plugin_identity.hpp"
 
@@ -40,7 +42,7 @@ const fb::PluginApi* fabricbench_plugin() {
                                  "NCCL collectives and point-to-point on device buffers, one rank per GPU",
                                  built.c_str(),
                                  [] { return fb::gpu::absent_reason(); },
-                                 fb::make_nccl_backend,
+                                 [] { return fb::make_nccl_backend(fb::gpu::cuda_devices(), fb::nccl::cuda_nccl()); },
                                  nullptr,
                                  fb::nccl_versions};
   return &api;

@@ -1,0 +1,233 @@
+// The nccl backend's own code, multi-rank, through the host doubles of the
+// device layer and of NCCL (tests/support/sim_devices.hpp, sim_nccl.hpp):
+// every op checked in and out of place over integer and float datatypes and
+// each reduction, graph batches, the path label derived from the log lines
+// the double writes as NCCL does, and hangs in initialisation or a split
+// ended by an abort. Run under mpirun with 4 ranks: one node, or two
+// (FABRICBENCH_RANKS_PER_NODE=2).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "capture_sink.hpp"
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/progress.hpp"
+#include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "nccl/nccl_backend.hpp"
+#include "sim_devices.hpp"
+#include "sim_nccl.hpp"
+
+namespace fb {
+namespace {
+
+using test::SimDevices;
+using test::SimNccl;
+
+int my_rank() { return Comm::world().rank(); }
+
+// The simulated node of a rank, as the engine's node map forms them.
+int ranks_per_node() {
+  const char* forced = std::getenv("FABRICBENCH_RANKS_PER_NODE");
+  return forced ? std::atoi(forced) : Comm::world().size();
+}
+bool two_nodes() { return ranks_per_node() * 2 == Comm::world().size(); }
+
+RunOptions collectives(std::vector<Op> ops, Dtype dtype = Dtype::float32, RedOp redop = RedOp::sum) {
+  RunOptions o;
+  o.backend = "nccl";
+  o.ops = std::move(ops);
+  o.dtype = dtype;
+  o.redop = redop;
+  o.grid = {1024, 16 << 10, 4.0, 0};
+  o.iters = 3;
+  o.warmup = 1;
+  o.check = true;
+  return o;
+}
+
+struct NcclRun {
+  std::vector<Measurement> rows;  // rank 0's
+  std::vector<Skip> skips;
+};
+
+NcclRun run_nccl(SimDevices& devices, SimNccl& lib, const RunOptions& o, ProgressBoard* board = nullptr) {
+  const Comm world = Comm::world();
+  auto backend = make_nccl_backend(devices, lib);
+  test::CaptureSink sink;
+  Runner runner(world, map_nodes(world), *backend, o, &sink);
+  if (board) runner.watch(board);
+  runner.preflight();
+  runner.run();
+  return {sink.rows, sink.skips};
+}
+
+std::string skips_of(const NcclRun& r) {
+  std::string out;
+  for (const auto& s : r.skips) out += fmt::format("{} {} {}: {}\n", s.op, s.scope, s.bytes, s.reason);
+  return out;
+}
+
+const std::vector<Op> kEveryCollective = {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast, Op::reduce,
+                                          Op::gather,     Op::scatter,    Op::alltoall,       Op::sendrecv};
+
+struct Matrix {
+  Dtype dtype;
+  RedOp redop;
+};
+
+class EveryOp : public ::testing::TestWithParam<Matrix> {};
+
+// Every collective, out of place and in place, verified element by element
+// on every rank; the reductions over the parameter's datatype and operator.
+TEST_P(EveryOp, IsVerifiedInAndOutOfPlace) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  const NcclRun r = run_nccl(devices, lib, collectives(kEveryCollective, GetParam().dtype, GetParam().redop));
+  if (my_rank() != 0) return;
+  // 3 sizes, both placements; alltoall and sendrecv have no in-place form on NCCL.
+  EXPECT_EQ(r.rows.size(), 3u * (2 * kEveryCollective.size() - 2)) << skips_of(r);
+  for (const Measurement& m : r.rows) {
+    EXPECT_EQ(m.wrong, 0) << m.op << (m.in_place ? " in place " : " ") << m.bytes;
+    EXPECT_GT(m.time.median_us, 0) << m.op;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SimNccl, EveryOp,
+                         ::testing::Values(Matrix{Dtype::float32, RedOp::sum}, Matrix{Dtype::float32, RedOp::avg},
+                                           Matrix{Dtype::int8, RedOp::sum}, Matrix{Dtype::int8, RedOp::avg},
+                                           Matrix{Dtype::float64, RedOp::max}, Matrix{Dtype::int32, RedOp::prod}),
+                         [](const ::testing::TestParamInfo<Matrix>& info) {
+                           return fmt::format("{}_{}", name(info.param.dtype), name(info.param.redop));
+                         });
+
+// NCCL before 2.28 has no ncclGather/ncclScatter: the backend groups sends
+// and receives instead, and the results are the same.
+TEST(SimNccl, GatherAndScatterFromGroupedSendsAndReceives) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node(), {}, /*has_gather=*/false);
+  const NcclRun r = run_nccl(devices, lib, collectives({Op::gather, Op::scatter}));
+  if (my_rank() != 0) return;
+  EXPECT_EQ(r.rows.size(), 12u) << skips_of(r);
+  for (const Measurement& m : r.rows) EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes;
+}
+
+// Point-to-point rows: pingpong, unidir and bidir between the pair asked for.
+TEST(SimNccl, PointToPointBetweenThePairAskedFor) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  RunOptions o = collectives({Op::pingpong, Op::unidir, Op::bidir});
+  o.peer_a = 1;
+  o.peer_b = 3;
+  o.window = 4;
+  o.in_place = false;
+  const NcclRun r = run_nccl(devices, lib, o);
+  if (my_rank() != 0) return;
+  EXPECT_EQ(r.rows.size(), 9u) << skips_of(r);
+  for (const Measurement& m : r.rows) {
+    EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes;
+    EXPECT_EQ(m.peer_a, 1);
+    EXPECT_EQ(m.peer_b, 3);
+  }
+}
+
+// Issue 34, defect 1, end to end: with --graph each batch is captured once
+// and replayed once, so an in-place all_reduce's check sees one reduction.
+TEST(SimNccl, GraphBatchesReduceInPlaceDataOnce) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  RunOptions o = collectives({Op::all_reduce, Op::reduce_scatter, Op::all_gather});
+  o.graph = true;
+  o.out_of_place = false;
+  const NcclRun r = run_nccl(devices, lib, o);
+  if (my_rank() != 0) return;
+  EXPECT_EQ(r.rows.size(), 9u) << skips_of(r);
+  for (const Measurement& m : r.rows) EXPECT_EQ(m.wrong, 0) << m.op << " " << m.bytes;
+}
+
+// The path label is derived from the log lines NCCL (here the double) wrote
+// for the row's communicator: P2P inside a node, the socket network between.
+TEST(SimNccl, RowsAreLabelledWithTheTransportTheirCommunicatorUsed) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  RunOptions o = collectives({Op::all_reduce});
+  o.grid = {4096, 4096, 2.0, 0};
+  o.in_place = false;
+  o.scopes = two_nodes() ? std::vector<Scope>{Scope::intra, Scope::inter} : std::vector<Scope>{Scope::global};
+  const NcclRun r = run_nccl(devices, lib, o);
+  if (my_rank() != 0) return;
+  ASSERT_EQ(r.rows.size(), o.scopes.size()) << skips_of(r);
+  for (const Measurement& m : r.rows) {
+    EXPECT_EQ(m.wrong, 0);
+    const bool network = m.scope == "inter";
+    EXPECT_NE(m.path.find(network ? "NET/Socket" : "P2P"), std::string::npos) << m.scope << ": " << m.path;
+    EXPECT_NE(m.path.find("2.28.3+simulated"), std::string::npos) << m.path;
+  }
+}
+
+// Plays the hang watchdog's thread: until stopped, asks the board to abort
+// whatever the engine is opening or driving (ProgressBoard::abort_active_group).
+class AbortingWatchdog {
+ public:
+  explicit AbortingWatchdog(ProgressBoard& board)
+      : thread_([this, &board] {
+          while (!stop_.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            board.abort_active_group();
+          }
+        }) {}
+  ~AbortingWatchdog() {
+    stop_.store(true);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Issue 34, defect 11: a hang inside NCCL's initialisation or a split ends
+// in ncclCommAbort on the engine's thread (the communicator torn down, the
+// error named), not only in the watchdog's _exit.
+void expect_hang_aborted(test::SimNcclFaults faults, const char* during) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node(), faults);
+  ProgressBoard board;
+  std::string error;
+  {
+    AbortingWatchdog watchdog(board);
+    try {
+      run_nccl(devices, lib, collectives({Op::all_reduce}), &board);
+    } catch (const RunError& e) {
+      error = e.what();
+    }
+  }
+  EXPECT_NE(error.find(during), std::string::npos) << error;
+  EXPECT_NE(error.find("NCCL communicator aborted"), std::string::npos) << error;
+  EXPECT_EQ(lib.communicators_aborted, 1) << "the world communicator, torn down by ncclCommAbort";
+}
+
+TEST(SimNccl, AHangInInitialisationIsAborted) { expect_hang_aborted({.hang_in_init = true}, "ncclCommInitRankConfig"); }
+
+TEST(SimNccl, AHangInASplitIsAborted) { expect_hang_aborted({.hang_in_split = true}, "ncclCommSplit"); }
+
+// An asynchronous error (a peer lost mid-run) ends the wait on NCCL's work
+// with NCCL's reason, not a hang.
+TEST(SimNccl, AnAsynchronousErrorEndsTheRunWithItsReason) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node(), {.async_error_after_ops = 3});
+  try {
+    run_nccl(devices, lib, collectives({Op::all_reduce}));
+    ADD_FAILURE() << "the run ended normally";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("ncclRemoteError (simulated"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fb

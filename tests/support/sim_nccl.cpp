@@ -1,0 +1,394 @@
+#include "sim_nccl.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <type_traits>
+#include <vector>
+
+#include "fabricbench/core/check_values.hpp"
+#include "fabricbench/core/comm.hpp"
+#include "nccl/nccl_debug.hpp"
+#include "sim_devices.hpp"
+
+namespace fb::test {
+namespace {
+
+using nccl::Status;
+using State = nccl::Status::State;
+
+// Link rates of the collective cost model (GB/s): NVLink inside a node, a
+// 100 GbE socket between nodes.
+constexpr double kIntraGbps = 370;
+constexpr double kInterGbps = 12.5;
+
+struct SimComm {
+  MPI_Comm mpi = MPI_COMM_NULL;
+  int rank = 0;
+  int nranks = 1;
+  std::vector<int> world_ranks;  // of each rank of this communicator
+  Status state;
+  int ops = 0;
+  bool ring_logged = false;
+  std::set<int> peers_logged;
+};
+
+SimComm* sim(nccl::CommHandle comm) { return static_cast<SimComm*>(comm); }
+
+Status failed(std::string what) { return {State::failed, std::move(what)}; }
+
+void check_mpi_call(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(fmt::format("SimNccl: {} failed ({})", call, rc));
+}
+
+SimComm* adopt(MPI_Comm mpi) {
+  auto* c = new SimComm;
+  c->mpi = mpi;
+  MPI_Comm_rank(mpi, &c->rank);
+  MPI_Comm_size(mpi, &c->nranks);
+  c->world_ranks.resize(static_cast<std::size_t>(c->nranks));
+  int me = Comm::world().rank();
+  check_mpi_call(MPI_Allgather(&me, 1, MPI_INT, c->world_ranks.data(), 1, MPI_INT, mpi), "MPI_Allgather");
+  return c;
+}
+
+MPI_Datatype mpi_type(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::int8:
+      return MPI_INT8_T;
+    case Dtype::uint8:
+      return MPI_UINT8_T;
+    case Dtype::int32:
+      return MPI_INT32_T;
+    case Dtype::uint32:
+      return MPI_UINT32_T;
+    case Dtype::int64:
+      return MPI_INT64_T;
+    case Dtype::uint64:
+      return MPI_UINT64_T;
+    case Dtype::float32:
+      return MPI_FLOAT;
+    case Dtype::float64:
+      return MPI_DOUBLE;
+    case Dtype::half:
+    case Dtype::bfloat16:
+    case Dtype::fp8_e4m3:
+    case Dtype::fp8_e5m2:
+      break;
+  }
+  return MPI_DATATYPE_NULL;  // has_datatype refuses these first
+}
+
+MPI_Op mpi_op(RedOp redop) {
+  switch (redop) {
+    case RedOp::sum:
+    case RedOp::avg:
+      return MPI_SUM;  // avg: the sum, divided afterwards as NCCL does (check::average)
+    case RedOp::prod:
+      return MPI_PROD;
+    case RedOp::max:
+      return MPI_MAX;
+    case RedOp::min:
+      return MPI_MIN;
+  }
+  return MPI_SUM;
+}
+
+// avg's division, on `count` elements of the result.
+void divide_for_avg(const nccl::Collectives::Call& c, void* out, std::size_t count, int nranks) {
+  if (c.redop != RedOp::avg) return;
+  visit_dtype<HostNarrow>(c.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, NoType>) {
+      T* p = static_cast<T*>(out);
+      for (std::size_t i = 0; i < count; ++i) p[i] = check::average<T>(p[i], nranks);
+    }
+  });
+}
+
+// NCCL's in-place forms alias input and output; MPI's do not: an input that
+// overlaps the output is read from a copy.
+const void* unaliased(const void* in, std::size_t in_bytes, const void* out, std::size_t out_bytes,
+                      std::vector<std::byte>& copy) {
+  const auto* a = static_cast<const std::byte*>(in);
+  const auto* b = static_cast<const std::byte*>(out);
+  if (!in || !out || a + in_bytes <= b || b + out_bytes <= a) return in;
+  copy.assign(a, a + in_bytes);
+  return copy.data();
+}
+
+// One line of NCCL's INFO log, as this process would write it.
+std::string info_line(const std::string& message) {
+  return fmt::format("{}:{}:{} [0] NCCL INFO {}\n", host_name(), ::getpid(), ::getpid(), message);
+}
+
+}  // namespace
+
+struct SimNccl::Pending {
+  bool is_send;
+  Call call;
+  SimComm* comm;
+  gpu::DeviceStream* stream;
+};
+
+bool SimNccl::has_datatype(Dtype dtype) { return mpi_type(dtype) != MPI_DATATYPE_NULL; }
+
+std::string SimNccl::log_hint() { return NcclDebugLog::get().path(); }
+
+Status SimNccl::init_rank(nccl::CommHandle& comm, int nranks, const std::string& id, int rank) {
+  if (id != unique_id()) return failed("ncclInvalidArgument (the unique id is not one ncclGetUniqueId made)");
+  MPI_Comm dup = MPI_COMM_NULL;
+  check_mpi_call(MPI_Comm_dup(MPI_COMM_WORLD, &dup), "MPI_Comm_dup");
+  SimComm* c = adopt(dup);
+  comm = c;
+  if (c->nranks != nranks || c->rank != rank)
+    return failed(fmt::format("ncclInvalidArgument (rank {} of {} on a world of {})", rank, nranks, c->nranks));
+  if (faults_.hang_in_init) c->state = {State::in_progress, ""};
+  return c->state;
+}
+
+Status SimNccl::split(nccl::CommHandle parent, int color, int key, nccl::CommHandle& child) {
+  SimComm* p = sim(parent);
+  if (p->state.state != State::ok) return failed("ncclInvalidUsage (a split of a communicator not ready)");
+  MPI_Comm out = MPI_COMM_NULL;
+  check_mpi_call(MPI_Comm_split(p->mpi, color < 0 ? MPI_UNDEFINED : color, key, &out), "MPI_Comm_split");
+  if (color >= 0) child = adopt(out);
+  if (faults_.hang_in_split) {
+    p->state = {State::in_progress, ""};  // the parent carries the split's progress, which never ends
+    return p->state;
+  }
+  return Status::ok();
+}
+
+Status SimNccl::async_error(nccl::CommHandle comm) {
+  SimComm* c = sim(comm);
+  if (faults_.async_error_after_ops >= 0 && c->ops > faults_.async_error_after_ops)
+    return failed(fmt::format("ncclRemoteError (simulated: a peer of rank {} failed after {} operations)", c->rank,
+                              faults_.async_error_after_ops));
+  return c->state;
+}
+
+void SimNccl::destroy(nccl::CommHandle comm) noexcept {
+  SimComm* c = sim(comm);
+  MPI_Comm_free(&c->mpi);
+  delete c;
+  ++communicators_destroyed;
+}
+
+void SimNccl::abort(nccl::CommHandle comm) noexcept {
+  SimComm* c = sim(comm);
+  MPI_Comm_free(&c->mpi);
+  delete c;
+  ++communicators_aborted;
+}
+
+Status SimNccl::queue_collective(const char* call, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream,
+                                 std::size_t bytes, std::function<void(void*)> work) {
+  SimComm* s = sim(comm);
+  if (s->state.state != State::ok)
+    return failed(fmt::format("ncclInvalidUsage ({} on a communicator not ready)", call));
+  if (group_depth_ > 0)
+    return failed(fmt::format("ncclInvalidUsage (the double groups sends and receives only: {})", call));
+  if (!s->ring_logged) {
+    // NCCL connects a communicator's ring at its first collective and says how, rank by rank.
+    s->ring_logged = true;
+    std::ofstream log(NcclDebugLog::get().path(), std::ios::app);
+    const int next = (s->rank + 1) % s->nranks;
+    const int prev = (s->rank - 1 + s->nranks) % s->nranks;
+    const auto node = [&](int r) { return s->world_ranks[static_cast<std::size_t>(r)] / ranks_per_node_; };
+    const auto dev = [&](int r) { return s->world_ranks[static_cast<std::size_t>(r)] % ranks_per_node_; };
+    if (s->nranks > 1 && node(next) == node(s->rank))
+      log << info_line(
+          fmt::format("Channel 00/0 : {}[{}] -> {}[{}] via P2P/CUMEM/read", s->rank, dev(s->rank), next, dev(next)));
+    if (s->nranks > 1 && node(next) != node(s->rank))
+      log << info_line(fmt::format("Channel 00/0 : {}[{}] -> {}[{}] [send] via NET/Socket/0", s->rank, dev(s->rank),
+                                   next, dev(next)));
+    if (s->nranks > 1 && node(prev) != node(s->rank))
+      log << info_line(fmt::format("Channel 00/0 : {}[{}] -> {}[{}] [receive] via NET/Socket/0", prev, dev(prev),
+                                   s->rank, dev(s->rank)));
+  }
+  ++s->ops;
+  bool spans = false;
+  for (int w : s->world_ranks) spans = spans || w / ranks_per_node_ != s->world_ranks[0] / ranks_per_node_;
+  (void)c;
+  sim_enqueue(stream, sim_cost_us(stream, bytes, spans ? kInterGbps : kIntraGbps), [s, work](double& clock_us) {
+    // A collective ends after its last rank arrived: every rank's clock moves to the latest.
+    double latest = clock_us;
+    check_mpi_call(MPI_Allreduce(MPI_IN_PLACE, &latest, 1, MPI_DOUBLE, MPI_MAX, s->mpi), "MPI_Allreduce (clock)");
+    clock_us = latest;
+    work(&s->mpi);
+  });
+  return Status::ok();
+}
+
+Status SimNccl::all_reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  return queue_collective("ncclAllReduce", c, comm, stream, bytes, [c, bytes, n = sim(comm)->nranks](void* m) {
+    std::vector<std::byte> copy;
+    const void* in = unaliased(c.send, bytes, c.recv, bytes, copy);
+    check_mpi_call(MPI_Allreduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.redop),
+                                 *static_cast<MPI_Comm*>(m)),
+                   "MPI_Allreduce");
+    divide_for_avg(c, c.recv, c.count, n);
+  });
+}
+
+Status SimNccl::all_gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  const int n = sim(comm)->nranks;
+  return queue_collective("ncclAllGather", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+    std::vector<std::byte> copy;
+    const void* in = unaliased(c.send, bytes, c.recv, bytes * n, copy);
+    const auto count = static_cast<int>(c.count);
+    check_mpi_call(
+        MPI_Allgather(in, count, mpi_type(c.dtype), c.recv, count, mpi_type(c.dtype), *static_cast<MPI_Comm*>(m)),
+        "MPI_Allgather");
+  });
+}
+
+Status SimNccl::reduce_scatter(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  const int n = sim(comm)->nranks;
+  return queue_collective("ncclReduceScatter", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+    std::vector<std::byte> copy;
+    const void* in = unaliased(c.send, bytes * n, c.recv, bytes, copy);
+    check_mpi_call(MPI_Reduce_scatter_block(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.redop),
+                                            *static_cast<MPI_Comm*>(m)),
+                   "MPI_Reduce_scatter_block");
+    divide_for_avg(c, c.recv, c.count, n);
+  });
+}
+
+Status SimNccl::broadcast(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  const bool root = sim(comm)->rank == c.root;
+  return queue_collective("ncclBroadcast", c, comm, stream, bytes, [c, bytes, root](void* m) {
+    if (root && c.send != c.recv) std::memmove(c.recv, c.send, bytes);
+    check_mpi_call(MPI_Bcast(c.recv, static_cast<int>(c.count), mpi_type(c.dtype), c.root, *static_cast<MPI_Comm*>(m)),
+                   "MPI_Bcast");
+  });
+}
+
+Status SimNccl::reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  const int n = sim(comm)->nranks;
+  const bool root = sim(comm)->rank == c.root;
+  return queue_collective("ncclReduce", c, comm, stream, bytes, [c, bytes, n, root](void* m) {
+    std::vector<std::byte> copy;
+    const void* in = unaliased(c.send, bytes, c.recv, bytes, copy);
+    check_mpi_call(MPI_Reduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.redop), c.root,
+                              *static_cast<MPI_Comm*>(m)),
+                   "MPI_Reduce");
+    if (root) divide_for_avg(c, c.recv, c.count, n);
+  });
+}
+
+Status SimNccl::gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  const int n = sim(comm)->nranks;
+  return queue_collective("ncclGather", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+    std::vector<std::byte> copy;
+    const void* in = unaliased(c.send, bytes, c.recv, bytes * n, copy);
+    const auto count = static_cast<int>(c.count);
+    check_mpi_call(
+        MPI_Gather(in, count, mpi_type(c.dtype), c.recv, count, mpi_type(c.dtype), c.root, *static_cast<MPI_Comm*>(m)),
+        "MPI_Gather");
+  });
+}
+
+Status SimNccl::scatter(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  const int n = sim(comm)->nranks;
+  return queue_collective("ncclScatter", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+    std::vector<std::byte> copy;
+    const void* in = unaliased(c.send, bytes * n, c.recv, bytes, copy);
+    const auto count = static_cast<int>(c.count);
+    check_mpi_call(
+        MPI_Scatter(in, count, mpi_type(c.dtype), c.recv, count, mpi_type(c.dtype), c.root, *static_cast<MPI_Comm*>(m)),
+        "MPI_Scatter");
+  });
+}
+
+Status SimNccl::point_to_point(bool is_send, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  SimComm* s = sim(comm);
+  if (s->state.state != State::ok) return failed("ncclInvalidUsage (a send or receive on a communicator not ready)");
+  if (c.root < 0 || c.root >= s->nranks) return failed(fmt::format("ncclInvalidArgument (peer {})", c.root));
+  if (s->peers_logged.insert(c.root).second) {
+    // NCCL connects a peer at the first send or receive between the two, on both sides.
+    const bool same_node = s->world_ranks[static_cast<std::size_t>(c.root)] / ranks_per_node_ ==
+                           s->world_ranks[static_cast<std::size_t>(s->rank)] / ranks_per_node_;
+    const int from = is_send ? s->rank : c.root;
+    const int to = is_send ? c.root : s->rank;
+    std::ofstream(NcclDebugLog::get().path(), std::ios::app)
+        << info_line(same_node ? fmt::format("Channel 00/1 : {}[0] -> {}[0] via P2P/CUMEM/read", from, to)
+                               : fmt::format("Channel 00/1 : {}[0] -> {}[0] [{}] via NET/Socket/0", from, to,
+                                             is_send ? "send" : "receive"));
+  }
+  ++s->ops;
+  auto p = std::make_shared<Pending>(Pending{is_send, c, s, &stream});
+  if (group_depth_ > 0) {
+    grouped_.push_back(p);
+    return Status::ok();
+  }
+  const std::size_t bytes = c.count * dtype_bytes(c.dtype);
+  sim_enqueue(stream, sim_cost_us(stream, bytes, kIntraGbps), [p](double&) {
+    const auto count = static_cast<int>(p->call.count);
+    if (p->is_send)
+      check_mpi_call(MPI_Send(p->call.send, count, mpi_type(p->call.dtype), p->call.root, 0, p->comm->mpi), "MPI_Send");
+    else
+      check_mpi_call(
+          MPI_Recv(p->call.recv, count, mpi_type(p->call.dtype), p->call.root, 0, p->comm->mpi, MPI_STATUS_IGNORE),
+          "MPI_Recv");
+  });
+  return Status::ok();
+}
+
+Status SimNccl::send(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  return point_to_point(true, c, comm, stream);
+}
+
+Status SimNccl::recv(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
+  return point_to_point(false, c, comm, stream);
+}
+
+Status SimNccl::group_start() {
+  ++group_depth_;
+  return Status::ok();
+}
+
+// The group's sends and receives run together: every receive posted, then every send, then all awaited.
+Status SimNccl::group_end() {
+  if (group_depth_ == 0) return failed("ncclInvalidUsage (ncclGroupEnd without ncclGroupStart)");
+  if (--group_depth_ > 0 || grouped_.empty()) return Status::ok();
+  std::vector<std::shared_ptr<Pending>> ops = std::move(grouped_);
+  grouped_.clear();
+  std::size_t bytes = 0;
+  for (const auto& p : ops) bytes += p->call.count * dtype_bytes(p->call.dtype);
+  gpu::DeviceStream& stream = *ops.front()->stream;
+  sim_enqueue(stream, sim_cost_us(stream, bytes, kIntraGbps), [ops](double&) {
+    std::vector<MPI_Request> requests(ops.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Pending& p = *ops[i];
+      const auto count = static_cast<int>(p.call.count);
+      if (!p.is_send)
+        check_mpi_call(MPI_Irecv(p.call.recv, count, mpi_type(p.call.dtype), p.call.root, 0, p.comm->mpi, &requests[i]),
+                       "MPI_Irecv");
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Pending& p = *ops[i];
+      const auto count = static_cast<int>(p.call.count);
+      if (p.is_send)
+        check_mpi_call(MPI_Isend(p.call.send, count, mpi_type(p.call.dtype), p.call.root, 0, p.comm->mpi, &requests[i]),
+                       "MPI_Isend");
+    }
+    check_mpi_call(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  });
+  return Status::ok();
+}
+
+}  // namespace fb::test

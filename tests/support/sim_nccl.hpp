@@ -1,0 +1,84 @@
+// The host double of the collective library (nccl/collectives.hpp), for
+// tests only: NCCL's calls over MPI, on the host buffers of the device double
+// (sim_devices.hpp), exactly, for the datatypes with host arithmetic
+// (integers, float, double; not yet half, bfloat16 or fp8). Each
+// communicator is an MPI communicator of its own (a dup of the world at
+// init, MPI_Comm_split at a split), so its traffic never meets the engine's.
+//
+// - Work is queued on the device double's streams: it runs when the stream
+//   reaches it (at once, or when a captured graph is replayed, so an extra
+//   replay is extra work); a collective ends on every rank at the latest
+//   rank's clock plus its cost (P2P inside a node, the network between).
+// - Sends and receives in a group run together at ncclGroupEnd.
+// - Each rank logs, once per communicator at its first operation, the
+//   connections NCCL would make, in NCCL's INFO format, into the debug file
+//   NcclDebugLog reads: P2P/CUMEM inside a simulated node, NET/Socket
+//   between nodes, so a row's path label is derived end to end.
+// - Faults on demand: initialisation or a split that never completes (the
+//   communicator stays in progress until aborted), an asynchronous error
+//   after a number of operations.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nccl/collectives.hpp"
+
+namespace fb::test {
+
+struct SimNcclFaults {
+  bool hang_in_init = false;
+  bool hang_in_split = false;
+  int async_error_after_ops = -1;  // -1: never
+};
+
+class SimNccl final : public nccl::Collectives {
+ public:
+  // Ranks [k*ranks_per_node, (k+1)*ranks_per_node) of the world form simulated node k.
+  explicit SimNccl(int ranks_per_node, SimNcclFaults faults = {}, bool has_gather = true)
+      : ranks_per_node_(ranks_per_node), faults_(faults), has_gather_(has_gather) {}
+
+  std::string version() override { return "2.28.3+simulated"; }
+  bool has_datatype(Dtype dtype) override;
+  bool has_gather() override { return has_gather_; }
+  std::string log_hint() override;
+
+  std::string unique_id() override { return "fabricbench-sim-nccl"; }
+  nccl::Status init_rank(nccl::CommHandle& comm, int nranks, const std::string& id, int rank) override;
+  nccl::Status split(nccl::CommHandle parent, int color, int key, nccl::CommHandle& child) override;
+  nccl::Status async_error(nccl::CommHandle comm) override;
+  nccl::Status finalize(nccl::CommHandle) override { return nccl::Status::ok(); }
+  void destroy(nccl::CommHandle comm) noexcept override;
+  void abort(nccl::CommHandle comm) noexcept override;
+
+  nccl::Status all_reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status all_gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status reduce_scatter(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status broadcast(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status scatter(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status send(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status recv(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) override;
+  nccl::Status group_start() override;
+  nccl::Status group_end() override;
+
+  int communicators_aborted = 0;  // for the tests
+  int communicators_destroyed = 0;
+
+ private:
+  struct Pending;
+  nccl::Status queue_collective(const char* call, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream,
+                                std::size_t bytes, std::function<void(void* mpi_comm)> work);
+  nccl::Status point_to_point(bool is_send, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream);
+
+  int ranks_per_node_;
+  SimNcclFaults faults_;
+  bool has_gather_;
+  int group_depth_ = 0;
+  std::vector<std::shared_ptr<Pending>> grouped_;
+};
+
+}  // namespace fb::test
