@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <map>
@@ -30,16 +31,33 @@ std::optional<Scope> parse_scope(std::string_view text) {
 std::string allowed_scopes() { return "global, intra, inter, rail, all"; }
 std::span<const Scope> all_scopes() { return kAllScopes; }
 
+namespace {
+
+// FABRICBENCH_RANKS_PER_NODE=k groups each k consecutive ranks as a node:
+// for tests of the scope logic on one machine (emulated nodes in network
+// namespaces are the real thing; see scripts/emulate-cluster.sh). 0 when unset.
+int forced_ranks_per_node() {
+  const char* forced = std::getenv("FABRICBENCH_RANKS_PER_NODE");
+  return forced ? std::max(0, std::atoi(forced)) : 0;
+}
+
+}  // namespace
+
+Comm split_nodes(const Comm& world) {
+  const int per_node = forced_ranks_per_node();
+  return per_node > 0 ? world.split(world.rank() / per_node, world.rank()) : world.split_node();
+}
+
+std::string node_name(int world_rank) {
+  const int per_node = forced_ranks_per_node();
+  return per_node > 0 ? host_name() + "/" + std::to_string(world_rank / per_node) : host_name();
+}
+
 NodeMap map_nodes(const Comm& world) {
   // Nodes are what MPI calls shared-memory domains; each is named by the
   // host name of its lowest rank (emulated nodes set their own host names).
   NodeMap m;
-  // FABRICBENCH_RANKS_PER_NODE=k groups each k consecutive ranks as a node:
-  // for tests of the scope logic on one machine (emulated nodes in network
-  // namespaces are the real thing; see scripts/emulate-cluster.sh).
-  const char* forced = std::getenv("FABRICBENCH_RANKS_PER_NODE");
-  const int per_node = forced ? std::atoi(forced) : 0;
-  Comm node = per_node > 0 ? world.split(world.rank() / per_node, world.rank()) : world.split_node();
+  Comm node = split_nodes(world);
   m.local_rank = node.rank();
   m.local_size = node.size();
   std::int64_t leader = world.rank();  // world rank of this node's local rank 0
@@ -47,8 +65,7 @@ NodeMap map_nodes(const Comm& world) {
 
   const auto n = static_cast<std::size_t>(world.size());
   const std::vector<std::int64_t> leader_of = world.allgather_quiet(leader);
-  const std::string me = per_node > 0 ? host_name() + "/" + std::to_string(world.rank() / per_node) : host_name();
-  const std::vector<std::string> hosts = world.allgather_strings(me);
+  const std::vector<std::string> hosts = world.allgather_strings(node_name(world.rank()));
 
   std::map<std::int64_t, int> node_index;  // leader world rank -> node index, in rank order
   std::map<std::int64_t, int> node_size;

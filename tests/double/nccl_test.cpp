@@ -4,7 +4,8 @@
 // each reduction, graph batches, the path label derived from the log lines
 // the double writes as NCCL does, and hangs in initialisation or a split
 // ended by an abort. Run under mpirun with 4 ranks: one node, or two
-// (FABRICBENCH_RANKS_PER_NODE=2).
+// (FABRICBENCH_RANKS_PER_NODE=2); the scopes and hangs also with 16 ranks on
+// two 8-GPU nodes.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -158,13 +159,14 @@ TEST(SimNccl, RowsAreLabelledWithTheTransportTheirCommunicatorUsed) {
   RunOptions o = collectives({Op::all_reduce});
   o.grid = {4096, 4096, 2.0, 0};
   o.in_place = false;
-  o.scopes = two_nodes() ? std::vector<Scope>{Scope::intra, Scope::inter} : std::vector<Scope>{Scope::global};
+  o.scopes =
+      two_nodes() ? std::vector<Scope>{Scope::intra, Scope::inter, Scope::rail} : std::vector<Scope>{Scope::global};
   const NcclRun r = run_nccl(devices, lib, o);
   if (my_rank() != 0) return;
   ASSERT_EQ(r.rows.size(), o.scopes.size()) << skips_of(r);
   for (const Measurement& m : r.rows) {
     EXPECT_EQ(m.wrong, 0);
-    const bool network = m.scope == "inter";
+    const bool network = m.scope == "inter" || m.scope == "rail";
     EXPECT_NE(m.path.find(network ? "NET/Socket" : "P2P"), std::string::npos) << m.scope << ": " << m.path;
     EXPECT_NE(m.path.find("2.28.3+simulated"), std::string::npos) << m.path;
   }

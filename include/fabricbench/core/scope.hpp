@@ -36,6 +36,12 @@ struct NodeMap {
 };
 
 NodeMap map_nodes(const Comm& world);
+// This rank's node, as map_nodes forms them: MPI's shared-memory domain, or
+// with FABRICBENCH_RANKS_PER_NODE=k (tests) its block of k world ranks.
+// Collective over `world`.
+Comm split_nodes(const Comm& world);
+// Its name: the host name, "host/k" for the k-th block of FABRICBENCH_RANKS_PER_NODE.
+std::string node_name(int world_rank);
 
 // The communicator this rank uses at a scope. `comm` is null when the rank
 // sits this scope out (inter: local ranks other than 0). `skip` explains why a

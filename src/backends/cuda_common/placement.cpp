@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "fabricbench/core/scope.hpp"
 #include "gpu_backends.hpp"
 
 namespace fb::gpu {
@@ -31,7 +32,8 @@ namespace {
 }  // namespace
 
 Support place_on_gpu(const Comm& world, int device_option, GpuPlacement& out, Devices& devices) {
-  const Comm node = world.split_node();
+  // The node as the engine forms them (FABRICBENCH_RANKS_PER_NODE in tests).
+  const Comm node = split_nodes(world);
   out.local_rank = node.rank();
   std::string error = pick_device(devices, device_option, out);
   // Every rank of the node takes part, whatever it found, so none waits alone.

@@ -9,6 +9,7 @@
 #include "cuda_common/gpu_backend.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "cuda_common/placement_rules.hpp"
+#include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "gpu_backends.hpp"
 #include "mpi_host/host_memory.hpp"
@@ -24,8 +25,8 @@ using gpu::RankGpu;
 // Where each rank of the group runs, for copies to a peer's GPU.
 std::vector<RankGpu> gather_gpus(const Comm& comm, const GpuPlacement& gpu) {
   std::vector<RankGpu> out;
-  for (const auto& text : comm.allgather_strings(
-           fmt::format("{} {} {}", gpu.device, gpu.pci_bus_id.empty() ? "-" : gpu.pci_bus_id, host_name()))) {
+  for (const auto& text : comm.allgather_strings(fmt::format(
+           "{} {} {}", gpu.device, gpu.pci_bus_id.empty() ? "-" : gpu.pci_bus_id, node_name(Comm::world().rank())))) {
     std::istringstream fields(text);
     RankGpu r;
     fields >> r.device >> r.bus_id >> r.host;
