@@ -13,16 +13,11 @@ using check::expected_value;
 using check::input_value;
 
 template <typename T>
-void fill_input_typed(const CheckContext& ctx, void* in) {
+void fill_typed(const CheckContext& ctx, void* in, void* out) {
+  std::memset(out, pattern::kPoisonByte, ctx.layout.out_elems * sizeof(T));
   if (!check::has_input(ctx)) return;
   T* p = static_cast<T*>(in);
   for (std::uint64_t i = 0; i < ctx.layout.in_elems; ++i) p[i] = input_value<T>(ctx, ctx.rank, i);
-}
-
-template <typename T>
-void fill_typed(const CheckContext& ctx, void* in, void* out) {
-  std::memset(out, pattern::kPoisonByte, ctx.layout.out_elems * sizeof(T));
-  fill_input_typed<T>(ctx, in);
 }
 
 template <typename T>
@@ -61,10 +56,6 @@ bool has_checked_output(const CheckContext& ctx) { return check::has_output(ctx)
 
 void fill_for_check(const CheckContext& ctx, void* in, void* out) {
   dispatch(ctx.dtype, [&](auto tag) { fill_typed<decltype(tag)>(ctx, in, out); });
-}
-
-void fill_check_input(const CheckContext& ctx, void* in) {
-  dispatch(ctx.dtype, [&](auto tag) { fill_input_typed<decltype(tag)>(ctx, in); });
 }
 
 CheckResult verify_output(const CheckContext& ctx, const void* out) {

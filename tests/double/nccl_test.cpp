@@ -1,11 +1,10 @@
 // The nccl backend's own code, multi-rank, through the host doubles of the
 // device layer and of NCCL (tests/support/sim_devices.hpp, sim_nccl.hpp):
-// every op checked in and out of place over integer and float datatypes and
-// each reduction, graph batches, the path label derived from the log lines
-// the double writes as NCCL does, and hangs in initialisation or a split
-// ended by an abort. Run under mpirun with 4 ranks: one node, or two
-// (FABRICBENCH_RANKS_PER_NODE=2); the scopes and hangs also with 16 ranks on
-// two 8-GPU nodes.
+// every op checked in and out of place over every datatype (the narrow
+// floats through host twins of the GPU's rounding) and each reduction, graph batches, the path label derived from the
+// log lines the double writes as NCCL does, and hangs in initialisation or a split ended by an abort. Run under mpirun
+// with 4 ranks: one node, or two (FABRICBENCH_RANKS_PER_NODE=2); the scopes and hangs also with 16 ranks on two 8-GPU
+// nodes.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -101,7 +100,10 @@ TEST_P(EveryOp, IsVerifiedInAndOutOfPlace) {
 
 INSTANTIATE_TEST_SUITE_P(SimNccl, EveryOp,
                          ::testing::Values(Matrix{Dtype::float32, RedOp::sum}, Matrix{Dtype::float32, RedOp::avg},
+                                           Matrix{Dtype::bfloat16, RedOp::sum}, Matrix{Dtype::bfloat16, RedOp::avg},
+                                           Matrix{Dtype::fp8_e4m3, RedOp::sum}, Matrix{Dtype::fp8_e4m3, RedOp::avg},
                                            Matrix{Dtype::int8, RedOp::sum}, Matrix{Dtype::int8, RedOp::avg},
+                                           Matrix{Dtype::half, RedOp::max}, Matrix{Dtype::fp8_e5m2, RedOp::min},
                                            Matrix{Dtype::float64, RedOp::max}, Matrix{Dtype::int32, RedOp::prod}),
                          [](const ::testing::TestParamInfo<Matrix>& info) {
                            return fmt::format("{}_{}", name(info.param.dtype), name(info.param.redop));

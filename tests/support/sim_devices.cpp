@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
+#include "fabricbench/core/check_inexact.hpp"
 #include "fabricbench/core/errors.hpp"
-#include "fabricbench/core/host_check.hpp"
+#include "host_narrow.hpp"
 #include "fabricbench/core/pattern.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "sim_queue.hpp"
@@ -280,6 +282,41 @@ void SimDevices::copy_now(void* dst, const void* src, std::size_t bytes, int) { 
 
 namespace {
 
+// The check's kernels on the host (device_check.cu's twins): the same
+// expectations (check_values.hpp), rounded to the datatype, judged alike
+// (check::matches), every datatype the device has included.
+void fill_host(const CheckContext& ctx, void* in) {
+  if (!check::has_input(ctx)) return;
+  visit_dtype<SimNarrow>(ctx.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    using C = typename HostCompute<S>::type;
+    S* p = static_cast<S*>(in);
+    for (std::uint64_t i = 0; i < ctx.layout.in_elems; ++i)
+      p[i] = static_cast<S>(check::input_value<C>(ctx, ctx.rank, i));
+  });
+}
+
+std::uint64_t count_wrong_host(const CheckContext& ctx, const void* out) {
+  if (!check::has_output(ctx)) return 0;
+  return visit_dtype<SimNarrow>(ctx.dtype, [&](auto tag) -> std::uint64_t {
+    using S = typename decltype(tag)::type;
+    using C = typename HostCompute<S>::type;
+    const S* p = static_cast<const S*>(out);
+    std::uint64_t wrong = 0;
+    for (std::uint64_t j = 0; j < ctx.layout.out_elems; ++j) {
+      const C stored = static_cast<C>(static_cast<S>(check::expected_value<C>(ctx, j)));
+      const C got = static_cast<C>(p[j]);
+      bool ok;
+      if constexpr (std::is_integral_v<C>)
+        ok = got == stored;
+      else
+        ok = check::matches(static_cast<double>(got), static_cast<double>(stored), ctx);
+      wrong += ok ? 0 : 1;
+    }
+    return wrong;
+  });
+}
+
 // The check's pointers: device memory of that GPU, or pinned (mapped) memory.
 void require_checkable(const SimDevices& d, const char* call, const void* p, std::size_t bytes, int gpu) {
   const SimDevices::Allocation* a = d.find(p, bytes);
@@ -292,7 +329,7 @@ void require_checkable(const SimDevices& d, const char* call, const void* p, std
 void SimDevices::fill_input(int device, const CheckContext& ctx, void* in) {
   require_checkable(*this, "the check's fill kernel", in, ctx.layout.in_elems * dtype_bytes(ctx.dtype),
                     physical(device));
-  fill_check_input(ctx, in);
+  fill_host(ctx, in);
 }
 
 void SimDevices::poison(int device, void* out, std::size_t bytes) {
@@ -303,7 +340,7 @@ void SimDevices::poison(int device, void* out, std::size_t bytes) {
 std::uint64_t SimDevices::count_wrong(int device, const CheckContext& ctx, const void* out) {
   require_checkable(*this, "the check's verify kernel", out, ctx.layout.out_elems * dtype_bytes(ctx.dtype),
                     physical(device));
-  return verify_output(ctx, out).wrong;
+  return count_wrong_host(ctx, out);
 }
 
 void SimDevices::corrupt_element(int, Dtype dtype, void* out, std::uint64_t index) {

@@ -16,8 +16,9 @@
 //   times are deterministic whatever the machine's load; a capture records
 //   work and a graph launch runs it (tests/support/sim_queue.hpp). A stream
 //   that waits for a capturing stream joins its capture, as CUDA's does.
-// - The check's kernels are the host check (host_check.hpp) on the same
-//   patterns: float and integer datatypes only.
+// - The check's kernels have host twins on the same templates
+//   (check_values.hpp, check::matches) for every datatype, the narrow floats
+//   through host_narrow.hpp.
 #pragma once
 
 #include <cstdint>

@@ -6,12 +6,14 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <type_traits>
 #include <vector>
 
 #include "fabricbench/core/check_values.hpp"
+#include "host_narrow.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "nccl/nccl_debug.hpp"
 #include "sim_devices.hpp"
@@ -57,6 +59,7 @@ SimComm* adopt(MPI_Comm mpi) {
   return c;
 }
 
+// MPI carries the narrow floats as their bits (reduced by narrow_op).
 MPI_Datatype mpi_type(Dtype dtype) {
   switch (dtype) {
     case Dtype::int8:
@@ -77,37 +80,89 @@ MPI_Datatype mpi_type(Dtype dtype) {
       return MPI_DOUBLE;
     case Dtype::half:
     case Dtype::bfloat16:
+      return MPI_UINT16_T;
     case Dtype::fp8_e4m3:
     case Dtype::fp8_e5m2:
-      break;
+      return MPI_UINT8_T;
   }
-  return MPI_DATATYPE_NULL;  // has_datatype refuses these first
+  return MPI_DATATYPE_NULL;
 }
 
-MPI_Op mpi_op(RedOp redop) {
-  switch (redop) {
+// avg reduces as a sum, divided afterwards as NCCL does (check::average).
+RedOp combined(RedOp redop) { return redop == RedOp::avg ? RedOp::sum : redop; }
+
+// A narrow float's reduction: each pair widened to float, combined, rounded back.
+template <typename S, RedOp R>
+void narrow_op(void* in, void* inout, int* len, MPI_Datatype*) {
+  const S* a = static_cast<const S*>(in);
+  S* b = static_cast<S*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = S(check::combine<float>(R, static_cast<float>(a[i]), static_cast<float>(b[i])));
+}
+
+template <typename S>
+MPI_Op make_narrow_op(RedOp redop) {
+  MPI_User_function* fn = nullptr;
+  switch (combined(redop)) {
     case RedOp::sum:
-    case RedOp::avg:
-      return MPI_SUM;  // avg: the sum, divided afterwards as NCCL does (check::average)
+      fn = narrow_op<S, RedOp::sum>;
+      break;
     case RedOp::prod:
-      return MPI_PROD;
+      fn = narrow_op<S, RedOp::prod>;
+      break;
     case RedOp::max:
-      return MPI_MAX;
+      fn = narrow_op<S, RedOp::max>;
+      break;
     case RedOp::min:
-      return MPI_MIN;
+      fn = narrow_op<S, RedOp::min>;
+      break;
+    case RedOp::avg:
+      break;  // combined() made it a sum
   }
-  return MPI_SUM;
+  MPI_Op op = MPI_OP_NULL;
+  check_mpi_call(MPI_Op_create(fn, 1, &op), "MPI_Op_create");
+  return op;
+}
+
+MPI_Op mpi_op(Dtype dtype, RedOp redop) {
+  MPI_Op builtin = MPI_SUM;
+  switch (combined(redop)) {
+    case RedOp::sum:
+      builtin = MPI_SUM;
+      break;
+    case RedOp::prod:
+      builtin = MPI_PROD;
+      break;
+    case RedOp::max:
+      builtin = MPI_MAX;
+      break;
+    case RedOp::min:
+      builtin = MPI_MIN;
+      break;
+    case RedOp::avg:
+      break;
+  }
+  // One user op per narrow datatype and operator, made once (MPI_Finalize frees them).
+  static std::map<std::pair<Dtype, RedOp>, MPI_Op> made;
+  return visit_dtype<SimNarrow>(dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<typename HostCompute<S>::type, S>) {
+      return builtin;
+    } else {
+      auto [it, fresh] = made.try_emplace({dtype, combined(redop)}, MPI_OP_NULL);
+      if (fresh) it->second = make_narrow_op<S>(redop);
+      return it->second;
+    }
+  });
 }
 
 // avg's division, on `count` elements of the result.
 void divide_for_avg(const nccl::Collectives::Call& c, void* out, std::size_t count, int nranks) {
   if (c.redop != RedOp::avg) return;
-  visit_dtype<HostNarrow>(c.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same_v<T, NoType>) {
-      T* p = static_cast<T*>(out);
-      for (std::size_t i = 0; i < count; ++i) p[i] = check::average<T>(p[i], nranks);
-    }
+  visit_dtype<SimNarrow>(c.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    using C = typename HostCompute<S>::type;
+    S* p = static_cast<S*>(out);
+    for (std::size_t i = 0; i < count; ++i) p[i] = static_cast<S>(check::average<C>(static_cast<C>(p[i]), nranks));
   });
 }
 
@@ -231,7 +286,7 @@ Status SimNccl::all_reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStre
   return queue_collective("ncclAllReduce", c, comm, stream, bytes, [c, bytes, n = sim(comm)->nranks](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes, c.recv, bytes, copy);
-    check_mpi_call(MPI_Allreduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.redop),
+    check_mpi_call(MPI_Allreduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.dtype, c.redop),
                                  *static_cast<MPI_Comm*>(m)),
                    "MPI_Allreduce");
     divide_for_avg(c, c.recv, c.count, n);
@@ -257,8 +312,8 @@ Status SimNccl::reduce_scatter(const Call& c, nccl::CommHandle comm, gpu::Device
   return queue_collective("ncclReduceScatter", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes * n, c.recv, bytes, copy);
-    check_mpi_call(MPI_Reduce_scatter_block(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.redop),
-                                            *static_cast<MPI_Comm*>(m)),
+    check_mpi_call(MPI_Reduce_scatter_block(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype),
+                                            mpi_op(c.dtype, c.redop), *static_cast<MPI_Comm*>(m)),
                    "MPI_Reduce_scatter_block");
     divide_for_avg(c, c.recv, c.count, n);
   });
@@ -281,8 +336,8 @@ Status SimNccl::reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& 
   return queue_collective("ncclReduce", c, comm, stream, bytes, [c, bytes, n, root](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes, c.recv, bytes, copy);
-    check_mpi_call(MPI_Reduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.redop), c.root,
-                              *static_cast<MPI_Comm*>(m)),
+    check_mpi_call(MPI_Reduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.dtype, c.redop),
+                              c.root, *static_cast<MPI_Comm*>(m)),
                    "MPI_Reduce");
     if (root) divide_for_avg(c, c.recv, c.count, n);
   });

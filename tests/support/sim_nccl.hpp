@@ -1,7 +1,7 @@
 // The host double of the collective library (nccl/collectives.hpp), for
 // tests only: NCCL's calls over MPI, on the host buffers of the device double
-// (sim_devices.hpp), exactly, for the datatypes with host arithmetic
-// (integers, float, double; not yet half, bfloat16 or fp8). Each
+// (sim_devices.hpp), exactly, for every datatype NCCL has (half, bfloat16
+// and fp8 through host twins of the GPU's rounding, host_narrow.hpp). Each
 // communicator is an MPI communicator of its own (a dup of the world at
 // init, MPI_Comm_split at a split), so its traffic never meets the engine's.
 //

@@ -104,4 +104,23 @@ FB_HD inline bool within(const Bounds& b, double value) {
   return b.low_open ? value > b.low : value >= b.low;
 }
 
+// Does an output element match? `value` is what memory holds and `stored`
+// the expected value rounded to the datatype, both widened. Exact, except
+// where the result is inexact by nature in floating point: past the
+// datatype's exact range, within what any order of the sum may give; an avg
+// over a rank count that is not a power of two, within one unit of the last
+// place per rank. The device check and the host double judge by this alike.
+FB_HD inline bool matches(double value, double stored, const CheckContext& ctx) {
+  if (exact_integer_range(ctx.dtype) > 0) {  // a floating-point type
+    if (!exact(ctx.dtype, ctx.rule.reduces, ctx.redop, ctx.nranks))
+      return within(inexact_bounds(ctx.dtype, ctx.redop, ctx.nranks), value);
+    if (ctx.redop == RedOp::avg && ctx.rule.reduces && !avg_is_exact(ctx.nranks)) {
+      const double eps = 2 * unit_roundoff(ctx.dtype);  // the datatype's machine epsilon
+      const double scale = ::fabs(stored) > 1.0 ? ::fabs(stored) : 1.0;
+      return ::fabs(value - stored) <= eps * scale * ctx.nranks;
+    }
+  }
+  return value == stored;
+}
+
 }  // namespace fb::check

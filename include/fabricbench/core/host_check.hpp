@@ -22,8 +22,6 @@ bool host_checkable(Dtype dtype);
 // this rank's input, see check::has_input). In-place callers pass the
 // aliasing pointers; poisoning comes first so the input survives.
 void fill_for_check(const CheckContext& ctx, void* in, void* out);
-// The input pattern alone (what the device check's fill kernel writes).
-void fill_check_input(const CheckContext& ctx, void* in);
 
 // Count the output elements of this rank that differ from their expected value.
 // Ranks with no defined output (reduce and gather off the root, a
