@@ -16,6 +16,7 @@
 #include "capture_sink.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
@@ -171,6 +172,33 @@ TEST(SimNccl, RowsAreLabelledWithTheTransportTheirCommunicatorUsed) {
     const bool network = m.scope == "inter" || m.scope == "rail";
     EXPECT_NE(m.path.find(network ? "NET/Socket" : "P2P"), std::string::npos) << m.scope << ": " << m.path;
     EXPECT_NE(m.path.find("2.28.3+simulated"), std::string::npos) << m.path;
+  }
+}
+
+// `pairs --rails` on NCCL: every pair of nodes, rail by rail (local rank i of
+// each node), measured over the network and labelled with its transport.
+TEST(SimNccl, PairsMeasureEveryRailBetweenTheNodes) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  if (nodes.nodes < 2) GTEST_SKIP() << "one node: pairs needs two (FABRICBENCH_RANKS_PER_NODE)";
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  auto backend = make_nccl_backend(devices, lib);
+  PairsOptions o;
+  o.bytes = 64 << 10;
+  o.window = 2;
+  o.timing = {2, 1, 0};
+  o.rails = true;
+  PairsRunner runner(world, nodes, *backend, o);
+  runner.preflight();
+  const PairsResult result = runner.run(nullptr);
+  EXPECT_EQ(runner.rails(), nodes.local_size);
+  // Two nodes: one pair per rail.
+  ASSERT_EQ(result.measured.size(), static_cast<std::size_t>(nodes.local_size));
+  for (const PairMeasurement& m : result.measured) {
+    EXPECT_GT(m.figures.unidir_ab_gbps, 0) << m.job.rail;
+    EXPECT_GT(m.figures.bidir_gbps, 0) << m.job.rail;
+    EXPECT_NE(m.path.find("NET/Socket"), std::string::npos) << m.job.rail << ": " << m.path;
   }
 }
 
