@@ -6,10 +6,12 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
+#include "number_flags.hpp"
 
 namespace fb::cli {
 
-int run_alone(const char* command, const CLI::App& app, const std::function<int()>& body) {
+int run_alone(const char* command, CLI::App& app, const std::function<int()>& body) {
+  refuse_nonsense_numbers(app);
   try {
     return body();
   } catch (const CLI::CallForHelp&) {

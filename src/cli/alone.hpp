@@ -11,7 +11,8 @@ namespace fb::cli {
 // `body` parses the arguments with `app` and does the work. --help prints
 // the help of the subcommand asked for (exit 0); a CLI11 parse error or an
 // fb::UsageError prints "fabricbench <command>: <message>" (exit 2).
-int run_alone(const char* command, const CLI::App& app, const std::function<int()>& body);
+// Every numeric flag is held to refuse_nonsense_numbers (number_flags.hpp).
+int run_alone(const char* command, CLI::App& app, const std::function<int()>& body);
 
 // A command given no subcommand: its subcommands with what each does, on
 // stderr; exit 2 (as `fabricbench` alone lists the commands).

@@ -25,6 +25,7 @@
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "watched_run.hpp"
+#include "number_flags.hpp"
 
 namespace fb::cli {
 namespace {
@@ -100,6 +101,7 @@ std::string backend_problem(const Comm& world, const CheckSetup& setup) {
 // one message. Returns the exit code to stop with, or -1 to go on.
 int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, CheckFlags& flags, CheckSetup& setup) {
   std::string error;
+  refuse_nonsense_numbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -12,6 +12,7 @@
 #include "fabricbench/backends/library_versions.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "fabricbench/core/log.hpp"
+#include "number_flags.hpp"
 
 namespace fb::cli {
 
@@ -87,6 +88,7 @@ std::string options_differ(const Comm& world, const std::string& mine) {
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
                         const std::function<void()>& validate, const std::function<Outputs()>& outputs) {
   std::string error;
+  refuse_nonsense_numbers(app);
   try {
     app.parse(argc, argv);
     validate();

@@ -19,6 +19,7 @@
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
+#include "number_flags.hpp"
 
 namespace fb::cli {
 namespace {
@@ -85,6 +86,7 @@ std::string path_report(const Comm& world, const NodeMap& nodes, const std::stri
 // "" when the flags are usable on this rank, else the message.
 [[nodiscard]] std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv, TopoFlags& f,
                                       bool& help) {
+  refuse_nonsense_numbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -1,12 +1,19 @@
 // Bad input that used to crash, hang or exit 3, through the real binary under
 // mpirun: each must end with exit 2 and one message naming the input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "messages.hpp"
 #include "process.hpp"
@@ -44,16 +51,16 @@ TEST_P(RunRefuses, WithExitTwoAndOneMessage) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, RunRefuses,
-    ::testing::Values(
-        Case{"TimeBudgetNan", "--time-budget nan", "--time-budget nan"},
-        // Was std::bad_alloc and exit 3: 2^63 bytes wrapped to a small need in the fit check.
-        Case{"MaxBytesNear2To63", "-b 8 -e 9223372036854775808 --ops all_reduce", "host memory"},
-        Case{"StepBytesAndStepFactor", "-i 8 -f 2", "--stepbytes 8 and --stepfactor 2 together"},
-        Case{"EmptyOut", "--out ''", "empty path"},
-        Case{"InjectKeyTwice", "--inject hang:rank=1,rank=0", "'rank' is given twice"},
-        Case{"InjectCountBeyondTheBuffer", "-b 8 -e 64 --inject corrupt:rank=1,count=1000", "count=1000 is more"},
-        // Was "elements per call exceed MPI's int count": the memory is what does not fit.
-        Case{"SixteenGiBOnTheHost", "-b 16G -e 16G --ops all_reduce", "host memory", "int count"}),
+    ::testing::Values(Case{"TimeBudgetNan", "--time-budget nan", "--time-budget: nan is not a finite number"},
+                      // Was std::bad_alloc and exit 3: 2^63 bytes wrapped to a small need in the fit check.
+                      Case{"MaxBytesNear2To63", "-b 8 -e 9223372036854775808 --ops all_reduce", "host memory"},
+                      Case{"StepBytesAndStepFactor", "-i 8 -f 2", "--stepbytes 8 and --stepfactor 2 together"},
+                      Case{"EmptyOut", "--out ''", "empty path"},
+                      Case{"InjectKeyTwice", "--inject hang:rank=1,rank=0", "'rank' is given twice"},
+                      Case{"InjectCountBeyondTheBuffer", "-b 8 -e 64 --inject corrupt:rank=1,count=1000",
+                           "count=1000 is more"},
+                      // Was "elements per call exceed MPI's int count": the memory is what does not fit.
+                      Case{"SixteenGiBOnTheHost", "-b 16G -e 16G --ops all_reduce", "host memory", "int count"}),
     [](const auto& info) { return info.param.name; });
 
 std::string two_commands(const std::string& a, const std::string& b) {
@@ -202,6 +209,105 @@ TEST_F(MemoryCgroup, ALimitSmallerThanMemAvailableIsTheFigure) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("host memory"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("memory cgroup"), std::string::npos) << r.err;
+}
+
+// The census of numeric flags: every FLOAT and INT flag of every command (as
+// its --help lists them), and the sizes, timeouts and counts given as text,
+// each given -1, nan and 1e999. Each must end with exit 2 and one message
+// naming the flag, never a run, a crash, a hang or another exit code. The
+// table must hold every numeric flag --help shows, so a new flag joins the
+// census or fails it.
+struct FlagProbe {
+  std::string command;             // with its subcommand
+  std::string base;                // arguments that make a run with a valid value short
+  std::vector<std::string> flags;  // long names
+};
+
+const std::vector<FlagProbe>& flag_probes() {
+  static const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/host-dp-2ranks.yaml";
+  static const std::vector<FlagProbe> probes{
+      {"run",
+       "--progress off --ops all_reduce -e 8",
+       {"--minbytes", "--stepfactor", "--iters", "--warmup_iters", "--root", "--median-ci", "--time-budget", "--window",
+        "--device", "--peers", "--timeout", "--duration", "--ngpus", "--nthreads", "--cudagraph"}},
+      {"run", "--progress off --ops all_reduce -b 8", {"--maxbytes", "--stepbytes"}},
+      {"pairs",
+       "--progress off",
+       {"--window", "--iters", "--warmup_iters", "--time-budget", "--threshold", "--expect-gbps", "--size",
+        "--latency-size", "--timeout"}},
+      {"gemm", "", {"--size", "--iters", "--warmup_iters", "--device"}},
+      {"step", "-w " + workload, {"--steps", "--warmup", "--device", "--gemm-size", "--timeout"}},
+      {"storage", "--path /nonexistent-fb-census", {"--files", "--nodes"}},
+      {"diagnose", "--seconds 0", {"--interval", "--pid"}},
+      {"diagnose", "", {"--seconds"}},
+      {"model step", "-w " + workload, {"--measured-step-s"}},
+      {"model scale", "-w " + workload, {"--nodes", "--exposed-target"}},
+  };
+  return probes;
+}
+
+// The long names of the FLOAT and INT flags `fabricbench COMMAND --help` lists.
+std::set<std::string> numeric_flags_in_help(const std::string& command) {
+  const auto help = run_process(std::string(FB_BINARY) + " " + command + " --help </dev/null");
+  std::set<std::string> out;
+  std::istringstream lines(help.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string names, type;
+    words >> names >> type;
+    if (names.rfind("-", 0) != 0 || (type.rfind("FLOAT", 0) != 0 && type.rfind("INT", 0) != 0)) continue;
+    const auto dashes = names.find("--");
+    if (dashes != std::string::npos) out.insert(names.substr(dashes));
+  }
+  return out;
+}
+
+TEST(Census, EveryNumericFlagInHelpIsProbed) {
+  std::map<std::string, std::set<std::string>> probed;
+  for (const auto& p : flag_probes()) probed[p.command].insert(p.flags.begin(), p.flags.end());
+  std::size_t seen = 0;
+  for (const char* command : {"run", "pairs", "topo", "gemm", "step", "check", "storage", "diagnose", "model fit",
+                              "model step", "model scale", "model memory", "model quotes", "model data", "report html",
+                              "report compare", "report scopes", "report nccl-log"}) {
+    for (const std::string& flag : numeric_flags_in_help(command)) {
+      ++seen;
+      EXPECT_TRUE(probed[command].count(flag))
+          << "fabricbench " << command << " " << flag << " is numeric: add it to flag_probes()";
+    }
+  }
+  EXPECT_GE(seen, 25u) << "--help lists fewer numeric flags than the census knows: is the parse of --help broken?";
+}
+
+TEST(Census, NonsenseInEveryNumericFlagIsExitTwoNamingTheFlag) {
+  struct Probe {
+    std::string args, flag;
+  };
+  std::vector<Probe> probes;
+  for (const auto& p : flag_probes())
+    for (const std::string& flag : p.flags)
+      for (const char* value : {"-1", "nan", "1e999"})
+        probes.push_back({p.command + " " + p.base + " " + flag + " " + value, flag});
+  // Alone (MPI's singleton): 0.5 s a command instead of 2.5 under mpirun; three at a time.
+  std::vector<test::ProcessResult> results(probes.size());
+  for (std::size_t first = 0; first < probes.size(); first += 3) {
+    std::vector<std::future<test::ProcessResult>> batch;
+    for (std::size_t i = first; i < std::min(first + 3, probes.size()); ++i)
+      batch.push_back(std::async(std::launch::async, [&, i] {
+        return run_process("timeout 60 " + std::string(FB_BINARY) + " " + probes[i].args + " </dev/null");
+      }));
+    for (std::size_t i = 0; i < batch.size(); ++i) results[first + i] = batch[i].get();
+  }
+  std::map<int, int> by_exit_code;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const auto& r = results[i];
+    ++by_exit_code[r.exit_code];
+    EXPECT_EQ(r.exit_code, 2) << probes[i].args << ": " << r.err;
+    EXPECT_NE(r.err.find(probes[i].flag), std::string::npos) << probes[i].args << ": " << r.err;
+    EXPECT_EQ(test::broken_message(r.err, probes[i].args), "") << probes[i].args << ": " << r.err;
+  }
+  std::string census;
+  for (const auto& [code, n] : by_exit_code) census += fmt::format(" exit {}: {}", code, n);
+  std::printf("census of %zu numeric flag probes:%s\n", probes.size(), census.c_str());
 }
 
 }  // namespace
