@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -173,6 +174,76 @@ TEST_F(InputFiles, AFileOrAPipeOverTheCeilingIsRefusedSayingHowToRaiseIt) {
       << junk.err;
 }
 
+// The census of input files: every reader a command has (records, foreign
+// text, profiles and workloads) given an empty file, binary junk, a record
+// cut mid-line, a file of the wrong kind, and its own output as input. Each
+// is refused with exit 2 and one message naming the input, except a record
+// cut short, which is read up to its last whole line as a crash leaves it
+// (exit 0, or 2 where the whole lines hold no row the command needs; check
+// judges it a run that could not finish, exit 3).
+TEST_F(InputFiles, EveryReaderRefusesEmptyBinaryWrongKindAndItsOwnOutput) {
+  const std::string record = path("record.jsonl");
+  const auto made = run_process("timeout 60 " + std::string(FB_BINARY) +
+                                " run --progress off -b 8 -e 1K --ops all_reduce --out " + record + " </dev/null");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string profile = std::string(FB_SOURCE_DIR) + "/profiles/local-smoke.yaml";
+  const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/host-dp-2ranks.yaml";
+  std::string text;
+  {
+    std::ifstream in(record);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(path("empty"));
+  {
+    std::ofstream bin(path("binary"), std::ios::binary);
+    for (int i = 0; i < 4096; ++i) bin.put(static_cast<char>((i * 7919 + 13) % 256));
+  }
+  std::ofstream(path("cut.jsonl")) << text.substr(0, text.size() * 2 / 3);
+  struct Reader {
+    std::string command;  // {} stands for the input
+    std::string wrong_kind;
+    std::set<int> cut_exit;  // a record cut mid-line; empty: not a record reader
+  };
+  const std::vector<Reader> readers{
+      {"report html {} -o " + path("page.html"), profile, {0, 2}},
+      {"report scopes {}", profile, {0, 2}},
+      {"report compare {} " + record, profile, {0, 2}},
+      {"check --progress off --out-dir " + path("check") + " --profile " + profile + " --results {}", profile, {3}},
+      {"model fit {}", profile, {0, 2}},
+      {"report nccl-log {}", record, {}},
+      {"report import nccl-tests {} --out " + path("imported.jsonl"), record, {}},
+      {"check --progress off --out-dir " + path("check") + " --profile {}", record, {}},
+      {"model step -w {}", record, {}},
+  };
+  std::map<int, int> by_exit_code;
+  int cases = 0;
+  const auto probe = [&](const std::string& command, const std::string& input, std::set<int> allowed) {
+    std::string args = command;
+    args.replace(args.find("{}"), 2, input);
+    const auto r = fb(args + " </dev/null");
+    ++cases;
+    ++by_exit_code[r.exit_code];
+    EXPECT_TRUE(allowed.count(r.exit_code)) << args << ": exit " << r.exit_code << ": " << r.err;
+    if (r.exit_code == 2) EXPECT_NE(r.err.find(input), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(test::broken_message(r.err, args), "") << args << ": " << r.err;
+  };
+  for (const Reader& reader : readers) {
+    for (const std::string& bad : {path("empty"), path("binary"), reader.wrong_kind}) probe(reader.command, bad, {2});
+    if (!reader.cut_exit.empty()) probe(reader.command, path("cut.jsonl"), reader.cut_exit);
+  }
+  // Its own output as input: refused before the only record is overwritten.
+  for (const std::string& same :
+       {"report html {} -o " + record + " --overwrite", "report import nccl-tests {} --out " + record + " --overwrite"})
+    probe(same, record, {2});
+  {
+    std::ifstream in(record);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text) << "the record an output named was changed";
+  }
+  std::string census;
+  for (const auto& [code, n] : by_exit_code) census += fmt::format(" exit {}: {}", code, n);
+  std::printf("census of %d input-file cases:%s\n", cases, census.c_str());
+}
+
 // A memory cgroup of this test's own (v2, or v1's memory controller), 3 GiB:
 // `run -b 4G` in it must be refused before it allocates, as MemAvailable alone
 // let it through to an OOM kill. Skips, saying why, where it cannot make one.
@@ -213,10 +284,11 @@ TEST_F(MemoryCgroup, ALimitSmallerThanMemAvailableIsTheFigure) {
 
 // The census of numeric flags: every FLOAT and INT flag of every command (as
 // its --help lists them), and the sizes, timeouts and counts given as text,
-// each given -1, nan and 1e999. Each must end with exit 2 and one message
-// naming the flag, never a run, a crash, a hang or another exit code. The
-// table must hold every numeric flag --help shows, so a new flag joins the
-// census or fails it.
+// each given -1, nan, 1e999 and 12junk: exit 2 and one message naming the
+// flag, never a run, a crash, a hang or another exit code; and 0, which some
+// flags take (exit 0) and others refuse (exit 2, naming the flag). The table
+// must hold every numeric flag --help shows, so a new flag joins the census
+// or fails it.
 struct FlagProbe {
   std::string command;             // with its subcommand
   std::string base;                // arguments that make a run with a valid value short
@@ -242,6 +314,10 @@ const std::vector<FlagProbe>& flag_probes() {
       {"diagnose", "", {"--seconds"}},
       {"model step", "-w " + workload, {"--measured-step-s"}},
       {"model scale", "-w " + workload, {"--nodes", "--exposed-target"}},
+      // README.md: a file that exists (the flags are refused before it is read).
+      {"report import nccl-tests",
+       std::string(FB_SOURCE_DIR) + "/README.md --out /nonexistent-fb-census.jsonl",
+       {"--ranks"}},
   };
   return probes;
 }
@@ -281,12 +357,13 @@ TEST(Census, EveryNumericFlagInHelpIsProbed) {
 TEST(Census, NonsenseInEveryNumericFlagIsExitTwoNamingTheFlag) {
   struct Probe {
     std::string args, flag;
+    bool may_run = false;  // a value the flag may take: exit 0 allowed
   };
   std::vector<Probe> probes;
   for (const auto& p : flag_probes())
     for (const std::string& flag : p.flags)
-      for (const char* value : {"-1", "nan", "1e999"})
-        probes.push_back({p.command + " " + p.base + " " + flag + " " + value, flag});
+      for (const char* value : {"0", "-1", "nan", "1e999", "12junk"})
+        probes.push_back({p.command + " " + p.base + " " + flag + " " + value, flag, value == std::string("0")});
   // Alone (MPI's singleton): 0.5 s a command instead of 2.5 under mpirun; three at a time.
   std::vector<test::ProcessResult> results(probes.size());
   for (std::size_t first = 0; first < probes.size(); first += 3) {
@@ -301,9 +378,11 @@ TEST(Census, NonsenseInEveryNumericFlagIsExitTwoNamingTheFlag) {
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const auto& r = results[i];
     ++by_exit_code[r.exit_code];
-    EXPECT_EQ(r.exit_code, 2) << probes[i].args << ": " << r.err;
-    EXPECT_NE(r.err.find(probes[i].flag), std::string::npos) << probes[i].args << ": " << r.err;
     EXPECT_EQ(test::broken_message(r.err, probes[i].args), "") << probes[i].args << ": " << r.err;
+    if (probes[i].may_run && r.exit_code == 0) continue;
+    EXPECT_EQ(r.exit_code, 2) << probes[i].args << ": " << r.err;
+    if (probes[i].may_run) continue;  // 0 may be refused for the layout first (pairs on one node)
+    EXPECT_NE(r.err.find(probes[i].flag), std::string::npos) << probes[i].args << ": " << r.err;
   }
   std::string census;
   for (const auto& [code, n] : by_exit_code) census += fmt::format(" exit {}: {}", code, n);

@@ -14,6 +14,7 @@
 
 #include "fabricbench/core/check_values.hpp"
 #include "host_narrow.hpp"
+#include "mpi_host/mpi_types.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "nccl/nccl_debug.hpp"
 #include "sim_devices.hpp"
@@ -59,33 +60,11 @@ SimComm* adopt(MPI_Comm mpi) {
   return c;
 }
 
-// MPI carries the narrow floats as their bits (reduced by narrow_op).
+// MPI carries the narrow floats as their bits (reduced by narrow_op); the
+// others as the mpi backend does.
 MPI_Datatype mpi_type(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::int8:
-      return MPI_INT8_T;
-    case Dtype::uint8:
-      return MPI_UINT8_T;
-    case Dtype::int32:
-      return MPI_INT32_T;
-    case Dtype::uint32:
-      return MPI_UINT32_T;
-    case Dtype::int64:
-      return MPI_INT64_T;
-    case Dtype::uint64:
-      return MPI_UINT64_T;
-    case Dtype::float32:
-      return MPI_FLOAT;
-    case Dtype::float64:
-      return MPI_DOUBLE;
-    case Dtype::half:
-    case Dtype::bfloat16:
-      return MPI_UINT16_T;
-    case Dtype::fp8_e4m3:
-    case Dtype::fp8_e5m2:
-      return MPI_UINT8_T;
-  }
-  return MPI_DATATYPE_NULL;
+  if (const MPI_Datatype wide = mpi::datatype(dtype); wide != MPI_DATATYPE_NULL) return wide;
+  return dtype_bytes(dtype) == 2 ? MPI_UINT16_T : MPI_UINT8_T;
 }
 
 // avg reduces as a sum, divided afterwards as NCCL does (check::average).
@@ -124,23 +103,7 @@ MPI_Op make_narrow_op(RedOp redop) {
 }
 
 MPI_Op mpi_op(Dtype dtype, RedOp redop) {
-  MPI_Op builtin = MPI_SUM;
-  switch (combined(redop)) {
-    case RedOp::sum:
-      builtin = MPI_SUM;
-      break;
-    case RedOp::prod:
-      builtin = MPI_PROD;
-      break;
-    case RedOp::max:
-      builtin = MPI_MAX;
-      break;
-    case RedOp::min:
-      builtin = MPI_MIN;
-      break;
-    case RedOp::avg:
-      break;
-  }
+  const MPI_Op builtin = mpi::reduction(combined(redop));
   // One user op per narrow datatype and operator, made once (MPI_Finalize frees them).
   static std::map<std::pair<Dtype, RedOp>, MPI_Op> made;
   return visit_dtype<SimNarrow>(dtype, [&](auto tag) {
