@@ -69,6 +69,7 @@ std::string prepare_rank0(const Comm& world, const CheckFlags& flags, CheckSetup
   if (!flags.baseline.empty()) {
     try {
       setup.baseline = read_results(flags.baseline);
+      refuse_simulated(*setup.baseline, flags.baseline);
     } catch (const std::exception& e) {
       return fmt::format("--baseline: {}", e.what());
     }
@@ -282,8 +283,7 @@ int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& fl
     if (world.rank() == 0) {
       sinks = make_sinks(flags, setup.outputs);
       auto header = record_header("check", argc, argv, world, nodes, run_id);
-      header.backend = backend->name();
-      header.backend_version = backend->version();
+      name_backend(header, *backend);
       sinks.begin(check_header(setup, std::move(header)));
       for (const auto& line : inventory) sinks.record_line(line);
       // An early end closes the record and says why in check.json and junit.xml too.

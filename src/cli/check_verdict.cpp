@@ -95,6 +95,12 @@ Judgement judge(const CheckSetup& setup, const CheckFlags& flags, const std::str
     return {record ? kExitRunError : kExitUsage, {}};
   }
   if (!record) {
+    try {
+      refuse_simulated(results, results_path);
+    } catch (const UsageError& e) {
+      user_log().error("fabricbench check: {}", e.what());
+      return {kExitUsage, {}};
+    }
     if (const std::string why = wrong_kind(results, setup.profile, results_path); !why.empty()) {
       user_log().error("fabricbench check: {}", why);
       return {kExitUsage, {}};

@@ -106,8 +106,7 @@ int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, P
       if (!flags.out.empty()) {
         if (const std::string error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
         auto header = record_header("pairs", argc, argv, world, nodes, run_id);
-        header.backend = backend->name();
-        header.backend_version = backend->version();
+        name_backend(header, *backend);
         header.options = to_json(flags, options);
         record.write(header);
         for (const auto& line : inventory) record.write(line);

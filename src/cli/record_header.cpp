@@ -39,4 +39,10 @@ RunHeader record_header(std::string_view command, int argc, char** argv, const C
   return h;
 }
 
+void name_backend(RunHeader& header, const Backend& backend) {
+  header.backend = backend.name();
+  header.backend_version = backend.version();
+  header.simulated = backend.simulated();
+}
+
 }  // namespace fb::cli

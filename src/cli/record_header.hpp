@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/core/scope.hpp"
@@ -20,5 +21,8 @@ std::string shared_run_id(const Comm& world);
 
 RunHeader record_header(std::string_view command, int argc, char** argv, const Comm& world, const NodeMap& nodes,
                         std::string run_id);
+// The backend that made the record: its name, its library's version, and
+// whether it ran on the test doubles (RunHeader::simulated).
+void name_backend(RunHeader& header, const Backend& backend);
 
 }  // namespace fb::cli

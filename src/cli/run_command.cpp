@@ -29,8 +29,7 @@ namespace {
 RunHeader run_header(int argc, char** argv, const Comm& world, const NodeMap& nodes, const Backend& backend,
                      const RunOptions& options, std::string run_id) {
   auto header = record_header("run", argc, argv, world, nodes, std::move(run_id));
-  header.backend = backend.name();
-  header.backend_version = backend.version();
+  name_backend(header, backend);
   header.options = to_json(options);
   return header;
 }

@@ -225,8 +225,7 @@ int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const 
     if (world.rank() == 0 && !f.out.empty()) {
       if (const std::string err = writer.open(f.out, f.overwrite); !err.empty()) throw RunError(err);
       auto header = record_header("step", argc, argv, world, nodes, run_id);
-      header.backend = backend->name();
-      header.backend_version = backend->version();
+      name_backend(header, *backend);
       writer.write(header);
       for (const auto& line : inventory) writer.write(line);
       watched->arm([&writer](const Summary& summary) { writer.seal(summary); });

@@ -195,4 +195,12 @@ Results parse_results(std::istream& in, const std::string& path) {
   return r;
 }
 
+void refuse_simulated(const Results& r, const std::string& path) {
+  if (!r.header.simulated) return;
+  throw UsageError(
+      fmt::format("'{}' was made through fabricbench's test doubles of the GPU backends ({}): its "
+                  "figures are simulated, not measured; give the record of a run on real hardware",
+                  path, r.header.backend_version.value_or("simulated")));
+}
+
 }  // namespace fb

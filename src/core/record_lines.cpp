@@ -149,6 +149,7 @@ json to_json(const RunHeader& h) {
                   {"cuda_built", h.build->cuda_built},   {"nccl_built", h.build->nccl_built}};
   if (h.backend) j["backend"] = *h.backend;
   if (h.backend_version) j["backend_version"] = *h.backend_version;
+  if (h.simulated) j["simulated"] = true;
   if (!h.options.is_null()) j["options"] = h.options.get();
   if (h.profile) j["profile"] = {{"name", h.profile->name}, {"path", h.profile->path}, {"source", h.profile->source}};
   if (h.sweeps) {
@@ -188,6 +189,7 @@ RunHeader header_from_json(const json& j) {
   }
   h.backend = r.maybe<std::string>("backend");
   h.backend_version = r.maybe<std::string>("backend_version");
+  h.simulated = r.take<bool>("simulated", false);
   h.options = r.value("options");
   if (const auto it = j.find("profile"); it != j.end()) {
     const Reader p = r.object(*it, "profile");

@@ -168,7 +168,9 @@ std::vector<Curve> fit_curves(const Results& results) {
 
 Results load_results(const std::string& path) {
   try {
-    return read_results(path);
+    Results r = read_results(path);
+    refuse_simulated(r, path);
+    return r;
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "capture_sink.hpp"
@@ -19,8 +20,11 @@
 #include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/record.hpp"
 #include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/sinks.hpp"
 #include "nccl/nccl_backend.hpp"
+#include "process.hpp"
 #include "sim_devices.hpp"
 #include "sim_nccl.hpp"
 
@@ -200,6 +204,47 @@ TEST(SimNccl, PairsMeasureEveryRailBetweenTheNodes) {
     EXPECT_GT(m.figures.bidir_gbps, 0) << m.job.rail;
     EXPECT_NE(m.path.find("NET/Socket"), std::string::npos) << m.job.rail << ": " << m.path;
   }
+}
+
+// A record made through the doubles says so in its header, and what judges
+// or prices a network (check, model) refuses it as a measurement.
+TEST(SimNccl, ARecordMadeThroughTheDoublesIsRefusedAsAMeasurement) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  auto backend = make_nccl_backend(devices, lib);
+  ASSERT_TRUE(backend->simulated());
+  const Comm world = Comm::world();
+  const std::string path = world.bcast_string_quiet(test::make_temp_dir("fb_sim_record_"), 0) + "/simulated.jsonl";
+  {
+    std::unique_ptr<RowSink> sink = my_rank() == 0 ? make_record_sink(path, false) : nullptr;
+    RunHeader header;
+    header.command = "run";
+    header.ranks = world.size();
+    header.backend = std::string(backend->name());
+    header.backend_version = backend->version();
+    header.simulated = backend->simulated();
+    if (sink) sink->begin(header);
+    Runner runner(world, map_nodes(world), *backend, collectives({Op::all_reduce}), sink.get());
+    runner.preflight();
+    runner.run();
+    if (sink) sink->end(Summary{});
+  }
+  world.barrier();
+  if (my_rank() != 0) return;
+  EXPECT_TRUE(read_results(path).header.simulated);
+  const std::string profile = std::string(FB_SOURCE_DIR) + "/profiles/local-smoke.yaml";
+  for (const std::string args :
+       {"check --progress off --out-dir " + path + ".check --profile " + profile + " --results " + path,
+        "model fit " + path}) {
+    // A command of its own, not a rank of this job: without the launcher's environment.
+    const auto r = test::run_process(
+        "timeout 60 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" "
+        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+        std::string(FB_BINARY) + " " + args + " </dev/null");
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("figures are simulated, not measured"), std::string::npos) << args << ": " << r.err;
+  }
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
 // Plays the hang watchdog's thread: until stopped, asks the board to abort

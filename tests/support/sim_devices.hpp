@@ -69,6 +69,7 @@ class SimDevices final : public gpu::Devices {
   SimDevices(SimNode node, std::vector<int> visible);
   ~SimDevices() override;
 
+  bool simulated() const override { return true; }
   std::string absent_reason() override { return {}; }
   std::string version() override {
     return "simulated " + node_.model + " GPUs (fabricbench's host device double; not a measurement)";

@@ -97,6 +97,7 @@ class ForwardingBackend : public Backend {
   explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
   std::string_view name() const override { return inner_->name(); }
   std::string version() const override { return inner_->version(); }
+  bool simulated() const override { return inner_->simulated(); }
   OpSet ops() const override { return inner_->ops(); }
   std::string_view elsewhere() const override { return inner_->elsewhere(); }
   Support supports(const OpSpec& spec) const override { return inner_->supports(spec); }

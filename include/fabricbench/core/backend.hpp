@@ -152,6 +152,9 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   virtual std::string version() const = 0;  // library version for the record
+  // Does it run on the test doubles of the GPU backends (tests only)? Its
+  // records then say so (RunHeader::simulated), and check and model refuse them.
+  virtual bool simulated() const { return false; }
   // The ops this backend has code for, as data. The engine refuses every other
   // op (backend_runs) before it asks supports() or prepares anything, so an op
   // a backend does not implement is never timed.

@@ -19,13 +19,14 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 6;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 7;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                         // 1.2: pair, node and finding lines;
                                         // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                         // 1.4: run_id, check lines' optional, every summary's keys alike;
                                         // 1.5: measurements' time_ci_low/high_us, stopped_by; option median_ci;
                                         //      storage records and lines; diagnose records and diagnosis lines;
-                                        // 1.6: measurements' time_samples (iterations timed together)
+                                        // 1.6: measurements' time_samples (iterations timed together);
+                                        // 1.7: header's simulated (made through the test doubles)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file
@@ -108,5 +109,10 @@ struct Results {
 Results read_results(const std::string& path);
 // The same from a stream, without the note; `name` stands for the path in messages.
 Results parse_results(std::istream& in, const std::string& name);
+
+// Throws UsageError when `r` was made through the test doubles of the GPU
+// backends (RunHeader::simulated): what judges or prices a network refuses
+// simulated figures as a measurement.
+void refuse_simulated(const Results& r, const std::string& path);
 
 }  // namespace fb

@@ -88,6 +88,9 @@ struct RunHeader {
   std::optional<BuildRef> build;       // absent in records before 1.4
   std::optional<std::string> backend;  // absent in topo and gemm records
   std::optional<std::string> backend_version;
+  // Made through the host test doubles of the GPU backends (since 1.7; absent:
+  // false): the figures are simulated, and check and model refuse them.
+  bool simulated = false;
   JsonValue options;  // the command's own (run: RunOptions; pairs; gemm); null = absent
   std::optional<ProfileRef> profile;
   std::optional<std::vector<SweepRef>> sweeps;

@@ -67,6 +67,9 @@ class Devices {
  public:
   virtual ~Devices() = default;
 
+  // The host double of the tests (sim_devices.hpp): records say their figures are simulated.
+  virtual bool simulated() const { return false; }
+
   // "" when this process can use a device; otherwise why not (no usable
   // driver, no device), with the host named.
   [[nodiscard]] virtual std::string absent_reason() = 0;
