@@ -205,7 +205,7 @@ void SimNccl::abort(nccl::CommHandle comm) noexcept {
   ++communicators_aborted;
 }
 
-Status SimNccl::queue_collective(const char* call, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream,
+Status SimNccl::queue_collective(const char* call, nccl::CommHandle comm, gpu::DeviceStream& stream,
                                  std::size_t bytes, std::function<void(void*)> work) {
   SimComm* s = sim(comm);
   if (s->state.state != State::ok)
@@ -233,7 +233,6 @@ Status SimNccl::queue_collective(const char* call, const Call& c, nccl::CommHand
   ++s->ops;
   bool spans = false;
   for (int w : s->world_ranks) spans = spans || w / ranks_per_node_ != s->world_ranks[0] / ranks_per_node_;
-  (void)c;
   sim_enqueue(stream, sim_cost_us(stream, bytes, spans ? kInterGbps : kIntraGbps), [s, work](double& clock_us) {
     // A collective ends after its last rank arrived: every rank's clock moves to the latest.
     double latest = clock_us;
@@ -246,7 +245,7 @@ Status SimNccl::queue_collective(const char* call, const Call& c, nccl::CommHand
 
 Status SimNccl::all_reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
-  return queue_collective("ncclAllReduce", c, comm, stream, bytes, [c, bytes, n = sim(comm)->nranks](void* m) {
+  return queue_collective("ncclAllReduce", comm, stream, bytes, [c, bytes, n = sim(comm)->nranks](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes, c.recv, bytes, copy);
     check_mpi_call(MPI_Allreduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.dtype, c.redop),
@@ -259,7 +258,7 @@ Status SimNccl::all_reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStre
 Status SimNccl::all_gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
   const int n = sim(comm)->nranks;
-  return queue_collective("ncclAllGather", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+  return queue_collective("ncclAllGather", comm, stream, bytes * n, [c, bytes, n](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes, c.recv, bytes * n, copy);
     const auto count = static_cast<int>(c.count);
@@ -272,7 +271,7 @@ Status SimNccl::all_gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStre
 Status SimNccl::reduce_scatter(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
   const int n = sim(comm)->nranks;
-  return queue_collective("ncclReduceScatter", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+  return queue_collective("ncclReduceScatter", comm, stream, bytes * n, [c, bytes, n](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes * n, c.recv, bytes, copy);
     check_mpi_call(MPI_Reduce_scatter_block(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype),
@@ -285,7 +284,7 @@ Status SimNccl::reduce_scatter(const Call& c, nccl::CommHandle comm, gpu::Device
 Status SimNccl::broadcast(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
   const bool root = sim(comm)->rank == c.root;
-  return queue_collective("ncclBroadcast", c, comm, stream, bytes, [c, bytes, root](void* m) {
+  return queue_collective("ncclBroadcast", comm, stream, bytes, [c, bytes, root](void* m) {
     if (root && c.send != c.recv) std::memmove(c.recv, c.send, bytes);
     check_mpi_call(MPI_Bcast(c.recv, static_cast<int>(c.count), mpi_type(c.dtype), c.root, *static_cast<MPI_Comm*>(m)),
                    "MPI_Bcast");
@@ -296,7 +295,7 @@ Status SimNccl::reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& 
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
   const int n = sim(comm)->nranks;
   const bool root = sim(comm)->rank == c.root;
-  return queue_collective("ncclReduce", c, comm, stream, bytes, [c, bytes, n, root](void* m) {
+  return queue_collective("ncclReduce", comm, stream, bytes, [c, bytes, n, root](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes, c.recv, bytes, copy);
     check_mpi_call(MPI_Reduce(in, c.recv, static_cast<int>(c.count), mpi_type(c.dtype), mpi_op(c.dtype, c.redop),
@@ -309,7 +308,7 @@ Status SimNccl::reduce(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& 
 Status SimNccl::gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
   const int n = sim(comm)->nranks;
-  return queue_collective("ncclGather", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+  return queue_collective("ncclGather", comm, stream, bytes * n, [c, bytes, n](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes, c.recv, bytes * n, copy);
     const auto count = static_cast<int>(c.count);
@@ -322,7 +321,7 @@ Status SimNccl::gather(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& 
 Status SimNccl::scatter(const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream) {
   const std::size_t bytes = c.count * dtype_bytes(c.dtype);
   const int n = sim(comm)->nranks;
-  return queue_collective("ncclScatter", c, comm, stream, bytes * n, [c, bytes, n](void* m) {
+  return queue_collective("ncclScatter", comm, stream, bytes * n, [c, bytes, n](void* m) {
     std::vector<std::byte> copy;
     const void* in = unaliased(c.send, bytes * n, c.recv, bytes, copy);
     const auto count = static_cast<int>(c.count);

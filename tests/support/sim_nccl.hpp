@@ -70,7 +70,7 @@ class SimNccl final : public nccl::Collectives {
 
  private:
   struct Pending;
-  nccl::Status queue_collective(const char* call, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream,
+  nccl::Status queue_collective(const char* call, nccl::CommHandle comm, gpu::DeviceStream& stream,
                                 std::size_t bytes, std::function<void(void* mpi_comm)> work);
   nccl::Status point_to_point(bool is_send, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream);
 

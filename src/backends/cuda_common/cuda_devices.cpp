@@ -106,7 +106,7 @@ class CudaDevices final : public Devices {
     int driver = 0;
     // A version that cannot be read says so rather than "0.0".
     const auto text = [](cudaError_t rc, int v) {
-      return rc == cudaSuccess ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : std::string("unknown");
+      return rc == cudaSuccess ? cuda_version_text(v) : std::string("unknown");
     };
     const cudaError_t runtime_rc = cudaRuntimeGetVersion(&runtime);
     const cudaError_t driver_rc = cudaDriverGetVersion(&driver);
