@@ -24,7 +24,7 @@
 #include "fabricbench/core/sinks.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
-#include "watched_run.hpp"
+#include "measuring_command.hpp"
 #include "number_flags.hpp"
 
 namespace fb::cli {
@@ -98,45 +98,24 @@ std::string backend_problem(const Comm& world, const CheckSetup& setup) {
                                       info->name, absent);
 }
 
-// Parses flags and the profile on every rank; any rank's error stops all with
-// one message. Returns the exit code to stop with, or -1 to go on.
-int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, CheckFlags& flags, CheckSetup& setup) {
-  std::string error;
-  refuse_nonsense_numbers(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  } catch (const CLI::ParseError& e) {
-    error = e.what();
-  }
-  if (error.empty() && flags.list_profiles) {
-    try {
-      const std::string list = list_profiles();
-      if (world.rank() == 0) std::fputs(list.c_str(), stdout);
-      return kExitOk;
-    } catch (const UsageError& e) {
-      error = e.what();
-    }
-  }
-  if (error.empty() && flags.profile.empty()) error = "--profile is required (a YAML file, or see --list-profiles)";
-  if (error.empty() && flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")
-    error = fmt::format("--progress '{}': use auto, on or off", flags.progress);
-  if (error.empty()) {
-    try {
-      (void)timeout_seconds(flags.timeout);
-      check_injected(flags.inject);
-      if (!flags.inject.empty() && !flags.save_baseline.empty())
-        throw UsageError("--inject plants faults (tests only): such a run cannot be saved as a baseline; drop "
-                         "--save-baseline");
-    } catch (const UsageError& e) {
-      error = e.what();
-    }
-  }
-  error = agree_on_error(world, error);
-  if (error.empty()) error = options_differ(world, compared_options(app));
-  if (error.empty()) error = load_profile_everywhere(world, flags, setup);
+// The flags alone, on every rank (parse_on_every_rank agrees on the result).
+void validate(const CheckFlags& flags) {
+  if (flags.list_profiles) throw ShowAndExit{list_profiles()};
+  if (flags.profile.empty()) throw UsageError("--profile is required (a YAML file, or see --list-profiles)");
+  if (flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")
+    throw UsageError(fmt::format("--progress '{}': use auto, on or off", flags.progress));
+  (void)timeout_seconds(flags.timeout);
+  check_injected(flags.inject);
+  if (!flags.inject.empty() && !flags.save_baseline.empty())
+    throw UsageError(
+        "--inject plants faults (tests only): such a run cannot be saved as a baseline; drop "
+        "--save-baseline");
+}
+
+// Collective, once the flags are agreed: the profile on every rank, the
+// baseline and the outputs on rank 0. "" or the error, on every rank.
+std::string prepare_everywhere(const Comm& world, const CheckFlags& flags, CheckSetup& setup) {
+  std::string error = load_profile_everywhere(world, flags, setup);
   if (error.empty() && flags.results.empty() && accept::has_storage_rules(setup.profile))
     error = fmt::format(
         "profile {} has storage rules, which judge a storage record: run `fabricbench storage --path DIR --out "
@@ -145,24 +124,7 @@ int prepare_everywhere(const Comm& world, CLI::App& app, int argc, char** argv, 
   // A recorded run is judged without running anything: no backend needed.
   if (error.empty() && flags.results.empty()) error = backend_problem(world, setup);
   if (error.empty() && world.rank() == 0) error = prepare_rank0(world, flags, setup);
-  error = agree_on_error(world, error);
-  if (error.empty()) return -1;
-  return usage_exit(world, "check", error);
-}
-
-// The sweep table, the progress line and the record, on rank 0.
-SinkList make_sinks(const CheckFlags& flags, const CheckOutputs& out) {
-  SinkList sinks;
-  if (show_progress(flags.progress) && !flags.quiet) sinks.add(make_progress_sink(stderr));
-  if (!flags.quiet) sinks.add(make_table_sink(stdout));
-  sinks.add(make_record_sink(out.record, flags.overwrite));
-  return sinks;
-}
-
-bool any_checked(const Profile& p) {
-  for (const auto& s : p.sweeps)
-    if (s.options.check) return true;
-  return false;
+  return agree_on_error(world, error);
 }
 
 RunHeader check_header(const CheckSetup& setup, RunHeader header) {
@@ -173,33 +135,15 @@ RunHeader check_header(const CheckSetup& setup, RunHeader header) {
   return header;
 }
 
-// The sweeps' totals together, as `run` closes its record.
-void add_totals(RunTotals& all, const RunTotals& t) {
-  all.rows += t.rows;
-  all.skipped += t.skipped;
-  all.wrong += t.wrong;
-  all.busbw_sum_gbps += t.busbw_sum_gbps;
-  all.passes += t.passes;
-  if (all.wrong_by_rank.size() < t.wrong_by_rank.size()) all.wrong_by_rank.resize(t.wrong_by_rank.size(), 0);
-  for (std::size_t r = 0; r < t.wrong_by_rank.size(); ++r) all.wrong_by_rank[r] += t.wrong_by_rank[r];
-}
-
 Summary check_summary(const Profile& profile, const RunTotals& totals, double seconds, int code) {
-  SweepTotals::Figures f;
-  const bool checked = any_checked(profile);
-  f.wrong = checked ? totals.wrong : -1;
-  if (checked) {
-    std::vector<int> ranks;
-    for (std::size_t r = 0; r < totals.wrong_by_rank.size(); ++r)
-      if (totals.wrong_by_rank[r] > 0) ranks.push_back(static_cast<int>(r));
-    f.wrong_ranks = ranks;
-  }
+  bool checked = false;
   bool burn_in = false;
-  for (const auto& s : profile.sweeps) burn_in = burn_in || s.options.duration_s > 0;
-  if (burn_in) f.passes = totals.passes;
-  f.avg_busbw_gbps = totals.rows ? totals.busbw_sum_gbps / static_cast<double>(totals.rows) : 0.0;
+  for (const auto& s : profile.sweeps) {
+    checked = checked || s.options.check;
+    burn_in = burn_in || s.options.duration_s > 0;
+  }
   Summary s;
-  s.sweep = SweepTotals{totals.rows, totals.skipped, f};
+  s.sweep = totals.closing(checked, burn_in);
   s.elapsed_s = seconds;
   s.exit_code = code;
   return s;
@@ -223,97 +167,82 @@ std::string needs_more_nodes(const Profile& profile, const NodeMap& nodes, const
                      nodes.node_hosts.empty() ? "?" : nodes.node_hosts.front());
 }
 
-int run_and_judge(const Comm& world, int argc, char** argv, const CheckFlags& flags, const CheckSetup& setup) {
-  const NodeMap nodes = map_nodes(world);
-  std::unique_ptr<Backend> backend;
-  try {
-    backend = with_injected_faults(world, find_backend(setup.profile.backend)->make(), flags.inject, "check");
-  } catch (const UsageError& e) {
-    return usage_exit(world, "check", e.what());
-  }
-  // First of all, outputs that say the run did not finish: an earlier run's
-  // PASS must not stand beside a run that ends early.
-  const int ranks = world.size();
-  if (world.rank() == 0) write_placeholder(setup, flags, ranks, nodes.node_hosts);
-  // A refusal from here on replaces that placeholder: exit 2 and why, in check.json too.
-  const auto refuse = [&](const std::string& why) {
-    if (world.rank() == 0) write_refusal(setup, flags, ranks, nodes.node_hosts, why);
-    return usage_exit(world, "check", why);
-  };
-  SinkList sinks;
-  std::vector<std::unique_ptr<Runner>> runners;
-  for (const auto& sweep : setup.profile.sweeps) {
-    runners.push_back(std::make_unique<Runner>(world, nodes, *backend, sweep.options, &sinks));
-    try {
-      runners.back()->preflight();
-    } catch (const UsageError& e) {
-      return refuse(fmt::format("sweep {}: {}", sweep.name, e.what()));
-    }
-  }
-  std::optional<CheckPairs> pairs;
-  try {
-    if (setup.profile.pairs) pairs.emplace(world, nodes, *backend, *setup.profile.pairs);
-  } catch (const UsageError& e) {
-    return refuse(fmt::format("pairs: {}", e.what()));
-  }
-  if (const auto why = needs_more_nodes(setup.profile, nodes, pairs); !why.empty()) return refuse(why);
-  // The hang watchdog over every sweep and the pair matrix: a node that
-  // wedges a Slurm acceptance job ends it with the record closed, naming
-  // the rank, instead of holding the allocation until the time limit.
-  std::unique_ptr<WatchedRun> watched;
-  try {
-    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(flags.timeout)}, "check");
-  } catch (const UsageError& e) {
-    return refuse(e.what());
-  }
-  for (auto& runner : runners) runner->watch(&watched->board());
-  if (pairs) pairs->watch(&watched->board());
-  // A one-node job has no pairs: its pairs rules SKIP "no pair lines in this
-  // run" (an error under --strict).
-  if (world.rank() == 0 && pairs && !pairs->not_run().empty())
-    spdlog::warn("profile {} asks for the pair matrix: {}", setup.profile.name, pairs->not_run());
-  auto started = std::chrono::steady_clock::now();
-  RunTotals totals;
-  watched->run([&] {
-    // What the figures are measured on (fabricbench topo's inventory), right
-    // after the header as in every record: spec and uniformity rules read it.
-    const auto inventory = inventory_lines(world, nodes);
-    const std::string run_id = shared_run_id(world);
-    started = std::chrono::steady_clock::now();
-    if (world.rank() == 0) {
-      sinks = make_sinks(flags, setup.outputs);
-      auto header = record_header("check", argc, argv, world, nodes, run_id);
-      name_backend(header, *backend);
-      sinks.begin(check_header(setup, std::move(header)));
-      for (const auto& line : inventory) sinks.record_line(line);
-      // An early end closes the record and says why in check.json and junit.xml too.
-      watched->arm([&sinks, &setup, &flags, &nodes, ranks](const Summary& summary) {
-        sinks.abort(summary);
-        write_placeholder(setup, flags, ranks, nodes.node_hosts, summary.reason);
-      });
-    }
-    for (auto& runner : runners) add_totals(totals, runner->run());
-    if (pairs) pairs->run(sinks);
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::int64_t code = kExitOk;
-  if (world.rank() == 0) {
-    const Judgement j = judge(setup, flags, setup.outputs.record, seconds, &sinks, sinks.error());
-    code = j.code;
-    sinks.end(check_summary(setup.profile, totals, seconds, static_cast<int>(code)));
-    if (code != kExitRunError) code = output_failure("check", sinks.error(), static_cast<int>(code));
-    std::fputs(j.text.c_str(), stdout);
-    std::fflush(stdout);
-    if (!flags.save_baseline.empty()) {
-      if (auto err = copy_record(setup.outputs.record, flags.save_baseline); !err.empty()) {
-        user_log().error("fabricbench check: {}", err);
-        code = kExitRunError;
+// check's own part of the measuring sequence (measuring_command.hpp): the
+// profile's sweeps and pair matrix, then the rules judged on the record, and
+// check.json and junit.xml kept saying how the run stands at every point.
+class CheckCommand final : public Measuring {
+ public:
+  CheckCommand(const CheckFlags& flags, const CheckSetup& setup) : flags_(flags), setup_(setup) {}
+  void prepare() override {
+    const Comm& world = job().world;
+    const NodeMap& nodes = job().nodes;
+    // First of all, outputs that say the run did not finish: an earlier run's
+    // PASS must not stand beside a run that ends early.
+    if (world.rank() == 0) write_placeholder(setup_, flags_, world.size(), nodes.node_hosts);
+    for (const auto& sweep : setup_.profile.sweeps) {
+      runners_.push_back(std::make_unique<Runner>(world, nodes, *job().backend, sweep.options, &job().sinks));
+      try {
+        runners_.back()->preflight();
+      } catch (const UsageError& e) {
+        throw UsageError(fmt::format("sweep {}: {}", sweep.name, e.what()));
       }
     }
+    try {
+      if (setup_.profile.pairs) pairs_.emplace(world, nodes, *job().backend, *setup_.profile.pairs);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("pairs: {}", e.what()));
+    }
+    if (const auto why = needs_more_nodes(setup_.profile, nodes, pairs_); !why.empty()) throw UsageError(why);
   }
-  world.bcast_quiet({&code, 1}, 0);
-  return static_cast<int>(code);
-}
+  // A refusal from here on replaces the placeholder: exit 2 and why, in check.json too.
+  void refused(const std::string& why) override {
+    if (job().world.rank() == 0) write_refusal(setup_, flags_, job().world.size(), job().nodes.node_hosts, why);
+  }
+  void watch(ProgressBoard& board) override {
+    for (auto& runner : runners_) runner->watch(&board);
+    if (pairs_) pairs_->watch(&board);
+  }
+  void open(RunHeader& header) override {
+    // A one-node job has no pairs: its pairs rules SKIP "no pair lines in this
+    // run" (an error under --strict).
+    if (pairs_ && !pairs_->not_run().empty())
+      spdlog::warn("profile {} asks for the pair matrix: {}", setup_.profile.name, pairs_->not_run());
+    if (show_progress(flags_.progress) && !flags_.quiet) job().sinks.add(make_progress_sink(stderr));
+    if (!flags_.quiet) job().sinks.add(make_table_sink(stdout));
+    header = check_header(setup_, std::move(header));
+  }
+  void measure() override {
+    for (auto& runner : runners_) totals_ += runner->run();
+    if (pairs_) pairs_->run(job().sinks);
+  }
+  Summary close(double seconds) override {
+    SinkList& sinks = job().sinks;
+    judgement_ = judge(setup_, flags_, setup_.outputs.record, seconds, &sinks, sinks.error());
+    return check_summary(setup_.profile, totals_, seconds, judgement_.code);
+  }
+  int report(int code) override {
+    std::fputs(judgement_.text.c_str(), stdout);
+    std::fflush(stdout);
+    if (flags_.save_baseline.empty()) return code;
+    if (auto err = copy_record(setup_.outputs.record, flags_.save_baseline); !err.empty()) {
+      user_log().error("fabricbench check: {}", err);
+      return kExitRunError;
+    }
+    return code;
+  }
+  // An early end says why in check.json and junit.xml too.
+  void ended_early(const Summary& summary) noexcept override {
+    write_placeholder(setup_, flags_, job().world.size(), job().nodes.node_hosts, summary.reason);
+  }
+
+ private:
+  const CheckFlags& flags_;
+  const CheckSetup& setup_;
+  std::vector<std::unique_ptr<Runner>> runners_;
+  std::optional<CheckPairs> pairs_;
+  RunTotals totals_;
+  Judgement judgement_;
+};
 
 // --results FILE: judge a recorded run; no sweep runs.
 int judge_recorded(const Comm& world, const CheckFlags& flags, const CheckSetup& setup) {
@@ -337,22 +266,35 @@ int judge_recorded(const Comm& world, const CheckFlags& flags, const CheckSetup&
 }  // namespace
 
 int check_main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  const Comm world = Comm::world();
-  if (const int stop = same_command_everywhere(world, "check"); stop >= 0) return stop;
   CLI::App app{
       "Run an acceptance profile (YAML) and judge its rules: verdict table, check.json, junit.xml, exit "
       "code 0 pass / 1 a rule failed / 2 bad input / 3 the run did not finish.",
       "fabricbench check"};
   CheckFlags flags;
   add_check_flags(app, flags);
-  CheckSetup setup;
-  const int stop = prepare_everywhere(world, app, argc, argv, flags, setup);
-  if (stop >= 0) return stop;
-  setup_logging(world.rank(), flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal);
-  if (!flags.results.empty()) return judge_recorded(world, flags, setup);
-  // check.json and junit.xml say "did not finish" until the verdict replaces them.
-  return run_or_abort([&] { return run_and_judge(world, argc, argv, flags, setup); });
+  // The outputs' paths follow the profile's name: prepare_rank0 checks them once it is read.
+  const CommandEntry entry{
+      "check", app, [&] { validate(flags); }, [] { return Outputs{}; },
+      [&] { return flags.verbose ? Verbosity::verbose
+                   : flags.quiet ? Verbosity::quiet
+                                 : Verbosity::normal; }};
+  return command_main(&argc, &argv, entry, [&](const Comm& world) {
+    CheckSetup setup;
+    if (const std::string error = prepare_everywhere(world, flags, setup); !error.empty())
+      return usage_exit(world, "check", error);
+    if (!flags.results.empty()) return judge_recorded(world, flags, setup);
+    // check.json and junit.xml say "did not finish" until the verdict replaces them.
+    CheckCommand command(flags, setup);
+    return measure(world, argc, argv,
+                   {.command = "check",
+                    .backend = setup.profile.backend,
+                    .inject = flags.inject,
+                    .timeout = watch::TimeoutPolicy{timeout_seconds(flags.timeout)},
+                    .record = setup.outputs.record,
+                    .overwrite = flags.overwrite,
+                    .totals = ClosingTotals::sweep},
+                   command);
+  });
 }
 
 }  // namespace fb::cli

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/plan.hpp"
@@ -65,13 +66,13 @@ std::string first_difference(const std::string& rank0, const std::string& mine) 
   return {};
 }
 
-std::string compared_options(const CLI::App& app, std::initializer_list<std::string_view> per_rank) {
+std::string compared_options(const CLI::App& app, const std::vector<std::string>& per_rank) {
   const std::string all = app.config_to_str(true, false);  // the lines below view into it
   std::string out;
   for (const std::string_view line : lines_of(all)) {
     const std::string name = option_and_value(line).first;
     bool skip = false;
-    for (const std::string_view p : per_rank) skip = skip || name == "--" + std::string(p);
+    for (const auto& p : per_rank) skip = skip || name == "--" + p;
     if (!skip) out += std::string(line) + "\n";
   }
   return out;
@@ -86,24 +87,42 @@ std::string options_differ(const Comm& world, const std::string& mine) {
 }
 
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<void()>& validate, const std::function<Outputs()>& outputs) {
+                        const std::function<void()>& validate, const std::function<Outputs()>& outputs,
+                        const std::vector<std::string>& per_rank) {
   std::string error;
+  std::optional<std::string> shown;  // --help, or a flag that only prints (ShowAndExit)
   refuse_nonsense_numbers(app);
   try {
     app.parse(argc, argv);
     validate();
   } catch (const CLI::CallForHelp&) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
+    shown = app.help();
+  } catch (const ShowAndExit& show) {
+    shown = show.text;
   } catch (const CLI::ParseError& e) {
     error = e.what();
   } catch (const UsageError& e) {
     error = e.what();
   }
   error = agree_on_error(world, error);
+  // Printing and exiting is agreed too: a rank that went on alone would wait
+  // in the next collective for ranks that have left.
+  if (error.empty()) {
+    const auto ranks_shown = world.allgather_quiet(shown ? 1 : 0);
+    const auto count = std::count(ranks_shown.begin(), ranks_shown.end(), 1);
+    if (count == world.size()) {
+      if (world.rank() == 0) std::fputs(shown->c_str(), stdout);
+      return kExitOk;
+    }
+    if (count > 0)
+      error = fmt::format(
+          "{} of {} ranks were given a flag that only prints (--help) and the rest were not: give "
+          "every rank the same command line",
+          count, world.size());
+  }
   // Every option's parsed value, defaults included, derived from the flags
   // themselves: a new flag is compared without anyone remembering to add it.
-  if (error.empty()) error = options_differ(world, compared_options(app));
+  if (error.empty()) error = options_differ(world, compared_options(app, per_rank));
   if (error.empty() && world.rank() == 0) {
     const Outputs out = outputs();
     error = check_outputs(out.files, out.overwrite);
@@ -158,13 +177,11 @@ int output_failure(std::string_view command, const std::string& error, int code)
   return kExitRunError;
 }
 
-std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command) {
+std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name) {
   const BackendInfo* info = find_backend(name);
   const std::string absent = agree_on_error(world, info ? info->absent_reason() : "unknown backend");
   if (absent.empty()) return info->make();
-  if (world.rank() == 0)
-    user_log().error("fabricbench {}: backend {} is not usable: {}", command, name, absent);
-  return nullptr;
+  throw UsageError(fmt::format("backend {} is not usable: {}", name, absent));
 }
 
 }  // namespace fb::cli

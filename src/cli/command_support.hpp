@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +34,12 @@ struct Outputs {
 // ranks run what), or -1 to go on.
 int same_command_everywhere(const Comm& world, std::string_view command);
 
+// Thrown by a command's validate() for a flag that only prints something
+// (check --list-profiles): rank 0 prints `text`, every rank exits 0.
+struct ShowAndExit {
+  std::string text;
+};
+
 // --overwrite, for every command that writes files.
 void add_overwrite_flag(CLI::App& app, bool& overwrite);
 
@@ -47,14 +52,16 @@ void add_overwrite_flag(CLI::App& app, bool& overwrite);
 // option that differs. `outputs` lists the files rank 0 will write: each must
 // be writable, none may exist without --overwrite, no two on one path.
 // Returns the exit code to stop with, or -1 to go on.
+// `per_rank`: options left out of the comparison (compared_options).
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<void()>& validate, const std::function<Outputs()>& outputs);
+                        const std::function<void()>& validate, const std::function<Outputs()>& outputs,
+                        const std::vector<std::string>& per_rank = {});
 
 // The text ranks compare: every option of `app` as CLI11 writes its parsed
 // value (one per line, defaults included), less the options in `per_rank`,
 // which legitimately differ between ranks (topo's --sysfs-root: each node's
 // own copied tree).
-std::string compared_options(const CLI::App& app, std::initializer_list<std::string_view> per_rank = {});
+std::string compared_options(const CLI::App& app, const std::vector<std::string>& per_rank = {});
 
 // Collective: "" when `mine` (one option per line) equals rank 0's on every
 // rank, else on every rank the message naming the first option that differs
@@ -86,8 +93,8 @@ std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nod
 // code it makes (kExitRunError), else `code` unchanged.
 int output_failure(std::string_view command, const std::string& error, int code);
 
-// The backend called `name` when every rank can use it; otherwise rank 0
-// says why and the result is null (exit with kExitUsage).
-std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name, std::string_view command);
+// Collective: the backend called `name` when every rank can use it; else
+// UsageError on every rank saying why.
+std::unique_ptr<Backend> usable_backend(const Comm& world, const std::string& name);
 
 }  // namespace fb::cli

@@ -25,6 +25,7 @@
 #include "fabricbench/model/workload.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "record_header.hpp"
+#include "measuring_command.hpp"
 #include "run_options.hpp"
 
 namespace fb::cli {
@@ -44,6 +45,7 @@ struct GemmFlags {
   std::string csv;
   bool overwrite = false;
   bool quiet = false;
+  std::string timeout = "auto";
 };
 
 // The products to time, in order: every shape in every dtype.
@@ -75,6 +77,7 @@ void add_flags(CLI::App& app, GemmFlags& f) {
   app.add_option("--csv", f.csv, "also write the per-rank rows as CSV")->check(output_path_validator());
   app.add_flag("--overwrite", f.overwrite, "replace --out and --csv files that exist (refused without it)");
   app.add_flag("-q,--quiet", f.quiet, "no table: errors and the slowest-GPU line only");
+  add_timeout_option(app, f.timeout);
 }
 
 // "4096x12288x4096" -> m, n, k (each 1 to 65536).
@@ -211,98 +214,120 @@ void print_table(const std::vector<GemmLine>& lines, const GemmPlan& plan) {
   return csv.error();
 }
 
-struct Gathered {
-  std::vector<InventoryLine> inventory;  // what the GPUs are, from topo (rank 0 only)
-  std::vector<GemmLine> lines;           // the gemm lines of every rank (rank 0 only)
-};
-
-// Returns the exit code: 3 when an output could not be written.
-int report(int argc, char** argv, const Comm& world, const NodeMap& nodes, const GemmFlags& flags,
-           const GemmPlan& plan, const Gathered& g, double seconds, const std::string& run_id) {
-  const auto slowest = slowest_per_dtype(g.lines, plan.dtypes);
-  if (!flags.quiet) print_table(g.lines, plan);
-  // "bf16 slowest GPU: rank 3 (host n07, GPU 3 0000:1B:00.0) 612.3 TFLOP/s, 21.7% below the fastest (782.5)"
-  for (const auto& s : slowest)
-    user_log().warn("fabricbench gemm: {} slowest GPU: rank {} (host {}, GPU {} {}) {:.1f} TFLOP/s, {:.1f}% below "
-                    "the fastest ({:.1f})",
-                    s.dtype, s.rank, s.host, s.device, s.pci_bus_id, s.tflops, s.below_fastest_pct, s.fastest_tflops);
-  int code = kExitOk;
-  if (!flags.csv.empty()) code = output_failure("gemm", write_csv(flags.csv, flags.overwrite, g.lines, run_id), code);
-  if (flags.out.empty()) return code;
-  RecordWriter record;
-  if (const auto error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
-  RunHeader header = record_header("gemm", argc, argv, world, nodes, run_id);
+// The record header's options: what was asked.
+json header_options(const GemmFlags& flags, const GemmPlan& plan) {
   json options{
       {"size", plan.base.m}, {"dtypes", flags.dtypes}, {"iters", plan.base.iters}, {"warmup_iters", plan.base.warmup}};
   if (!flags.shapes.empty()) options["shapes"] = flags.shapes;
   if (!flags.shapes_of.empty()) options["shapes_of"] = flags.shapes_of;
-  header.options = options;
-  record.write(header);
-  for (const auto& l : g.inventory) record.write(l);
-  for (const auto& l : g.lines) record.write(l);
-  Summary summary;
-  summary.gemm = GemmTotals{g.lines.size(), slowest};
-  summary.elapsed_s = seconds;
-  summary.exit_code = code;
-  record.seal(summary);
-  return output_failure("gemm", record.error(), code);
+  return options;
 }
 
-int execute(int argc, char** argv, const Comm& world, const GemmFlags& flags, const GemmPlan& plan) {
-  // The GPU tools are the gemm plugin's: absent, it says why, like a missing GPU.
-  std::string absent;
-  const GpuTools* tools = gpu_tools(&absent);
-  GpuPlacement gpu;
-  const Support placed = tools ? tools->place(world, flags.device, gpu) : Support::no(absent);
-  if (const auto error = agree_on_error(world, placed.ok ? "" : placed.why); !error.empty())
-    return usage_exit(world, "gemm", error);
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<GemmLine> mine;
-  std::string error;
-  for (Dtype d : plan.dtypes) {
-    for (const auto& shape : plan.shapes) {
-      GemmSpec spec = plan.base;
-      spec.dtype = d;
-      spec.m = static_cast<int>(shape.m);
-      spec.n = static_cast<int>(shape.n);
-      spec.k = static_cast<int>(shape.k);
-      try {
-        mine.push_back(result_line(world, gpu, tools->run_gemm(spec, gpu.device)));
-      } catch (const UsageError& e) {
-        error = fmt::format("{} {}x{}x{}: {}", shape.name, shape.m, shape.n, shape.k, e.what());
-        break;
-      }
-    }
-    if (!error.empty()) break;
+// gemm's own part of the measuring sequence (measuring_command.hpp): each
+// rank's GPU, its products timed, every rank's lines gathered to rank 0, the
+// slowest GPU named.
+class GemmCommand final : public Measuring {
+ public:
+  GemmCommand(const GemmFlags& flags, const GemmPlan& plan) : flags_(flags), plan_(plan) {}
+  void prepare() override {
+    // The GPU tools are the gemm plugin's: absent, it says why, like a missing GPU.
+    std::string absent;
+    tools_ = gpu_tools(&absent);
+    const Support placed = tools_ ? tools_->place(job().world, flags_.device, gpu_) : Support::no(absent);
+    if (!placed.ok) throw UsageError(placed.why);
   }
-  if (error = agree_on_error(world, error); !error.empty()) return usage_exit(world, "gemm", error);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const NodeMap nodes = map_nodes(world);
-  const Gathered g{inventory_lines(world, nodes, flags.device), gather(world, mine)};
-  const std::string run_id = shared_run_id(world);
-  std::int64_t code = world.rank() == 0 ? report(argc, argv, world, nodes, flags, plan, g, seconds, run_id) : kExitOk;
-  world.bcast_quiet({&code, 1}, 0);
-  return static_cast<int>(code);
-}
+  // The products are this rank's own, with no peer to wait for; the
+  // watchdog still catches a rank lost or killed, and the gather.
+  void watch(ProgressBoard&) override {}
+  void open(RunHeader& header) override { header.options = header_options(flags_, plan_); }
+  void measure() override {
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<GemmLine> mine;
+    for (Dtype d : plan_.dtypes) {
+      for (const auto& shape : plan_.shapes) {
+        GemmSpec spec = plan_.base;
+        spec.dtype = d;
+        spec.m = static_cast<int>(shape.m);
+        spec.n = static_cast<int>(shape.n);
+        spec.k = static_cast<int>(shape.k);
+        try {
+          mine.push_back(result_line(job().world, gpu_, tools_->run_gemm(spec, gpu_.device)));
+        } catch (const UsageError& e) {
+          error_ = fmt::format("{} {}x{}x{}: {}", shape.name, shape.m, shape.n, shape.k, e.what());
+          break;
+        }
+      }
+      if (!error_.empty()) break;
+    }
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (error_ = agree_on_error(job().world, error_); error_.empty()) lines_ = gather(job().world, mine);
+  }
+  Summary close(double) override {
+    Summary summary;
+    summary.elapsed_s = seconds_;
+    if (!error_.empty()) {
+      user_log().error("fabricbench gemm: {}", error_);
+      summary.status = "error";
+      summary.reason = error_;
+      summary.exit_code = kExitUsage;
+      return summary;
+    }
+    slowest_ = slowest_per_dtype(lines_, plan_.dtypes);
+    for (const auto& l : lines_) job().sinks.record_line(l);
+    summary.gemm = GemmTotals{lines_.size(), slowest_};
+    summary.exit_code =
+        flags_.csv.empty()
+            ? kExitOk
+            : output_failure("gemm", write_csv(flags_.csv, flags_.overwrite, lines_, job().run_id), kExitOk);
+    return summary;
+  }
+  int report(int code) override {
+    if (!error_.empty()) return code;
+    if (!flags_.quiet) print_table(lines_, plan_);
+    // "bf16 slowest GPU: rank 3 (host n07, GPU 3 0000:1B:00.0) 612.3 TFLOP/s, 21.7% below the fastest (782.5)"
+    for (const auto& s : slowest_)
+      user_log().warn(
+          "fabricbench gemm: {} slowest GPU: rank {} (host {}, GPU {} {}) {:.1f} TFLOP/s, {:.1f}% below "
+          "the fastest ({:.1f})",
+          s.dtype, s.rank, s.host, s.device, s.pci_bus_id, s.tflops, s.below_fastest_pct, s.fastest_tflops);
+    return code;
+  }
+
+ private:
+  const GemmFlags& flags_;
+  const GemmPlan& plan_;
+  const GpuTools* tools_ = nullptr;
+  GpuPlacement gpu_;
+  std::string error_;  // the first product that failed, agreed on every rank
+  std::vector<GemmLine> lines_;
+  std::vector<GemmSlowest> slowest_;
+  double seconds_ = 0;
+};
 
 }  // namespace
 
 int gemm_main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  const Comm world = Comm::world();
-  if (const int stop = same_command_everywhere(world, "gemm"); stop >= 0) return stop;
   CLI::App app{"cuBLAS matrix products on every rank's GPU: achieved TFLOP/s, the slowest GPU named.",
                "fabricbench gemm"};
   GemmFlags flags;
   add_flags(app, flags);
   GemmPlan plan;
-  const int stop = parse_on_every_rank(
-      world, app, argc, argv, "gemm",
-      [&] { plan = resolve_gemm(flags); },
-      [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; });
-  if (stop >= 0) return stop;
-  setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
-  return run_or_abort([&] { return execute(argc, argv, world, flags, plan); });
+  const auto validate = [&] {
+    plan = resolve_gemm(flags);
+    (void)timeout_seconds(flags.timeout);
+  };
+  const auto outputs = [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; };
+  const auto verbosity = [&] { return flags.quiet ? Verbosity::quiet : Verbosity::normal; };
+  return command_main(&argc, &argv, {"gemm", app, validate, outputs, verbosity}, [&](const Comm& world) {
+    GemmCommand command(flags, plan);
+    return measure(world, argc, argv,
+                   {.command = "gemm",
+                    .timeout = watch::TimeoutPolicy{timeout_seconds(flags.timeout)},
+                    .device = flags.device,
+                    .record = flags.out,
+                    .overwrite = flags.overwrite},
+                   command);
+  });
 }
 
 }  // namespace fb::cli

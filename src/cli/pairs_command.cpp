@@ -18,7 +18,7 @@
 #include "pairs_options.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
-#include "watched_run.hpp"
+#include "measuring_command.hpp"
 #include "fabricbench/core/log.hpp"
 
 namespace fb::cli {
@@ -28,16 +28,16 @@ namespace {
 // so a crash keeps every finished round.
 class RecordObserver final : public PairsObserver {
  public:
-  RecordObserver(RecordWriter& record, const PairsLabels& labels, bool progress)
+  RecordObserver(RowSink& record, const PairsLabels& labels, bool progress)
       : record_(record), labels_(labels), progress_(progress) {}
-  void pair(const PairMeasurement& m) override { record_.write(pair_line(m, labels_)); }
+  void pair(const PairMeasurement& m) override { record_.record_line(pair_line(m, labels_)); }
   void round_done(int done, int total, bool retest) override {
-    record_.sync();
+    record_.size_done();
     if (progress_) user_log().info("fabricbench pairs: {} {}/{} done", retest ? "retest round" : "round", done, total);
   }
 
  private:
-  RecordWriter& record_;
+  RowSink& record_;
   const PairsLabels& labels_;
   bool progress_;
 };
@@ -74,72 +74,55 @@ Summary summary_line(const PairsResult& r, const PairsLabels& labels, double sec
   return s;
 }
 
-int execute(const Comm& world, int argc, char** argv, const PairsFlags& flags, PairsOptions options) {
-  auto usable = usable_backend(world, flags.backend, "pairs");
-  if (!usable) return kExitUsage;
-  std::unique_ptr<Backend> backend;
-  const NodeMap nodes = map_nodes(world);
-  std::optional<PairsRunner> runner;
-  RecordWriter record;  // before the watchdog, which may seal it, so it outlives it
-  std::unique_ptr<WatchedRun> watched;
-  try {
+// pairs' own part of the measuring sequence (measuring_command.hpp): the
+// nodes and the rounds, the matrices and findings.
+class PairsCommand final : public Measuring {
+ public:
+  PairsCommand(const PairsFlags& flags, PairsOptions options) : flags_(flags), options_(std::move(options)) {}
+  void prepare() override {
     // Every rank holds the same host list, so every rank reaches the same verdict.
-    if (!flags.nodes.empty()) options.nodes = select_nodes(flags.nodes, nodes.node_hosts);
-    backend = with_injected_faults(world, std::move(usable), flags.inject, "pairs");
-    runner.emplace(world, nodes, *backend, options);
-    runner->preflight();
-    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "pairs");
-    runner->watch(&watched->board());
-  } catch (const UsageError& e) {
-    return usage_exit(world, "pairs", e.what());
+    if (!flags_.nodes.empty()) options_.nodes = select_nodes(flags_.nodes, job().nodes.node_hosts);
+    runner_.emplace(job().world, job().nodes, *job().backend, options_);
+    runner_->preflight();
+    labels_ = make_labels(runner_->selection(), job().nodes, options_);
   }
-  const PairsLabels labels = make_labels(runner->selection(), nodes, options);
-  RecordObserver observer(record, labels, show_progress(flags.progress) && !flags.quiet);
-  auto started = std::chrono::steady_clock::now();
-  PairsResult result;
-  // Watched from here: a hang, a lost rank or an error on one rank (a record
-  // rank 0 cannot open) ends the job saying why.
-  watched->run([&] {
-    const auto inventory = inventory_lines(world, nodes);
-    const std::string run_id = shared_run_id(world);
-    if (world.rank() == 0) {
-      if (!flags.out.empty()) {
-        if (const std::string error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
-        auto header = record_header("pairs", argc, argv, world, nodes, run_id);
-        name_backend(header, *backend);
-        header.options = to_json(flags, options);
-        record.write(header);
-        for (const auto& line : inventory) record.write(line);
-        watched->arm([&record](const Summary& summary) { record.seal(summary); });
-      }
-      if (!flags.quiet) print_intro(*runner, labels, flags.backend);
-    }
-    started = std::chrono::steady_clock::now();
-    result = runner->run(&observer);
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
-  int exit_code = result.failing_count() > 0 ? kExitFailed : kExitOk;
-  if (world.rank() != 0) return exit_code;
-  for (const auto& line : node_lines(result, labels)) record.write(line);
-  for (const auto& line : finding_lines(result, labels)) record.write(line);
-  exit_code = output_failure("pairs", record.error(), exit_code);
-  record.seal(summary_line(result, labels, seconds, exit_code));
-  if (exit_code != kExitRunError) exit_code = output_failure("pairs", record.error(), exit_code);
-  const std::string report = format_report(result, labels);
-  std::fputs(report.c_str(), flags.quiet ? stderr : stdout);
-  user_log().info("fabricbench pairs: {} pairs in {} rounds, {} retest rounds, {} findings, {:.1f} s{}{}",
-                  result.measured.size(), result.rounds, result.retest_rounds, result.finding_count(), seconds,
-                  flags.out.empty() ? "" : ", record ", flags.out);
-  return exit_code;
-}
+  void watch(ProgressBoard& board) override { runner_->watch(&board); }
+  void open(RunHeader& header) override {
+    header.options = to_json(flags_, options_);
+    if (!flags_.quiet) print_intro(*runner_, labels_, flags_.backend);
+  }
+  void measure() override {
+    RecordObserver observer(job().sinks, labels_, show_progress(flags_.progress) && !flags_.quiet);
+    result_ = runner_->run(&observer);
+  }
+  Summary close(double seconds) override {
+    seconds_ = seconds;
+    for (const auto& line : node_lines(result_, labels_)) job().sinks.record_line(line);
+    for (const auto& line : finding_lines(result_, labels_)) job().sinks.record_line(line);
+    // Findings fail the job, so a Slurm acceptance step can drain the bad nodes.
+    return summary_line(result_, labels_, seconds, result_.failing_count() > 0 ? kExitFailed : kExitOk);
+  }
+  int report(int code) override {
+    const std::string report = format_report(result_, labels_);
+    std::fputs(report.c_str(), flags_.quiet ? stderr : stdout);
+    user_log().info("fabricbench pairs: {} pairs in {} rounds, {} retest rounds, {} findings, {:.1f} s{}{}",
+                    result_.measured.size(), result_.rounds, result_.retest_rounds, result_.finding_count(), seconds_,
+                    flags_.out.empty() ? "" : ", record ", flags_.out);
+    return code;
+  }
+
+ private:
+  const PairsFlags& flags_;
+  PairsOptions options_;
+  std::optional<PairsRunner> runner_;
+  PairsLabels labels_;
+  PairsResult result_;
+  double seconds_ = 0;
+};
 
 }  // namespace
 
 int pairs_main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  const Comm world = Comm::world();
-  if (const int stop = same_command_everywhere(world, "pairs"); stop >= 0) return stop;
   CLI::App app{"Measure every pair of nodes in concurrent rounds, print the link matrix, find bad links and nodes. "
                "Under mpirun or srun, one rank per node (or one per GPU with --rails). To try it on one machine, "
                "take each local rank as a node: mpirun -x FABRICBENCH_RANKS_PER_NODE=1.",
@@ -147,13 +130,20 @@ int pairs_main(int argc, char** argv) {
   PairsFlags flags;
   add_pairs_flags(app, flags);
   PairsOptions options;
-  const int stop = parse_on_every_rank(
-      world, app, argc, argv, "pairs",
-      [&] { options = resolve(flags); },
-      [&] { return Outputs{{{flags.out, "--out"}}, flags.overwrite}; });
-  if (stop >= 0) return stop;
-  setup_logging(world.rank(), verbosity(flags));
-  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
+  const auto outputs = [&] { return Outputs{{{flags.out, "--out"}}, flags.overwrite}; };
+  return command_main(&argc, &argv,
+                      {"pairs", app, [&] { options = resolve(flags); }, outputs, [&] { return verbosity(flags); }},
+                      [&](const Comm& world) {
+                        PairsCommand command(flags, options);
+                        return measure(world, argc, argv,
+                                       {.command = "pairs",
+                                        .backend = flags.backend,
+                                        .inject = flags.inject,
+                                        .timeout = watch::TimeoutPolicy{options.timeout_s},
+                                        .record = flags.out,
+                                        .overwrite = flags.overwrite},
+                                       command);
+                      });
 }
 
 }  // namespace fb::cli

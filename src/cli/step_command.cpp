@@ -29,7 +29,7 @@
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "step_report.hpp"
-#include "watched_run.hpp"
+#include "measuring_command.hpp"
 
 namespace fb::cli {
 namespace {
@@ -173,130 +173,113 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
   return out;
 }
 
-int execute(const Comm& world, int argc, char** argv, const StepFlags& f, const std::string& yaml) {
-  const NodeMap nodes = map_nodes(world);
-  std::string error;
-  model::Workload w;
-  step::StepSchedule schedule;
-  model::Presets presets;
-  try {
-    presets = f.presets.empty() ? model::builtin_presets() : model::load_presets(f.presets);
-    w = job_workload(yaml, f.workload, nodes);
-    schedule = step::schedule_from(structure_of(w, presets));
-    step::validate(schedule, world.size());
+// step's own part of the measuring sequence (measuring_command.hpp): the
+// workload's schedule, the compute beside the data plane, the measured step,
+// and the model's prediction beside it.
+class StepCommand final : public Measuring {
+ public:
+  StepCommand(const StepFlags& flags, const std::string& yaml) : f_(flags), yaml_(yaml) {}
+  void prepare() override {
+    const Comm& world = job().world;
+    presets_ = f_.presets.empty() ? model::builtin_presets() : model::load_presets(f_.presets);
+    w_ = job_workload(yaml_, f_.workload, job().nodes);
+    schedule_ = step::schedule_from(structure_of(w_, presets_));
+    step::validate(schedule_, world.size());
     // The model's fabric is checked before the measurement, not after it:
-    // a missing file or scope must not cost a whole run. Rank 0 reads it.
-    if (f.compare_model && world.rank() == 0) {
-      model::Workload stated = w;
-      if (!f.node.empty()) stated.cluster.node = f.node;
-      (void)model::fabric_for(stated, f.network, presets);
+    // a missing file or scope must not cost a whole run. Rank 0 reads it;
+    // what it finds is agreed before anything collective follows.
+    std::string error;
+    if (f_.compare_model && world.rank() == 0) {
+      try {
+        model::Workload stated = w_;
+        if (!f_.node.empty()) stated.cluster.node = f_.node;
+        (void)model::fabric_for(stated, f_.network, presets_);
+      } catch (const UsageError& e) {
+        error = e.what();
+      }
     }
-  } catch (const UsageError& e) {
-    error = e.what();
+    if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
+    compute_ = make_compute(world, *job().backend, f_);
+    executor_ = std::make_unique<step::Executor>(world, *job().backend, *compute_.kernel, schedule_, compute_.dtype);
   }
-  error = agree_on_error(world, error);
-  if (!error.empty()) return usage_exit(world, "step", error);
-  auto usable = usable_backend(world, f.backend, "step");
-  if (!usable) return kExitUsage;
-  std::unique_ptr<Backend> backend;
-  StepCompute compute;
-  std::unique_ptr<step::Executor> executor;
-  RecordWriter writer;  // before the watchdog, which may seal it, so it outlives it
-  std::unique_ptr<WatchedRun> watched;
-  try {
-    backend = with_injected_faults(world, std::move(usable), f.inject, "step");
-    compute = make_compute(world, *backend, f);
-    executor = std::make_unique<step::Executor>(world, *backend, *compute.kernel, schedule, compute.dtype);
-    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{timeout_seconds(f.timeout)}, "step");
-    executor->watch(&watched->board());
-  } catch (const UsageError& e) {
-    return usage_exit(world, "step", e.what());
-  }
-  const auto& kernel = compute.kernel;
-  step::StepReport report;
-  // Watched from here: a hang, a lost rank or an error on one rank (a record
-  // rank 0 cannot open) ends the job saying why.
-  const auto started = std::chrono::steady_clock::now();
-  watched->run([&] {
-    const auto inventory = inventory_lines(world, nodes, f.device);
-    const std::string run_id = shared_run_id(world);
-    // The record is open before the measurement, so a hang or a lost rank
-    // leaves one that says what happened (the watchdog seals it).
-    if (world.rank() == 0 && !f.out.empty()) {
-      if (const std::string err = writer.open(f.out, f.overwrite); !err.empty()) throw RunError(err);
-      auto header = record_header("step", argc, argv, world, nodes, run_id);
-      name_backend(header, *backend);
-      writer.write(header);
-      for (const auto& line : inventory) writer.write(line);
-      watched->arm([&writer](const Summary& summary) { writer.seal(summary); });
+  void watch(ProgressBoard& board) override { executor_->watch(&board); }
+  void measure() override { report_ = executor_->run(f_.steps, f_.warmup); }
+  Summary close(double seconds) override {
+    StepView view{w_, schedule_, report_, compute_.kernel->describe(), f_.backend, {}};
+    std::string model_error;  // checked before measuring, so only what that check could not foresee
+    if (f_.compare_model) {
+      try {
+        view.predictions = step::predictions_for(w_, report_, presets_, f_.network, f_.node);
+      } catch (const UsageError& e) {
+        model_error = e.what();
+      }
     }
-    report = executor->run(f.steps, f.warmup);
-  });
-  if (world.rank() != 0) return kExitOk;
+    std::fputs(step_text(view).c_str(), stdout);
+    for (const auto& line : step_lines(view)) job().sinks.record_line(line);  // the measurement stands either way
+    Summary summary;
+    summary.elapsed_s = seconds;
+    summary.exit_code = kExitOk;
+    if (!model_error.empty()) {
+      user_log().error("fabricbench step: --compare-model: {}", model_error);
+      summary.status = "error";
+      summary.reason = "--compare-model: " + model_error;
+      summary.report = nlohmann::ordered_json{{"rank", 0}, {"host", host_name()}, {"error", model_error}};
+      summary.exit_code = kExitRunError;
+    }
+    return summary;
+  }
+  int report(int code) override {
+    if (f_.calibrated.empty() || code != kExitOk) return code;
+    const std::string calibrated = model::calibrated_workload_yaml(yaml_, step::calibration_factor(schedule_, report_));
+    return output_failure("step", write_file_atomically(f_.calibrated, calibrated), code);
+  }
 
-  StepView view{w, schedule, report, kernel->describe(), f.backend, {}};
-  std::string model_error;  // checked before measuring, so only what that check could not foresee
-  if (f.compare_model) {
-    try {
-      view.predictions = step::predictions_for(w, report, presets, f.network, f.node);
-    } catch (const UsageError& e) {
-      model_error = e.what();
-    }
-  }
-  std::fputs(step_text(view).c_str(), stdout);
-  for (const auto& line : step_lines(view)) writer.write(line);  // the measurement stands either way
-  Summary summary;
-  summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!model_error.empty()) {
-    user_log().error("fabricbench step: --compare-model: {}", model_error);
-    summary.status = "error";
-    summary.reason = "--compare-model: " + model_error;
-    summary.report = nlohmann::ordered_json{{"rank", 0}, {"host", host_name()}, {"error", model_error}};
-    summary.exit_code = kExitRunError;
-    writer.seal(summary);
-    return kExitRunError;
-  }
-  int code = output_failure("step", writer.error(), kExitOk);
-  summary.exit_code = code;
-  writer.seal(summary);
-  if (code == kExitOk) code = output_failure("step", writer.error(), code);
-  if (!f.calibrated.empty() && code == kExitOk) {
-    const std::string calibrated = model::calibrated_workload_yaml(yaml, step::calibration_factor(schedule, report));
-    code = output_failure("step", write_file_atomically(f.calibrated, calibrated), code);
-  }
-  return code;
-}
+ private:
+  const StepFlags& f_;
+  const std::string& yaml_;
+  model::Presets presets_;
+  model::Workload w_;
+  step::StepSchedule schedule_;
+  StepCompute compute_;
+  std::unique_ptr<step::Executor> executor_;
+  step::StepReport report_;
+};
 
 }  // namespace
 
 int step_main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  const Comm world = Comm::world();
-  if (const int stop = same_command_everywhere(world, "step"); stop >= 0) return stop;
   CLI::App app{"Run the training step a workload describes on this job's ranks and measure its communication share.",
                "fabricbench step"};
   StepFlags flags;
   add_step_flags(app, flags);
-  const int stop = parse_on_every_rank(
-      world, app, argc, argv, "step",
-      [&] {
-        if (flags.steps < 1 || flags.warmup < 0) throw UsageError("--steps must be 1 or more and --warmup 0 or more");
-        if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
-          throw UsageError("--network and --node describe the model's fabric: add --compare-model");
-        check_step_backend(app, flags);
-        (void)timeout_seconds(flags.timeout);
-        check_injected(flags.inject);
-      },
-      [&] {
-        return Outputs{{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}}, flags.overwrite};
-      });
-  if (stop >= 0) return stop;
-  std::string read_error;
-  const std::string yaml = shared_workload_text(world, flags.workload, read_error);
-  if (const std::string error = agree_on_error(world, read_error); !error.empty())
-    return usage_exit(world, "step", error);
-  setup_logging(world.rank(), Verbosity::normal);
-  return run_or_abort([&] { return execute(world, argc, argv, flags, yaml); });
+  const auto validate = [&] {
+    if (flags.steps < 1 || flags.warmup < 0) throw UsageError("--steps must be 1 or more and --warmup 0 or more");
+    if (!flags.compare_model && (!flags.network.empty() || !flags.node.empty()))
+      throw UsageError("--network and --node describe the model's fabric: add --compare-model");
+    check_step_backend(app, flags);
+    (void)timeout_seconds(flags.timeout);
+    check_injected(flags.inject);
+  };
+  const auto outputs = [&] {
+    return Outputs{{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}}, flags.overwrite};
+  };
+  return command_main(&argc, &argv, {"step", app, validate, outputs, [] { return Verbosity::normal; }},
+                      [&](const Comm& world) {
+                        std::string read_error;
+                        const std::string yaml = shared_workload_text(world, flags.workload, read_error);
+                        if (const std::string error = agree_on_error(world, read_error); !error.empty())
+                          return usage_exit(world, "step", error);
+                        StepCommand command(flags, yaml);
+                        return measure(world, argc, argv,
+                                       {.command = "step",
+                                        .backend = flags.backend,
+                                        .inject = flags.inject,
+                                        .timeout = watch::TimeoutPolicy{timeout_seconds(flags.timeout)},
+                                        .device = flags.device,
+                                        .record = flags.out,
+                                        .overwrite = flags.overwrite},
+                                       command);
+                      });
 }
 
 }  // namespace fb::cli

@@ -4,7 +4,7 @@
 // the table as it is measured.
 #include <fmt/format.h>
 
-#include <chrono>
+#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -22,7 +22,7 @@
 #include "fabricbench/storage/signals.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
-#include "watched_run.hpp"
+#include "measuring_command.hpp"
 
 namespace fb::cli {
 namespace {
@@ -110,96 +110,86 @@ StorageOptions resolve(const StorageFlags& f) {
   return o;
 }
 
-int execute(const Comm& world, int argc, char** argv, const StorageFlags& flags, const StorageOptions& options) {
-  const NodeMap nodes = map_nodes(world);
-  const std::string run_id = shared_run_id(world);
-  storage::use_reaper("/proc/self/exe");
-  // Before the watchdog's: its thread takes the signals over while it runs.
-  storage::SignalCleanup signals;
-  storage::StorageRunner runner(world, nodes, options, run_id);
-  RecordWriter record;  // before the watchdog, which may seal it
-  CsvWriter csv;
-  std::unique_ptr<WatchedRun> watched;
-  try {
-    runner.prepare();
-    watched = std::make_unique<WatchedRun>(world, nodes, watch::TimeoutPolicy{options.timeout_s}, "storage");
-  } catch (const UsageError& e) {
-    runner.clean();
-    return usage_exit(world, "storage", e.what());
+// storage's own part of the measuring sequence (measuring_command.hpp): the
+// folders and their space, each pattern at each node count, and the files
+// removed however the run ends.
+class StorageCommand final : public Measuring {
+ public:
+  StorageCommand(const StorageFlags& flags, const StorageOptions& options) : flags_(flags), options_(options) {}
+  void prepare() override {
+    storage::use_reaper("/proc/self/exe");
+    // Before the watchdog's: its thread takes the signals over while it runs.
+    signals_.emplace();
+    runner_.emplace(job().world, job().nodes, options_, job().run_id);
+    runner_->prepare();
   }
-  // Every way the watchdog ends the run (hang, lost rank, error, signal)
-  // goes through the board's abort hook: it removes the files.
-  const auto hook = storage::abort_hook();
-  ActiveGroup active(&watched->board(), hook.get());
-  runner.watch(&watched->board());
-  std::vector<StorageLine> lines;
-  auto started = std::chrono::steady_clock::now();
-  watched->run([&] {
-    const auto inventory = inventory_lines(world, nodes);
-    started = std::chrono::steady_clock::now();
-    if (world.rank() == 0) {
-      if (!flags.out.empty()) {
-        if (const std::string error = record.open(flags.out, flags.overwrite); !error.empty()) throw RunError(error);
-        auto header = record_header("storage", argc, argv, world, nodes, run_id);
-        header.options = storage::to_json(options);
-        record.write(header);
-        for (const auto& line : inventory) record.write(line);
-      }
-      // An early end: the record's closing line first (one write), then the
-      // files; the launcher's SIGKILL may follow its SIGTERM within a second
-      // (Open MPI: odls_base_sigkill_timeout), and what a SIGKILL leaves the
-      // rank's reaper removes (storage/reaper.hpp).
-      watched->arm([&record, &flags](const Summary& summary) {
-        if (!flags.out.empty()) record.seal(summary);
-        storage::clean_all_workspaces();
-      });
-      if (!flags.csv.empty())
-        if (const std::string error = csv.open(flags.csv, flags.overwrite, storage::csv_header()); !error.empty())
-          throw RunError(error);
-      if (!flags.quiet) {
-        for (const auto& t : runner.targets()) std::fputs(storage::describe_target(t, nodes.nodes).c_str(), stdout);
-        std::fputs(storage::table_header().c_str(), stdout);
-        std::fflush(stdout);
-      }
-    }
-    runner.run([&](const StorageLine& line) {
-      record.write(line);
-      record.sync();
-      if (!flags.csv.empty()) csv.write_row(storage::csv_fields(line));
-      lines.push_back(line);
-      if (!flags.quiet) {
+  void refused(const std::string&) override {
+    if (runner_) runner_->clean();
+  }
+  void watch(ProgressBoard& board) override {
+    board_ = &board;
+    runner_->watch(&board);
+  }
+  void open(RunHeader& header) override {
+    header.options = storage::to_json(options_);
+    if (!flags_.csv.empty())
+      if (const std::string error = csv_.open(flags_.csv, flags_.overwrite, storage::csv_header()); !error.empty())
+        throw RunError(error);
+    if (flags_.quiet) return;
+    for (const auto& t : runner_->targets()) std::fputs(storage::describe_target(t, job().nodes.nodes).c_str(), stdout);
+    std::fputs(storage::table_header().c_str(), stdout);
+    std::fflush(stdout);
+  }
+  void measure() override {
+    // Every way the watchdog ends the run (hang, lost rank, error, signal)
+    // goes through the board's abort hook: it removes the files.
+    const auto hook = storage::abort_hook();
+    ActiveGroup active(board_, hook.get());
+    runner_->run([&](const StorageLine& line) {
+      job().sinks.record_line(line);
+      job().sinks.size_done();
+      if (!flags_.csv.empty()) csv_.write_row(storage::csv_fields(line));
+      lines_.push_back(line);
+      if (!flags_.quiet) {
         std::fputs(storage::table_row(line).c_str(), stdout);
         std::fflush(stdout);
       }
     });
-  });
-  runner.clean();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::int64_t exit_code = kExitOk;
-  if (world.rank() == 0) {
-    if (!flags.quiet) std::fputs(storage::table_notes(lines).c_str(), stdout);
-    std::string error = record.error();
-    if (error.empty()) error = csv.error();
-    int code = output_failure("storage", error, kExitOk);
+  }
+  void measured() override { runner_->clean(); }
+  Summary close(double seconds) override {
+    seconds_ = seconds;
+    if (!flags_.quiet) std::fputs(storage::table_notes(lines_).c_str(), stdout);
     Summary s;
     s.elapsed_s = seconds;
-    s.exit_code = code;
-    if (!flags.out.empty()) record.seal(s);
-    if (code != kExitRunError) code = output_failure("storage", record.error(), code);
-    user_log().info("fabricbench storage: {} rows, {:.1f} s{}{}", lines.size(), seconds,
-                    flags.out.empty() ? "" : ", record ", flags.out);
-    exit_code = code;
+    s.exit_code = output_failure("storage", csv_.error(), kExitOk);
+    return s;
   }
-  world.bcast_quiet({&exit_code, 1}, 0);
-  return static_cast<int>(exit_code);
-}
+  int report(int code) override {
+    user_log().info("fabricbench storage: {} rows, {:.1f} s{}{}", lines_.size(), seconds_,
+                    flags_.out.empty() ? "" : ", record ", flags_.out);
+    return code;
+  }
+  // The record's closing line is already written (one write); then the files.
+  // The launcher's SIGKILL may follow its SIGTERM within a second (Open MPI:
+  // odls_base_sigkill_timeout), and what a SIGKILL leaves the rank's reaper
+  // removes (storage/reaper.hpp).
+  void ended_early(const Summary&) noexcept override { storage::clean_all_workspaces(); }
+
+ private:
+  const StorageFlags& flags_;
+  const StorageOptions& options_;
+  std::optional<storage::SignalCleanup> signals_;
+  std::optional<storage::StorageRunner> runner_;
+  ProgressBoard* board_ = nullptr;
+  CsvWriter csv_;
+  std::vector<StorageLine> lines_;
+  double seconds_ = 0;
+};
 
 }  // namespace
 
 int storage_main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  const Comm world = Comm::world();
-  if (const int stop = same_command_everywhere(world, "storage"); stop >= 0) return stop;
   CLI::App app{"Shared-filesystem throughput from every node at once: large sequential and many small files, with "
                "and without O_DIRECT, at 1, 2, 4 ... nodes; per node and aggregate GB/s, IOPS, latency. Under "
                "mpirun or srun.",
@@ -207,12 +197,20 @@ int storage_main(int argc, char** argv) {
   StorageFlags flags;
   add_flags(app, flags);
   StorageOptions options;
-  const int stop = parse_on_every_rank(
-      world, app, argc, argv, "storage", [&] { options = resolve(flags); },
-      [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; });
-  if (stop >= 0) return stop;
-  setup_logging(world.rank(), flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal);
-  return run_or_abort([&] { return execute(world, argc, argv, flags, options); });
+  const auto outputs = [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; };
+  const auto verbosity = [&] {
+    return flags.verbose ? Verbosity::verbose : flags.quiet ? Verbosity::quiet : Verbosity::normal;
+  };
+  return command_main(&argc, &argv, {"storage", app, [&] { options = resolve(flags); }, outputs, verbosity},
+                      [&](const Comm& world) {
+                        StorageCommand command(flags, options);
+                        return measure(world, argc, argv,
+                                       {.command = "storage",
+                                        .timeout = watch::TimeoutPolicy{options.timeout_s},
+                                        .record = flags.out,
+                                        .overwrite = flags.overwrite},
+                                       command);
+                      });
 }
 
 }  // namespace fb::cli

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "command_support.hpp"
+#include "measuring_command.hpp"
 #include "commands.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/log.hpp"
@@ -83,23 +84,11 @@ std::string path_report(const Comm& world, const NodeMap& nodes, const std::stri
   return out;
 }
 
-// "" when the flags are usable on this rank, else the message.
-[[nodiscard]] std::string check_flags(const Comm& world, CLI::App& app, int argc, char** argv, TopoFlags& f,
-                                      bool& help) {
-  refuse_nonsense_numbers(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    help = true;
-    return "";
-  } catch (const CLI::ParseError& e) {
-    return e.what();
-  }
+// Each rank's own --sysfs-root (a copied tree per node) must hold a sys folder.
+void check_sysfs_root(const TopoFlags& f) {
   std::error_code ec;
   if (!f.sysfs_root.empty() && !std::filesystem::is_directory(f.sysfs_root + "/sys", ec))
-    return "--sysfs-root '" + f.sysfs_root + "': no sys folder inside; give the folder that holds sys/";
-  if (world.rank() == 0 && !f.out.empty()) return check_output(f.out, "--out", f.overwrite);
-  return "";
+    throw UsageError("--sysfs-root '" + f.sysfs_root + "': no sys folder inside; give the folder that holds sys/");
 }
 
 // "" or the first write error (file and errno).
@@ -136,31 +125,12 @@ int report(int argc, char** argv, const Comm& world, const TopoFlags& f, const N
   return exit_code;
 }
 
-}  // namespace
-
-int topo_main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
-  const Comm world = Comm::world();
-  if (const int stop = same_command_everywhere(world, "topo"); stop >= 0) return stop;
-  CLI::App app{
-      "Inventory of GPUs, NVLink, PCIe and NICs per rank; the path each scope takes and its spec peak; "
-      "what differs between nodes. Alone or under mpirun/srun.",
-      "fabricbench topo"};
-  TopoFlags flags;
-  add_topo_flags(app, flags);
-  bool help = false;
-  const std::string error = agree_on_error(world, check_flags(world, app, argc, argv, flags, help));
-  if (help) {
-    if (world.rank() == 0) std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
-  }
-  if (!error.empty()) return usage_exit(world, "topo", error);
-  if (const std::string differ = options_differ(world, compared_options(app, {"sysfs-root"})); !differ.empty())
-    return usage_exit(world, "topo", differ);
+// Collective, once the flags are agreed: every rank's inventory, reported
+// and recorded by rank 0. Returns rank 0's exit code on every rank.
+int inventory(const Comm& world, int argc, char** argv, const TopoFlags& flags) {
   std::string fs_error;
   const std::string filesystem = path_filesystem(flags, fs_error);
   if (const std::string e = agree_on_error(world, fs_error); !e.empty()) return usage_exit(world, "topo", e);
-  setup_logging(world.rank(), flags.quiet ? Verbosity::quiet : Verbosity::normal);
   const NodeMap nodes = map_nodes(world);
   const std::string fs_report = path_report(world, nodes, flags.path, filesystem);
   const bool tree = !flags.sysfs_root.empty();
@@ -183,6 +153,26 @@ int topo_main(int argc, char** argv) {
   // One exit code on every rank, so the launcher reports rank 0's verdict.
   world.bcast_quiet({&exit_code, 1}, 0);
   return static_cast<int>(exit_code);
+}
+
+}  // namespace
+
+int topo_main(int argc, char** argv) {
+  CLI::App app{
+      "Inventory of GPUs, NVLink, PCIe and NICs per rank; the path each scope takes and its spec peak; "
+      "what differs between nodes. Alone or under mpirun/srun.",
+      "fabricbench topo"};
+  TopoFlags flags;
+  add_topo_flags(app, flags);
+  const CommandEntry entry{"topo",
+                           app,
+                           [&] { check_sysfs_root(flags); },
+                           [&] {
+                             return Outputs{{{flags.out, "--out"}}, flags.overwrite};
+                           },
+                           [&] { return flags.quiet ? Verbosity::quiet : Verbosity::normal; },
+                           {"sysfs-root"}};
+  return command_main(&argc, &argv, entry, [&](const Comm& world) { return inventory(world, argc, argv, flags); });
 }
 
 }  // namespace fb::cli

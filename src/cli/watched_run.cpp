@@ -18,9 +18,10 @@ WatchedRun::WatchedRun(const Comm& world, const NodeMap& nodes, watch::TimeoutPo
 
 WatchedRun::~WatchedRun() = default;
 
-void WatchedRun::arm(CloseRecord close) {
+void WatchedRun::open_record(const std::function<void()>& open, CloseRecord close) {
   std::lock_guard lock(mutex_);
   started_ = std::chrono::steady_clock::now();
+  open();
   close_ = std::move(close);
 }
 

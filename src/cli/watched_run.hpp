@@ -34,9 +34,11 @@ class WatchedRun {
   // watchdog's thread, so it must be thread-safe, use no MPI and not throw
   // (SinkList::abort and RecordWriter::seal are and do not).
   using CloseRecord = std::function<void(const Summary& summary)>;
-  // Rank 0, once the record's header is written: from now on an early end
-  // closes the record with a summary saying why.
-  void arm(CloseRecord close);
+  // Rank 0: `open` opens the record (its file, header and first lines), and
+  // from then on an early end closes it with a summary saying why. Both under
+  // one lock: a signal that arrives while the record is being opened closes
+  // it once it is open, never a half-opened or unarmed one.
+  void open_record(const std::function<void()>& open, CloseRecord close);
   // Runs the measuring part. Then every rank tells the watchdog it is done
   // (at the same point). An exception on this rank is logged, handed to the
   // watchdog (rank 0 closes the record naming the rank) and ends the job.
@@ -47,7 +49,7 @@ class WatchedRun {
 
   std::string command_;
   ProgressBoard board_;
-  mutable std::mutex mutex_;  // arm() on the main thread, close_early() on the watchdog's
+  mutable std::mutex mutex_;  // open_record() on the main thread, close_early() on the watchdog's
   CloseRecord close_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::unique_ptr<Watchdog> watchdog_;

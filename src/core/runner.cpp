@@ -15,6 +15,31 @@
 #include "wrong_counts.hpp"
 
 namespace fb {
+
+RunTotals& RunTotals::operator+=(const RunTotals& other) {
+  rows += other.rows;
+  skipped += other.skipped;
+  wrong += other.wrong;
+  busbw_sum_gbps += other.busbw_sum_gbps;
+  passes += other.passes;
+  if (wrong_by_rank.size() < other.wrong_by_rank.size()) wrong_by_rank.resize(other.wrong_by_rank.size(), 0);
+  for (std::size_t r = 0; r < other.wrong_by_rank.size(); ++r) wrong_by_rank[r] += other.wrong_by_rank[r];
+  return *this;
+}
+
+SweepTotals RunTotals::closing(bool checked, bool burn_in) const {
+  SweepTotals::Figures figures;
+  figures.wrong = checked ? wrong : -1;
+  if (checked) {
+    std::vector<int> ranks;
+    for (std::size_t r = 0; r < wrong_by_rank.size(); ++r)
+      if (wrong_by_rank[r] > 0) ranks.push_back(static_cast<int>(r));
+    figures.wrong_ranks = ranks;
+  }
+  if (burn_in) figures.passes = passes;
+  figures.avg_busbw_gbps = rows ? busbw_sum_gbps / static_cast<double>(rows) : 0.0;
+  return SweepTotals{rows, skipped, figures};
+}
 Runner::Runner(const Comm& world, const NodeMap& nodes, Backend& backend, const RunOptions& options, RowSink* sink)
     : world_(world), nodes_(nodes), backend_(backend), options_(options), sink_(world.rank() == 0 ? sink : nullptr) {
   sizes_ = expand(options_.grid);

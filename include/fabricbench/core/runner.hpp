@@ -27,6 +27,13 @@ struct RunTotals {
   std::vector<std::int64_t> wrong_by_rank;  // the same per world rank (checked runs)
   double busbw_sum_gbps = 0;  // for nccl-tests' "Avg bus bandwidth" line
   int passes = 0;             // sweeps begun (more than one with --duration)
+
+  // Another sweep's totals added (check runs several into one record).
+  RunTotals& operator+=(const RunTotals& other);
+  // The closing line's totals: `checked` when any sweep verified its
+  // results (else wrong is -1, "not checked"), `burn_in` when any ran for a
+  // --duration (then the passes count).
+  SweepTotals closing(bool checked, bool burn_in) const;
 };
 
 class Runner {

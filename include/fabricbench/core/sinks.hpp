@@ -10,10 +10,16 @@
 
 namespace fb {
 
+// What a record closed early (abort) counts into its closing line: a sweep's
+// rows and skips as written (run, check), or nothing of its own (pairs, step,
+// storage, gemm: their lines are not rows).
+enum class ClosingTotals { sweep, none };
+
 // JSON Lines record (docs/results-schema.md). Lines are written as they come
 // and the file is fsync'ed at the end of every size. Throws RunError when the
 // file cannot be opened.
-std::unique_ptr<RowSink> make_record_sink(const std::string& path, bool overwrite);
+std::unique_ptr<RowSink> make_record_sink(const std::string& path, bool overwrite,
+                                          ClosingTotals totals = ClosingTotals::sweep);
 // One CSV row per measurement, the record's measurement keys as columns.
 std::unique_ptr<RowSink> make_csv_sink(const std::string& path, bool overwrite);
 // The nccl-tests-shaped table: out-of-place and in-place side by side.

@@ -9,7 +9,7 @@ namespace {
 
 class RecordSink final : public RowSink {
  public:
-  RecordSink(const std::string& path, bool overwrite) {
+  RecordSink(const std::string& path, bool overwrite, ClosingTotals totals) : totals_(totals) {
     const std::string err = writer_.open(path, overwrite);
     if (!err.empty()) throw RunError(err);
   }
@@ -37,12 +37,13 @@ class RecordSink final : public RowSink {
     // the lines that are in the file before the closing one.
     std::lock_guard lock(mutex_);
     Summary closing = summary;
-    closing.sweep = SweepTotals{rows_, skipped_, std::nullopt};
+    if (totals_ == ClosingTotals::sweep) closing.sweep = SweepTotals{rows_, skipped_, std::nullopt};
     writer_.seal(closing);
   }
   std::string error() const override { return writer_.error(); }
 
  private:
+  ClosingTotals totals_;
   std::mutex mutex_;  // a row and its count go together
   RecordWriter writer_;
   std::string run_id_;
@@ -52,8 +53,8 @@ class RecordSink final : public RowSink {
 
 }  // namespace
 
-std::unique_ptr<RowSink> make_record_sink(const std::string& path, bool overwrite) {
-  return std::make_unique<RecordSink>(path, overwrite);
+std::unique_ptr<RowSink> make_record_sink(const std::string& path, bool overwrite, ClosingTotals totals) {
+  return std::make_unique<RecordSink>(path, overwrite, totals);
 }
 
 }  // namespace fb
