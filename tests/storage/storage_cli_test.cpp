@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "fabricbench/core/record.hpp"
@@ -171,6 +172,23 @@ TEST_F(StorageCli, ASignalClosesTheRecordAsKilled) {
   ASSERT_TRUE(res.summary);
   EXPECT_EQ(res.summary->exit_code, 128 + 15);
   EXPECT_EQ(left_after_a_while(), 0u);
+}
+
+// The quick start's workload prices its data loading against a storage
+// record this binary wrote: `model data` as docs/model.md shows it.
+TEST_F(StorageCli, TheShippedWorkloadPricesItsDataLoadingFromARecordTheBinaryWrote) {
+  const auto r = run_process(mpirun(2) + "--path " + data_ + small() + "--direct off --out " + record());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string workload = std::string(FB_SOURCE_DIR) + "/profiles/workloads/llama-7b-zero1-2x8-h100.yaml";
+  const auto priced = run_process(std::string(FB_BINARY) + " model data -w " + workload + " --storage " + record() +
+                                  " --network 8x400g-ndr-ib --format json");
+  ASSERT_EQ(priced.exit_code, 0) << priced.err;
+  const auto j = nlohmann::json::parse(priced.out);
+  ASSERT_EQ(j["data_loading"].size(), 2u) << priced.out;  // the two node counts the record measured
+  for (const auto& row : j["data_loading"]) {
+    EXPECT_GT(row["needed_gbps"].get<double>(), 0) << row.dump();
+    EXPECT_GT(row["shared_gbps"].get<double>(), 0) << row.dump();
+  }
 }
 
 struct BadFolder {
