@@ -44,5 +44,30 @@ TEST(PairsReport, TheNodeTableHasOneRowPerNodeUnderItsHead) {
   EXPECT_NE(out.find("reference for retests\n", head), std::string::npos) << out;
 }
 
+// A link low in one direction only: the star marks the figure that is low,
+// not every figure of the link (the other direction and bidir are at the
+// reference and a reader would look for a fault there).
+TEST(PairsReport, OnlyTheFigureBelowTheReferenceIsStarred) {
+  LinkMatrix m(3);
+  for (int a = 0; a < 3; ++a)
+    for (int b = a + 1; b < 3; ++b) m.set(a, b, {12.0, 12.0, 24.0, 20.0});
+  m.set(0, 1, {4.0, 12.0, 24.0, 20.0});  // a sends to node-two at a third of the rest
+  PairsResult r;
+  r.nodes = {0, 1, 2};
+  r.matrices = {m};
+  r.analyses = {analyse(m, {})};
+  r.findings = {{}};
+  ASSERT_TRUE(r.analyses[0].links[0].low);
+  PairsLabels l;
+  l.nodes = {0, 1, 2};
+  l.hosts = {"a", "node-two", "n3"};
+  const std::string out = format_report(r, l);
+  EXPECT_NE(out.find("a                -     4.00*      12.0\n"
+                     "node-two      12.0         -      12.0\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("a                -      24.0      24.0\n"), std::string::npos) << out;  // bidir: no star
+}
+
 }  // namespace
 }  // namespace fb

@@ -75,14 +75,19 @@ void rail_report(std::string& out, const PairsResult& r, const PairsLabels& l, i
     const NodePair p{std::min(x, y), std::max(x, y)};
     return std::any_of(a.links.begin(), a.links.end(), [&](const LinkVerdict& v) { return v.pair == p && v.low; });
   };
-  auto mark = [&](int x, int y, const std::string& text) { return text + (low(x, y) ? "*" : ""); };
+  // A star on the figure that is below the reference, of a link judged low:
+  // not on every figure of that link (its other direction may be at speed).
+  auto mark = [&](int x, int y, double figure, double reference) {
+    const bool below = reference > 0 && figure < a.options.threshold * reference;
+    return gbps(figure) + (below && low(x, y) ? "*" : "");
+  };
   if (r.rails > 1) out += fmt::format("## rail {} (local rank {} on every node)\n\n", rail, rail);
   matrix(out, "unidir GB/s, row sends to column (* = low link)", l, [&](int x, int y) -> std::optional<std::string> {
-    if (const auto f = m.get(x, y)) return mark(x, y, gbps(f->unidir_ab_gbps));
+    if (const auto f = m.get(x, y)) return mark(x, y, f->unidir_ab_gbps, a.refs.unidir_gbps);
     return std::nullopt;
   });
   matrix(out, "bidir GB/s, both directions counted", l, [&](int x, int y) -> std::optional<std::string> {
-    if (const auto f = m.get(x, y)) return mark(x, y, gbps(f->bidir_gbps));
+    if (const auto f = m.get(x, y)) return mark(x, y, f->bidir_gbps, a.refs.bidir_gbps);
     return std::nullopt;
   });
   matrix(out, fmt::format("latency us, half round trip of {} B", l.options.latency_bytes), l,
