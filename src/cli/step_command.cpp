@@ -173,6 +173,26 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
   return out;
 }
 
+// --compare-model on one node: every collective of the step stays inside the
+// node, so the model prices it on the fabric inside the node. Left to the
+// workload's node preset (NVLink) that prices host ranks or an unmeasured
+// fabric, and a step within a few percent hid communication off by 50x
+// (issue 39). So on one node the comparison takes the node's fabric from
+// --node, a record measured on these ranks, or is refused before measuring.
+void refuse_unlike_comparison(const StepFlags& f, const NodeMap& nodes) {
+  if (nodes.nodes > 1 || !f.node.empty()) return;
+  if (!f.network.empty())
+    throw UsageError(fmt::format(
+        "--network {}: this job runs on one node, so the step's collectives cross no network and the model would "
+        "price them on the workload's node preset instead; give --node FILE@global, the fabric inside the node "
+        "(--node {})",
+        f.network, f.network));
+  if (f.backend == "mpi")
+    throw UsageError("--compare-model on one node with --backend mpi: the model would price the step's collectives "
+                     "on the workload's node preset (GPUs over NVLink) while these ranks are host processes; give "
+                     "--node FILE@global, a `fabricbench run` record of these ranks");
+}
+
 // step's own part of the measuring sequence (measuring_command.hpp): the
 // workload's schedule, the compute beside the data plane, the measured step,
 // and the model's prediction beside it.
@@ -185,6 +205,7 @@ class StepCommand final : public Measuring {
     w_ = job_workload(yaml_, f_.workload, job().nodes);
     schedule_ = step::schedule_from(structure_of(w_, presets_));
     step::validate(schedule_, world.size());
+    if (f_.compare_model) refuse_unlike_comparison(f_, job().nodes);
     // The model's fabric is checked before the measurement, not after it:
     // a missing file or scope must not cost a whole run. Rank 0 reads it;
     // what it finds is agreed before anything collective follows.

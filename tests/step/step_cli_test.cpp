@@ -94,6 +94,21 @@ TEST_F(StepCli, AMissingScopeOrFileOfTheModelsNetworkExitsTwoBeforeMeasuring) {
   EXPECT_EQ(r.out.find("communication share"), std::string::npos) << "measured before refusing: " << r.out;
 }
 
+// On one node the step's collectives cross no network: --network would be
+// priced on the workload's NVLink preset instead (the README's example was
+// 56x off in communication while the step differed by 2.4%). Refused before
+// measuring, naming --node; with --node it compares like with like.
+TEST_F(StepCli, CompareModelOnOneNodeWithoutTheNodesFabricIsRefusedBeforeMeasuring) {
+  // With --node it compares like with like: RecordsEveryModeAndTheModelBesideIt.
+  const std::string sweep = std::string(FB_SOURCE_DIR) + "/results/host-mpi-2ranks-2026-11-29.jsonl";
+  for (const std::string& args : {" --compare-model --network " + sweep + "@global", std::string(" --compare-model")}) {
+    const auto r = run_process(mpirun(2) + " " + step() + " -w " + workload() + " --steps 1 --warmup 0" + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("give --node FILE@global"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.out.find("communication share"), std::string::npos) << args << " measured: " << r.out;
+  }
+}
+
 TEST_F(StepCli, BadFlagsAndFilesExitTwoWithOneMessage) {
   for (const std::string& args : {" -w " + path("none.yaml"), " -w " + workload() + " --steps 0",
                                  " -w " + workload() + " --network 10gbe", " -w " + write("bad.yaml", "model: [")}) {
