@@ -187,7 +187,9 @@ json step_json(const StepCost& s) {
   const auto& p = s.parallel;
   return {{"network", s.network}, {"node", s.node}, {"gpu", s.gpu},
           {"nodes", p.nodes}, {"gpus_per_node", p.gpus_per_node}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp},
-          {"micro_batches", p.micro_batches}, {"network_line_gbps", s.network_line_gbps},
+          {"micro_batches", p.micro_batches},
+          // Link rates in Gbit/s as the text and CSV give them (docs/results-schema.md: `_gbit`).
+          {"network_line_gbit", s.network_line_gbps > 0 ? json(8 * s.network_line_gbps) : json(nullptr)},
           {"network_bw_gbps", s.network_bw_gbps}, {"tokens_per_step", s.tokens},
           {"model_flops_per_step", s.model_flops}, {"rate_tflops", s.rate_tflops}, {"compute_us", s.compute_us},
           {"imbalance_us", s.imbalance_us}, {"bubble_us", s.bubble_us},

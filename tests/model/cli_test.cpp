@@ -78,6 +78,8 @@ TEST_F(ModelCli, StepComparesNetworksAndSaysWhatBringsTheExposedShareUnderTheTar
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const auto j = nlohmann::json::parse(one.out);
   EXPECT_EQ(j["networks"][0]["network"], "8x400g-ndr-ib");  // the workload's own
+  // A link rate in Gbit/s under a _gbit key, as the text and CSV columns give it.
+  EXPECT_DOUBLE_EQ(j["networks"][0]["network_line_gbit"].get<double>(), 3200.0) << j["networks"][0].dump();
   EXPECT_EQ(j["networks"][0]["items"].size(), 5u);          // TP, two ZeRO-1, PP send and its all-gather
   EXPECT_DOUBLE_EQ(j["networks"][0]["exposed_target"].get<double>(), 0.2);
   EXPECT_FALSE(j["networks"][0]["assumptions"].empty());
