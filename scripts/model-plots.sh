@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's three model plots from one results file:
+# docs/model-guide.md's three model plots from one results file:
 #   busbw    the sweep's busbw and time per op and scope, log-log, the spread
 #            over iterations shaded (plot.py reads the record itself)
 #   scaling  efficiency vs nodes of the default workload on the measured link

@@ -57,7 +57,7 @@ done
 
 if [ "$(id -u)" -ne 0 ]; then
   SUDO=sudo
-  command -v sudo >/dev/null || { echo "setup.sh: missing packages (${missing[*]}) and not root; run as root, or build without root (README: Build without root)" >&2; exit 2; }
+  command -v sudo >/dev/null || { echo "setup.sh: missing packages (${missing[*]}) and not root; run as root, or build without root (docs/install.md: Without root)" >&2; exit 2; }
 else
   SUDO=
 fi

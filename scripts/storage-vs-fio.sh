@@ -39,7 +39,7 @@ fb_once() {  # prints "write_gbps read_gbps"
 fio_once() {  # the same: write (fsync in the span), then read back
   # fallocate=none: fabricbench writes into a fresh file without reserving it first, so fio does too.
   # scramble_buffers=0: fio by default rewrites part of its buffer before every write (against dedupe),
-  # which costs it 11% at 1M blocks on a RAM-backed disk (README, "Beside fio"); fabricbench stamps 24 bytes
+  # which costs it 11% at 1M blocks on a RAM-backed disk (docs/storage.md, "Beside fio"); fabricbench stamps 24 bytes
   # per 4 KiB page instead. Either way no dedupe happens on the filesystems this compares.
   local common=(--name=fb --directory="$work/fio" --direct=1 --ioengine=psync --numjobs=1 --fallocate=none
                 --scramble_buffers=0 --output-format=json)

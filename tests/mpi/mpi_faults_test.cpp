@@ -2,7 +2,7 @@
 // 3), end to end under mpirun: the PMPI shim of tests/support/mpi_fault_shim.c
 // makes one call return an error on one rank. Before, the control plane
 // dropped these codes: the job went on with garbage or hung. Now the job ends
-// with exit code 3 (README, "Exit codes"), the message names the call, MPI's
+// with exit code 3 (docs/run.md, "Exit codes"), the message names the call, MPI's
 // text and the rank, and rank 0 closes the record with status `error`.
 #include <gtest/gtest.h>
 

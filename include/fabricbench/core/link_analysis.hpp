@@ -3,7 +3,7 @@
 // links are all good - whether a node or a single link is at fault.
 // Pure functions, so the rules are tested on synthetic matrices.
 //
-// The rule (also in README.md and docs/results-schema.md, `finding`):
+// The rule (also in docs/pairs.md and docs/results-schema.md, `finding`):
 //  - Each bandwidth figure has a reference: the median over nodes of each
 //    node's median of that figure over its links (the upper median when a
 //    node has an even count). A minority of bad nodes moves no good node's

@@ -47,7 +47,7 @@ struct RunOptions {
 nlohmann::ordered_json to_json(const RunOptions& options);
 
 
-// The adaptive stop rule (src/core/timing.cpp, README "When a size stops").
+// The adaptive stop rule (src/core/timing.cpp, docs/run.md "When a size stops").
 // `run`'s default target: the 95% confidence interval of the median within +-2%.
 inline constexpr double kDefaultMedianCi = 0.02;
 // Caps beyond -n, so that a size whose median will not settle still ends:

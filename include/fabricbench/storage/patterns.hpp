@@ -76,7 +76,7 @@ class IoBuffer {
   // was the same bytes, on every rank: a deduplicating filesystem or array
   // stores one copy and reports the write as fast as it likes. Three stores
   // per 4 KiB cost nothing measurable; fio's per-write scramble_buffers
-  // costs it 11% at 1 MiB O_DIRECT (README, "Beside fio").
+  // costs it 11% at 1 MiB O_DIRECT (docs/storage.md, "Beside fio").
   void stamp(std::uint64_t unit);
 
  private:
