@@ -77,6 +77,6 @@ double parse_rate_gbps(std::string_view text, std::string_view what) {
   throw UsageError(fmt::format("{} '{}': {}; write {}", what, text, rate_unit_problem(unit), kSpellings));
 }
 
-std::string format_line_rate(double gbps) { return fmt::format("{:.4g} Gbit/s", gbps * 8); }
+std::string format_line_rate(double gbps) { return fmt::format("{:.4g} Gbit/s", gbit_of(gbps)); }
 
 }  // namespace fb

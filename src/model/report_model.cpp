@@ -135,7 +135,7 @@ Table steps_table(const std::vector<StepCost>& steps) {
               "efficiency_pct", "mfu_pct", "target_gbps"};
   std::vector<std::pair<std::string, const StepCost*>> all;
   for (const auto& s : steps) {
-    t.rows.push_back({s.network, s.network_line_gbps > 0 ? cell(8 * s.network_line_gbps, 0) : "measured",
+    t.rows.push_back({s.network, s.network_line_gbps > 0 ? cell(gbit_of(s.network_line_gbps), 0) : "measured",
                       cell(s.network_bw_gbps, 2), cell(s.step_us / 1e6, 3), cell(s.compute_us / 1e6, 3),
                       cell(s.exposed_us / 1e6, 3), percent(s.comm_share), percent(s.exposed_share),
                       percent(s.efficiency), percent(s.mfu), s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-"});
@@ -189,7 +189,7 @@ json step_json(const StepCost& s) {
           {"nodes", p.nodes}, {"gpus_per_node", p.gpus_per_node}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp},
           {"micro_batches", p.micro_batches},
           // Link rates in Gbit/s as the text and CSV give them (docs/results-schema.md: `_gbit`).
-          {"network_line_gbit", s.network_line_gbps > 0 ? json(8 * s.network_line_gbps) : json(nullptr)},
+          {"network_line_gbit", s.network_line_gbps > 0 ? json(gbit_of(s.network_line_gbps)) : json(nullptr)},
           {"network_bw_gbps", s.network_bw_gbps}, {"tokens_per_step", s.tokens},
           {"model_flops_per_step", s.model_flops}, {"rate_tflops", s.rate_tflops}, {"compute_us", s.compute_us},
           {"imbalance_us", s.imbalance_us}, {"bubble_us", s.bubble_us},

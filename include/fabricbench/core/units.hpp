@@ -29,6 +29,8 @@ std::string_view rate_spellings();
 // spellings accepted.
 double parse_rate_gbps(std::string_view text, std::string_view what);
 
+// A rate in GB/s (the record's `_gbps`) as Gbit/s (`_gbit`, how line rates are quoted).
+constexpr double gbit_of(double gbps) { return gbps * 8; }
 // For people: a line rate in Gbit/s ("10 Gbit/s", "3200 Gbit/s") from GB/s.
 std::string format_line_rate(double gbps);
 
