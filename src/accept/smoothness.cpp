@@ -148,6 +148,35 @@ std::vector<CurveBreak> find_curve_breaks(const std::vector<const Measurement*>&
   return out;
 }
 
+std::vector<CurveCliff> find_cliffs(const std::vector<const Measurement*>& rows, const RunHeader& header) {
+  std::vector<CurveCliff> out;
+  for (const auto& [key, curve] : curves_of(rows)) {
+    std::vector<BandwidthPoint> points;
+    for (const auto* m : curve) points.push_back({m->bytes, m->busbw_gbps, m->time.median_us});
+    const auto cliff = find_cliff(points);
+    if (!cliff) continue;
+    CurveCliff c{curve[cliff->at - 1],
+                 curve[cliff->at],
+                 curve.back(),
+                 *cliff,
+                 ranks_of(*curve[cliff->at], header),
+                 curve_label(*curve[cliff->at]),
+                 "",
+                 ""};
+    c.where = fmt::format(
+        "at {} busbw falls from {:.4g} GB/s at {} to {:.4g} GB/s, {:.0f}x below the best before it "
+        "({:.4g} GB/s), and {}",
+        format_bytes(c.at->bytes), c.before->busbw_gbps, format_bytes(c.before->bytes), c.at->busbw_gbps,
+        cliff->factor(), cliff->best_gbps,
+        c.at == c.last ? std::string("it is the largest size measured")
+                       : fmt::format("no size up to {} climbs back above {:.4g} GB/s", format_bytes(c.last->bytes),
+                                     cliff->after_gbps));
+    c.ranks_text = ranks_words(*c.at, c.ranks, header);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::size_t curves_with_sizes(const std::vector<const Measurement*>& rows, std::size_t sizes) {
   std::size_t n = 0;
   for (const auto& [key, curve] : curves_of(rows)) n += curve.size() >= sizes;

@@ -1,13 +1,32 @@
 #include "curve_warning.hpp"
 
+#include <fmt/format.h>
+
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "fabricbench/accept/smoothness.hpp"
+#include "fabricbench/core/sizes.hpp"
 
 namespace fb::cli {
 namespace {
 
-constexpr std::size_t kMaxWarnings = 10;
+using OpScope = std::tuple<std::string, std::string, std::string>;  // op, scope, backend: one warning each
+
+// One line per op and scope: the first curve's cliff in full, the others
+// (in-place, another datatype) by where they start and how far they fall.
+std::string warning_of(const std::vector<const accept::CurveCliff*>& cliffs) {
+  const auto& first = *cliffs.front();
+  std::string line = fmt::format("cliff in {}: {}", first.curve, first.where);
+  const std::string shared = fmt::format("{}/{} {} ", first.at->op, first.at->scope, first.at->backend);
+  for (std::size_t i = 1; i < cliffs.size(); ++i) {
+    std::string curve = cliffs[i]->curve;  // "all_reduce/global mpi in-place": the part that differs
+    if (curve.starts_with(shared)) curve.erase(0, shared.size());
+    line += fmt::format("; {}: at {}, {:.0f}x", curve, format_bytes(cliffs[i]->at->bytes), cliffs[i]->cliff.factor());
+  }
+  return line + "; " + first.ranks_text;
+}
 
 class CurveWarningSink final : public RowSink {
  public:
@@ -18,15 +37,16 @@ class CurveWarningSink final : public RowSink {
   void end(const Summary&) override {
     std::vector<const Measurement*> rows;
     for (const auto& r : rows_) rows.push_back(&r);
-    const auto breaks = accept::find_curve_breaks(rows, accept::kRunWarningLimits, header_);
-    for (std::size_t i = 0; i < breaks.size() && i < kMaxWarnings; ++i)
-      std::fprintf(out_, "fabricbench run: warning: curve not smooth: %s\n", breaks[i].detail.c_str());
-    if (breaks.size() > kMaxWarnings)
-      std::fprintf(out_, "fabricbench run: warning: and %zu more sizes off their curves\n",
-                   breaks.size() - kMaxWarnings);
-    if (!breaks.empty())
-      std::fprintf(out_, "fabricbench run: warning: a smoothness rule in `fabricbench check` fails on these "
-                         "(docs/acceptance.md)\n");
+    const auto cliffs = accept::find_cliffs(rows, header_);
+    std::map<OpScope, std::vector<const accept::CurveCliff*>> by_op_scope;
+    for (const auto& c : cliffs) by_op_scope[{c.at->op, c.at->scope, c.at->backend}].push_back(&c);
+    for (const auto& [key, group] : by_op_scope)
+      std::fprintf(out_, "fabricbench run: warning: %s\n", warning_of(group).c_str());
+    if (!cliffs.empty())
+      std::fprintf(out_,
+                   "fabricbench run: warning: a cliff is the library switching algorithm or a link failing at large "
+                   "sizes, not noise; `fabricbench model` prices a link measured here from the sizes below it "
+                   "(docs/run.md)\n");
   }
 
  private:

@@ -1,8 +1,10 @@
-// `run`'s warning about curves that are not smooth: a sink that keeps the
-// rows and, when the sweep ends, prints each size whose time jumps above its
-// neighbours' trend or whose busbw falls (accept/smoothness.hpp, at
-// kRunWarningLimits), naming the ranks. A warning only: the record, the
-// table and the exit code stay as they are.
+// `run`'s warning about cliffs: a sink that keeps the rows and, when the sweep
+// ends, prints each op and scope whose busbw falls off a cliff
+// (core/cliff.hpp), where it starts, how far it falls and the ranks. Only
+// cliffs: a one-size spike or a sag as buffers outgrow the caches is what a
+// healthy shared host shows, and `check`'s smoothness rule judges those at
+// margins a profile states. A warning only: the record, the table and the exit
+// code stay as they are.
 #pragma once
 
 #include <cstdio>

@@ -28,6 +28,17 @@ std::string scope_list(const std::set<std::string>& scopes) {
   return out.empty() ? "none" : out;
 }
 
+// What a link priced below a cliff says about the sizes past it.
+std::string cliff_words(const Curve& c, double busbw_per_algbw) {
+  if (!c.cliff) return "";
+  const auto at = static_cast<long long>(c.points[c.cliff->at].bytes);
+  return fmt::format(
+      "; the curve falls off a cliff at {} bytes: busbw {:.0f}x below its best before it up to {} bytes (the library "
+      "switching algorithm, or the link failing at large sizes: `run` warned), so the link is priced "
+      "below it; past it, {:.4g} GB/s",
+      at, c.cliff->factor(), static_cast<long long>(c.points.back().bytes), c.gbps_at(c.cliff->at) * busbw_per_algbw);
+}
+
 // Latency per ring step and bandwidth from the fit of the most telling op:
 // latency from the fit's alpha (small sizes), bandwidth from the largest
 // size (the regime bucket-sized collectives live in), as busbw. Rail rows
@@ -42,14 +53,17 @@ void derive_hop_bw(Link& link) {
         best = &c;
     if (!best) continue;
     const int steps = std::max(1, ring_steps(op, best->nranks));
+    const std::size_t priced = best->priced_point();
     link.hop_us = best->fit.alpha_us / steps;
-    link.bw_gbps = best->tail_gbps() * std::max(1.0, ring_wire_bytes(op, best->nranks, 1.0)) * best->groups;
-    link.source = fmt::format("{:.3g} us per step from the {} fit on {} ranks (alpha {:.3g} us over {} steps, {:.0f}% "
-                              "rms over its small sizes), {:.4g} GB/s busbw{} at its largest size ({} bytes)",
-                              link.hop_us, best->op, best->nranks, best->fit.alpha_us, steps,
-                              100 * best->fit.alpha_rms_rel_error, link.bw_gbps,
-                              best->groups > 1 ? fmt::format(" ({} rails at once)", best->groups) : "",
-                              static_cast<long long>(best->points.back().bytes));
+    const double busbw_per_algbw = std::max(1.0, ring_wire_bytes(op, best->nranks, 1.0)) * best->groups;
+    link.bw_gbps = best->gbps_at(priced) * busbw_per_algbw;
+    link.source = fmt::format(
+        "{:.3g} us per step from the {} fit on {} ranks (alpha {:.3g} us over {} steps, {:.0f}% "
+        "rms over its small sizes), {:.4g} GB/s busbw{} at {} size ({} bytes){}",
+        link.hop_us, best->op, best->nranks, best->fit.alpha_us, steps, 100 * best->fit.alpha_rms_rel_error,
+        link.bw_gbps, best->groups > 1 ? fmt::format(" ({} rails at once)", best->groups) : "",
+        best->cliff ? "its largest pre-cliff" : "its largest", static_cast<long long>(best->points[priced].bytes),
+        cliff_words(*best, busbw_per_algbw));
     return;
   }
   throw UsageError(fmt::format("{}: no collective at this scope grows with size, so no bandwidth can be fitted; "

@@ -134,12 +134,28 @@ double Curve::time_us(double bytes) const {
   return std::exp(std::log(lo->time_us) + t * (std::log(hi->time_us) - std::log(lo->time_us)));
 }
 
-double Curve::tail_gbps() const {
-  if (points.empty()) return fit.beta_gbps;
-  const FitPoint& last = points.back();
-  const double transfer_us = last.time_us - std::min(fit.alpha_us, last.time_us);
-  return transfer_us > 0 ? last.bytes / transfer_us / kBytesPerUsPerGbps : fit.beta_gbps;
+double Curve::gbps_at(std::size_t i) const {
+  if (i >= points.size()) return fit.beta_gbps;
+  const FitPoint& p = points[i];
+  const double transfer_us = p.time_us - std::min(fit.alpha_us, p.time_us);
+  return transfer_us > 0 ? p.bytes / transfer_us / kBytesPerUsPerGbps : fit.beta_gbps;
 }
+
+std::size_t Curve::priced_point() const {
+  if (cliff) return cliff->at - 1;
+  return points.empty() ? 0 : points.size() - 1;
+}
+
+namespace {
+
+std::optional<Cliff> cliff_of(const std::vector<FitPoint>& points) {
+  std::vector<BandwidthPoint> bw;  // algbw: busbw's ratios within one curve are the same
+  for (const auto& p : points)
+    if (p.time_us > 0) bw.push_back({static_cast<std::uint64_t>(p.bytes), p.bytes / p.time_us, p.time_us});
+  return bw.size() == points.size() ? find_cliff(bw) : std::nullopt;
+}
+
+}  // namespace
 
 std::vector<Curve> fit_curves(const Results& results) {
   using Key = std::tuple<std::string, std::string, int, int, std::string>;
@@ -161,6 +177,7 @@ std::vector<Curve> fit_curves(const Results& results) {
       c.points.push_back({bytes, sum / static_cast<double>(times.size())});
     }
     c.fit = fit_alpha_beta(c.points);
+    c.cliff = cliff_of(c.points);
     curves.push_back(std::move(c));
   }
   return curves;

@@ -91,6 +91,14 @@ Table fit_table(const std::vector<Curve>& curves) {
                       ok ? format_bytes(static_cast<std::uint64_t>(c.fit.n_half_bytes)) : "-",
                       percent(c.fit.rms_rel_error), percent(c.fit.max_rel_error)});
   }
+  for (const auto& c : curves)
+    if (c.cliff)
+      t.notes.push_back(fmt::format(
+          "cliff: {} {} on {} ranks falls off a cliff at {}: busbw {:.0f}x below its best before it, up to {}; beta "
+          "comes from the sizes past it, and a link measured on this curve is priced below it ({})",
+          c.op, c.scope, c.nranks, format_bytes(static_cast<std::uint64_t>(c.points[c.cliff->at].bytes)),
+          c.cliff->factor(), format_bytes(static_cast<std::uint64_t>(c.points.back().bytes)),
+          format_bytes(static_cast<std::uint64_t>(c.points[c.priced_point()].bytes))));
   t.notes.push_back("fit T(S) = alpha + S/beta on relative error: alpha from the smallest quarter of the sizes, beta "
                     "from the largest quarter, each with its rms error there; busbw = beta x the op's busbw factor; "
                     "n_half = alpha x beta; predictions use the measured curve inside [min_bytes, max_bytes], the fit "

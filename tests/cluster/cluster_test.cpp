@@ -387,9 +387,9 @@ TEST_F(ClusterStep, ShareRisesAsTheLinkSlowsAndTheModelHoldsTheCommunicationTo15
 
 // A link that changes rate in the middle of a sweep: node 2's link drops from
 // 1 Gbit/s to 100 Mbit/s once the 2 MiB row is in the record, and is back at
-// 1 Gbit/s once the 4 MiB row is (a flap). `run` must warn about 4 MiB naming
-// both ranks and their hosts, and a smoothness rule in `check` must fail on
-// that record while it passes the same sweep on a steady link. The rate is
+// 1 Gbit/s once the 4 MiB row is (a flap). A smoothness rule in `check` must
+// fail on that record at 4 MiB, naming both ranks and their hosts, while it
+// passes the same sweep on a steady link, where `run` warns of nothing. The rate is
 // put back however the test ends (the other tests need node 2 fast). The
 // sweep starts at 2 MiB: below it TBF's 512 KB burst lets the first bytes of
 // each message through above the rate, and busbw falls by half from 256 KiB
@@ -445,13 +445,15 @@ class ClusterFlap : public Cluster {
   std::atomic<int> stages_{0};
 };
 
-TEST_F(ClusterFlap, RunWarnsAndCheckFailsAtTheSizeTheLinkFlappedNamingTheRanks) {
-  // The steady link first: the rule passes. Its margins (5x, 75%) sit above what a loaded 2-core machine does
-  // to a steady 1 Gbit/s link (CI saw busbw fall 48% between sizes, and run's tighter warning margins of 2x
-  // and 33% fire on that, so run's warnings are not asserted absent here) and well below the flap: 100 Mbit/s
-  // for one size is a 10x slower row (CI: 12.8x the trend, busbw down 94%).
+TEST_F(ClusterFlap, CheckFailsAtTheSizeTheLinkFlappedNamingTheRanksWhileRunWarnsOnlyOfCliffs) {
+  // The steady link first: the rule passes and run warns of nothing. The rule's margins (5x, 75%) sit above what
+  // a loaded 2-core machine does to a steady 1 Gbit/s link (CI saw busbw fall 48% between sizes) and well below
+  // the flap: 100 Mbit/s for one size is a 10x slower row (CI: 12.8x the trend, busbw down 94%). run warns only
+  // of cliffs, falls that stay (core/cliff.hpp): a steady link has none, and a flap that climbs back at the next
+  // size is the rule's to judge, not run's.
   auto r = sweep();
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << "a steady 1 Gbit/s link has no cliff\n" << r.err;
   auto c = check("steady");
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 
@@ -462,12 +464,8 @@ TEST_F(ClusterFlap, RunWarnsAndCheckFailsAtTheSizeTheLinkFlappedNamingTheRanks) 
   ASSERT_EQ(stages_, 2) << "the watcher never saw the 2 MiB and 4 MiB rows";
   ASSERT_TRUE(reshaped_ok_) << "tc could not re-shape node 2's link";
   std::printf("%s\n%s\n", r.out.c_str(), r.err.c_str());
-  EXPECT_EQ(r.exit_code, 0) << "a warning, not a failure\n" << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string ranks = "ranks 0 (" + host(1) + "), 1 (" + host(2) + ")";
-  const auto warned = r.err.find("curve not smooth: all_reduce/global mpi out-of-place: at 4 MiB");
-  ASSERT_NE(warned, std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(ranks, warned), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("busbw falls"), std::string::npos) << r.err;
 
   c = check("flapped");
   std::printf("%s\n", c.out.c_str());

@@ -91,7 +91,8 @@ TEST(Fit, CurveUsesMeasuredPointsInsideAndTheFitOutside) {
   EXPECT_NEAR(c.time_us(4096 * (1 + 1e-12)), 20.0, 1e-6);
   const double alpha = std::min(c.fit.alpha_us, 20.0);
   EXPECT_NEAR(c.time_us(8192), alpha + 2 * (20.0 - alpha), 1e-9);
-  EXPECT_NEAR(c.tail_gbps(), 4096 / (20.0 - alpha) / 1e3, 1e-12);
+  ASSERT_EQ(c.priced_point(), 2u) << "no cliff: the largest size";
+  EXPECT_NEAR(c.gbps_at(c.priced_point()), 4096 / (20.0 - alpha) / 1e3, 1e-12);
 }
 
 TEST(Fit, CurvesPerOpScopeAndShapePreferOutOfPlaceRows) {

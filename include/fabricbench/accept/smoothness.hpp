@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fabricbench/core/cliff.hpp"
 #include "fabricbench/core/record_lines.hpp"
 
 namespace fb::accept {
@@ -20,9 +21,6 @@ struct SmoothnessLimits {
   double max_drop = 0;  // busbw falling by more than this fraction from the size before is a drop; 0 = not checked
   std::uint64_t from_bytes = 0;  // sizes below are not judged (latency noise)
 };
-
-// What `run` warns about without being asked: twice the trend, a third less busbw.
-inline constexpr SmoothnessLimits kRunWarningLimits{2.0, 1.0 / 3.0, 0};
 
 enum class BreakKind { jump, drop };
 
@@ -42,6 +40,22 @@ struct CurveBreak {
 // names the ranks' hosts.
 std::vector<CurveBreak> find_curve_breaks(const std::vector<const Measurement*>& rows, const SmoothnessLimits& limits,
                                           const RunHeader& header);
+
+// A cliff in one curve (core/cliff.hpp): what `run` warns about without
+// being asked.
+struct CurveCliff {
+  const Measurement* before = nullptr;  // the last size before the edge
+  const Measurement* at = nullptr;      // the first size past it
+  const Measurement* last = nullptr;    // the curve's largest size
+  Cliff cliff;                          // on busbw
+  std::vector<int> ranks;               // world ranks that took part, when the row tells
+  std::string curve;                    // "all_reduce/global mpi out-of-place"
+  std::string where;                    // "at 32 MiB: busbw falls 15x, from 6.69 GB/s at 16 MiB to 0.44 GB/s ..."
+  std::string ranks_text;               // "ranks 0 (vm), 1 (vm)"
+};
+
+// The first cliff of every curve that has one, curves grouped as above.
+std::vector<CurveCliff> find_cliffs(const std::vector<const Measurement*>& rows, const RunHeader& header);
 
 // Curves among `rows` with at least `sizes` sizes (a jump needs 3, a drop 2).
 std::size_t curves_with_sizes(const std::vector<const Measurement*>& rows, std::size_t sizes);

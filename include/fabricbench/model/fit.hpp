@@ -4,11 +4,12 @@
 // interpolate it where the size lies inside the sweep and use the fit outside.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-
+#include "fabricbench/core/cliff.hpp"
 #include "fabricbench/core/record.hpp"
 
 namespace fb::model {
@@ -52,6 +53,10 @@ struct Curve {
   bool in_place = false;
   std::vector<FitPoint> points;  // ascending bytes, one per size
   Fit fit;
+  // Where bandwidth falls off a cliff (core/cliff.hpp), if it does: the fit's
+  // beta then comes from the sizes past it, and a link derived from the curve
+  // prices the sizes below it (priced_point).
+  std::optional<Cliff> cliff;
 
   bool covers(double bytes) const;  // inside the measured sizes
   // Log-log interpolation of the measured points inside. Outside, the fit's
@@ -60,9 +65,11 @@ struct Curve {
   // where the curve is not alpha-beta shaped (a loaded host, a protocol
   // switch). Mostly used past the largest size.
   double time_us(double bytes) const;
-  // Bandwidth of the largest measured size once alpha is taken off: the
-  // regime bucket-sized collectives live in.
-  double tail_gbps() const;
+  // Bandwidth of point i once alpha is taken off.
+  double gbps_at(std::size_t i) const;
+  // The point a link's bandwidth comes from: the largest size (the regime
+  // bucket-sized collectives live in), or the largest below a cliff.
+  std::size_t priced_point() const;
 };
 
 // Every (op, scope, nranks, groups, dtype) of a results file, out-of-place
