@@ -24,14 +24,21 @@ runtime=(
 # figure scripts call, a browser to open `report html` pages headless
 # (tests/report/browser_test.py skips without it), and a font named here
 # rather than left to fontconfig's alternatives (its recommended
-# fonts-liberation is not installed with --no-install-recommends).
+# fonts-liberation is not installed with --no-install-recommends), and Node.js
+# with python3-yaml for the Kubernetes manifest's offline validation.
 test=(
   libbenchmark-dev libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
   slurm-wlm munge libpmix-dev
   iperf3 jq bc fio sshfs openssh-server
   chromium fonts-dejavu-core
+  nodejs python3-yaml
 )
+# npm packages for the tests, into build-tools/npm (ignored by git):
+# kubernetes-models validates scripts/kubernetes against the API's schemas
+# offline (tests/kubernetes/manifest_test.py).
+npm_tools=(kubernetes-models@5.1.0)
+here=$(cd "$(dirname "$0")/.." && pwd)
 
 only_runtime=0 list=0
 for arg in "$@"; do
@@ -49,11 +56,22 @@ if [ "$list" -eq 1 ]; then
   exit 0
 fi
 
+npm_tools() {
+  [ "$only_runtime" -eq 0 ] && [ ! -d "$here/build-tools/npm/node_modules/kubernetes-models" ] || return 0
+  # NodeSource's nodejs carries npm; Debian's has it in a package of its own.
+  command -v npm >/dev/null || ${SUDO-} apt-get install -y -qq --no-install-recommends npm >/dev/null
+  echo "setup.sh: installing npm ${npm_tools[*]} into build-tools/npm" >&2
+  npm install --prefix "$here/build-tools/npm" --no-audit --no-fund --silent "${npm_tools[@]}" >/dev/null
+}
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  npm_tools
+  exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   SUDO=sudo
@@ -65,3 +83,4 @@ echo "setup.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >/dev/null
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_tools
