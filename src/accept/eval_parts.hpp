@@ -47,6 +47,7 @@ Verdict eval_pair_nodes(const Rule& rule, const Results& run);  // across nodes
 Verdict eval_storage(const Rule& rule, const Results& run);
 Verdict eval_smoothness(const Rule& rule, const Results& run);
 Verdict eval_mixed_gpus(const Rule& rule, const Results& run);
+Verdict eval_transport(const Rule& rule, const Results& run);
 
 // A pair line's figure of `metric` (docs/results-schema.md, `pair`): a link's
 // unidir is its slower direction, since either way can be the degraded one.
@@ -57,6 +58,7 @@ inline constexpr const char* kUnitWrong = "wrong elements";
 inline constexpr const char* kUnitFields = "fields differ";
 inline constexpr const char* kUnitBreaks = "sizes off the curve";
 inline constexpr const char* kUnitModels = "GPU models";
+inline constexpr const char* kUnitSocketRows = "rows on sockets";
 bool is_count(const std::string& unit);
 
 // "1.23 GB/s" style numbers for messages; counts as whole numbers.

@@ -27,7 +27,8 @@ std::string_view name(Status status) {
 }
 
 bool is_count(const std::string& unit) {
-  return unit == kUnitWrong || unit == kUnitFields || unit == kUnitBreaks || unit == kUnitModels;
+  return unit == kUnitWrong || unit == kUnitFields || unit == kUnitBreaks || unit == kUnitModels ||
+         unit == kUnitSocketRows;
 }
 
 Verdict start_verdict(const Rule& rule) {
@@ -102,6 +103,9 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
         break;
       case RuleKind::mixed_gpus:
         v = eval_mixed_gpus(rule, run);
+        break;
+      case RuleKind::transport:
+        v = eval_transport(rule, run);
         break;
     }
   } catch (const std::exception& e) {

@@ -23,8 +23,8 @@ constexpr std::array kKinds{
     std::pair{RuleKind::baseline, "baseline"},     std::pair{RuleKind::latency, "latency"},
     std::pair{RuleKind::stability, "stability"},   std::pair{RuleKind::correctness, "correctness"},
     std::pair{RuleKind::uniformity, "uniformity"}, std::pair{RuleKind::pairs, "pairs"},
-    std::pair{RuleKind::storage, "storage"},
-    std::pair{RuleKind::smoothness, "smoothness"}, std::pair{RuleKind::mixed_gpus, "mixed_gpus"},
+    std::pair{RuleKind::storage, "storage"},       std::pair{RuleKind::smoothness, "smoothness"},
+    std::pair{RuleKind::mixed_gpus, "mixed_gpus"}, std::pair{RuleKind::transport, "transport"},
 };
 static_assert(enum_cover::covers<RuleKind, kKinds>([](const auto& e) { return e.first; }),
               "kKinds names every RuleKind in enum order");

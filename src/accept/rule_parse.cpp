@@ -266,6 +266,10 @@ void parse_kind_fields(const Field& f, Rule& r) {
       f.expect_map({"name", "kind", "optional", "allow"});
       parse_mixed_gpus(f, r);
       break;
+    case RuleKind::transport:
+      f.expect_map(kRowKeys);
+      parse_rows(f, r.rows, false);
+      break;
   }
 }
 

@@ -35,4 +35,17 @@ std::vector<InventoryGpu> rank_gpus(const InventoryLine& line) {
   return out;
 }
 
+std::vector<std::string> rdma_nics_up(const InventoryLine& line) {
+  std::vector<std::string> out;
+  const json& j = line.line.get();
+  const auto nics = j.is_object() ? j.find("nics") : j.end();
+  if (!j.is_object() || nics == j.end() || !nics->is_array()) return out;
+  for (const auto& nic : *nics) {
+    if (!nic.is_object() || !nic.value("up", false)) continue;
+    const std::string kind = nic.value("kind", "");
+    if (kind == "IB" || kind == "RoCE") out.push_back(nic.value("name", "?") + " (" + kind + ")");
+  }
+  return out;
+}
+
 }  // namespace fb

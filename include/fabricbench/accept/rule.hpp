@@ -22,6 +22,7 @@ enum class RuleKind {
   storage,      // a `fabricbench storage` line's figure: "aggregate read >= 2 GB/s at 8 nodes"
   smoothness,   // no size whose time jumps above its neighbours' trend or whose busbw falls (accept/smoothness.hpp)
   mixed_gpus,   // one GPU model on every rank, unless the profile allows the mix
+  transport,    // no NCCL row on TCP sockets while a node has an RDMA NIC up (NCCL fell back)
 };
 
 // The figure a row-based rule reads from a measurement line.

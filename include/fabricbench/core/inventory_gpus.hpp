@@ -1,5 +1,6 @@
 // The GPUs an inventory line says its rank runs on, for the readers that
-// need them by model (check's mixed_gpus rule, model step --gpus-from).
+// need them by model (check's mixed_gpus rule, model step --gpus-from), and
+// the RDMA NICs it shows up (check's transport rule).
 #pragma once
 
 #include <string>
@@ -17,5 +18,9 @@ struct InventoryGpu {
 // The rank's own GPU when topo picked one (rank_gpu), else every GPU of its
 // node; empty for a line without GPUs (no GPU, or NVML absent).
 std::vector<InventoryGpu> rank_gpus(const InventoryLine& line);
+
+// "mlx5_0 (IB)" for each NIC of kind IB or RoCE the line shows up (topo's
+// nics[]); none for a line of another shape.
+std::vector<std::string> rdma_nics_up(const InventoryLine& line);
 
 }  // namespace fb
