@@ -18,7 +18,8 @@ std::optional<Cliff> find_cliff(std::span<const BandwidthPoint> c) {
   for (std::size_t i = 1; i < c.size(); ++i) {
     const double t = c[i - 1].time_us;
     if (t >= kBandwidthRegime * floor_us || t >= kBandwidthRegimeUs) best_before = std::max(best_before, c[i - 1].gbps);
-    if (best_before > 0 && best_from[i] * kCliffFactor < best_before) return Cliff{i, best_before, best_from[i]};
+    const bool sharp = c[i - 1].gbps >= kCliffStep * c[i].gbps;
+    if (sharp && best_before > 0 && best_from[i] * kCliffFactor < best_before) return Cliff{i, best_before, best_from[i]};
   }
   return std::nullopt;
 }

@@ -61,6 +61,19 @@ TEST(Cliff, ASagAsBuffersOutgrowTheCachesIsNone) {
   EXPECT_TRUE(find_cliff(curve(0.7, 14, cliff))) << "the same shape past the factor is one";
 }
 
+TEST(Cliff, AGradualFallIsNoneHoweverFar) {
+  // All-gather on 2 local ranks with the cores loaded: 15.3 GB/s to 8 MiB, then about 2x less at each size, 8.1x
+  // below the best at 64 MiB: the caches and the load, not an algorithm switch (here 2.1x a size, 9x in all).
+  const auto sag = [](std::uint64_t b) {
+    double f = 1;
+    for (std::uint64_t s = 16u << 20; s <= b; s *= 2) f /= 2.1;
+    return f;
+  };
+  const auto c = curve(0.7, 15.3, sag);
+  EXPECT_LT(c.back().gbps * kCliffFactor, c[index_of(c, 8u << 20)].gbps) << "the fall is past the factor";
+  EXPECT_FALSE(find_cliff(c));
+}
+
 TEST(Cliff, ABestReachedInTheLatencyRegimeDoesNotCount) {
   // An eager broadcast on an emulated 1 Gbit/s link: 3-7 us up to 32 KiB ("4.9 GB/s"), then the link's 0.12 GB/s.
   std::vector<BandwidthPoint> c;
