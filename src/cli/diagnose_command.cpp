@@ -16,6 +16,7 @@
 
 #include "command_support.hpp"
 #include "commands.hpp"
+#include "fabricbench/core/ending_signals.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/log.hpp"
@@ -97,8 +98,13 @@ json options_json(const DiagnoseFlags& f, const diagnose::Thresholds& t) {
   return o;
 }
 
-std::atomic<bool> g_stop{false};
-extern "C" void on_interrupt(int) { g_stop = true; }
+// Ctrl-C (SIGINT) ends the sampling window early and the node reports what
+// it sampled; SIGTERM and SIGHUP end the process as they would uncaught.
+bool interrupted(const SignalSubscription& signals) {
+  const int sig = signals.take();
+  if (sig != 0 && sig != SIGINT) die_of(sig);
+  return sig == SIGINT;
+}
 
 // This node's readings over the window (local rank 0 of each node).
 diagnose::NodeSamples sample_node(const DiagnoseFlags& f, const NodeMap& nodes, bool quiet) {
@@ -120,21 +126,23 @@ diagnose::NodeSamples sample_node(const DiagnoseFlags& f, const NodeMap& nodes, 
                     nodes.nodes, nodes.nodes == 1 ? "" : "s", f.seconds, f.interval_s);
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  auto old = std::signal(SIGINT, on_interrupt);
   double t = 0;
   if (f.seconds > 0) {
-    for (int i = 0; !g_stop; ++i) {
+    bool stop = false;
+    const SignalSubscription signals;  // the window's own: outside it the signals act as they did
+    for (int i = 0; !stop; ++i) {
       // Readings on a fixed grid, so a slow NVML call does not stretch the window.
       const double due = i * f.interval_s;
       if (due > f.seconds) break;
-      while (!g_stop && elapsed() < due) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      if (g_stop) break;
+      while (!(stop = stop || interrupted(signals)) && elapsed() < due)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (stop) break;
       t = elapsed();
       sampler.sample(t);
       print(sampler.new_notes());
     }
+    if (!stop) interrupted(signals);  // a SIGTERM in the window's last moment still ends the process
   }
-  std::signal(SIGINT, old);
   diagnose::NodeSamples node = sampler.samples();
   node.node = nodes.node;
   node.host = host;

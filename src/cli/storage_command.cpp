@@ -143,8 +143,7 @@ class StorageCommand final : public Measuring {
   void measure() override {
     // Every way the watchdog ends the run (hang, lost rank, error, signal)
     // goes through the board's abort hook: it removes the files.
-    const auto hook = storage::abort_hook();
-    ActiveGroup active(board_, hook.get());
+    AbortHook hook(board_, storage::clean_all_workspaces);
     runner_->run([&](const StorageLine& line) {
       job().sinks.record_line(line);
       job().sinks.size_done();

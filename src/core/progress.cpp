@@ -96,12 +96,18 @@ void ProgressBoard::set_opening(Backend* backend) {
   opening_ = backend;
 }
 
+void ProgressBoard::set_abort_hook(void (*hook)()) {
+  std::lock_guard lock(group_mutex_);
+  hook_ = hook;
+}
+
 void ProgressBoard::abort_active_group() {
   std::lock_guard lock(group_mutex_);
   if (group_)
     group_->abort();
   else if (opening_)
     opening_->abort_open();
+  if (hook_) hook_();
 }
 
 }  // namespace fb

@@ -73,6 +73,9 @@ class ProgressBoard {
   // The backend whose open() or skip_open() the engine is in (no group yet):
   // abort_active_group() asks it to end the open (Backend::abort_open).
   void set_opening(Backend* backend);
+  // A function that abort_active_group() also calls, for work that is no
+  // backend (storage removes its files); plain, so no allocation.
+  void set_abort_hook(void (*hook)());
   void abort_active_group();
 
  private:
@@ -96,6 +99,7 @@ class ProgressBoard {
   alignas(64) std::mutex group_mutex_;
   BackendGroup* group_ = nullptr;
   Backend* opening_ = nullptr;
+  void (*hook_)() = nullptr;
 };
 
 // Registers the backend for the length of an open() or skip_open(): a hang in
@@ -111,6 +115,22 @@ class OpeningBackend {
   }
   OpeningBackend(const OpeningBackend&) = delete;
   OpeningBackend& operator=(const OpeningBackend&) = delete;
+
+ private:
+  ProgressBoard* board_;
+};
+
+// Sets the board's abort hook for a scope and clears it on the way out.
+class AbortHook {
+ public:
+  AbortHook(ProgressBoard* board, void (*hook)()) : board_(board) {
+    if (board_) board_->set_abort_hook(hook);
+  }
+  ~AbortHook() {
+    if (board_) board_->set_abort_hook(nullptr);
+  }
+  AbortHook(const AbortHook&) = delete;
+  AbortHook& operator=(const AbortHook&) = delete;
 
  private:
   ProgressBoard* board_;

@@ -32,18 +32,19 @@ std::vector<Fd> all_listeners(std::vector<Fd> tcp, Fd local) {
 class Monitor : public Hub::Events {
  public:
   Monitor(const Config& config, Control& control, std::vector<Fd> tcp, Fd local)
-      : c_(config), control_(control), tree_(config.rank_node, config.node_hosts),
+      : c_(config),
+        control_(control),
+        tree_(config.rank_node, config.node_hosts),
         hub_(tree_, 0, config.token, all_listeners(std::move(tcp), std::move(local))),
-        judge_(tree_, config.policy, config.clock()), signal_fd_(install_signal_pipe()),
+        judge_(tree_, config.policy, config.clock()),
         cadence_(config.clock, own_gap_s(config.policy)) {}
-  ~Monitor() override { uninstall_signal_pipe(); }
 
   void loop() {
     double next_beat = 0;
     double next_judge = 0;
     while (!over_) {
       if (!live_) control_.report_setup(hub_.missing(), hub_.fd_error());
-      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signal_fd_, POLLIN, 0}};
+      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signals_.fd(), POLLIN, 0}};
       hub_.add_fds(fds);
       cadence_.before_poll();
       const int n = ::poll(fds.data(), fds.size(), kTickMs);
@@ -112,7 +113,7 @@ class Monitor : public Hub::Events {
 
   void on_signal() {
     unsigned char sig = 0;
-    if (::read(signal_fd_, &sig, 1) == 1) judge_.signal(0, sig);
+    if (::read(signals_.fd(), &sig, 1) == 1) judge_.signal(0, sig);
   }
 
   // ---- from the children ----
@@ -159,7 +160,7 @@ class Monitor : public Hub::Events {
   Tree tree_;
   Hub hub_;
   Judge judge_;
-  int signal_fd_;
+  SignalSubscription signals_;  // SIGTERM, SIGINT, SIGHUP while this loop runs (core/ending_signals.hpp)
   Cadence cadence_;
   StallClock clock_;
   std::optional<std::string> abandoned_;

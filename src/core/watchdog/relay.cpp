@@ -31,7 +31,9 @@ constexpr double kSignalGraceS = 3;
 class Relay : public Hub::Events {
  public:
   Relay(const Config& config, Control& control, Fd local_listener)
-      : c_(config), control_(control), tree_(config.rank_node, config.node_hosts), signal_fd_(install_signal_pipe()),
+      : c_(config),
+        control_(control),
+        tree_(config.rank_node, config.node_hosts),
         cadence_(config.clock, own_gap_s(config.policy)) {
     if (local_listener.valid()) {
       std::vector<Fd> l;
@@ -46,13 +48,12 @@ class Relay : public Hub::Events {
       fresh_.back().rank = r;
     }
   }
-  ~Relay() override { uninstall_signal_pipe(); }
 
   void loop() {
     double next_report = 0;
     while (!over_) {
       if (hub_ && !live_) control_.report_setup(hub_->missing(), hub_->fd_error());
-      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signal_fd_, POLLIN, 0}};
+      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signals_.fd(), POLLIN, 0}};
       const std::size_t up_at = fds.size();
       fds.push_back({up_.open() ? up_.fd() : -1, static_cast<short>(POLLIN | (up_.wants_write() ? POLLOUT : 0)), 0});
       if (hub_) hub_->add_fds(fds);
@@ -129,7 +130,7 @@ class Relay : public Hub::Events {
   // died of a signal it sent, SIGKILL rank 0 before it sealed the record.
   void on_signal() {
     unsigned char sig = 0;
-    if (::read(signal_fd_, &sig, 1) != 1 || signal_ != 0) return;
+    if (::read(signals_.fd(), &sig, 1) != 1 || signal_ != 0) return;
     Message m;
     m.type = MsgType::signal;
     m.rank = c_.rank;
@@ -250,7 +251,7 @@ class Relay : public Hub::Events {
   const Config& c_;
   Control& control_;
   Tree tree_;
-  int signal_fd_;
+  SignalSubscription signals_;  // SIGTERM, SIGINT, SIGHUP while this loop runs (core/ending_signals.hpp)
   Cadence cadence_;
   std::optional<Hub> hub_;
   Connection up_;

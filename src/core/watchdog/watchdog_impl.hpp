@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "channel.hpp"
+#include "fabricbench/core/ending_signals.hpp"
 #include "fabricbench/core/watchdog.hpp"
 #include "tree.hpp"
 
@@ -100,12 +101,5 @@ void run_monitor(const Config& config, Control& control, std::vector<Fd> tcp_lis
 void run_relay(const Config& config, Control& control, Fd local_listener);
 
 }  // namespace watch
-
-// Signals that end a job (SIGTERM, SIGINT, SIGHUP) become bytes on a pipe the
-// watchdog's thread polls; the previous handlers come back on uninstall.
-int install_signal_pipe();  // the read end
-void uninstall_signal_pipe();
-// Die of `signal` as if we had not caught it (the launcher sees what it sent).
-[[noreturn]] void die_of(int signal);
 
 }  // namespace fb
