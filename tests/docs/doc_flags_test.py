@@ -8,8 +8,8 @@ binary: the subcommand chain must be one `fabricbench ... --help` accepts, and
 every --long flag of the call must appear in that --help. A flag renamed in
 the code and left in a guide fails here, naming the guide and its line.
 
-This is the parse step of issue 39's docs test: it runs nothing but --help.
-Running each command as written (2 local ranks, emulated nodes) is the rest.
+This is the parse step: it runs nothing but --help. doc_commands_test.py
+then runs each command of the code blocks as written (2 local ranks).
 
   doc_flags_test.py BINARY REPO_ROOT
 """
