@@ -18,14 +18,9 @@ using json = nlohmann::ordered_json;
 using test::profile_with_rules;
 using test::RecordBuilder;
 
-// With allow_skipped, so a rule the record cannot answer shows the SKIP and
-// the reason its evaluator gives (the tests under Skipped below take the
+// judge_one takes allow_skipped (the tests under Skipped below take the
 // default, where such a rule fails).
-Verdict judge_one(const std::string& rule_yaml, const Results& run, const Results* baseline = nullptr,
-                  bool strict = false) {
-  const Profile p = profile_with_rules(rule_yaml);
-  return evaluate_rule(p.rules.at(0), run, baseline, {strict, true});
-}
+using test::judge_one;
 
 bool mentions(const Verdict& v, const std::string& text) { return v.reason.find(text) != std::string::npos; }
 

@@ -83,6 +83,11 @@ accept::Profile profile_with_rules(const std::string& rules_yaml) {
   return accept::parse_profile(profile_text_with_rules(rules_yaml));
 }
 
+accept::Verdict judge_one(const std::string& rule_yaml, const Results& run, const Results* baseline, bool strict) {
+  const accept::Profile p = profile_with_rules(rule_yaml);
+  return accept::evaluate_rule(p.rules.at(0), run, baseline, {strict, true});
+}
+
 std::string profile_text_with_rules(const std::string& rules_yaml) {
   return "name: test\nbackend: mpi\nsweeps:\n  - ops: [all_reduce, all_gather, sendrecv]\n"
          "    scopes: all\n    check: true\n"

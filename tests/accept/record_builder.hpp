@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fabricbench/accept/evaluate.hpp"
 #include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/record.hpp"
 
@@ -38,6 +39,10 @@ class RecordBuilder {
 // A profile around `rules_yaml` (the text under "rules:", indented two
 // spaces) whose sweep runs every op at every scope, so any row rule parses.
 accept::Profile profile_with_rules(const std::string& rules_yaml);
+// The first rule of such a profile judged on `run`, with allow_skipped, so a
+// rule the record cannot answer shows the SKIP and its evaluator's reason.
+accept::Verdict judge_one(const std::string& rule_yaml, const Results& run, const Results* baseline = nullptr,
+                          bool strict = false);
 std::string profile_text_with_rules(const std::string& rules_yaml);
 
 }  // namespace fb::test

@@ -17,10 +17,7 @@ using json = nlohmann::ordered_json;
 using test::profile_with_rules;
 using test::RecordBuilder;
 
-Verdict judge_curve(const std::string& rule_yaml, const Results& run) {
-  const Profile p = profile_with_rules(rule_yaml);
-  return evaluate_rule(p.rules.at(0), run, nullptr, {false, true});
-}
+Verdict judge_curve(const std::string& rule_yaml, const Results& run) { return test::judge_one(rule_yaml, run); }
 
 bool mentions(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

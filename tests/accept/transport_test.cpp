@@ -13,10 +13,7 @@ using json = nlohmann::ordered_json;
 using test::profile_with_rules;
 using test::RecordBuilder;
 
-Verdict judge(const std::string& rule_yaml, const Results& run) {
-  const Profile p = profile_with_rules(rule_yaml);
-  return evaluate_rule(p.rules.at(0), run, nullptr, {false, true});
-}
+Verdict judge(const std::string& rule_yaml, const Results& run) { return test::judge_one(rule_yaml, run); }
 
 json nic(const std::string& name, const std::string& kind, bool up) {
   return {{"name", name}, {"kind", kind}, {"state", up ? "up" : "down"}, {"up", up}};
