@@ -17,7 +17,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Each phase's time since the previous mark (the first since this file's
-// static initialisation, just before main), so scripts/bench-startup.sh can
+// static initialisation, just before main), so bench/scripts/bench-startup.sh can
 // name what a command spends beyond MPI_Init.
 class StartupMarks {
  public:

@@ -108,7 +108,7 @@ class Measuring {
 int measure(const Comm& world, int argc, char** argv, const MeasuringPlan& plan, Measuring& command);
 
 // Where the start goes (-v, rank 0): the phase's time since the previous
-// mark, logged with the record header and at the end (scripts/bench-startup.sh).
+// mark, logged with the record header and at the end (bench/scripts/bench-startup.sh).
 void startup_mark(const char* phase);
 
 }  // namespace fb::cli

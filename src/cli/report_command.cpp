@@ -32,7 +32,7 @@ Results read_or_usage(const std::string& path) {
 // The scopes of a record's measurement rows, once each, in the order first
 // measured: what a script reads to choose a --network for `model`
 // (scripts/measured-network.sh), instead of matching the record's text.
-// With `rows`, each scope's row count after a tab (scripts/bench-report-html.sh).
+// With `rows`, each scope's row count after a tab (bench/scripts/bench-report-html.sh).
 int print_scopes(const std::string& path, bool rows) {
   const Results r = read_or_usage(path);
   std::vector<std::pair<std::string, std::size_t>> scopes;

@@ -1,6 +1,6 @@
 // cuBLAS, loaded on first use instead of linked. Linking it ran cuBLAS Lt's
 // static initialisers in every process at start-up (0.4 s on the development
-// machine, scripts/bench-startup.sh), so every `fabricbench run` paid for a
+// machine, bench/scripts/bench-startup.sh), so every `fabricbench run` paid for a
 // GEMM it never ran. Only the calls the GEMM runner makes are looked up.
 #pragma once
 

@@ -7,9 +7,9 @@
 # Each launch: `run --ops pingpong,sendrecv -b 8 -e 8 -n 2000` (exactly 2000 iterations).
 # Prints each launch's medians (us), then per mode and op the median and the
 # largest over launches.
-#   OLD=/work/main/build/fabricbench scripts/bench-load.sh [launches=4]
+#   OLD=/work/main/build/fabricbench bench/scripts/bench-load.sh [launches=4]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 launches=${1:-4}
 bin=${BUILD:-$here/build}/fabricbench
 old=${OLD:?give OLD=path/to/the fabricbench to compare with}

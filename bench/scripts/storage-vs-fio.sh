@@ -10,9 +10,9 @@
 #   small  FILES files of FILE_BYTES, each created, written whole, fsynced
 #          and closed, then each opened, read whole and closed (fio:
 #          nrfiles, openfiles=1, create_on_open=1, fsync_on_close=1).
-#   scripts/storage-vs-fio.sh [DIR] [BYTES] [BLOCK] [ROUNDS]    (default /var/tmp 1G 1M 3)
+#   bench/scripts/storage-vs-fio.sh [DIR] [BYTES] [BLOCK] [ROUNDS]    (default /var/tmp 1G 1M 3)
 #   VERBOSE=1 prints every round's figures to stderr.
-#   PATTERN=small FILES=1024 FILE_BYTES=128K scripts/storage-vs-fio.sh [DIR] [-] [-] [ROUNDS]
+#   PATTERN=small FILES=1024 FILE_BYTES=128K bench/scripts/storage-vs-fio.sh [DIR] [-] [-] [ROUNDS]
 set -euo pipefail
 dir=${1:-/var/tmp}
 bytes=${2:-1G}
@@ -21,7 +21,7 @@ rounds=${4:-3}
 pattern=${PATTERN:-seq}
 files=${FILES:-1024}
 file_bytes=${FILE_BYTES:-128K}
-fb=${FABRICBENCH:-$(dirname "$0")/../build/fabricbench}
+fb=${FABRICBENCH:-$(dirname "$0")/../../build/fabricbench}
 command -v fio >/dev/null || { echo "storage-vs-fio: fio is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
 [ -x "$fb" ] || { echo "storage-vs-fio: no fabricbench at $fb (set FABRICBENCH)" >&2; exit 2; }
 [ -d "$dir" ] && [ -w "$dir" ] || { echo "storage-vs-fio: '$dir' is not a writable folder" >&2; exit 2; }

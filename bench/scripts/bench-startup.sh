@@ -6,9 +6,9 @@
 #          rank 0 logs where the start went, "start-up: <phase> <ms>, ...").
 # Prints each launch's wall time, the medians, their difference, and the
 # phases of the last `run` launch.
-#   scripts/bench-startup.sh [launches=5]
+#   bench/scripts/bench-startup.sh [launches=5]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 launches=${1:-5}
 build=${BUILD:-$here/build}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

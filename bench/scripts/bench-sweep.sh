@@ -8,10 +8,10 @@
 # Prints each run's wall time, then per mode the median wall time and the
 # spread of each row's median over the runs ((max - min) / median of the
 # medians: the median and 90th percentile of that over rows, per size class).
-#   scripts/bench-sweep.sh [runs=3] [extra run flags...]
+#   bench/scripts/bench-sweep.sh [runs=3] [extra run flags...]
 # 2 ranks, shared memory, --bind-to none (the README's launch line).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-3}
 shift || true
 build=${BUILD:-$here/build}

@@ -3,9 +3,9 @@
 # test-only) tried N times on 4 ranks of this machine (loopback only), each
 # against the detection that must catch it; the time from a hang to its
 # report; the finished rows lost after a kill. Prints one table.
-#   scripts/fault-figures.sh [trials per kind] [build dir]
+#   bench/scripts/fault-figures.sh [trials per kind] [build dir]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 trials=${1:-5}
 build=${2:-$here/build}
 fb="$build/fabricbench"

@@ -6,9 +6,9 @@
 # read by `report import nccl-tests` into a record through RecordWriter.
 # Optionally a second, real record is timed beside it; and when Chromium is
 # installed, the time it takes to open and draw the big page.
-#   scripts/bench-report-html.sh [runs] [REAL_RECORD.jsonl]
+#   bench/scripts/bench-report-html.sh [runs] [REAL_RECORD.jsonl]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 fb=${FABRICBENCH:-$here/build/fabricbench}
 runs=${1:-5}
 real=${2:-}

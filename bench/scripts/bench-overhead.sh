@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Harness overhead of `fabricbench run` against a bare MPI_Allreduce loop, same
 # run, same buffers, 2 ranks (see bench/overhead_vs_bare.cpp). Builds first.
-#   scripts/bench-overhead.sh [rounds] [build-dir]
+#   bench/scripts/bench-overhead.sh [rounds] [build-dir]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-9}
 build=${2:-$here/build}
 cmake -S "$here" -B "$build" >/dev/null

@@ -6,9 +6,9 @@
 # over a healthy stretch, its memory, the descriptors it holds, and the time
 # from a planted fault to its report: a hang (a rank stops progressing) and
 # a frozen rank (it stops reporting). Prints a table (markdown).
-#   scripts/watchdog-scale.sh [build dir] [timeout s] [healthy stretch s]
+#   bench/scripts/watchdog-scale.sh [build dir] [timeout s] [healthy stretch s]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$here/build}
 timeout_s=${2:-5}
 steady_s=${3:-8}
