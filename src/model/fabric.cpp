@@ -41,8 +41,9 @@ std::string cliff_words(const Curve& c, double busbw_per_algbw) {
 
 // Latency per ring step and bandwidth from the fit of the most telling op:
 // latency from the fit's alpha (small sizes), bandwidth from the largest
-// size (the regime bucket-sized collectives live in), as busbw. Rail rows
-// run every rail of a node at once: the node moves groups x that.
+// size (the regime bucket-sized collectives live in), or the largest below a
+// cliff (the link's rate before the library switched algorithm), as busbw.
+// Rail rows run every rail of a node at once: the node moves groups x that.
 void derive_hop_bw(Link& link) {
   static constexpr Op kPreferred[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::sendrecv,
                                       Op::unidir,     Op::alltoall,       Op::broadcast,  Op::reduce};

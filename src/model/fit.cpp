@@ -170,7 +170,8 @@ std::vector<Curve> fit_curves(const Results& results) {
   for (const auto& key : order) {
     const auto& by_placement = rows[key];
     const bool in_place = !by_placement.contains(false);
-    Curve c{std::get<0>(key), std::get<1>(key), std::get<4>(key), std::get<2>(key), std::get<3>(key), in_place, {}, {}};
+    Curve c{
+        std::get<0>(key), std::get<1>(key), std::get<4>(key), std::get<2>(key), std::get<3>(key), in_place, {}, {}, {}};
     for (const auto& [bytes, times] : by_placement.at(in_place)) {
       double sum = 0;  // the same size twice (two sweeps in one file): their mean
       for (double t : times) sum += t;

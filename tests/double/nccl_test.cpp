@@ -233,7 +233,7 @@ TEST(SimNccl, ARecordMadeThroughTheDoublesIsRefusedAsAMeasurement) {
   if (my_rank() != 0) return;
   EXPECT_TRUE(read_results(path).header.simulated);
   const std::string profile = std::string(FB_SOURCE_DIR) + "/profiles/local-smoke.yaml";
-  for (const std::string args :
+  for (const std::string& args :
        {"check --progress off --out-dir " + path + ".check --profile " + profile + " --results " + path,
         "model fit " + path}) {
     // A command of its own, not a rank of this job: without the launcher's environment.
