@@ -1,19 +1,20 @@
 // A cliff in a bandwidth curve: from one size to the next, bandwidth falls at
 // least 4x, to under an eighth of the best that a smaller size reached in the
-// bandwidth regime, and no larger size climbs back.
-// That is an algorithm switch of the library (Open MPI 4.1's all_reduce on 2
-// local ranks falls from about 7 GB/s at 16 MiB to 0.44 GB/s at 32 MiB and
-// above; a bare MPI program shows the same) or a link that fails at large
-// sizes, not noise: on this project's machines, curves of healthy links
-// (shared memory, emulated nodes at 1 and 10 Gbit/s, NCCL on an H200) sag by
-// at most 2.7x from their best as buffers outgrow the caches (8.1x with the
-// 2 cores loaded, but about 2x from one size to the next), and a
-// one-size spike from load (7.6x measured) climbs back at the next size. Only sizes in the bandwidth regime set the
-// best: where the time has hardly grown above the curve's smallest, busbw is
-// bytes over a latency, not a rate the link sustained (an eager broadcast on an
+// bandwidth regime, and no larger size climbs back. That is an algorithm
+// switch of the library (Open MPI 4.1's all_reduce on 2 local ranks falls from
+// about 7 GB/s at 16 MiB to 0.44 GB/s at 32 MiB and above; a bare MPI program
+// shows the same) or a link that fails at large sizes, not noise. On this
+// project's machines, curves of healthy links (shared memory, emulated nodes
+// at 1 and 10 Gbit/s, NCCL on an H200) sag by at most 2.7x from their best as
+// buffers outgrow the caches (8.1x with the 2 cores loaded, but about 2x from
+// one size to the next), and a one-size spike from load (7.6x measured) climbs
+// back at the next size. Only sizes in the bandwidth regime set the best:
+// where the time has hardly grown above the curve's smallest, busbw is bytes
+// over a latency, not a rate the link sustained (an eager broadcast on an
 // emulated 1 Gbit/s link "reaches" 4.9 GB/s at 32 KiB in 7 us, then 0.12 GB/s
-// from 64 KiB on: the link's rate, not a cliff). `run` warns about cliffs once per op and scope; `model` prices a
-// link measured across one from the sizes below it and says so.
+// from 64 KiB on: the link's rate, not a cliff). `run` warns about cliffs once
+// per op and scope; `model` prices a link measured across one from the sizes
+// below it and says so.
 #pragma once
 
 #include <cstddef>
