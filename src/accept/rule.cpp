@@ -19,12 +19,13 @@ namespace fb::accept {
 namespace {
 
 constexpr std::array kKinds{
-    std::pair{RuleKind::absolute, "absolute"},     std::pair{RuleKind::spec, "spec"},
-    std::pair{RuleKind::baseline, "baseline"},     std::pair{RuleKind::latency, "latency"},
-    std::pair{RuleKind::stability, "stability"},   std::pair{RuleKind::correctness, "correctness"},
-    std::pair{RuleKind::uniformity, "uniformity"}, std::pair{RuleKind::pairs, "pairs"},
-    std::pair{RuleKind::storage, "storage"},       std::pair{RuleKind::smoothness, "smoothness"},
-    std::pair{RuleKind::mixed_gpus, "mixed_gpus"}, std::pair{RuleKind::transport, "transport"},
+    std::pair{RuleKind::absolute, "absolute"},       std::pair{RuleKind::spec, "spec"},
+    std::pair{RuleKind::baseline, "baseline"},       std::pair{RuleKind::latency, "latency"},
+    std::pair{RuleKind::stability, "stability"},     std::pair{RuleKind::correctness, "correctness"},
+    std::pair{RuleKind::uniformity, "uniformity"},   std::pair{RuleKind::pairs, "pairs"},
+    std::pair{RuleKind::storage, "storage"},         std::pair{RuleKind::smoothness, "smoothness"},
+    std::pair{RuleKind::mixed_gpus, "mixed_gpus"},   std::pair{RuleKind::transport, "transport"},
+    std::pair{RuleKind::shared_gpus, "shared_gpus"},
 };
 static_assert(enum_cover::covers<RuleKind, kKinds>([](const auto& e) { return e.first; }),
               "kKinds names every RuleKind in enum order");

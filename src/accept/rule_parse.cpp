@@ -270,6 +270,9 @@ void parse_kind_fields(const Field& f, Rule& r) {
       f.expect_map(kRowKeys);
       parse_rows(f, r.rows, false);
       break;
+    case RuleKind::shared_gpus:
+      f.expect_map({"name", "kind", "optional"});
+      break;
   }
 }
 

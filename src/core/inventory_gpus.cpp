@@ -7,6 +7,26 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+std::optional<InventoryGpuUser> other_user(const json& p) {
+  if (!p.is_object() || p.value("ours", false)) return std::nullopt;
+  InventoryGpuUser u;
+  if (const auto pid = p.find("pid"); pid != p.end() && pid->is_number_integer()) u.pid = pid->get<std::int64_t>();
+  if (const auto n = p.find("name"); n != p.end() && n->is_string()) u.name = n->get<std::string>();
+  if (const auto m = p.find("used_memory_bytes"); m != p.end() && m->is_number_unsigned())
+    u.used_memory_bytes = m->get<std::uint64_t>();
+  return u;
+}
+
+void add_sharing(const json& g, InventoryGpu& out) {
+  if (const auto c = g.find("compute_mode"); c != g.end() && c->is_string()) out.compute_mode = c->get<std::string>();
+  if (const auto m = g.find("mig"); m != g.end() && m->is_boolean()) out.mig = m->get<bool>();
+  const auto procs = g.find("processes");
+  if (procs == g.end() || !procs->is_array()) return;
+  out.others.emplace();
+  for (const auto& p : *procs)
+    if (auto u = other_user(p)) out.others->push_back(std::move(*u));
+}
+
 InventoryGpu gpu_of(const json& g, std::size_t place) {
   InventoryGpu out;
   out.index = static_cast<int>(place);
@@ -14,6 +34,7 @@ InventoryGpu gpu_of(const json& g, std::size_t place) {
   if (const auto i = g.find("index"); i != g.end() && i->is_number_integer() && *i >= 0 && *i < (1 << 20))
     out.index = i->get<int>();
   if (const auto m = g.find("model"); m != g.end() && m->is_string()) out.model = m->get<std::string>();
+  add_sharing(g, out);
   return out;
 }
 

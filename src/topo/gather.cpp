@@ -1,4 +1,6 @@
 // Every rank reads its own inventory; rank 0 collects the lines.
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "fabricbench/topo/inventory.hpp"
@@ -8,9 +10,20 @@
 namespace fb::topo {
 namespace {
 
-json read_line(const NodeMap& nodes, int rank, const LinkedVersions& linked, const Sysfs& sysfs, Nvml& nvml,
-               int device_option) {
-  const RankPlace place{rank, nodes.node, nodes.local_rank, nodes.node_hosts[static_cast<std::size_t>(nodes.node)]};
+// The pids of the job's ranks on this rank's node: their GPU contexts are the
+// job's own, not another user's. Collective.
+std::vector<long> job_pids_here(const Comm& world, const NodeMap& nodes) {
+  const auto pids = world.allgather_quiet(static_cast<std::int64_t>(getpid()));
+  std::vector<long> here;
+  for (std::size_t r = 0; r < pids.size() && r < nodes.rank_node.size(); ++r)
+    if (nodes.rank_node[r] == nodes.node) here.push_back(static_cast<long>(pids[r]));
+  return here;
+}
+
+json read_line(const NodeMap& nodes, int rank, std::vector<long> job_pids, const LinkedVersions& linked,
+               const Sysfs& sysfs, Nvml& nvml, int device_option) {
+  const RankPlace place{rank, nodes.node, nodes.local_rank, nodes.node_hosts[static_cast<std::size_t>(nodes.node)],
+                        std::move(job_pids)};
   try {
     json line = to_json(read_inventory(sysfs, nvml, linked, place, CudaView::from_environment(device_option)));
     // Where the launcher bound this rank: next to its GPU's CPUs, or not.
@@ -38,7 +51,7 @@ json read_line(const NodeMap& nodes, int rank, const LinkedVersions& linked, con
 
 std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
                                    const Sysfs& sysfs, Nvml& nvml, int device_option) {
-  const json line = read_line(nodes, world.rank(), linked, sysfs, nvml, device_option);
+  const json line = read_line(nodes, world.rank(), job_pids_here(world, nodes), linked, sysfs, nvml, device_option);
   std::vector<json> lines;
   for (const auto& text : world.gather_strings_quiet(line.dump(-1, ' ', false, json::error_handler_t::replace), 0))
     lines.push_back(json::parse(text));

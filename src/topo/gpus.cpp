@@ -47,7 +47,7 @@ PcieLink nvml_pcie_link(const Sysfs& sysfs, Nvml& nvml, unsigned i, const Fact<s
   return bus_id ? read_pcie_link(sysfs, *bus_id) : l;
 }
 
-std::vector<Gpu> nvml_gpus(const Sysfs& sysfs, Nvml& nvml, unsigned count) {
+std::vector<Gpu> nvml_gpus(const Sysfs& sysfs, Nvml& nvml, unsigned count, const std::vector<long>& job_pids) {
   std::vector<Gpu> gpus(count);
   std::vector<std::string> bus_ids(count);
   for (unsigned i = 0; i < count; ++i) {
@@ -64,6 +64,7 @@ std::vector<Gpu> nvml_gpus(const Sysfs& sysfs, Nvml& nvml, unsigned count) {
     g.pstate = nvml.performance_state(i);
     g.pcie = nvml_pcie_link(sysfs, nvml, i, g.bus_id);
     add_sysfs_facts(sysfs, g);
+    g.sharing = read_gpu_sharing(sysfs, nvml, i, job_pids);
   }
   for (unsigned i = 0; i < count; ++i) {
     const auto arch = nvml.architecture(i);
@@ -90,6 +91,9 @@ std::vector<Gpu> sysfs_gpus(const Sysfs& sysfs, const std::string& why) {
     g.bus_id = bus;
     g.pcie = read_pcie_link(sysfs, bus);
     g.nvlink.present = g.nvlink.generation = Fact<int>::unknown(why);
+    g.sharing.users = Fact<std::vector<GpuUser>>::unknown(why);
+    g.sharing.compute_mode = Fact<ComputeMode>::unknown(why);
+    g.sharing.mig = Fact<bool>::unknown(why);
     add_sysfs_facts(sysfs, g);
     gpus.push_back(std::move(g));
   }
@@ -98,15 +102,16 @@ std::vector<Gpu> sysfs_gpus(const Sysfs& sysfs, const std::string& why) {
 
 }  // namespace
 
-std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml) {
+std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml, const std::vector<long>& job_pids) {
   std::string why = nvml.unavailable_reason();
   if (why.empty()) {
     const auto count = nvml.device_count();
     if (count) {
-      auto gpus = nvml_gpus(sysfs, nvml, *count);
+      auto gpus = nvml_gpus(sysfs, nvml, *count, job_pids);
       for (auto& g : gpus) {
         g.flags = pcie_flags(g.pcie, g.pstate);
         for (auto& f : nvlink_flags(g.nvlink)) g.flags.push_back(std::move(f));
+        for (auto& f : sharing_flags(g.sharing)) g.flags.push_back(std::move(f));
       }
       return gpus;
     }

@@ -169,7 +169,7 @@ Inventory read_inventory(const Sysfs& sysfs, Nvml& nvml, const LinkedVersions& l
   inv.place = place;
   inv.software = read_software(nvml, linked);
   inv.gpus_note = nvml.unavailable_reason();
-  inv.gpus = read_gpus(sysfs, nvml);
+  inv.gpus = read_gpus(sysfs, nvml, place.job_pids);
   inv.rank_gpu = pick_rank_gpu(inv.gpus, place.local_rank, cuda);
   inv.gpu_matrix = gpu_matrix(inv.gpus);
   inv.nics = read_nics(sysfs);

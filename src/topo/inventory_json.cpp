@@ -37,6 +37,34 @@ json nvlink_json(const NvLinks& l) {
   return j;
 }
 
+json user_json(const GpuUser& u) {
+  json j = {{"pid", u.pid}};
+  put(j, "name", u.name);
+  put(j, "used_memory_bytes", u.used_memory_bytes);
+  j["ours"] = u.ours;
+  unknown_last(j);
+  return j;
+}
+
+// The sharing facts sit in the GPU's object: compute_mode, mig, processes.
+void put_sharing(json& j, const GpuSharing& s) {
+  if (s.compute_mode) {
+    j["compute_mode"] = compute_mode_name(*s.compute_mode);
+  } else {
+    j["compute_mode"] = nullptr;
+    j["unknown"]["compute_mode"] = s.compute_mode.why();
+  }
+  put(j, "mig", s.mig);
+  if (s.users) {
+    json users = json::array();
+    for (const auto& u : *s.users) users.push_back(user_json(u));
+    j["processes"] = users;
+  } else {
+    j["processes"] = nullptr;
+    j["unknown"]["processes"] = s.users.why();
+  }
+}
+
 json gpu_json(const Gpu& g) {
   json j = {{"index", g.index}};
   put(j, "model", g.model);
@@ -49,6 +77,7 @@ json gpu_json(const Gpu& g) {
   put(j, "cpu_affinity", g.cpu_affinity);
   j["pcie"] = pcie_json(g.pcie);
   j["nvlink"] = nvlink_json(g.nvlink);
+  put_sharing(j, g.sharing);
   j["flags"] = g.flags;
   unknown_last(j);
   return j;

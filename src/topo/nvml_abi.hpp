@@ -12,6 +12,7 @@ using Return = int;                            // nvmlReturn_t, a C enum
 inline constexpr Return kSuccess = 0;          // NVML_SUCCESS
 inline constexpr Return kInvalidArgument = 2;  // NVML_ERROR_INVALID_ARGUMENT
 inline constexpr Return kNotSupported = 3;     // NVML_ERROR_NOT_SUPPORTED
+inline constexpr Return kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 
 struct DeviceOpaque;
 using Device = DeviceOpaque*;  // nvmlDevice_t
@@ -44,6 +45,24 @@ inline constexpr int kNvLinkDeviceGpu = 0x00;
 inline constexpr int kNvLinkDeviceIbmNpu = 0x01;
 inline constexpr int kNvLinkDeviceSwitch = 0x02;
 inline constexpr int kPstateUnknown = 32;  // NVML_PSTATE_UNKNOWN (nvmlPstates_t)
+
+// ---- Who else uses the GPU (topo, check's gpu_in_use rule) ----------------
+
+// nvmlProcessInfo_t as the _v3 process calls fill it (NVML 11.0 and later).
+struct ProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;  // bytes, or kValueNotAvailable
+  unsigned int gpu_instance_id;        // MIG: the instance, else 0xFFFFFFFF
+  unsigned int compute_instance_id;
+};
+inline constexpr unsigned long long kValueNotAvailable = ~0ull;  // NVML_VALUE_NOT_AVAILABLE
+
+// nvmlComputeMode_t
+inline constexpr int kComputeModeDefault = 0;
+inline constexpr int kComputeModeExclusiveThread = 1;
+inline constexpr int kComputeModeProhibited = 2;
+inline constexpr int kComputeModeExclusiveProcess = 3;
+inline constexpr unsigned kMigEnable = 1;  // NVML_DEVICE_MIG_ENABLE
 
 // ---- Sampling (fabricbench diagnose) ----------------------------------------
 
@@ -114,6 +133,9 @@ using DeviceEnumUint = Return (*)(Device, int, unsigned int*);     // ...GetPcie
                                                                    // ...GetMaxClockInfo, ...GetTemperature
 using DeviceUlonglong = Return (*)(Device, unsigned long long*);   // nvmlDeviceGetCurrentClocksEventReasons
 using DeviceFields = Return (*)(Device, int, FieldValue*);         // nvmlDeviceGetFieldValues
+using DeviceProcesses = Return (*)(Device, unsigned int*, ProcessInfo*);  // ...GetComputeRunningProcesses_v3
+using DeviceModes = Return (*)(Device, unsigned int*, unsigned int*);     // nvmlDeviceGetMigMode (current, pending)
+// (compute mode: nvmlDeviceGetComputeMode is DeviceEnum, an nvmlComputeMode_t)
 // (power: nvmlDeviceGetPowerUsage and nvmlDeviceGetEnforcedPowerLimit are DeviceUint, milliwatts)
 
 }  // namespace fb::topo::nvml_abi

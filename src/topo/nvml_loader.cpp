@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "fabricbench/topo/nvml.hpp"
@@ -38,6 +40,10 @@ struct Api {
   abi::DeviceUlonglong clock_reasons = nullptr;
   abi::DeviceFields fields = nullptr;
   abi::DeviceUint power = nullptr, power_limit = nullptr;
+  // who else is on the GPU
+  abi::DeviceProcesses processes = nullptr;
+  abi::DeviceEnum compute_mode = nullptr;
+  abi::DeviceModes mig_mode = nullptr;
 };
 
 template <typename Fn>
@@ -81,6 +87,33 @@ void find_all(void* lib, Api& a) {
   find(lib, a.fields, "nvmlDeviceGetFieldValues");
   find(lib, a.power, "nvmlDeviceGetPowerUsage");
   find(lib, a.power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+  // Only _v3 fills the four-field ProcessInfo; _v1 and _v2 write other layouts.
+  find(lib, a.processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  find(lib, a.compute_mode, "nvmlDeviceGetComputeMode");
+  find(lib, a.mig_mode, "nvmlDeviceGetMigMode");
+}
+
+// nvmlComputeMode_t's values, each with its ComputeMode.
+constexpr std::pair<int, ComputeMode> kComputeModes[] = {
+    {abi::kComputeModeDefault, ComputeMode::shared},
+    {abi::kComputeModeExclusiveThread, ComputeMode::exclusive_thread},
+    {abi::kComputeModeProhibited, ComputeMode::prohibited},
+    {abi::kComputeModeExclusiveProcess, ComputeMode::exclusive_process},
+};
+
+Fact<ComputeMode> compute_mode_of(int mode) {
+  for (const auto& [value, m] : kComputeModes)
+    if (value == mode) return m;
+  return Fact<ComputeMode>::unknown(fmt::format("nvmlDeviceGetComputeMode: mode {} not understood", mode));
+}
+
+GpuProcess process_of(const abi::ProcessInfo& p) {
+  GpuProcess out;
+  out.pid = p.pid;
+  out.used_memory_bytes = p.used_gpu_memory == abi::kValueNotAvailable
+                              ? Fact<std::uint64_t>::unknown("NVML: not available (NVML_VALUE_NOT_AVAILABLE)")
+                              : Fact<std::uint64_t>(p.used_gpu_memory);
+  return out;
 }
 
 int clock_type(ClockDomain d) { return d == ClockDomain::sm ? abi::kClockSm : abi::kClockMem; }
@@ -273,6 +306,48 @@ class LoadedNvml final : public Nvml {
                             [&] { return v; });
   }
 
+  Fact<std::vector<GpuProcess>> compute_processes(unsigned gpu) override {
+    // The list may grow between the call that sizes it and the one that
+    // fills it: ask again with room to spare, a few times.
+    std::vector<abi::ProcessInfo> infos(8);
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      unsigned n = static_cast<unsigned>(infos.size());
+      const auto d = device(gpu);
+      if (!d) return Fact<std::vector<GpuProcess>>::unknown(d.why());
+      if (!api_.processes)
+        return Fact<std::vector<GpuProcess>>::unknown(
+            "nvmlDeviceGetComputeRunningProcesses_v3 is not in this driver's NVML");
+      const abi::Return r = api_.processes(*d, &n, infos.data());
+      if (r == abi::kInsufficientSize) {
+        infos.resize(std::max<std::size_t>(n, infos.size()) * 2);
+        continue;
+      }
+      if (r != abi::kSuccess)
+        return Fact<std::vector<GpuProcess>>::unknown(
+            fmt::format("nvmlDeviceGetComputeRunningProcesses_v3: {}", error_text(r)));
+      std::vector<GpuProcess> out;
+      for (unsigned i = 0; i < n && i < infos.size(); ++i) out.push_back(process_of(infos[i]));
+      return out;
+    }
+    return Fact<std::vector<GpuProcess>>::unknown("nvmlDeviceGetComputeRunningProcesses_v3: the list kept growing");
+  }
+  Fact<ComputeMode> compute_mode(unsigned gpu) override {
+    int mode = 0;
+    const auto err = on_device(api_.compute_mode, "nvmlDeviceGetComputeMode", gpu, &mode);
+    if (!err.empty()) return Fact<ComputeMode>::unknown(err);
+    return compute_mode_of(mode);
+  }
+  Fact<bool> mig_enabled(unsigned gpu) override {
+    unsigned current = 0, pending = 0;
+    const auto d = device(gpu);
+    if (!d) return Fact<bool>::unknown(d.why());
+    if (!api_.mig_mode) return false;  // a driver without MIG calls has no MIG GPU
+    const abi::Return r = api_.mig_mode(*d, &current, &pending);
+    if (r == abi::kNotSupported) return false;  // this GPU has no MIG
+    if (r != abi::kSuccess) return Fact<bool>::unknown(fmt::format("nvmlDeviceGetMigMode: {}", error_text(r)));
+    return current == abi::kMigEnable;
+  }
+
  private:
   std::string error_text(abi::Return r) const {
     const char* text = api_.error_string ? api_.error_string(r) : nullptr;
@@ -362,6 +437,9 @@ class AbsentNvml final : public Nvml {
   Fact<unsigned> power_mw(unsigned) override { return no<unsigned>(); }
   Fact<unsigned> power_limit_mw(unsigned) override { return no<unsigned>(); }
   Fact<unsigned> temperature_c(unsigned) override { return no<unsigned>(); }
+  Fact<std::vector<GpuProcess>> compute_processes(unsigned) override { return no<std::vector<GpuProcess>>(); }
+  Fact<ComputeMode> compute_mode(unsigned) override { return no<ComputeMode>(); }
+  Fact<bool> mig_enabled(unsigned) override { return no<bool>(); }
 
  private:
   template <typename T>

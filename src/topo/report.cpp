@@ -38,6 +38,21 @@ void collect_unknown(const json& obj, const std::string& where, std::map<std::st
   }
 }
 
+// Who else may use the GPU: its compute mode, MIG, and the processes on it
+// (the flags name the others).
+void sharing_line(std::string& s, const json& g) {
+  const auto& procs = g.value("processes", json());
+  std::string users = "?";
+  if (procs.is_array()) {
+    std::size_t ours = 0;
+    for (const auto& p : procs) ours += p.value("ours", false) ? 1 : 0;
+    users = fmt::format("{} ({} of this job)", procs.size(), ours);
+  }
+  const auto& mig = g.value("mig", json());
+  s += fmt::format("          compute mode {}  MIG {}  processes {}\n", field(g, "compute_mode"),
+                   mig.is_boolean() ? (mig.get<bool>() ? "on" : "off") : "?", users);
+}
+
 void gpu_lines(std::string& s, const json& g) {
   const auto& pcie = g.value("pcie", json::object());
   const auto& nv = g.value("nvlink", json::object());
@@ -60,6 +75,7 @@ void gpu_lines(std::string& s, const json& g) {
     s += links.is_null() ? "          NVLink: unknown (" + why(nv, "links") + ")\n"
                          : fmt::format("          NVLink: none active ({} links)\n", links.dump());
   }
+  sharing_line(s, g);
 }
 
 // nvidia-smi topo -m's square: GPUi by GPUj, the link class in each cell.

@@ -40,6 +40,9 @@ struct FakeGpu {
   unsigned gen = 5, width = 16, max_gen = 5, max_width = 16, device_max_gen = 5;
   std::vector<FakeLink> links;    // none: the GPU has no NVLink (NVML: not supported)
   FakeActivity now;
+  std::vector<topo::GpuProcess> processes;  // compute contexts on it
+  topo::ComputeMode compute_mode = topo::ComputeMode::shared;
+  bool mig = false;
   std::set<std::string> failing;  // methods that answer an NVML error
 };
 
@@ -108,6 +111,13 @@ class FakeNvml final : public topo::Nvml {
   topo::Fact<unsigned> temperature_c(unsigned i) override {
     return activity(i, "temperature", &FakeActivity::temperature_c);
   }
+  topo::Fact<std::vector<topo::GpuProcess>> compute_processes(unsigned i) override {
+    return ask(i, "processes", &FakeGpu::processes);
+  }
+  topo::Fact<topo::ComputeMode> compute_mode(unsigned i) override {
+    return ask(i, "compute_mode", &FakeGpu::compute_mode);
+  }
+  topo::Fact<bool> mig_enabled(unsigned i) override { return ask(i, "mig", &FakeGpu::mig); }
 
  private:
   template <typename T>

@@ -22,7 +22,7 @@ class GpuTopo : public ::testing::Test {
     if (const auto why = nvml_->unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU here: " << why;
     const auto count = nvml_->device_count();
     if (!count || *count == 0) GTEST_SKIP() << "NVML loaded but sees no GPU: " << count.why();
-    inv_ = read_inventory(Sysfs("/"), *nvml_, loaded_library_versions(), {0, 0, 0, "this"}, CudaView{});
+    inv_ = read_inventory(Sysfs("/"), *nvml_, loaded_library_versions(), {0, 0, 0, "this", {}}, CudaView{});
   }
   std::unique_ptr<Nvml> nvml_;
   Inventory inv_;
@@ -52,6 +52,25 @@ TEST_F(GpuTopo, EveryGpuHasSaneFacts) {
     if (g.nvlink.active > 0) {
       EXPECT_GT(*g.nvlink.total_gbps(), 0.0) << g.nvlink.total_gbps().why();
     }
+  }
+}
+
+// The real driver answers the sharing calls through the declared ABI
+// (nvml_abi.hpp): modes known, and a process list whose memory figures are
+// believable (a struct of the wrong layout reads garbage there).
+TEST_F(GpuTopo, EveryGpuSaysWhoElseUsesIt) {
+  for (const auto& g : inv_.gpus) {
+    EXPECT_TRUE(g.sharing.compute_mode) << g.sharing.compute_mode.why();
+    EXPECT_TRUE(g.sharing.mig) << g.sharing.mig.why();
+    ASSERT_TRUE(g.sharing.users) << g.sharing.users.why();
+    for (const auto& u : *g.sharing.users) {
+      EXPECT_GT(u.pid, 0u);
+      if (u.used_memory_bytes) {
+        EXPECT_LE(*u.used_memory_bytes, g.memory_bytes.value_or(~0ull)) << "pid " << u.pid;
+      }
+    }
+    std::cout << "GPU" << g.index << ": " << g.sharing.users->size() << " processes, compute mode "
+              << (g.sharing.compute_mode ? compute_mode_name(*g.sharing.compute_mode) : "?") << "\n";
   }
 }
 

@@ -15,7 +15,7 @@ using test::FakeNvml;
 Inventory read(const char* fixture, FakeNvml nvml, int local_rank = 0, std::optional<std::string> cvd = std::nullopt) {
   LinkedVersions linked{"13.0", Fact<std::string>::unknown("no driver"), "2.28.9"};
   return read_inventory(Sysfs(std::string(FB_TOPO_FIXTURES) + "/" + fixture), nvml, linked,
-                        {local_rank, 0, local_rank, "node-a"}, CudaView{cvd, std::nullopt, -1});
+                        {local_rank, 0, local_rank, "node-a", {}}, CudaView{cvd, std::nullopt, -1});
 }
 
 const Path& path(const Inventory& inv, const std::string& scope, const std::string& cls) {

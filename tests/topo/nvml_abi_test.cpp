@@ -89,5 +89,21 @@ TEST(NvmlAbi, SamplingConstantsMatchTheHeader) {
   EXPECT_EQ(clock_reason::display_clocks, static_cast<std::uint64_t>(nvmlClocksThrottleReasonDisplayClockSetting));
 }
 
+// Who else uses the GPU (topo's sharing flags, check's shared_gpus rule).
+TEST(NvmlAbi, SharingLayoutsAndConstantsMatchTheHeader) {
+  EXPECT_EQ(sizeof(abi::ProcessInfo), sizeof(nvmlProcessInfo_t));
+  EXPECT_EQ(offsetof(abi::ProcessInfo, used_gpu_memory), offsetof(nvmlProcessInfo_t, usedGpuMemory));
+  EXPECT_EQ(offsetof(abi::ProcessInfo, gpu_instance_id), offsetof(nvmlProcessInfo_t, gpuInstanceId));
+  EXPECT_EQ(offsetof(abi::ProcessInfo, compute_instance_id), offsetof(nvmlProcessInfo_t, computeInstanceId));
+  EXPECT_EQ(abi::kInsufficientSize, NVML_ERROR_INSUFFICIENT_SIZE);
+  EXPECT_EQ(abi::kValueNotAvailable, static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE));
+  EXPECT_EQ(abi::kComputeModeDefault, NVML_COMPUTEMODE_DEFAULT);
+  EXPECT_EQ(abi::kComputeModeExclusiveThread, NVML_COMPUTEMODE_EXCLUSIVE_THREAD);
+  EXPECT_EQ(abi::kComputeModeProhibited, NVML_COMPUTEMODE_PROHIBITED);
+  EXPECT_EQ(abi::kComputeModeExclusiveProcess, NVML_COMPUTEMODE_EXCLUSIVE_PROCESS);
+  EXPECT_EQ(sizeof(int), sizeof(nvmlComputeMode_t));
+  EXPECT_EQ(abi::kMigEnable, static_cast<unsigned>(NVML_DEVICE_MIG_ENABLE));
+}
+
 }  // namespace
 }  // namespace fb::topo

@@ -13,7 +13,7 @@ json line(const char* fixture, test::FakeNvml nvml, int rank, int node, const st
           const char* nccl = "2.28.9") {
   LinkedVersions linked{"13.0", "13.0", nccl};
   return to_json(read_inventory(Sysfs(std::string(FB_TOPO_FIXTURES) + "/" + fixture), nvml, linked,
-                                {rank, node, rank % 8, host}, CudaView{}));
+                                {rank, node, rank % 8, host, {}}, CudaView{}));
 }
 
 const Difference* find(const std::vector<Difference>& ds, const std::string& attribute) {

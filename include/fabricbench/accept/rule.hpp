@@ -23,6 +23,7 @@ enum class RuleKind {
   smoothness,   // no size whose time jumps above its neighbours' trend or whose busbw falls (accept/smoothness.hpp)
   mixed_gpus,   // one GPU model on every rank, unless the profile allows the mix
   transport,    // no NCCL row on TCP sockets while a node has an RDMA NIC up (NCCL fell back)
+  shared_gpus,  // no GPU the ranks drive had another process on it, MIG, or compute prohibited
 };
 
 // The figure a row-based rule reads from a measurement line.

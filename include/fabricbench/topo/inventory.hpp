@@ -39,6 +39,22 @@ struct NvLinks {
   Fact<double> total_gbps() const;  // active links x per-link rate, per direction
 };
 
+// A process with a compute context on a GPU when the inventory was read.
+struct GpuUser {
+  unsigned pid = 0;                       // the driver's number (GpuProcess)
+  Fact<std::string> name;                 // /proc/<pid>/comm; unknown when this node's /proc has no such pid
+  Fact<std::uint64_t> used_memory_bytes;  // its GPU memory
+  bool ours = false;                      // a rank of this fabricbench job on this node
+};
+
+// Whether the GPU is the job's alone: who else has a context on it, whether
+// others may, and whether it is split (MIG).
+struct GpuSharing {
+  Fact<std::vector<GpuUser>> users;
+  Fact<ComputeMode> compute_mode;
+  Fact<bool> mig;
+};
+
 struct Gpu {
   int index = 0;  // NVML's index (PCI order), or sysfs order without NVML
   Fact<std::string> model, uuid, bus_id, architecture;
@@ -49,6 +65,7 @@ struct Gpu {
   Fact<int> numa_node;
   Fact<std::string> cpu_affinity;  // CPU list, "0-55,112-167"
   Fact<PciPlace> place;
+  GpuSharing sharing;
   std::vector<std::string> flags;
 };
 
@@ -94,6 +111,7 @@ struct RankPlace {
   int node = 0;
   int local_rank = 0;
   std::string host;
+  std::vector<long> job_pids;  // the pids of this job's ranks on this node (their GPU contexts are not "others")
 };
 
 struct Inventory {
@@ -118,7 +136,13 @@ struct LinkedVersions {
 
 // The readers. Each reads under the Sysfs root and asks `nvml`; none throws
 // on what the machine answers.
-std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml);
+// `job_pids`: the job's ranks on this node, whose contexts are not flagged.
+std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml, const std::vector<long>& job_pids = {});
+// NVML's processes on GPU `gpu` (named from /proc under the Sysfs root), its
+// compute mode and MIG mode.
+GpuSharing read_gpu_sharing(const Sysfs& sysfs, Nvml& nvml, unsigned gpu, const std::vector<long>& job_pids);
+// What keeps a GPU from being the job's alone, as flag texts.
+std::vector<std::string> sharing_flags(const GpuSharing& sharing);
 PcieLink read_pcie_link(const Sysfs& sysfs, const std::string& bus_id);
 std::vector<Nic> read_nics(const Sysfs& sysfs);
 Software read_software(Nvml& nvml, const LinkedVersions& linked);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fabricbench/topo/fact.hpp"
 
@@ -42,6 +43,19 @@ inline constexpr std::uint64_t hw_thermal = 0x40;
 inline constexpr std::uint64_t hw_power_brake = 0x80;
 inline constexpr std::uint64_t display_clocks = 0x100;
 }  // namespace clock_reason
+
+// Whether and how processes may share the GPU (nvmlComputeMode_t).
+enum class ComputeMode { shared, exclusive_thread, prohibited, exclusive_process };
+// The record's word for each mode: "default" is NVML's name for shared.
+const char* compute_mode_name(ComputeMode mode);
+
+// A process with a compute context on the GPU. The pid is the driver's: the
+// host's numbering with drivers before R560, so a process of another
+// container (or this one, on those drivers) may have no /proc entry here.
+struct GpuProcess {
+  unsigned pid = 0;
+  Fact<std::uint64_t> used_memory_bytes;  // unknown where NVML cannot say (NVML_VALUE_NOT_AVAILABLE)
+};
 
 class Nvml {
  public:
@@ -93,6 +107,12 @@ class Nvml {
   virtual Fact<unsigned> power_mw(unsigned gpu) = 0;        // nvmlDeviceGetPowerUsage
   virtual Fact<unsigned> power_limit_mw(unsigned gpu) = 0;  // nvmlDeviceGetEnforcedPowerLimit
   virtual Fact<unsigned> temperature_c(unsigned gpu) = 0;   // nvmlDeviceGetTemperature, the GPU die sensor
+
+  // Who else may be on the GPU (topo's flags, check's gpu_in_use rule).
+  virtual Fact<std::vector<GpuProcess>> compute_processes(unsigned gpu) = 0;  // ...GetComputeRunningProcesses_v3
+  virtual Fact<ComputeMode> compute_mode(unsigned gpu) = 0;                   // nvmlDeviceGetComputeMode
+  // MIG mode now (nvmlDeviceGetMigMode's current mode); false on a GPU without MIG.
+  virtual Fact<bool> mig_enabled(unsigned gpu) = 0;
 };
 
 // NVML's fixed upper bound on links per GPU (NVML_NVLINK_MAX_LINKS).
