@@ -84,8 +84,13 @@ launch_rc=$?
 # at all means fabricbench never got to judge anything.
 json=$outdir/check.json
 if [ -s "$json" ] && [ "$json" -nt "$marker" ]; then
-  rc=$(sed -n 's/^  "exit_code": *\([0-9]*\).*/\1/p' "$json" | head -n 1)
-  [ -n "$rc" ] || { echo "nothing ran: $json has no exit_code (mpirun exit $launch_rc)"; rc=3; }
+  # Read through the binary ("STATUS EXIT_CODE"), never by matching the file's text.
+  if verdict=$("$fabricbench" report verdict "$json"); then
+    rc=${verdict##* }
+  else
+    echo "nothing ran: $json holds no verdict (mpirun exit $launch_rc)"
+    rc=3
+  fi
 elif [ "$launch_rc" -eq 2 ]; then
   rc=2  # fabricbench refused its input before running (its message is above)
 else

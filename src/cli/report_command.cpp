@@ -86,6 +86,7 @@ int report_main(int argc, char** argv) {
   const std::vector<ReportSubcommand> added{
       add_report_html(app),
       add_report_import(app),
+      add_report_verdict(app),
   };
   if (argc < 2) return list_subcommands("report", app);
   return run_alone("report", app, [&]() -> int {

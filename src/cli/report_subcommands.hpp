@@ -18,5 +18,7 @@ struct ReportSubcommand {
 ReportSubcommand add_report_html(CLI::App& report);
 // `report import nccl-tests FILE... --out REC.jsonl`
 ReportSubcommand add_report_import(CLI::App& report);
+// `report verdict check.json`: "STATUS EXIT_CODE"
+ReportSubcommand add_report_verdict(CLI::App& report);
 
 }  // namespace fb::cli

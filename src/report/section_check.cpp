@@ -16,11 +16,18 @@
 
 namespace fb::report {
 
-CheckDocument read_check_json(const std::string& path) {
-  const auto j = nlohmann::ordered_json::parse(read_input_file("--check", path), nullptr, false);
+CheckDocument read_check_json(const std::string& path, const std::string& what) {
+  const auto j = nlohmann::ordered_json::parse(read_input_file(what, path), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("verdicts") || !j["verdicts"].is_array())
-    throw UsageError(fmt::format("--check '{}': not the check.json `fabricbench check` writes (no \"verdicts\" list)",
-                                 path));
+    throw UsageError(
+        fmt::format("{} '{}': not the check.json `fabricbench check` writes (no \"verdicts\" list)", what, path));
+  // The exit code is the verdict a script acts on: never assumed.
+  if (!j.contains("exit_code") || !j["exit_code"].is_number_integer() || !j.contains("status") ||
+      !j["status"].is_string())
+    throw UsageError(
+        fmt::format("{} '{}': no integer \"exit_code\" and \"status\": a check.json cut short, or not "
+                    "`fabricbench check`'s; run the check again",
+                    what, path));
   CheckDocument d;
   d.path = path;
   try {
@@ -36,7 +43,7 @@ CheckDocument read_check_json(const std::string& path) {
     d.error = counts.value("error", 0);
     for (const auto& v : j["verdicts"]) d.verdicts.push_back(check_from_json(v));
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("--check '{}': {}", path, e.what()));
+    throw UsageError(fmt::format("{} '{}': {}", what, path, e.what()));
   }
   return d;
 }

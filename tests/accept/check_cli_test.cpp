@@ -121,6 +121,33 @@ TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
   EXPECT_NE(failure.find("expected: >= 1000 TB/s"), std::string::npos) << failure;
   EXPECT_NE(failure.find("measured: "), std::string::npos) << failure;
   EXPECT_EQ(json_file("out/check.json")["status"], "fail");
+  // What the launch scripts act on, read through the binary.
+  const auto verdict = run_process(std::string(FB_BINARY) + " report verdict " + path("out/check.json"));
+  EXPECT_EQ(verdict.exit_code, 0) << verdict.err;
+  EXPECT_EQ(verdict.out, "fail 1\n");
+}
+
+// A check.json cut short (a full disk, a copy interrupted) holds no verdict:
+// `report verdict` refuses it, naming the file, instead of reading a pass.
+TEST_F(CheckCli, ReportVerdictReadsAPassAndRefusesACheckJsonCutShort) {
+  const auto r =
+      run_process(check(2) + " --profile " + profile("ok", "  - {name: element check, kind: correctness}\n") +
+                  " -q --out-dir " + path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string verdict = std::string(FB_BINARY) + " report verdict ";
+  const auto pass = run_process(verdict + path("out/check.json"));
+  EXPECT_EQ(pass.exit_code, 0) << pass.err;
+  EXPECT_EQ(pass.out, "pass 0\n");
+  std::ifstream in(path("out/check.json"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto cut = text.find("\"exit_code\"");
+  ASSERT_NE(cut, std::string::npos);
+  std::ofstream(path("cut.json")) << text.substr(0, cut) << "\"verdicts\": []}";
+  const auto refused = run_process(verdict + path("cut.json"));
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_EQ(refused.out, "");
+  EXPECT_NE(refused.err.find("cut.json"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("exit_code"), std::string::npos) << refused.err;
 }
 
 // On one rank a collective crosses no path (its busbw is 0 by definition):

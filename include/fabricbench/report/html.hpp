@@ -35,8 +35,9 @@ struct CheckDocument {
   int pass = 0, fail = 0, skip = 0, error = 0;
   std::vector<CheckLine> verdicts;
 };
-// Throws fb::UsageError naming the path and the key for what is not a check.json.
-CheckDocument read_check_json(const std::string& path);
+// Throws fb::UsageError naming `what` (the flag or command that gave it), the
+// path and the key for what is not a check.json.
+CheckDocument read_check_json(const std::string& path, const std::string& what = "--check");
 
 struct QuotesInput {
   std::string workload_path;
