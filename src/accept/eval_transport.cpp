@@ -1,6 +1,6 @@
 // The `transport` rule: no NCCL row crossed the network on TCP sockets
 // (path NET/Socket) while a node of the run has an RDMA NIC up (inventory
-// `nics`, kind IB or RoCE):
+// `nics`, kind IB, RoCE or EFA):
 //   - kind: transport
 //     scope: inter          # optional, as op, placement, datatype: every row otherwise
 // NCCL falls back to sockets without a word when the RDMA device is not in
@@ -64,7 +64,7 @@ Verdict eval_transport(const Rule& rule, const Results& run) {
       "{} of {} network rows ran on TCP sockets (first: {}, path {}) while RDMA NICs are up on {}: "
       "NCCL fell back to sockets. Give each rank the RDMA device, the IPC_LOCK capability and "
       "unlimited locked memory (ulimit -l), and check NCCL_IB_DISABLE and NCCL_NET "
-      "(docs/kubernetes.md)",
+      "(docs/kubernetes.md); on EFA, the aws-ofi-nccl plugin and FI_PROVIDER=efa",
       sockets.size(), network.size(), row_label(*sockets.front()), sockets.front()->path, hosts);
   return v;
 }

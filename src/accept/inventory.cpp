@@ -41,6 +41,7 @@ std::set<std::string> path_classes(const std::string& label) {
   std::set<std::string> out;
   const auto has = [&](const char* s) { return label.find(s) != std::string::npos; };
   if (has("NET/IB")) out.insert({"IB", "RoCE"});  // NCCL's IB transport serves RoCE too
+  if (has("Libfabric")) out.insert("EFA");        // NET/AWS Libfabric: the aws-ofi-nccl plugin over EFA
   if (has("NET/Socket") || label == "tcp") out.insert("TCP");
   if (has("NVLink") || has("NVLS") || has("MNNVL")) out.insert("NVLink");
   if (has("/PCIe")) out.insert("PCIe");
@@ -72,7 +73,7 @@ bool has_gpu_rail(const InventoryLine& line) {
 // The inventory scope whose paths bound `scope` on this line: an inter row's
 // RDMA traffic from a GPU leaves by that GPU's rail.
 std::string path_scope_on(const InventoryLine& line, const std::string& scope, const std::set<std::string>& classes) {
-  const bool rdma = classes.count("IB") || classes.count("RoCE");
+  const bool rdma = classes.count("IB") || classes.count("RoCE") || classes.count("EFA");
   if (scope == "inter" && rdma && has_gpu_rail(line)) return "rail";
   return scope;
 }

@@ -64,7 +64,7 @@ std::vector<std::string> rdma_nics_up(const InventoryLine& line) {
   for (const auto& nic : *nics) {
     if (!nic.is_object() || !nic.value("up", false)) continue;
     const std::string kind = nic.value("kind", "");
-    if (kind == "IB" || kind == "RoCE") out.push_back(nic.value("name", "?") + " (" + kind + ")");
+    if (kind == "IB" || kind == "RoCE" || kind == "EFA") out.push_back(nic.value("name", "?") + " (" + kind + ")");
   }
   return out;
 }

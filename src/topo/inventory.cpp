@@ -19,7 +19,7 @@ namespace {
 constexpr std::array kDistances{PciDistance::pix, PciDistance::pxb, PciDistance::phb, PciDistance::node,
                                 PciDistance::sys};
 
-bool rdma_up(const Nic& n) { return n.up && (n.kind == "IB" || n.kind == "RoCE"); }
+bool rdma_up(const Nic& n) { return n.up && (n.kind == "IB" || n.kind == "RoCE" || n.kind == "EFA"); }
 
 bool is_index(const std::string& entry, int& index) {
   const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
@@ -77,6 +77,25 @@ Fact<std::vector<int>> visible_gpus(const std::vector<Gpu>& gpus, const std::str
   return visible;
 }
 
+// NICs left over once each GPU has one, behind the same PCIe switch as a
+// GPU, join that GPU's rail: a p5 node has four EFA devices per GPU and
+// NCCL's network plugin drives them all from it.
+void add_switch_mates(std::vector<Rail>& rails, const std::vector<Gpu>& gpus, const std::vector<Nic>& nics,
+                      std::vector<bool>& taken) {
+  for (std::size_t k = 0; k < nics.size(); ++k) {
+    if (taken[k] || !rdma_up(nics[k]) || !nics[k].place) continue;
+    for (auto& r : rails) {
+      const auto g = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& x) { return x.index == r.gpu; });
+      if (g == gpus.end() || !g->place) continue;
+      const auto d = pci_distance(*g->place, *nics[k].place);
+      if (d != PciDistance::pix && d != PciDistance::pxb) continue;
+      r.nics.push_back(nics[k].name);
+      taken[k] = true;
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 CudaView CudaView::from_environment(int device_option) {
@@ -122,6 +141,7 @@ std::vector<Rail> name_rails(const std::vector<Gpu>& gpus, const std::vector<Nic
       }
     }
   }
+  add_switch_mates(rails, gpus, nics, taken);
   std::sort(rails.begin(), rails.end(), [](const Rail& a, const Rail& b) { return a.gpu < b.gpu; });
   return rails;
 }

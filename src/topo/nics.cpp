@@ -1,5 +1,6 @@
-// NICs: RDMA ports from /sys/class/infiniband (InfiniBand, or RoCE when the
-// link layer is Ethernet) and Ethernet interfaces from /sys/class/net.
+// NICs: RDMA ports from /sys/class/infiniband (InfiniBand, RoCE when the
+// link layer is Ethernet, EFA by its driver) and Ethernet interfaces from
+// /sys/class/net.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,7 +37,12 @@ Nic rdma_port(const Sysfs& sysfs, const std::string& dev, const std::string& por
   n.up = n.state && *n.state == "ACTIVE";
   n.phys_state = state_name(sysfs.read(p + "/phys_state"));
   n.link_layer = sysfs.read(p + "/link_layer");
-  n.kind = !n.link_layer                   ? "unknown"
+  n.driver = driver_of(sysfs, base + "/device");
+  // AWS's Elastic Fabric Adapter is an RDMA device whose link layer the
+  // kernel reports as "Unknown" (rdma-core PR #884): its driver names it.
+  const bool efa = n.driver && *n.driver == "efa";
+  n.kind = efa                             ? "EFA"
+           : !n.link_layer                 ? "unknown"
            : *n.link_layer == "InfiniBand" ? "IB"
            : *n.link_layer == "Ethernet"   ? "RoCE"
                                            : "unknown";
@@ -48,14 +54,14 @@ Nic rdma_port(const Sysfs& sysfs, const std::string& dev, const std::string& por
     n.rate_gbit = Fact<double>::unknown(n.rate.why());
   }
   n.firmware = sysfs.read(base + "/fw_ver");
-  n.driver = driver_of(sysfs, base + "/device");
   n.netdevs = sysfs.list(base + "/device/net");
   if (n.kind == "RoCE" && !n.netdevs.empty()) {
     const auto mtu = sysfs.read_int("sys/class/net/" + n.netdevs.front() + "/mtu");
     n.mtu_bytes = mtu ? Fact<int>(static_cast<int>(*mtu)) : Fact<int>::unknown(mtu.why());
   } else {
-    n.mtu_bytes = Fact<int>::unknown(n.kind == "IB" ? "the InfiniBand port MTU is not in sysfs (ibv_devinfo shows it)"
-                                                    : "no network interface on this port's PCI function");
+    n.mtu_bytes = Fact<int>::unknown(n.kind == "IB" || n.kind == "EFA"
+                                         ? "the " + n.kind + " port MTU is not in sysfs (ibv_devinfo shows it)"
+                                         : "no network interface on this port's PCI function");
   }
   n.place = pci_place_of_path(sysfs, base + "/device");
   if (!n.up) {

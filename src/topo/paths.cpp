@@ -1,8 +1,8 @@
 // The path each scope takes from this rank, and its spec peak per direction:
 //   intra  NVLink (generation x active links) or PCIe (the GPU's link), and
 //          SHM for host-memory backends
-//   inter  the node's IB ports, RoCE ports, and TCP over its Ethernet
-//          interfaces (rate x count)
+//   inter  the node's IB ports, RoCE ports, EFA devices, and TCP over its
+//          Ethernet interfaces (rate x count)
 //   rail   the NICs nearest this rank's GPU
 #include <fmt/format.h>
 
@@ -56,7 +56,7 @@ Path group_path(const std::string& scope, const std::string& cls, const NicGroup
 }
 
 std::vector<Path> network_paths(const std::string& scope, const std::vector<Nic>& nics, const std::string& where) {
-  std::map<std::string, NicGroup> groups;  // by class: IB, RoCE, TCP
+  std::map<std::string, NicGroup> groups;  // by class: IB, RoCE, EFA, TCP
   for (const auto& n : nics) {
     const std::string cls = n.kind == "Ethernet" ? "TCP" : n.kind;
     if (cls == "unknown") continue;
@@ -69,7 +69,7 @@ std::vector<Path> network_paths(const std::string& scope, const std::vector<Nic>
   }
   groups.try_emplace("TCP");  // always say what TCP would have, even nothing
   std::vector<Path> paths;
-  for (const char* cls : {"IB", "RoCE", "TCP"})
+  for (const char* cls : {"IB", "RoCE", "EFA", "TCP"})
     if (groups.count(cls)) paths.push_back(group_path(scope, cls, groups[cls], where));
   return paths;
 }

@@ -230,6 +230,16 @@ TEST(Spec, AnInterRowOverRoceIsHeldToOneRailNotTheNodesSum) {
   EXPECT_DOUBLE_EQ(*roce.expected, 20);
 }
 
+TEST(Spec, AnInterRowOverEfaIsHeldToItsGpusRailOfSwitchMates) {
+  // AWS: NCCL's aws-ofi-nccl plugin drives the EFA devices behind the GPU's
+  // switch (two here, four on a p5): the rail's 2 x 100 Gb/s, not TCP's ENA.
+  const Verdict efa = spec_on("efa-2gpu", "NET/AWS Libfabric/0/GDRDMA NCCL 2.28.9", 22);
+  EXPECT_EQ(efa.status, Status::pass) << efa.reason;
+  ASSERT_TRUE(efa.expected) << efa.reason;
+  EXPECT_DOUBLE_EQ(*efa.expected, 20);  // 0.8 x 25 GB/s
+  EXPECT_NE(efa.expected_text.find("rdmap36s0:1"), std::string::npos) << efa.expected_text;
+}
+
 TEST(Spec, AHostMemoryRowHasNoLinkPeak) {
   // An intra row over shared memory was held to the GPU's PCIe link.
   RecordBuilder b(2, 1);

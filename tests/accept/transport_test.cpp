@@ -60,6 +60,18 @@ TEST(Transport, SocketsWhereNoRdmaNicIsUpPass) {
   }
 }
 
+// AWS: EFA devices are RDMA NICs (topo names them by their driver), and
+// NCCL reaches them through the aws-ofi-nccl plugin (NET/AWS Libfabric).
+TEST(Transport, SocketRowsWhereEfaIsUpFailAndLibfabricRowsPass) {
+  const json efa = json::array({nic("ens5", "Ethernet", true), nic("rdmap36s0:1", "EFA", true)});
+  const Verdict sockets = judge("  - {kind: transport}\n", two_nodes("NCCL 2.28.3 NET/Socket", efa));
+  EXPECT_EQ(sockets.status, Status::fail) << sockets.reason;
+  EXPECT_NE(sockets.reason.find("node1 (rdmap36s0:1 (EFA))"), std::string::npos) << sockets.reason;
+  EXPECT_NE(sockets.reason.find("FI_PROVIDER=efa"), std::string::npos) << sockets.reason;
+  const Verdict plugin = judge("  - {kind: transport}\n", two_nodes("NCCL 2.28.3 NET/AWS Libfabric/0/GDRDMA", efa));
+  EXPECT_EQ(plugin.status, Status::pass) << plugin.reason;
+}
+
 TEST(Transport, ARowFilterNarrowsTheRowsJudged) {
   // Only the intra row (NVLink) is left: nothing crossed the network, so the rule cannot be judged.
   const Verdict v = judge("  - {kind: transport, scope: intra, optional: true}\n",

@@ -37,6 +37,16 @@ FakeNvml fake_roce_l40s() {
   return f;
 }
 
+FakeNvml fake_efa_2gpu() {
+  FakeNvml f;
+  int n = 0;
+  for (const char* bus : {"23", "43"}) {
+    f.gpus.push_back(h100(bus, n++));
+    f.gpus.back().links.clear();  // the p5's NVSwitch links are not what this fixture is about
+  }
+  return f;
+}
+
 FakeNvml fake_degraded() {
   FakeNvml f;
   int n = 0;

@@ -154,5 +154,6 @@ FakeNvml fake_hgx_h100();   // hgx-h100-8gpu-8ndr: 8 H100, 18 NVLink4 links each
 FakeNvml fake_roce_l40s();  // roce-2gpu: 2 L40S, Gen4 x16, no NVLink
 FakeNvml fake_degraded();  // degraded-4gpu: GPU2 at Gen4 x8 under load, GPU1 with links 4 and 9 down, GPU0 idle at Gen1
 FakeNvml fake_h200_vm();   // h200-vm: 1 H200, Gen5 x16, no NVLink
+FakeNvml fake_efa_2gpu();  // efa-2gpu: 2 H100, each with two EFA devices behind its PCIe switch
 
 }  // namespace fb::test

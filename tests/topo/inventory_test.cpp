@@ -116,6 +116,30 @@ TEST(Inventory, RoceNodeWithPcieGpusAcrossSockets) {
   EXPECT_DOUBLE_EQ(*path(inv, "rail", "RoCE").peak_gbps, 25.0);
 }
 
+// AWS p5-like: EFA's link layer reads "Unknown"; its driver makes it an RDMA
+// port, so the node has an inter-node EFA path and each GPU a rail of the
+// two devices behind its switch.
+TEST(Inventory, EfaDevicesAreRdmaPortsAndEachGpusRailHoldsItsSwitchMates) {
+  const auto inv = read("efa-2gpu", test::fake_efa_2gpu(), 1);
+  ASSERT_EQ(inv.gpus.size(), 2u);
+  const Nic& efa = nic(inv, "rdmap36s0:1");
+  EXPECT_EQ(efa.kind, "EFA");
+  EXPECT_TRUE(efa.up);
+  EXPECT_EQ(*efa.link_layer, "Unknown");
+  EXPECT_EQ(*efa.driver, "efa");
+  EXPECT_DOUBLE_EQ(*efa.rate_gbit, 100);
+  EXPECT_TRUE(efa.flags.empty());
+  EXPECT_EQ(nic(inv, "ens5").kind, "Ethernet");
+  ASSERT_EQ(inv.rails.size(), 2u);
+  EXPECT_EQ(inv.rails[0].nics, (std::vector<std::string>{"rdmap36s0:1", "rdmap37s0:1"}));
+  EXPECT_EQ(inv.rails[1].nics, (std::vector<std::string>{"rdmap68s0:1", "rdmap69s0:1"}));
+  EXPECT_EQ(inv.rails[1].distance, "PIX");
+  EXPECT_DOUBLE_EQ(*path(inv, "inter", "EFA").peak_gbps, 50.0);  // 4 x 100 Gb/s
+  EXPECT_EQ(path(inv, "inter", "EFA").basis, "4 x 100 Gb/s");
+  EXPECT_DOUBLE_EQ(*path(inv, "rail", "EFA").peak_gbps, 25.0);  // GPU1's two devices
+  EXPECT_TRUE(inv.flags.empty()) << inv.flags.front();
+}
+
 TEST(Inventory, TenGigabitCpuNode) {
   FakeNvml none;
   none.reason = "NVML not loaded: libnvidia-ml.so.1: cannot open shared object file";

@@ -35,7 +35,7 @@ struct InventoryGpu {
 // node; empty for a line without GPUs (no GPU, or NVML absent).
 std::vector<InventoryGpu> rank_gpus(const InventoryLine& line);
 
-// "mlx5_0 (IB)" for each NIC of kind IB or RoCE the line shows up (topo's
+// "mlx5_0 (IB)" for each NIC of kind IB, RoCE or EFA the line shows up (topo's
 // nics[]); none for a line of another shape.
 std::vector<std::string> rdma_nics_up(const InventoryLine& line);
 

@@ -72,7 +72,7 @@ struct Gpu {
 // One RDMA port (IB or RoCE) or one Ethernet interface.
 struct Nic {
   std::string name;         // "mlx5_0:1" (device:port) or "eth0"
-  std::string kind;         // "IB", "RoCE" or "Ethernet"
+  std::string kind;         // "IB", "RoCE", "EFA" (AWS, by its driver) or "Ethernet"
   Fact<std::string> state;  // IB: ACTIVE, DOWN, ...; Ethernet: the operstate (up, down)
   bool up = false;
   Fact<std::string> phys_state;  // RDMA ports: LinkUp, Polling, Disabled
