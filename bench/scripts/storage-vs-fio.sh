@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # fabricbench storage beside fio on one node, the same pattern in the same
-# run, O_DIRECT, one process, sync I/O (fio: ioengine=psync, direct=1). Runs
-# each ROUNDS times, alternating, and prints the median GB/s of each and
-# their ratio (fabricbench / fio); exit 1 when a ratio is outside 0.90..1.10.
-# A speed goal checked as a ratio against a reference run side by side, not
-# in a timed test. Two patterns (PATTERN=seq, the default, or small):
+# run, O_DIRECT, one process, sync I/O, one call in flight (fio: ioengine=psync,
+# iodepth=1, direct=1, fallocate=none). Runs each ROUNDS times, the tools taking
+# turns going first, and prints the median GB/s of each and their ratio
+# (fabricbench / fio); exit 1 when a ratio is outside 0.90..1.10. A speed goal
+# checked as a ratio against a reference run side by side, not in a timed test.
+# Two patterns (PATTERN=seq, the default, or small):
 #   seq    one file written then read sequentially in BLOCK blocks, the
 #          write's fsync inside the span (fio: end_fsync=1);
 #   small  FILES files of FILE_BYTES, each created, written whole, fsynced
 #          and closed, then each opened, read whole and closed (fio:
-#          nrfiles, openfiles=1, create_on_open=1, fsync_on_close=1).
+#          nrfiles, openfiles=1, create_on_open=1, fsync after each file's
+#          last write: fsync=N, not fsync_on_close=1, see fio_once).
+# fabricbench's rows are read through the binary (`fabricbench report storage`),
+# and the script stops (exit 2) if they say the calls were made otherwise
+# than the fio flags printed first assume.
 #   bench/scripts/storage-vs-fio.sh [DIR] [BYTES] [BLOCK] [ROUNDS]    (default /var/tmp 1G 1M 3)
 #   VERBOSE=1 prints every round's figures to stderr.
 #   PATTERN=small FILES=1024 FILE_BYTES=128K bench/scripts/storage-vs-fio.sh [DIR] [-] [-] [ROUNDS]
@@ -30,48 +35,66 @@ work=$(mktemp -d "$dir/fb-vs-fio.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 fb_once() {  # prints "write_gbps read_gbps"
-  local flags=(--patterns seq --block-sizes "$block" --bytes "$bytes")
-  [ "$pattern" = small ] && flags=(--patterns small --files "$files" --file-bytes "$file_bytes")
+  local flags=(--patterns seq --block-sizes "$block" --bytes "$bytes") sync=end
+  [ "$pattern" = small ] && flags=(--patterns small --files "$files" --file-bytes "$file_bytes") sync=file
   "$fb" storage --path "$work" --direct on "${flags[@]}" -q --out "$work/r.jsonl" --overwrite 2>/dev/null
-  jq -r 'select(.type=="storage") | "\(.pattern) \(.aggregate_gbps)"' "$work/r.jsonl" |
-    awk -v p="$pattern" '$1==p"_write"{w=$2} $1==p"_read"{r=$2} END{print w, r}'
+  # Columns: target pattern mode nodes block_bytes file_bytes files cache io_engine queue_depth sync aggregate_gbps.
+  "$fb" report storage "$work/r.jsonl" | awk -F'\t' -v p="$pattern" -v sync="$sync" '
+    $1 != "path" || $3 != "direct" { next }
+    $8 != "bypassed" || $9 != "psync" || $10 != 1 || ($2 ~ /_write$/ && $11 != sync) {
+      printf "storage-vs-fio: fabricbench %s ran cache=%s io_engine=%s queue_depth=%s sync=%s; fio is given O_DIRECT (bypassed), psync, iodepth 1, and for writes sync %s\n",
+        $2, $8, $9, $10, $11, sync > "/dev/stderr"
+      bad = 1
+    }
+    $2 == p "_write" { w = $12 }
+    $2 == p "_read" { r = $12 }
+    END { if (bad || w == "" || r == "") exit 2; print w, r }'
 }
-fio_once() {  # the same: write (fsync in the span), then read back
-  # fallocate=none: fabricbench writes into a fresh file without reserving it first, so fio does too.
-  # scramble_buffers=0: fio by default rewrites part of its buffer before every write (against dedupe),
-  # which costs it 11% at 1M blocks on a RAM-backed disk (docs/storage.md, "Beside fio"); fabricbench stamps 24 bytes
-  # per 4 KiB page instead. Either way no dedupe happens on the filesystems this compares.
-  local common=(--name=fb --directory="$work/fio" --direct=1 --ioengine=psync --numjobs=1 --fallocate=none
-                --scramble_buffers=0 --output-format=json)
-  if [ "$pattern" = small ]; then
-    common+=(--nrfiles="$files" --filesize="$file_bytes" --size=$(("$(numfmt --from=iec "$file_bytes")" * files))
-             --bs="$(numfmt --from=iec "$file_bytes" | awk '{print ($1 > 16777216) ? 16777216 : $1}')"
-             --openfiles=1 --file_service_type=sequential)
-    local wflags=(--create_on_open=1 --fsync_on_close=1)
-  else
-    common+=(--bs="$block" --size="$bytes")
-    local wflags=(--end_fsync=1)
-  fi
+# fio's flags, beside what fabricbench does (its rows' io_engine, queue_depth, sync and fallocate):
+# direct=1: O_DIRECT, as fabricbench's --direct on. ioengine=psync, iodepth=1 (its default), numjobs=1: one
+# pread/pwrite at a time in one process. fallocate=none: fabricbench writes into a fresh file without reserving
+# it first. scramble_buffers=0: fio by default rewrites part of its buffer before every write (against dedupe),
+# which cost it 11% at 1M blocks on a RAM-backed disk (docs/storage.md, "Beside fio"); fabricbench stamps 24
+# bytes per 4 KiB page instead. invalidate=0, fadvise_hint=0: fio calls posix_fadvise twice on every open
+# (DONTNEED, SEQUENTIAL), fabricbench never does; with O_DIRECT neither changes what is read, so only the calls'
+# cost would differ (1024 files: 2048 calls inside fio's span).
+fio_flags=(--name=fb --direct=1 --ioengine=psync --iodepth=1 --numjobs=1 --fallocate=none --scramble_buffers=0
+           --invalidate=0 --fadvise_hint=0 --output-format=json)
+if [ "$pattern" = small ]; then
+  file_b=$(numfmt --from=iec "$file_bytes") || { echo "storage-vs-fio: FILE_BYTES=$file_bytes: a size such as 128K" >&2; exit 2; }
+  bs_b=$((file_b > 16777216 ? 16777216 : file_b))  # fabricbench's block for small files: the file, up to 16 MiB
+  fio_flags+=(--nrfiles="$files" --filesize="$file_b" --size=$((file_b * files)) --bs="$bs_b" --openfiles=1
+              --file_service_type=sequential)
+  # One fsync per file after its last write, inside its span, as fabricbench does before each close.
+  # Not fsync_on_close=1: with it fio also reopens every file at the end of the job and fsyncs it again
+  # (strace: open, fsync, close per file once all are written, inside fio's timed span), a second pass
+  # fabricbench does not make; on a disk with a write-back cache each of those fsyncs is a flush.
+  fio_write=(--create_on_open=1 --fsync=$(((file_b + bs_b - 1) / bs_b)))
+else
+  fio_flags+=(--bs="$block" --size="$bytes")
+  fio_write=(--end_fsync=1)  # one fsync after the last block, inside the span
+fi
+fio_once() {  # the same: write (fsync in the span), then read back; prints "write_gbps read_gbps"
   local w r
   mkdir -p "$work/fio"
-  w=$(fio "${common[@]}" --rw=write "${wflags[@]}" | jq '.jobs[0].write.bw_bytes / 1e9')
-  r=$(fio "${common[@]}" --rw=read | jq '.jobs[0].read.bw_bytes / 1e9')
+  w=$(fio --directory="$work/fio" "${fio_flags[@]}" --rw=write "${fio_write[@]}" | jq '.jobs[0].write.bw_bytes / 1e9')
+  r=$(fio --directory="$work/fio" "${fio_flags[@]}" --rw=read | jq '.jobs[0].read.bw_bytes / 1e9')
   rm -rf "$work/fio"
   echo "$w $r"
 }
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+echo "# fabricbench storage --direct on: O_DIRECT, psync, queue depth 1, fallocate none, sync $([ "$pattern" = small ] && echo "per file" || echo "at the end")"
+echo "# fio ${fio_flags[*]/--output-format=json/} ${fio_write[*]} (write), the same --rw=read (read)"
 fbw=() fbr=() fiow=() fior=()
 # The tools take turns going first (ABBA...): a disk whose speed drifts over the run (a virtual disk's
-# host cache, write-back filling up) then favours neither.
+# host cache, write-back filling up) then favours neither. A tool that fails stops the script (set -e).
 for ((i = 0; i < rounds; i++)); do
-  if ((i % 2 == 0)); then
-    read -r w r < <(fb_once); fbw+=("$w"); fbr+=("$r")
-    read -r w r < <(fio_once); fiow+=("$w"); fior+=("$r")
-  else
-    read -r w r < <(fio_once); fiow+=("$w"); fior+=("$r")
-    read -r w r < <(fb_once); fbw+=("$w"); fbr+=("$r")
-  fi
+  for tool in $( ((i % 2 == 0)) && echo "fb fio" || echo "fio fb"); do
+    out=$("${tool}_once")
+    read -r w r <<<"$out"
+    if [ "$tool" = fb ]; then fbw+=("$w") fbr+=("$r"); else fiow+=("$w") fior+=("$r"); fi
+  done
 done
 # Each tool's own spread over its rounds (max/min - 1): a ratio outside 10% means little when one tool
 # alone varies by more than that from round to round.

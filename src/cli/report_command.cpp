@@ -1,6 +1,7 @@
 // `fabricbench report compare A B`: two results files side by side;
 // `fabricbench report nccl-log FILE...`: the transports of NCCL's INFO logs;
 // `fabricbench report scopes FILE`: the scopes a record measured, for scripts;
+// `fabricbench report storage FILE`: a storage record's rows, for scripts;
 // the subcommands in their own files (report_subcommands.hpp): `report html`,
 // `report import nccl-tests`. Runs alone (no MPI_Init).
 #include <CLI/CLI.hpp>
@@ -52,6 +53,29 @@ int print_scopes(const std::string& path, bool rows) {
   return kExitOk;
 }
 
+// The columns of `report storage`, in order: the line's keys of the same names.
+constexpr const char* kStorageColumns =
+    "target pattern mode nodes block_bytes file_bytes files cache io_engine queue_depth sync aggregate_gbps";
+
+// A `fabricbench storage` record's rows, one a line, tab-separated, in the
+// order measured: what bench/scripts/storage-vs-fio.sh reads instead of
+// matching the record's text.
+int print_storage(const std::string& path) {
+  const Results r = read_or_usage(path);
+  if (r.storage.empty())
+    throw UsageError(
+        fmt::format("'{}' has no storage rows (it is a `fabricbench {}` record): give the record of a "
+                    "`fabricbench storage --out`",
+                    path, r.header.command));
+  for (const auto& l : r.storage)
+    std::fputs(
+        fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", l.target, l.pattern, l.mode, l.nodes,
+                    l.block_bytes, l.file_bytes, l.files, l.cache, l.io_engine, l.queue_depth, l.sync, l.aggregate_gbps)
+            .c_str(),
+        stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 int report_main(int argc, char** argv) {
@@ -83,6 +107,12 @@ int report_main(int argc, char** argv) {
   scopes->add_option("results", scopes_of, "results file (.jsonl)")->required();
   bool scope_rows = false;
   scopes->add_flag("--rows", scope_rows, "after each scope a tab and its number of measurement rows");
+  std::string storage_of;
+  auto* storage = app.add_subcommand(
+      "storage", fmt::format("a `fabricbench storage` record's rows, one a line in the order measured, tab-separated "
+                             "columns: {} (for scripts: read a record through the binary, not its text)",
+                             kStorageColumns));
+  storage->add_option("results", storage_of, "storage record (.jsonl)")->required();
   const std::vector<ReportSubcommand> added{
       add_report_html(app),
       add_report_import(app),
@@ -93,6 +123,7 @@ int report_main(int argc, char** argv) {
     app.parse(argc, argv);
     if (nccl_log->parsed()) return report_nccl_log(logs, log_format);
     if (scopes->parsed()) return print_scopes(scopes_of, scope_rows);
+    if (storage->parsed()) return print_storage(storage_of);
     for (const auto& sub : added)
       if (sub.app->parsed()) return sub.run(argc, argv);
     const model::Format fmt = model::parse_format(format);

@@ -750,6 +750,10 @@ json to_json(const StorageLine& l) {
           {"o_direct", l.o_direct},
           {"cache", l.cache},
           {"note", l.note},
+          {"io_engine", l.io_engine},
+          {"queue_depth", l.queue_depth},
+          {"sync", l.sync},
+          {"fallocate", l.fallocate},
           {"block_bytes", l.block_bytes},
           {"file_bytes", l.file_bytes},
           {"files", l.files},
@@ -784,6 +788,10 @@ StorageLine storage_from_json(const json& j) {
   l.o_direct = r.take<bool>("o_direct");
   l.cache = r.need<std::string>("cache");
   l.note = r.take<std::string>("note");
+  l.io_engine = r.take<std::string>("io_engine");
+  l.queue_depth = r.take<int>("queue_depth");
+  l.sync = r.take<std::string>("sync");
+  l.fallocate = r.take<std::string>("fallocate");
   l.block_bytes = r.take<std::uint64_t>("block_bytes");
   l.file_bytes = r.take<std::uint64_t>("file_bytes");
   l.files = r.take<std::uint64_t>("files");

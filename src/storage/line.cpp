@@ -20,6 +20,11 @@ StorageLine make_line(const LineContext& c, Pattern pattern, const std::vector<R
   l.shared = c.shared;
   l.pattern = std::string(name(pattern));
   l.mode = std::string(name(c.mode));
+  const IoPolicy io = io_policy(pattern);
+  l.io_engine = std::string(io.engine);
+  l.queue_depth = io.queue_depth;
+  l.sync = std::string(io.sync);
+  l.fallocate = std::string(io.fallocate);
   l.block_bytes = c.block_bytes;
   l.file_bytes = c.file_bytes;
   l.files = c.files;

@@ -155,6 +155,13 @@ bool is_read(Pattern p) { return p == Pattern::seq_read || p == Pattern::small_r
 
 std::string_view name(Mode m) { return name_in(kModeNames, m); }
 
+IoPolicy io_policy(Pattern p) {
+  // SequentialFile::write fsyncs once after its last block, SmallFiles::write
+  // each file before closing it; reads never do. Both wait for every call.
+  const std::string_view sync = p == Pattern::seq_write ? "end" : p == Pattern::small_write ? "file" : "none";
+  return {.engine = "psync", .queue_depth = 1, .sync = sync, .fallocate = "none"};
+}
+
 std::string_view name(Cache c) { return name_in(kCacheNames, c); }
 
 double resident_fraction(int fd, std::uint64_t bytes) {

@@ -136,6 +136,7 @@ TEST_F(InputFiles, DevicesFoldersAndFifosAreRefusedAtOnceNamingTheInput) {
            {"report import nccl-tests " + dir_ + out, "File is actually a directory"},  // CLI11's check
            {"report html /dev/zero -o " + path("p.html"), "results file '/dev/zero': not a regular file"},
            {"report scopes " + fifo, "results file '" + fifo + "': not a regular file"},
+           {"report storage " + fifo, "results file '" + fifo + "': not a regular file"},
            {"report compare " + dir_ + " " + dir_, "results file '" + dir_ + "': is a folder"},
            {"check --progress off --profile " + profile + " --results /dev/zero", "results file '/dev/zero'"},
            {"check --progress off --profile " + dir_, "--profile '" + dir_ + "': is a folder"},
@@ -207,6 +208,7 @@ TEST_F(InputFiles, EveryReaderRefusesEmptyBinaryWrongKindAndItsOwnOutput) {
   const std::vector<Reader> readers{
       {"report html {} -o " + path("page.html"), profile, {0, 2}},
       {"report scopes {}", profile, {0, 2}},
+      {"report storage {}", profile, {2}},  // the record is a `run`'s: no storage rows, exit 2 cut or whole
       {"report compare {} " + record, profile, {0, 2}},
       {"check --progress off --out-dir " + path("check") + " --profile " + profile + " --results {}", profile, {3}},
       {"model fit {}", profile, {0, 2}},
@@ -344,7 +346,7 @@ TEST(Census, EveryNumericFlagInHelpIsProbed) {
   std::size_t seen = 0;
   for (const char* command : {"run", "pairs", "topo", "gemm", "step", "check", "storage", "diagnose", "model fit",
                               "model step", "model scale", "model memory", "model quotes", "model data", "report html",
-                              "report compare", "report scopes", "report nccl-log"}) {
+                              "report compare", "report scopes", "report storage", "report nccl-log"}) {
     for (const std::string& flag : numeric_flags_in_help(command)) {
       ++seen;
       EXPECT_TRUE(probed[command].count(flag))

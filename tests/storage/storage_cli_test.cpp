@@ -2,11 +2,13 @@
 // (FABRICBENCH_RANKS_PER_NODE=1): the rows of each node count, the folder
 // left empty however the run ends (done, SIGTERM to the ranks or to mpirun,
 // SIGKILL of a rank), and bad folders refused with exit 2 naming them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -97,6 +99,35 @@ TEST_F(StorageCli, OnePerNodeAndChosenNodeCounts) {
     EXPECT_EQ(l.mode, "buffered");
   }
   EXPECT_EQ(left(), 0u);
+}
+
+// Each row says how its calls were made, so a figure can be held against fio
+// run with the same settings (bench/scripts/storage-vs-fio.sh); and `report
+// storage` prints the rows a script reads, from the record this run wrote.
+TEST_F(StorageCli, RowsCarryTheirIoSettingsAndReportStoragePrintsThem) {
+  const auto r = run_process(mpirun(1) + "--path " + data_ + small() + "--direct on --out " + record());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(record());
+  ASSERT_EQ(res.storage.size(), 4u);  // seq w/r, small w/r
+  const std::map<std::string, std::string> sync{
+      {"seq_write", "end"}, {"seq_read", "none"}, {"small_write", "file"}, {"small_read", "none"}};
+  std::string expected;
+  for (const auto& l : res.storage) {
+    EXPECT_EQ(l.io_engine, "psync") << l.pattern;
+    EXPECT_EQ(l.queue_depth, 1) << l.pattern;
+    EXPECT_EQ(l.sync, sync.at(l.pattern)) << l.pattern;
+    EXPECT_EQ(l.fallocate, "none") << l.pattern;
+    expected += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\tpsync\t1\t{}\t{}\n", l.target, l.pattern, l.mode, l.nodes,
+                            l.block_bytes, l.file_bytes, l.files, l.cache, l.sync, l.aggregate_gbps);
+  }
+  const auto rows = run_process(std::string(FB_BINARY) + " report storage " + record());
+  ASSERT_EQ(rows.exit_code, 0) << rows.err;
+  EXPECT_EQ(rows.out, expected);
+  // The columns in the documented order, spelled out once.
+  EXPECT_EQ(
+      rows.out.find("path\tseq_read\tdirect\t1\t1048576\t8388608\t1\t" + res.storage[1].cache + "\tpsync\t1\tnone\t"),
+      rows.out.find('\n') + 1)
+      << rows.out;
 }
 
 // check's storage rules on the record `storage --out` wrote: a floor the

@@ -354,6 +354,10 @@ struct StorageLine {
   bool o_direct = false;      // O_DIRECT in effect on every rank
   std::string cache;          // bypassed, dropped, synced, cached (a memory figure)
   std::string note;           // why O_DIRECT is off though asked, why the figure is cached; "" = none
+  std::string io_engine;      // "psync": pread/pwrite, one at a time (fio's ioengine of that name); "" before 1.8
+  int queue_depth = 0;        // calls in flight per rank (1); 0 before 1.8
+  std::string sync;           // "end" (one fsync after the last block), "file" (each file's before close), "none"
+  std::string fallocate;      // "none": nothing reserved before writing
   std::uint64_t block_bytes = 0;  // bytes per read or write call
   std::uint64_t file_bytes = 0;   // bytes per file
   std::uint64_t files = 0;        // files per rank

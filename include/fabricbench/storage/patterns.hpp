@@ -44,6 +44,18 @@ std::string_view name(Cache c);
 // covers every device in use.
 inline constexpr std::uint64_t kDirectAlign = 4096;
 
+// How a pattern's calls are made, written into its record line so that a
+// figure can be held against another tool's run with the same settings
+// (fio: ioengine=psync, iodepth=1, fallocate=none, end_fsync=1 or fsync=1).
+// These are what the loops below do, not options: change a loop, change this.
+struct IoPolicy {
+  std::string_view engine;     // "psync": pread/pwrite, the caller waits for each
+  int queue_depth = 1;         // calls in flight per rank
+  std::string_view sync;       // "end": one fsync after the last block; "file": each file's before its close; "none"
+  std::string_view fallocate;  // "none": files grow as written, nothing reserved first
+};
+IoPolicy io_policy(Pattern p);
+
 // What one rank measured in one pattern.
 struct RankFigures {
   std::uint64_t bytes = 0;
