@@ -18,5 +18,7 @@ struct ReportSubcommand {
 ReportSubcommand add_report_html(CLI::App& report);
 // `report import nccl-tests FILE... --out REC.jsonl`
 ReportSubcommand add_report_import(CLI::App& report);
+// `report rows REC`: each measurement row's times, tab-separated, for scripts
+ReportSubcommand add_report_rows(CLI::App& report);
 
 }  // namespace fb::cli
