@@ -19,7 +19,7 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 7;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 8;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                         // 1.2: pair, node and finding lines;
                                         // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                         // 1.4: run_id, check lines' optional, every summary's keys alike;
@@ -27,6 +27,7 @@ inline constexpr int kSchemaMinor = 7;  // 1.1: inventory lines, copy ops, optio
                                         //      storage records and lines; diagnose records and diagnosis lines;
                                         // 1.6: measurements' time_samples (iterations timed together);
                                         // 1.7: header's simulated (made through the test doubles)
+                                        // 1.8: option cap_min_iters (a cap may end a size before a default -n)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file
