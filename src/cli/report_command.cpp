@@ -2,6 +2,7 @@
 // `fabricbench report nccl-log FILE...`: the transports of NCCL's INFO logs;
 // `fabricbench report scopes FILE`: the scopes a record measured, for scripts;
 // `fabricbench report storage FILE`: a storage record's rows, for scripts;
+// `fabricbench report rows FILE` (report_rows.cpp): each row's times, for scripts;
 // the subcommands in their own files (report_subcommands.hpp): `report html`,
 // `report import nccl-tests`. Runs alone (no MPI_Init).
 #include <CLI/CLI.hpp>
@@ -117,6 +118,7 @@ int report_main(int argc, char** argv) {
       add_report_html(app),
       add_report_import(app),
       add_report_verdict(app),
+      add_report_rows(app),
   };
   if (argc < 2) return list_subcommands("report", app);
   return run_alone("report", app, [&]() -> int {

@@ -20,5 +20,7 @@ ReportSubcommand add_report_html(CLI::App& report);
 ReportSubcommand add_report_import(CLI::App& report);
 // `report verdict check.json`: "STATUS EXIT_CODE"
 ReportSubcommand add_report_verdict(CLI::App& report);
+// `report rows REC`: each measurement row's times, tab-separated, for scripts
+ReportSubcommand add_report_rows(CLI::App& report);
 
 }  // namespace fb::cli

@@ -26,8 +26,11 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->each([&f](const std::string&) { f.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", f.stepbytes, "add this to the size each step (instead of -f)");
   app.add_option("-n,--iters", f.iters,
-                 "timed iterations per size: the minimum (exactly this many with --median-ci 0)")
-      ->capture_default_str();
+                 fmt::format("timed iterations per size: the minimum (exactly this many with --median-ci 0); when "
+                             "not given, a cap (bytes, time) may end a size after {}",
+                             kMinCappedIters))
+      ->capture_default_str()
+      ->each([&f](const std::string&) { f.iters_given = true; });
   app.add_option("-w,--warmup_iters", f.warmup, "warm-up iterations per size")->capture_default_str();
   app.add_option("-c,--check", f.check,
                  "verify every output element: 0, 1 (-c alone: one verified iteration after the timed ones) or all "
@@ -125,6 +128,8 @@ RunOptions resolve(const RunFlags& f) {
 
   check_iteration_counts(f.iters, f.warmup);
   o.iters = f.iters;
+  // The default -n gives way to the caps from kMinCappedIters on; a given one never does.
+  o.cap_min_iters = f.iters_given ? 0 : kMinCappedIters;
   o.warmup = f.warmup;
   if (f.check == "" || f.check == "1" || f.check == "all") {
     o.check = true;

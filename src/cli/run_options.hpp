@@ -23,6 +23,7 @@ struct RunFlags {
   bool stepfactor_given = false;  // -f on the command line (refused beside -i)
   std::string stepbytes;
   int iters = 10;  // the minimum: `run` stops adaptively (--median-ci)
+  bool iters_given = false;  // -n on the command line: never cut short by a cap
   int warmup = 5;
   std::string check = "0";
   std::string redop = "sum";

@@ -262,6 +262,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
 
   TimingPlan plan{options_.iters, options_.warmup, options_.time_budget_s, options_.check_every, board_};
   plan.median_ci = options_.median_ci;
+  plan.cap_min_iters = options_.cap_min_iters;
   plan.bytes = spec.layout.bytes;
   plan.ops_per_iteration = ops_per_iteration(spec);
   plan.cpu = cpu_slot_;

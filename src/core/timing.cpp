@@ -176,18 +176,22 @@ int more_warmup(const TimingPlan& plan, double first_us) {
   if (!plan.adaptive()) return more;
   if (const std::uint64_t per = bytes_per_iteration(plan); per > 0)
     more = static_cast<int>(std::min<std::uint64_t>(more, std::max<std::uint64_t>(kWarmupBytes / per, 1) - 1));
-  if (plan.budget_s > 0 && first_us > 0)
-    more = static_cast<int>(std::min<double>(more, std::floor(plan.budget_s * 1e6 / 4 / first_us)));
+  // At most a quarter of the size's time cap, the default 0.25 s too: past
+  // Open MPI's cliffs one iteration takes 0.25-1.3 s on 2 local ranks here,
+  // and three more of them at 16 MiB were seconds of a sweep that time nothing.
+  if (first_us > 0)
+    more = static_cast<int>(std::min<double>(more, std::floor(plan.seconds_cap() * 1e6 / 4 / first_us)));
   return more;
 }
 
 std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
                                       std::span<const double> sample_us, double warmup_us) {
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 1));
-  if (iteration_us.size() < iters) return std::nullopt;  // -n is honoured, whatever the caps say
+  // -n is honoured, whatever the caps say, except from cap_min_iters on where it was not given.
+  if (iteration_us.size() < static_cast<std::size_t>(plan.first_stop())) return std::nullopt;
   if (!plan.adaptive()) return StopReason::fixed;
   const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
-  if (p.ci_fraction <= plan.ci_target()) return StopReason::ci;
+  if (p.done >= iters && p.ci_fraction <= plan.ci_target()) return StopReason::ci;
   if (p.done >= static_cast<std::size_t>(kMaxAdaptiveIters)) return StopReason::iterations;
   const std::uint64_t per = bytes_per_iteration(plan);
   if (per > 0 && p.done * per >= kMaxBytesPerSize) return StopReason::bytes;
@@ -195,29 +199,45 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
   return std::nullopt;
 }
 
-int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, std::span<const double> sample_us,
-               double warmup_us) {
-  const auto iters = static_cast<std::size_t>(std::max(plan.iters, 1));
-  if (iteration_us.size() < iters)
-    return static_cast<int>(std::min<std::size_t>(iters - iteration_us.size(), kMaxBatchIters));
-  const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
+namespace {
+
+// Never far past a cap: the iterations left, the bytes left, the time left at the median's pace.
+double within_caps(const TimingPlan& plan, const StopFigures& p, double want) {
   const double done = static_cast<double>(p.done);
-  // The interval narrows as 1/sqrt(n): n (width / target)^2 in all, 20% over;
-  // doubling while there is no interval yet.
-  double want = done;
-  if (std::isfinite(p.ci_fraction)) {
-    const double ratio = p.ci_fraction / plan.ci_target();
-    want = done * ratio * ratio * 1.2 - done;
-  }
-  want = std::clamp(want, std::max(1.0, std::floor(done / 4)), done);
-  // Never far past a cap: the iterations left, the bytes left, the time left at the median's pace.
   want = std::min(want, static_cast<double>(kMaxAdaptiveIters) - done);
   if (const std::uint64_t per = bytes_per_iteration(plan); per > 0)
     want = std::min(want, std::ceil((static_cast<double>(kMaxBytesPerSize) - done * static_cast<double>(per)) /
                                     static_cast<double>(per)));
   const double pace_us = p.median_us * plan.ops_per_iteration;  // one iteration
   if (pace_us > 0) want = std::min(want, std::ceil((plan.seconds_cap() * 1e6 - p.spent_us) / pace_us));
-  return static_cast<int>(std::max(want, 1.0));
+  return want;
+}
+
+}  // namespace
+
+int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, std::span<const double> sample_us,
+               double warmup_us) {
+  const auto iters = static_cast<std::size_t>(std::max(plan.iters, 1));
+  const auto first = static_cast<std::size_t>(plan.first_stop());
+  if (iteration_us.size() < first)
+    return static_cast<int>(std::min<std::size_t>(first - iteration_us.size(), kMaxBatchIters));
+  const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
+  const double done = static_cast<double>(p.done);
+  double want = 0;
+  if (p.done < iters) {
+    // The rest of -n, where a cap may end the size first (cap_min_iters).
+    want = std::min<double>(static_cast<double>(iters) - done, kMaxBatchIters);
+  } else {
+    // The interval narrows as 1/sqrt(n): n (width / target)^2 in all, 20% over;
+    // doubling while there is no interval yet.
+    want = done;
+    if (std::isfinite(p.ci_fraction)) {
+      const double ratio = p.ci_fraction / plan.ci_target();
+      want = done * ratio * ratio * 1.2 - done;
+    }
+    want = std::clamp(want, std::max(1.0, std::floor(done / 4)), done);
+  }
+  return static_cast<int>(std::max(within_caps(plan, p, want), 1.0));
 }
 
 void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, int scope, std::uint64_t extra_bytes) {

@@ -205,6 +205,22 @@ TEST_F(RunCli, ItersIsTheMinimumWhateverTheBudgetAndCaps) {
   EXPECT_EQ(res.measurements[0].time.iterations, 6u);
 }
 
+TEST_F(RunCli, WithoutItersABytesCapEndsALargeSizeAfterSix) {
+  // 64 MiB all_reduce: the bytes cap (64 MiB) is reached by the first timed
+  // iteration. A given -n is never cut short (the test above); the default
+  // -n (10) gives way from kMinCappedIters on, and the header says so. Before,
+  // this row ran 10 iterations, 640 MiB, and the header had no cap_min_iters.
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 64M -e 64M --ops all_reduce --placement out " +
+                             "-w 1 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  ASSERT_EQ(res.measurements.size(), 1u);
+  EXPECT_EQ(res.measurements[0].time.iterations, static_cast<std::size_t>(kMinCappedIters));
+  EXPECT_EQ(res.measurements[0].stopped_by, "bytes");
+  EXPECT_GT(res.measurements[0].time.ci_high_us, 0) << "six iterations still give the median an interval";
+  EXPECT_EQ(res.header.options.get()["cap_min_iters"], kMinCappedIters);
+}
+
 TEST_F(RunCli, DefaultStopsOnceTheMedianIsKnown) {
   // A cheap op: at least -n, then on until the 95% interval of the median is
   // within +-2% (or a cap: iterations or, loaded, kDefaultSizeSeconds); the

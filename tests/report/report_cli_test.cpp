@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
@@ -45,6 +46,33 @@ TEST_F(ReportCli, ScopesWithRowsCountEachScopesMeasurements) {
   ASSERT_GT(global, 0u);
   EXPECT_EQ(r.out, "global\t" + std::to_string(global) + "\n");
   EXPECT_EQ(run_process(fb("report scopes " + path("r.jsonl"))).out, "global\n");
+}
+
+// `report rows`: each measurement row's times under a header line, what
+// bench scripts read instead of matching the record's text.
+TEST_F(ReportCli, RowsPrintEachMeasurementsTimesUnderAHeader) {
+  ASSERT_EQ(import(fixture("two-nodes-16-ranks-srun.log"), "r.jsonl").exit_code, 0);
+  const auto r = run_process(fb("report rows " + path("r.jsonl")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_results(path("r.jsonl")).measurements;
+  ASSERT_FALSE(rows.empty());
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "op\tscope\tbytes\tplacement\titerations\tmedian_us\tmean_us\tci_low_us\tci_high_us\tstopped_by");
+  std::size_t n = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_LT(n, rows.size());
+    const Measurement& m = rows[n++];
+    EXPECT_EQ(line.substr(0, line.find('\t', line.find('\t', line.find('\t') + 1) + 1)),
+              m.op + "\t" + m.scope + "\t" + std::to_string(m.bytes))
+        << line;
+    EXPECT_NE(line.find(m.in_place ? "\tin\t" : "\tout\t"), std::string::npos) << line;
+    EXPECT_EQ(line.substr(line.rfind('\t') + 1), m.stopped_by.empty() ? "-" : m.stopped_by) << line;
+  }
+  EXPECT_EQ(n, rows.size());
+  const auto none = run_process(fb("report rows " + path("missing.jsonl")));
+  EXPECT_NE(none.exit_code, 0);
 }
 
 TEST_F(ReportCli, AnImportedRunGoesThroughEveryReader) {

@@ -119,6 +119,32 @@ TEST(StopRule, NeverStopsBeforeIters) {
   EXPECT_TRUE(stop_reason(plan, std::vector<double>(20, 600.0), 0));
 }
 
+TEST(StopRule, ADefaultNGivesWayToACapFromSix) {
+  // `run` without -n (cap_min_iters): a row at 64 MiB moved 640 MiB in its
+  // 10 iterations, ten times the bytes cap; now a cap ends it after 6, the
+  // fewest iterations with a 95% interval of the median.
+  TimingPlan plan = adaptive(10, 0.02);
+  plan.cap_min_iters = kMinCappedIters;
+  plan.bytes = kMaxBytesPerSize;
+  EXPECT_EQ(next_batch(plan, {}, 0), kMinCappedIters);
+  EXPECT_FALSE(stop_reason(plan, std::vector<double>(5, 600.0), 0));
+  EXPECT_EQ(stop_reason(plan, std::vector<double>(6, 600.0), 0), StopReason::bytes);
+  // 8 MiB an iteration: 6 done, two more reach the cap, not the rest of -n.
+  plan.bytes = kMaxBytesPerSize / 8;
+  EXPECT_EQ(next_batch(plan, std::vector<double>(6, 600.0), 0), 2);
+  // No cap reached: -n runs out, and the interval is judged from -n on, as before.
+  plan.bytes = 8;
+  EXPECT_FALSE(stop_reason(plan, tight(6, 100.0), 0));
+  EXPECT_EQ(next_batch(plan, tight(6, 100.0), 0), 4);
+  EXPECT_EQ(stop_reason(plan, tight(10, 100.0), 0), StopReason::ci);
+  // Fixed (--median-ci 0): exactly -n, cap_min_iters or not.
+  TimingPlan fixed{10, 1, 0};
+  fixed.cap_min_iters = kMinCappedIters;
+  fixed.bytes = kMaxBytesPerSize;
+  EXPECT_EQ(next_batch(fixed, {}, 0), 10);
+  EXPECT_FALSE(stop_reason(fixed, std::vector<double>(6, 600.0), 0));
+}
+
 TEST(StopRule, StopsOnceTheIntervalIsNarrow) {
   const TimingPlan plan = adaptive(10, 0.02);
   EXPECT_EQ(stop_reason(plan, tight(10, 100.0), 0), StopReason::ci);
@@ -227,6 +253,18 @@ TEST(StopRule, WarmUpIsBoundedByBytesAndBudget) {
   EXPECT_EQ(more_warmup(plan, 1000.0), 0);  // a quarter of 2 ms is under one 1 ms iteration
   const TimingPlan fixed{10, 5, 0};
   EXPECT_EQ(more_warmup(fixed, 1e6), 4);  // fixed: exactly -w
+}
+
+TEST(StopRule, WarmUpSpendsAtMostAQuarterOfTheDefaultCap) {
+  // No --time-budget: the default 0.25 s cap bounds the warm-up too. At
+  // 16 MiB past Open MPI's cliff (an iteration of 30 ms to 1.3 s on 2 local
+  // ranks) three more warm-up iterations were seconds of a sweep.
+  TimingPlan plan = adaptive(10, 0.02);
+  plan.warmup = 5;
+  plan.bytes = 1 << 20;                    // the bytes allow -w
+  EXPECT_EQ(more_warmup(plan, 30e3), 2);   // 62.5 ms / 30 ms
+  EXPECT_EQ(more_warmup(plan, 300e3), 0);  // the first iteration only
+  EXPECT_EQ(more_warmup(plan, 1000.0), 4);
 }
 
 }  // namespace

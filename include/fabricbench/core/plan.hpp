@@ -22,6 +22,10 @@ struct RunOptions {
   std::string backend = "mpi";
   std::vector<Scope> scopes{Scope::global};
   int iters = 20;                  // -n: timed iterations (the minimum with an adaptive stop)
+  // Adaptive stop: the fewest timed iterations a cap (bytes, time) may end a
+  // size at when that is fewer than `iters`; 0 = `iters` (a -n that was
+  // given is never cut short). `run` without -n: kMinCappedIters.
+  int cap_min_iters = 0;
   int warmup = 5;                  // -w
   double time_budget_s = 0;        // seconds per measurement (adaptive stop); 0 = no cap
   // Adaptive stop: the 95% CI of the median within +- this fraction (TimingPlan::median_ci);
@@ -65,6 +69,14 @@ inline constexpr std::uint64_t kMaxBytesPerSize = std::uint64_t{64} << 20;
 // ranks that share cores (oversubscribed, loaded) give medians that settle
 // slowly, if ever; this keeps such a sweep within a second or so per row.
 inline constexpr double kDefaultSizeSeconds = 0.25;
+// `run` without -n: a cap may end a size after this many timed iterations
+// rather than the default -n (10). Six is the fewest whose distribution-free
+// 95% interval of the median exists (median_ci_ranks: its first and last
+// order statistics, 1 - 2 / 2^6 = 96.9%), so every row still states one. A
+// row at 64 MiB moved 640 MiB in its 10 iterations, ten times the bytes cap,
+// and rows past Open MPI's cliffs (0.5 s an iteration on 2 local ranks) spent
+// 5 s each against a 0.25 s cap: most of a default sweep's wall time.
+inline constexpr int kMinCappedIters = 6;
 // Warm-up beyond its first iteration moves at most this much per rank
 // (adaptive): one iteration at 64 MiB, -w at 12 MiB and below.
 inline constexpr std::uint64_t kWarmupBytes = std::uint64_t{64} << 20;

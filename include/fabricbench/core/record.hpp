@@ -28,7 +28,8 @@ inline constexpr int kSchemaMinor = 8;  // 1.1: inventory lines, copy ops, optio
                                         // 1.6: measurements' time_samples (iterations timed together);
                                         // 1.7: header's simulated (made through the test doubles);
                                         // 1.8: inventory GPUs' compute_mode, mig, processes (who else uses it);
-                                        //      storage lines' io_engine, queue_depth, sync, fallocate
+                                        //      storage lines' io_engine, queue_depth, sync, fallocate;
+                                        //      option cap_min_iters (a cap may end a size before a default -n)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file

@@ -5,6 +5,7 @@
 // (quiet) control collectives.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -22,7 +23,7 @@ namespace fb {
 
 struct TimingPlan {
   int iters = 20;  // fixed: exactly this many timed iterations; adaptive: the minimum
-  int warmup = 5;  // adaptive: at most, bounded by kWarmupBytes and a quarter of the budget
+  int warmup = 5;  // adaptive: at most, bounded by kWarmupBytes and a quarter of seconds_cap()
   double budget_s = 0;  // seconds per measurement (adaptive): no more iterations once spent; 0 = no cap
   // --check all: refill the inputs before and verify the outputs after every
   // timed iteration (outside its timed span).
@@ -49,11 +50,20 @@ struct TimingPlan {
   // and 15); the stop rule still runs on figures every rank agrees on.
   bool several_groups = false;
   const Comm* group = nullptr;
+  // Adaptive: the fewest timed iterations a cap (bytes, time, iterations)
+  // may end the size at, when fewer than `iters` (RunOptions::cap_min_iters);
+  // the interval target is still judged from `iters` on. 0 = `iters`.
+  int cap_min_iters = 0;
 
   bool adaptive() const { return median_ci > 0 || budget_s > 0; }
   double ci_target() const { return median_ci > 0 ? median_ci : kDefaultMedianCi; }
   // Adaptive: seconds after which no batch starts (beyond -n).
   double seconds_cap() const { return budget_s > 0 ? budget_s : kDefaultSizeSeconds; }
+  // The fewest timed iterations before any stop: `iters`, or fewer where a cap may end the size.
+  int first_stop() const {
+    const int n = std::max(iters, 1);
+    return adaptive() && cap_min_iters > 0 ? std::min(n, cap_min_iters) : n;
+  }
 };
 
 // Why a measurement stopped where it did (the record's `stopped_by`).
@@ -117,7 +127,8 @@ double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us
 // Warm-up iterations after the first (whose time is `first_us`).
 int more_warmup(const TimingPlan& plan, double first_us);
 // After the timed iterations so far (`iteration_us`, per op, and the time
-// spent warming up): why to stop, or nothing to go on. Never before `iters`.
+// spent warming up): why to stop, or nothing to go on. Never before `iters`,
+// except for a cap from first_stop() on (TimingPlan::cap_min_iters).
 // `sample_us`: Timing::sample_us, whose spread sets the median's interval;
 // without it each iteration is its own sample.
 std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const double> iteration_us,
@@ -130,8 +141,8 @@ inline std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<c
 // its times to the slowest rank's (8 bytes per iteration) and publish their
 // step, so a long -n moves on the watchdog's board and in bounded collectives.
 inline constexpr int kMaxBatchIters = 1 << 16;
-// How many iterations the next batch runs: `iters` first (in batches of at
-// most kMaxBatchIters); then about as many as the interval's width says it
+// How many iterations the next batch runs: first_stop(), then up to `iters`
+// (in batches of at most kMaxBatchIters); then about as many as the interval's width says it
 // still needs, within [done/4, done] and the caps.
 int next_batch(const TimingPlan& plan, std::span<const double> iteration_us, std::span<const double> sample_us,
                double warmup_us);
