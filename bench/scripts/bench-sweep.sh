@@ -39,6 +39,8 @@ one() {  # mode run [run flags...]
   t1=$(date +%s.%N)
   echo "$t1 - $t0" | bc >"$tmp/$mode.$k.wall"
   printf '%-6s run %d: %6.1f s (load %s)\n' "$mode" "$k" "$(cat "$tmp/$mode.$k.wall")" "$(cut -d' ' -f1 /proc/loadavg)"
+  # The rows through the binary (tab-separated), never the record's text.
+  "$bin" report rows "$tmp/$mode.$k.jsonl" >"$tmp/$mode.$k.rows"
 }
 
 for k in $(seq "$runs"); do
@@ -46,14 +48,15 @@ for k in $(seq "$runs"); do
 done
 
 python3 - "$tmp" "$runs" <<'EOF'
-import json, statistics, sys
+import statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
-def rows(path):
+def rows(path):  # `fabricbench report rows`: a header line, then one row a line
+    lines = open(path).read().splitlines()
+    names = lines[0].split("\t")
     out = {}
-    for line in open(path):
-        j = json.loads(line)
-        if j.get("type") == "measurement":
-            out[(j["op"], j["bytes"], j["in_place"])] = j
+    for line in lines[1:]:
+        r = dict(zip(names, line.split("\t")))
+        out[(r["op"], r["scope"], int(r["bytes"]), r["placement"])] = r
     return out
 def cls(b):
     return "< 64 KiB" if b < 64 << 10 else ("64 KiB - 8 MiB" if b < 16 << 20 else ">= 16 MiB")
@@ -63,14 +66,14 @@ def pct(v, q):
 walls = {}
 for mode in ("before", "after"):
     walls[mode] = statistics.median(float(open(f"{tmp}/{mode}.{k}.wall").read()) for k in range(1, runs + 1))
-    recs = [rows(f"{tmp}/{mode}.{k}.jsonl") for k in range(1, runs + 1)]
+    recs = [rows(f"{tmp}/{mode}.{k}.rows") for k in range(1, runs + 1)]
     keys = set.intersection(*(set(r) for r in recs))
     spread, iters = {}, {}
     for key in keys:
-        meds = [r[key]["time_median_us"] for r in recs]
+        meds = [float(r[key]["median_us"]) for r in recs]
         m = statistics.median(meds)
-        spread.setdefault(cls(key[1]), []).append((max(meds) - min(meds)) / m if m > 0 else 0)
-        iters.setdefault(cls(key[1]), []).append(statistics.median(r[key]["iterations"] for r in recs))
+        spread.setdefault(cls(key[2]), []).append((max(meds) - min(meds)) / m if m > 0 else 0)
+        iters.setdefault(cls(key[2]), []).append(statistics.median(int(r[key]["iterations"]) for r in recs))
     print(f"{mode:6s}: wall {walls[mode]:.1f} s (median of {runs}), {len(keys)} rows")
     for c in ("< 64 KiB", "64 KiB - 8 MiB", ">= 16 MiB"):
         if c in spread:
