@@ -20,18 +20,11 @@
 namespace fb::accept {
 namespace {
 
-std::string user_text(const InventoryGpuUser& u) {
-  const std::string memory = u.used_memory_bytes
-                                 ? fmt::format("{:.1f} GiB", static_cast<double>(*u.used_memory_bytes) / (1ull << 30))
-                                 : "memory unknown";
-  return fmt::format("pid {} ({}, {})", u.pid, u.name.empty() ? "not in the node's /proc" : u.name, memory);
-}
-
 // Why the GPU is not the job's alone; empty when it is.
 std::vector<std::string> sharing_of(const InventoryGpu& g) {
   std::vector<std::string> why;
   if (g.others)
-    for (const auto& u : *g.others) why.push_back(user_text(u));
+    for (const auto& u : *g.others) why.push_back(gpu_user_text(u.pid, u.name, u.used_memory_bytes));
   if (g.mig.value_or(false)) why.emplace_back("MIG mode on");
   if (g.compute_mode == "prohibited") why.emplace_back("compute mode prohibited");
   return why;

@@ -1,5 +1,7 @@
 #include "fabricbench/core/inventory_gpus.hpp"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 namespace fb {
@@ -39,6 +41,13 @@ InventoryGpu gpu_of(const json& g, std::size_t place) {
 }
 
 }  // namespace
+
+std::string gpu_user_text(std::int64_t pid, const std::string& name, std::optional<std::uint64_t> used_memory_bytes) {
+  const std::string memory = used_memory_bytes
+                                 ? fmt::format("{:.1f} GiB", static_cast<double>(*used_memory_bytes) / (1ull << 30))
+                                 : "its memory unknown";
+  return fmt::format("pid {} ({}, {})", pid, name.empty() ? "not in this node's /proc" : name, memory);
+}
 
 std::vector<InventoryGpu> rank_gpus(const InventoryLine& line) {
   const json& inv = line.line.get();

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "fabricbench/core/enum_cover.hpp"
+#include "fabricbench/core/inventory_gpus.hpp"
 #include "fabricbench/topo/inventory.hpp"
 
 namespace fb::topo {
@@ -39,14 +40,9 @@ GpuUser user_of(const Sysfs& sysfs, const GpuProcess& p, const std::vector<long>
   return u;
 }
 
-std::string memory_text(const Fact<std::uint64_t>& bytes) {
-  if (!bytes) return "its memory unknown";
-  return fmt::format("{:.1f} GiB", static_cast<double>(*bytes) / (1ull << 30));
-}
-
 std::string user_text(const GpuUser& u) {
-  return fmt::format("pid {} ({}, {})", u.pid, u.name ? *u.name : "not in this node's /proc",
-                     memory_text(u.used_memory_bytes));
+  return gpu_user_text(u.pid, u.name ? *u.name : std::string(),
+                       u.used_memory_bytes ? std::optional(*u.used_memory_bytes) : std::nullopt);
 }
 
 }  // namespace

@@ -309,14 +309,14 @@ class LoadedNvml final : public Nvml {
   Fact<std::vector<GpuProcess>> compute_processes(unsigned gpu) override {
     // The list may grow between the call that sizes it and the one that
     // fills it: ask again with room to spare, a few times.
+    const auto d = device(gpu);
+    if (!d) return Fact<std::vector<GpuProcess>>::unknown(d.why());
+    if (!api_.processes)
+      return Fact<std::vector<GpuProcess>>::unknown(
+          "nvmlDeviceGetComputeRunningProcesses_v3 is not in this driver's NVML");
     std::vector<abi::ProcessInfo> infos(8);
     for (int attempt = 0; attempt < 4; ++attempt) {
       unsigned n = static_cast<unsigned>(infos.size());
-      const auto d = device(gpu);
-      if (!d) return Fact<std::vector<GpuProcess>>::unknown(d.why());
-      if (!api_.processes)
-        return Fact<std::vector<GpuProcess>>::unknown(
-            "nvmlDeviceGetComputeRunningProcesses_v3 is not in this driver's NVML");
       const abi::Return r = api_.processes(*d, &n, infos.data());
       if (r == abi::kInsufficientSize) {
         infos.resize(std::max<std::size_t>(n, infos.size()) * 2);

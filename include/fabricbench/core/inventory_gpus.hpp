@@ -21,6 +21,10 @@ struct InventoryGpuUser {
   std::optional<std::uint64_t> used_memory_bytes;  // absent when NVML could not say
 };
 
+// "pid 4242 (python3, 30.0 GiB)": how topo's flag and check's shared_gpus
+// rule name a process on a GPU (`name` empty: not in the node's /proc).
+std::string gpu_user_text(std::int64_t pid, const std::string& name, std::optional<std::uint64_t> used_memory_bytes);
+
 struct InventoryGpu {
   int index = -1;     // the node's GPU index (topo's gpus[].index, else its place in the list)
   std::string model;  // as NVML names it ("NVIDIA H200"); empty when the line names none
