@@ -1,6 +1,7 @@
 // Rules on inventory lines (topo's, right after the header of every run and
 // check record; docs/results-schema.md): spec peaks per scope, and
 // heterogeneity across ranks and nodes as `fabricbench topo` finds it.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -1,6 +1,7 @@
 // JUnit XML, the shape CI systems (Jenkins, GitLab, GitHub actions) read:
 // <testsuites> / <testsuite> / <testcase>, with <failure>, <skipped> and
 // <error> children and counts on both suite elements.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>

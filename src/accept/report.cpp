@@ -1,6 +1,7 @@
 // The verdict table rank 0 prints and the check.json document.
 #include "fabricbench/accept/report.hpp"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -132,6 +133,10 @@ json to_json(const Report& r) {
           {"not_judged", c.not_judged},
           {"bad", bad_list(r)},
           {"verdicts", verdicts}};
+}
+
+std::string check_json_text(const Report& report) {
+  return to_json(report).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace fb::accept

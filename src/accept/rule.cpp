@@ -1,6 +1,7 @@
 // Rule vocabulary and thresholds with units.
 #include "fabricbench/accept/rule.hpp"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

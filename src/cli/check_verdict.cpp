@@ -46,8 +46,7 @@ accept::Report make_report(const CheckSetup& setup, const CheckFlags& flags, con
 
 // check.json and junit.xml; "" or the problem.
 [[nodiscard]] std::string write_outputs(const CheckOutputs& out, const accept::Report& report) {
-  std::string err = write_file_atomically(
-      out.json, accept::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::string err = write_file_atomically(out.json, accept::check_json_text(report));
   if (err.empty()) err = write_file_atomically(out.junit, accept::to_junit_xml(report));
   return err;
 }

@@ -158,13 +158,10 @@ int run_or_abort(const std::function<int()>& body) {
 }
 
 std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes, int device_option) {
-  const auto inventory = topo::gather_inventory(world, nodes, loaded_library_versions(), device_option);
-  if (world.rank() == 0)
-    for (const auto& d : topo::find_differences(inventory))
-      spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
-  std::vector<InventoryLine> lines;
-  for (const auto& line : inventory) lines.push_back(inventory_line(line));
-  return lines;
+  auto inventory = topo::record_inventory(world, nodes, loaded_library_versions(), device_option);
+  for (const auto& d : inventory.differences)
+    spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
+  return std::move(inventory.lines);
 }
 
 void add_overwrite_flag(CLI::App& app, bool& overwrite) {

@@ -1,5 +1,6 @@
 // `fabricbench model`: fit, step, scale, memory, quotes, presets. Runs alone
 // (no MPI_Init): it reads results files, presets and YAML, and prints.
+#include <nlohmann/json.hpp>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

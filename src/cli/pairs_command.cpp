@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
-#include <nlohmann/json.hpp>
 
 #include "command_support.hpp"
 #include "commands.hpp"

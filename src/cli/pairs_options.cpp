@@ -71,20 +71,20 @@ PairsOptions resolve(const PairsFlags& f) {
   return o;
 }
 
-nlohmann::ordered_json to_json(const PairsFlags& f, const PairsOptions& o) {
-  return {{"size_bytes", o.bytes},
-          {"latency_bytes", o.latency_bytes},
-          {"window", o.window},
-          {"iters", o.timing.iters},
-          {"warmup_iters", o.timing.warmup},
-          {"time_budget_s", o.timing.budget_s},
-          {"nodes", f.nodes},
-          {"rails", o.rails},
-          {"threshold", o.analysis.threshold},
-          {"expect_gbps", o.analysis.expect_gbps},
-          {"backend", f.backend},
-          {"timeout_s", o.timeout_s},
-          {"inject", f.inject}};
+JsonValue to_json(const PairsFlags& f, const PairsOptions& o) {
+  return nlohmann::ordered_json{{"size_bytes", o.bytes},
+                                {"latency_bytes", o.latency_bytes},
+                                {"window", o.window},
+                                {"iters", o.timing.iters},
+                                {"warmup_iters", o.timing.warmup},
+                                {"time_budget_s", o.timing.budget_s},
+                                {"nodes", f.nodes},
+                                {"rails", o.rails},
+                                {"threshold", o.analysis.threshold},
+                                {"expect_gbps", o.analysis.expect_gbps},
+                                {"backend", f.backend},
+                                {"timeout_s", o.timeout_s},
+                                {"inject", f.inject}};
 }
 
 Verbosity verbosity(const PairsFlags& f) {

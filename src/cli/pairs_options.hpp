@@ -2,11 +2,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <vector>
 
+#include "fabricbench/core/json_value.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/pairs.hpp"
 
@@ -40,7 +40,7 @@ void add_pairs_flags(CLI::App& app, PairsFlags& flags);
 PairsOptions resolve(const PairsFlags& flags);
 
 // The options for the record header.
-nlohmann::ordered_json to_json(const PairsFlags& flags, const PairsOptions& options);
+JsonValue to_json(const PairsFlags& flags, const PairsOptions& options);
 
 Verbosity verbosity(const PairsFlags& flags);
 

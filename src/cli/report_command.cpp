@@ -5,6 +5,7 @@
 // `fabricbench report rows FILE` (report_rows.cpp): each row's times, for scripts;
 // the subcommands in their own files (report_subcommands.hpp): `report html`,
 // `report import nccl-tests`. Runs alone (no MPI_Init).
+#include <nlohmann/json.hpp>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

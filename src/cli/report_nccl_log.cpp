@@ -38,7 +38,7 @@ int report_nccl_log(const std::vector<std::string>& files, const std::string& fo
   }
   for (const auto& f : without) user_log().warn("fabricbench report nccl-log: {} has no NCCL lines", f);
   if (format == "json")
-    std::fputs((nccl_log::format_json(log, files).dump(2) + "\n").c_str(), stdout);
+    std::fputs(nccl_log::format_json_text(log, files).c_str(), stdout);
   else
     std::fputs(nccl_log::format_text(log, files).c_str(), stdout);
   return kExitOk;

@@ -7,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <nlohmann/json.hpp>
 
 #include "command_support.hpp"
 #include "curve_warning.hpp"

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.hpp"
@@ -19,6 +18,7 @@
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/output_file.hpp"
 #include "fabricbench/core/record.hpp"
+#include "fabricbench/core/watch_report.hpp"
 #include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/step.hpp"
@@ -244,7 +244,7 @@ class StepCommand final : public Measuring {
       user_log().error("fabricbench step: --compare-model: {}", model_error);
       summary.status = "error";
       summary.reason = "--compare-model: " + model_error;
-      summary.report = nlohmann::ordered_json{{"rank", 0}, {"host", host_name()}, {"error", model_error}};
+      summary.report = watch::error_report(0, host_name(), model_error);
       summary.exit_code = kExitRunError;
     }
     return summary;

@@ -6,7 +6,6 @@
 
 #include <optional>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "command_support.hpp"
 #include "commands.hpp"

@@ -1,6 +1,7 @@
 // `fabricbench topo`: every rank reads its inventory, rank 0 prints the report
 // (per node: GPUs, NVLink, PCIe, NICs, rails, paths and their spec peaks, then
 // the differences between nodes) and writes the record with --out.
+#include <nlohmann/json.hpp>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

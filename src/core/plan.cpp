@@ -6,38 +6,38 @@
 
 namespace fb {
 
-nlohmann::ordered_json to_json(const RunOptions& o) {
+JsonValue to_json(const RunOptions& o) {
   std::vector<std::string> ops;
   for (Op op : o.ops) ops.emplace_back(name(op));
   std::vector<std::string> scopes;
   for (Scope s : o.scopes) scopes.emplace_back(name(s));
-  return {{"minbytes", o.grid.min_bytes},
-          {"maxbytes", o.grid.max_bytes},
-          {"stepfactor", o.grid.step_factor},
-          {"stepbytes", o.grid.step_bytes},
-          {"ops", ops},
-          {"datatype", name(o.dtype)},
-          {"redop", name(o.redop)},
-          {"root", o.root},
-          {"backend", o.backend},
-          {"scopes", scopes},
-          {"iters", o.iters},
-          {"cap_min_iters", o.cap_min_iters},
-          {"warmup_iters", o.warmup},
-          {"time_budget_s", o.time_budget_s},
-          {"median_ci", o.median_ci},
-          {"check", o.check},
-          {"out_of_place", o.out_of_place},
-          {"in_place", o.in_place},
-          {"peers", {o.peer_a, o.peer_b}},
-          {"window", o.window},
-          {"per_rank_times", o.per_rank_times},
-          {"device", o.device},
-          {"graph", o.graph},
-          {"check_every", o.check_every},
-          {"duration_s", o.duration_s},
-          {"timeout_s", o.timeout_s},
-          {"inject", o.inject}};
+  return nlohmann::ordered_json{{"minbytes", o.grid.min_bytes},
+                                {"maxbytes", o.grid.max_bytes},
+                                {"stepfactor", o.grid.step_factor},
+                                {"stepbytes", o.grid.step_bytes},
+                                {"ops", ops},
+                                {"datatype", name(o.dtype)},
+                                {"redop", name(o.redop)},
+                                {"root", o.root},
+                                {"backend", o.backend},
+                                {"scopes", scopes},
+                                {"iters", o.iters},
+                                {"cap_min_iters", o.cap_min_iters},
+                                {"warmup_iters", o.warmup},
+                                {"time_budget_s", o.time_budget_s},
+                                {"median_ci", o.median_ci},
+                                {"check", o.check},
+                                {"out_of_place", o.out_of_place},
+                                {"in_place", o.in_place},
+                                {"peers", {o.peer_a, o.peer_b}},
+                                {"window", o.window},
+                                {"per_rank_times", o.per_rank_times},
+                                {"device", o.device},
+                                {"graph", o.graph},
+                                {"check_every", o.check_every},
+                                {"duration_s", o.duration_s},
+                                {"timeout_s", o.timeout_s},
+                                {"inject", o.inject}};
 }
 
 }  // namespace fb

@@ -1,4 +1,5 @@
 // `model data`: does data loading keep up with the step at each node count.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include "fabricbench/model/report.hpp"

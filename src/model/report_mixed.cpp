@@ -1,4 +1,5 @@
 // The mixed-generation step as a table and JSON.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <numeric>

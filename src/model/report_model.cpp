@@ -1,4 +1,5 @@
 // Tables and JSON for the fit, the step, scaling and memory.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // Tables and JSON for quotes, run comparisons and the preset list.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include "fabricbench/core/sizes.hpp"

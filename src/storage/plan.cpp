@@ -68,23 +68,23 @@ std::uint64_t peak_bytes_per_rank(const StorageOptions& o) {
 
 std::uint64_t small_block_bytes(const StorageOptions& o) { return std::min(o.file_bytes, kMaxSmallBlock); }
 
-nlohmann::ordered_json to_json(const StorageOptions& o) {
+JsonValue to_json(const StorageOptions& o) {
   nlohmann::ordered_json modes = nlohmann::ordered_json::array();
   for (const Mode m : o.modes) modes.push_back(std::string(name(m)));
   nlohmann::ordered_json patterns = nlohmann::ordered_json::array();
   if (o.sequential) patterns.push_back("seq");
   if (o.small_files) patterns.push_back("small");
-  return {{"path", o.path},
-          {"local", o.local},
-          {"node_counts", o.node_counts},
-          {"patterns", patterns},
-          {"block_sizes", o.block_sizes},
-          {"bytes", o.bytes},
-          {"files", o.files},
-          {"file_bytes", o.file_bytes},
-          {"modes", modes},
-          {"one_per_node", o.one_per_node},
-          {"timeout_s", o.timeout_s}};
+  return nlohmann::ordered_json{{"path", o.path},
+                                {"local", o.local},
+                                {"node_counts", o.node_counts},
+                                {"patterns", patterns},
+                                {"block_sizes", o.block_sizes},
+                                {"bytes", o.bytes},
+                                {"files", o.files},
+                                {"file_bytes", o.file_bytes},
+                                {"modes", modes},
+                                {"one_per_node", o.one_per_node},
+                                {"timeout_s", o.timeout_s}};
 }
 
 }  // namespace fb::storage

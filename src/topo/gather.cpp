@@ -5,6 +5,7 @@
 
 #include "fabricbench/topo/inventory.hpp"
 #include "fabricbench/topo/report.hpp"
+#include "fact_json.hpp"
 #include "topo_internal.hpp"
 
 namespace fb::topo {
@@ -62,6 +63,15 @@ std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, cons
                                    int device_option) {
   const auto nvml = load_nvml();
   return gather_inventory(world, nodes, linked, Sysfs("/"), *nvml, device_option);
+}
+
+RecordedInventory record_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
+                                   int device_option) {
+  const auto inventory = gather_inventory(world, nodes, linked, device_option);
+  RecordedInventory out;
+  out.differences = find_differences(inventory);
+  for (const auto& line : inventory) out.lines.push_back(inventory_line(line));
+  return out;
 }
 
 }  // namespace fb::topo

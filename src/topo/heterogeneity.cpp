@@ -2,6 +2,7 @@
 // between nodes). Mixed GPU generations make fast cards wait for slow ones;
 // mixed drivers, NCCL versions, NIC rates, MTUs or firmware make results
 // depend on which nodes a job lands on.
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <map>

@@ -1,6 +1,7 @@
 // The inventory as a record line (docs/results-schema.md, "inventory").
 #include <nlohmann/json.hpp>
 
+#include "fact_json.hpp"
 #include "topo_internal.hpp"
 
 namespace fb::topo {

@@ -4,6 +4,7 @@
 //   inter  the node's IB ports, RoCE ports, EFA devices, and TCP over its
 //          Ethernet interfaces (rate x count)
 //   rail   the NICs nearest this rank's GPU
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <map>

@@ -1,6 +1,7 @@
 // The readable report rank 0 prints: one block per node, then the differences.
 #include "fabricbench/topo/report.hpp"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

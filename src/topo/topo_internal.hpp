@@ -1,7 +1,6 @@
 // Helpers shared by the topo sources; not part of the public interface.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,25 +24,5 @@ std::string nvlink_text(const NvLinks& links);
 
 // CUDA's version encoding, 1000 * major + 10 * minor, as "13.0".
 std::string cuda_version_text(int version);
-
-// The record's convention for facts: the value, or null and the reason under
-// "unknown" in the same object.
-template <typename T>
-void put(nlohmann::ordered_json& obj, const char* key, const Fact<T>& fact) {
-  if (fact) {
-    obj[key] = *fact;
-  } else {
-    obj[key] = nullptr;
-    obj["unknown"][key] = fact.why();
-  }
-}
-
-// The "unknown" map last in the object, after the facts it explains.
-inline void unknown_last(nlohmann::ordered_json& obj) {
-  if (!obj.contains("unknown")) return;
-  auto unknown = std::move(obj["unknown"]);
-  obj.erase("unknown");
-  obj["unknown"] = std::move(unknown);
-}
 
 }  // namespace fb::topo

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     app.parse(args);
     const fb::RunOptions o = fb::cli::resolve(flags);
     (void)app.config_to_str(true, false);  // what ranks compare
-    (void)fb::to_json(o).dump();
+    (void)fb::to_json(o).get().dump();
   } catch (const CLI::ParseError&) {
   } catch (const fb::UsageError&) {
   }

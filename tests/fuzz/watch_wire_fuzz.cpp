@@ -17,6 +17,7 @@
 // malformed frame or hangs up is gone at once, not at the hello timeout.
 // On rank 0, what it passes on drives the judge (judge.hpp), whose verdict
 // at any time becomes a record line that reads back.
+#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -152,7 +153,7 @@ class Parent : public Hub::Events {
       if (end->status != "hang" && end->status != "rank_lost" && end->status != "error" && end->status != "killed")
         broken("a verdict of no known kind");
       if (end->message.empty() || end->exit_code <= 0) broken("a verdict that says nothing");
-      const nlohmann::ordered_json line = {{"type", "summary"}, {"status", end->status}, {"report", end->report}};
+      const nlohmann::ordered_json line = {{"type", "summary"}, {"status", end->status}, {"report", end->report.get()}};
       // As RecordWriter writes it (a text cut mid-character is replaced, not thrown on).
       const std::string text = line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
       if (!nlohmann::json::accept(text)) broken("a verdict whose record line does not read back");

@@ -189,11 +189,12 @@ double cpu_s() {
   c.on_end = [&](const RunEnd& end) {
     const double at = monotonic_s();
     std::lock_guard lock(mutex);
+    const auto& report = end.report.get();
     result = {{"status", end.status},
               {"report_after_s", at - plan.fault_s},
-              {"stuck_ranks", end.report.value("stuck_ranks", json::array())},
-              {"waiting_ranks", end.report.contains("waiting_ranks") ? end.report["waiting_ranks"].size() : 0},
-              {"lost_ranks", end.report.value("lost_ranks", json::array())},
+              {"stuck_ranks", json(report.value("stuck_ranks", nlohmann::ordered_json::array()))},
+              {"waiting_ranks", report.contains("waiting_ranks") ? report["waiting_ranks"].size() : 0},
+              {"lost_ranks", json(report.value("lost_ranks", nlohmann::ordered_json::array()))},
               {"message", end.message.substr(0, 300)},
               // While it judges: every child's connection is still open.
               {"open_fds", static_cast<int>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),

@@ -3,6 +3,7 @@
 // what scripts/sanitize.sh's ThreadSanitizer tree checks (the engine thread
 // publishing each iteration, the watchdog thread reading the board, the
 // abort reaching a group the engine is blocked in).
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -134,12 +135,12 @@ TEST(WatchEngine, AHangInsideTheEnginesLoopIsNamedAndEveryBlockedRankAborted) {
   for (auto& e : engines) e.join();
   ASSERT_TRUE(end);
   EXPECT_EQ(end->status, "hang") << end->message;
-  EXPECT_EQ(end->report["stuck_ranks"], std::vector<int>{kStuckRank}) << end->message;
-  EXPECT_EQ(end->report["waiting_ranks"].size(), static_cast<std::size_t>(kRanks - 1)) << end->message;
+  EXPECT_EQ(end->report.get()["stuck_ranks"], std::vector<int>{kStuckRank}) << end->message;
+  EXPECT_EQ(end->report.get()["waiting_ranks"].size(), static_cast<std::size_t>(kRanks - 1)) << end->message;
   // The stuck rank issued iteration kHangAt (counted from 0) and no more;
   // the others the next one.
-  EXPECT_EQ(end->report["stuck"][0]["iteration"], kHangAt + 1) << end->message;
-  EXPECT_EQ(end->report["stuck"][0]["op"], "all_reduce");
+  EXPECT_EQ(end->report.get()["stuck"][0]["iteration"], kHangAt + 1) << end->message;
+  EXPECT_EQ(end->report.get()["stuck"][0]["op"], "all_reduce");
   for (int r = 0; r < kRanks; ++r) EXPECT_TRUE(by_watchdog[static_cast<std::size_t>(r)]) << "rank " << r;
 }
 

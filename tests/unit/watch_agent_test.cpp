@@ -3,6 +3,7 @@
 // progress board, the test playing the engines; and single hubs fed by
 // hand-made connections (malformed frames, strangers, a full descriptor
 // table). Timings are judged against the timeout with wide margins.
+#include <nlohmann/json.hpp>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -41,9 +42,9 @@ TEST(WatchAgents, AHangBehindANodeLeaderIsNamedWithinTheTimeout) {
   const auto end = job.verdict(1.5 + 8);
   ASSERT_TRUE(end);
   EXPECT_EQ(end->status, "hang") << end->message;
-  EXPECT_EQ(end->report["stuck_ranks"], std::vector<int>{9}) << end->message;
-  EXPECT_EQ(end->report["waiting_ranks"].size(), 11u);
-  EXPECT_EQ(end->report["stuck"][0]["host"], "node-2");
+  EXPECT_EQ(end->report.get()["stuck_ranks"], std::vector<int>{9}) << end->message;
+  EXPECT_EQ(end->report.get()["waiting_ranks"].size(), 11u);
+  EXPECT_EQ(end->report.get()["stuck"][0]["host"], "node-2");
   EXPECT_LE(job.ended_at_s() - planted, 1.5 + 5);
   // Rank 0 told everyone to stop, through the leaders.
   for (int r = 0; r < 12; ++r)
@@ -97,7 +98,7 @@ TEST(WatchAgents, ARankGoneBehindItsLeaderIsLostAndNamed) {
   const auto end = job.verdict(5);
   ASSERT_TRUE(end);
   EXPECT_EQ(end->status, "rank_lost");
-  EXPECT_EQ(end->report["lost_ranks"], std::vector<int>{6}) << end->message;
+  EXPECT_EQ(end->report.get()["lost_ranks"], std::vector<int>{6}) << end->message;
 }
 
 TEST(WatchAgents, ALeaderGoneLosesItsWholeNode) {
@@ -107,7 +108,7 @@ TEST(WatchAgents, ALeaderGoneLosesItsWholeNode) {
   job.agent(4).cancel();
   const auto end = job.verdict(5);
   ASSERT_TRUE(end);
-  EXPECT_EQ(end->report["lost_ranks"], (std::vector<int>{4, 5, 6, 7})) << end->message;
+  EXPECT_EQ(end->report.get()["lost_ranks"], (std::vector<int>{4, 5, 6, 7})) << end->message;
 }
 
 // The whole job's watchdog clocks jump by 30 s at once, as after SIGSTOP and
@@ -125,7 +126,7 @@ TEST(WatchAgents, AJumpOfEveryClockIsASuspendNotASilence) {
   job.plant_hang(4);
   const auto end = job.verdict(1.0 + 8);
   ASSERT_TRUE(end);
-  EXPECT_EQ(end->report["stuck_ranks"], std::vector<int>{4}) << end->message;
+  EXPECT_EQ(end->report.get()["stuck_ranks"], std::vector<int>{4}) << end->message;
 }
 
 // A fake rank 0 that welcomes a leader and then never beats again.

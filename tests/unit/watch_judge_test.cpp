@@ -1,5 +1,6 @@
 // Rank 0's knowledge of the ranks (judge.hpp) and the tree they report
 // through (tree.hpp), driven by events and times alone.
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "judge.hpp"
@@ -67,7 +68,7 @@ TEST(WatchJudge, AFrozenRankBehindItsLeaderIsNamedAloneWithTheLeaderStillAnsweri
   const auto end = j.verdict(10.5);
   ASSERT_TRUE(end);
   EXPECT_EQ(end->status, "rank_lost");
-  EXPECT_EQ(end->report["lost_ranks"], std::vector<int>{13}) << end->message;
+  EXPECT_EQ(end->report.get()["lost_ranks"], std::vector<int>{13}) << end->message;
   EXPECT_NE(end->message.find("its node leader, rank 8, still answers"), std::string::npos) << end->message;
 }
 
@@ -81,7 +82,7 @@ TEST(WatchJudge, AFrozenLeaderTakesItsWholeNodeAndSaysSo) {
   }
   const auto end = j.verdict(6.75);
   ASSERT_TRUE(end);
-  EXPECT_EQ(end->report["lost_ranks"], (std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15})) << end->message;
+  EXPECT_EQ(end->report.get()["lost_ranks"], (std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15})) << end->message;
   EXPECT_NE(end->message.find("rank 9 (node-b): cut off: its node leader, rank 8, stopped answering"),
             std::string::npos)
       << end->message;
@@ -95,7 +96,7 @@ TEST(WatchJudge, ALeaderWhoseConnectionClosedLosesItsNode) {
   j.link_lost(8, "its connection closed", 1.5);
   const auto end = j.verdict(1.8);
   ASSERT_TRUE(end);
-  EXPECT_EQ(end->report["lost_ranks"], (std::vector<int>{8, 9, 10, 11, 12, 13, 14})) << end->message;
+  EXPECT_EQ(end->report.get()["lost_ranks"], (std::vector<int>{8, 9, 10, 11, 12, 13, 14})) << end->message;
 }
 
 // A lost rank is why the others stop moving: while the ones lost with it
@@ -113,7 +114,7 @@ TEST(WatchJudge, ALostRankIsReportedNotAHangOfTheRanksWaitingOnIt) {
   const auto end = j.verdict(5.5);
   ASSERT_TRUE(end);
   EXPECT_EQ(end->status, "rank_lost");
-  EXPECT_EQ(end->report["lost_ranks"], std::vector<int>{1});
+  EXPECT_EQ(end->report.get()["lost_ranks"], std::vector<int>{1});
 }
 
 // Issue 17: after a suspend of the whole job every rank had been silent for
@@ -144,7 +145,7 @@ TEST(WatchJudge, TheStallOfASilentRankIsItsReportPlusItsSilence) {
   j.check_silence(105.2);
   const auto end = j.verdict(105.5);
   ASSERT_TRUE(end);
-  const auto& lost = end->report["lost"][0];
+  const auto& lost = end->report.get()["lost"][0];
   EXPECT_NEAR(lost["stalled_s"].get<double>(), 1.5 + 5.2, 1e-9);
   EXPECT_NE(lost["lost"].get<std::string>().find("silent for 5.2 s"), std::string::npos) << lost.dump();
 }
@@ -160,7 +161,7 @@ TEST(WatchJudge, EveryoneSaidByeIsDoneAndAHangAfterTheOwnSweepIsStillCaught) {
   j.state(2, timed(1, 5.5), 0, 5.6);  // rank 2 never got out of its op
   const auto end = j.verdict(5.6);
   ASSERT_TRUE(end);
-  EXPECT_EQ(end->report["stuck_ranks"], std::vector<int>{2});
+  EXPECT_EQ(end->report.get()["stuck_ranks"], std::vector<int>{2});
   j.bye(2);
   EXPECT_TRUE(j.all_done());
 }

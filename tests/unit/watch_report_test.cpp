@@ -2,6 +2,7 @@
 #include "fabricbench/core/watch_report.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace fb::watch {
 namespace {
@@ -31,11 +32,11 @@ TEST(WatchReport, RankBehindIsStuckAndTheOthersWaitOnIt) {
   const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
   EXPECT_EQ(end.status, "hang");
   EXPECT_EQ(end.exit_code, 3);
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{2});
-  EXPECT_EQ(end.report["waiting_ranks"], (std::vector<int>{0, 1, 3}));
-  EXPECT_EQ(end.report["stuck"][0]["host"], "node-b");
-  EXPECT_EQ(end.report["stuck"][0]["op"], "all_reduce");
-  EXPECT_EQ(end.report["stuck"][0]["iteration"], 6);
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{2});
+  EXPECT_EQ(end.report.get()["waiting_ranks"], (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(end.report.get()["stuck"][0]["host"], "node-b");
+  EXPECT_EQ(end.report.get()["stuck"][0]["op"], "all_reduce");
+  EXPECT_EQ(end.report.get()["stuck"][0]["iteration"], 6);
   EXPECT_NE(end.message.find("rank 2 (node-b): all_reduce global 1 MiB out-of-place, timed iteration 6"),
             std::string::npos)
       << end.message;
@@ -49,8 +50,8 @@ TEST(WatchReport, StalledTimeOfTheStuckIsAtLeastThatOfRanksWaitingInTheOp) {
   const std::vector<RankView> ranks{at(0, Phase::timed, 40, 7, 5.0), at(1, Phase::timed, 40, 6, 4.8)};
   ASSERT_TRUE(hang_detected(ranks));
   const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
-  EXPECT_GE(end.report["stalled_s"].get<double>(), 5.0);
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{1});
+  EXPECT_GE(end.report.get()["stalled_s"].get<double>(), 5.0);
 }
 
 // fabricbench pairs: the resting rank has entered fewer steps than the pair
@@ -61,16 +62,16 @@ TEST(WatchReport, ARankInAControlCollectiveIsNeverNamedWhileAnotherIsInAnOp) {
                                     at(2, Phase::warmup, 19, 1, 3.1, 3)};
   ASSERT_TRUE(hang_detected(ranks));
   const RunEnd end = hang_end(ranks, TimeoutPolicy{3});
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
-  EXPECT_EQ(end.report["waiting_ranks"], (std::vector<int>{0, 2}));
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(end.report.get()["waiting_ranks"], (std::vector<int>{0, 2}));
 }
 
 TEST(WatchReport, EveryRankInAControlCollectiveNamesTheFurthestBehind) {
   const std::vector<RankView> ranks{at(0, Phase::sync, 7, 0, 6), at(1, Phase::sync, 6, 0, 6)};
   ASSERT_TRUE(hang_detected(ranks));
   const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1});
-  EXPECT_EQ(end.report["waiting_ranks"], std::vector<int>{0});
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(end.report.get()["waiting_ranks"], std::vector<int>{0});
 }
 
 TEST(WatchReport, EveryRankInALongComputeStretchIsNotAHang) {
@@ -79,19 +80,19 @@ TEST(WatchReport, EveryRankInALongComputeStretchIsNotAHang) {
   // A rank that waits in a call for one still computing past the limit is.
   const std::vector<RankView> waiting{at(0, Phase::timed, 5, 1, 9), at(1, Phase::compute, 4, 0, 9)};
   ASSERT_TRUE(hang_detected(waiting));
-  EXPECT_EQ(hang_end(waiting, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(hang_end(waiting, TimeoutPolicy{5}).report.get()["stuck_ranks"], std::vector<int>{1});
   // So is one computing past the limit while the others wait in a barrier.
   const std::vector<RankView> barrier{at(0, Phase::sync, 6, 0, 9), at(1, Phase::compute, 4, 0, 9)};
   ASSERT_TRUE(hang_detected(barrier));
-  EXPECT_EQ(hang_end(barrier, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(hang_end(barrier, TimeoutPolicy{5}).report.get()["stuck_ranks"], std::vector<int>{1});
 }
 
 TEST(WatchReport, EveryRankInTheSameOpMeansNoneIsBehind) {
   const std::vector<RankView> ranks{at(0, Phase::timed, 9, 3, 6), at(1, Phase::timed, 9, 3, 6)};
   ASSERT_TRUE(hang_detected(ranks));
   const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
-  EXPECT_EQ(end.report["stuck_ranks"], (std::vector<int>{0, 1}));
-  EXPECT_TRUE(end.report["waiting_ranks"].empty());
+  EXPECT_EQ(end.report.get()["stuck_ranks"], (std::vector<int>{0, 1}));
+  EXPECT_TRUE(end.report.get()["waiting_ranks"].empty());
   EXPECT_NE(end.message.find("none is behind"), std::string::npos) << end.message;
 }
 
@@ -105,14 +106,14 @@ TEST(WatchReport, ARankThatStoppedAnsweringIsNamedNotTheRankWaitingOnIt) {
   const std::vector<RankView> ranks{at(0, Phase::timed, 40, 7, 5.0), frozen};
   ASSERT_TRUE(hang_detected(ranks));
   const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{1}) << end.message;
-  EXPECT_EQ(end.report["waiting_ranks"], std::vector<int>{0});
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{1}) << end.message;
+  EXPECT_EQ(end.report.get()["waiting_ranks"], std::vector<int>{0});
   EXPECT_NE(end.message.find("rank 1 stopped answering the watchdog 5.2 s ago"), std::string::npos) << end.message;
-  EXPECT_GE(end.report["stalled_s"].get<double>(), 5.0);
+  EXPECT_GE(end.report.get()["stalled_s"].get<double>(), 5.0);
   // Frozen at the same point as the rank waiting on it: not "every rank at the same point".
   frozen.state.at.iteration = 7;
   const RunEnd same = hang_end({at(0, Phase::timed, 40, 7, 5.0), frozen}, TimeoutPolicy{5});
-  EXPECT_EQ(same.report["stuck_ranks"], std::vector<int>{1}) << same.message;
+  EXPECT_EQ(same.report.get()["stuck_ranks"], std::vector<int>{1}) << same.message;
   EXPECT_EQ(same.message.find("every rank is at the same point"), std::string::npos) << same.message;
 }
 
@@ -123,8 +124,8 @@ TEST(WatchReport, ThousandsWaitingNameAFewHostsAndCountTheRest) {
     ranks.back().host = "host-" + std::to_string(r / 4);
   }
   const RunEnd end = hang_end(ranks, TimeoutPolicy{5});
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{37});
-  EXPECT_EQ(end.report["waiting_ranks"].size(), 63u);
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{37});
+  EXPECT_EQ(end.report.get()["waiting_ranks"].size(), 63u);
   EXPECT_NE(end.message.find("ranks 0-36,38-63 (host-0, host-1, host-2, host-3, host-4, host-5, host-6, host-7 and 8 "
                              "more hosts)"),
             std::string::npos)
@@ -136,7 +137,7 @@ TEST(WatchReport, ReportsLateByLessThanHalfTheTimeoutAreNotSilence) {
   auto late = at(1, Phase::timed, 40, 7, 4.1);
   late.age_s = 1.2;
   const RunEnd end = hang_end({at(0, Phase::timed, 40, 6, 5.3), late}, TimeoutPolicy{5});
-  EXPECT_EQ(end.report["stuck_ranks"], std::vector<int>{0}) << end.message;
+  EXPECT_EQ(end.report.get()["stuck_ranks"], std::vector<int>{0}) << end.message;
   EXPECT_DOUBLE_EQ(silent_after_s(TimeoutPolicy{5}), 2.5);
   EXPECT_DOUBLE_EQ(silent_after_s(TimeoutPolicy{1}), 1.0);  // never below four report periods
 }
@@ -161,7 +162,7 @@ TEST(WatchReport, WaitingInTheEngineIsNotAHangWhileSomeoneProgresses) {
 TEST(WatchReport, EveryRankStalledOutsideAnOpIsAHang) {
   const std::vector<RankView> ranks{at(0, Phase::sync, 5, 0, 6), at(1, Phase::setup, 4, 0, 7)};
   ASSERT_TRUE(hang_detected(ranks));
-  EXPECT_EQ(hang_end(ranks, TimeoutPolicy{5}).report["stuck_ranks"], std::vector<int>{1});
+  EXPECT_EQ(hang_end(ranks, TimeoutPolicy{5}).report.get()["stuck_ranks"], std::vector<int>{1});
 }
 
 TEST(WatchReport, BelowTheLimitOrFinishedOrLostIsNotAHang) {
@@ -182,7 +183,7 @@ TEST(WatchReport, LostRankIsNamedWithItsHostAndWhereTheOthersAre) {
   lost.age_s = 0.4;
   const RunEnd end = lost_end({at(0, Phase::warmup, 7, 1, 0.2), lost});
   EXPECT_EQ(end.status, "rank_lost");
-  EXPECT_EQ(end.report["lost_ranks"], std::vector<int>{1});
+  EXPECT_EQ(end.report.get()["lost_ranks"], std::vector<int>{1});
   EXPECT_NE(end.message.find("rank 1 (node-a): its connection closed"), std::string::npos) << end.message;
   EXPECT_NE(end.message.find("warm-up iteration 1"), std::string::npos) << end.message;
 }
@@ -191,12 +192,12 @@ TEST(WatchReport, ErrorAndSignalEndings) {
   const std::vector<RankView> ranks{at(0, Phase::sync, 1, 0, 0), at(1, Phase::timed, 1, 2, 0)};
   const RunEnd error = error_end(1, "MPI_Allreduce: MPI_ERR_TRUNCATE", ranks);
   EXPECT_EQ(error.status, "error");
-  EXPECT_EQ(error.report["host"], "node-a");
+  EXPECT_EQ(error.report.get()["host"], "node-a");
   EXPECT_NE(error.message.find("MPI_ERR_TRUNCATE"), std::string::npos);
   EXPECT_NE(error.message.find("timed iteration 2"), std::string::npos) << error.message;
   const RunEnd killed = killed_end(15, 1, ranks);
   EXPECT_EQ(killed.status, "killed");
-  EXPECT_EQ(killed.report["signal"], "SIGTERM");
+  EXPECT_EQ(killed.report.get()["signal"], "SIGTERM");
   EXPECT_EQ(killed.exit_code, 128 + 15);
 }
 

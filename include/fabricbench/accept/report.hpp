@@ -2,7 +2,7 @@
 // document and JUnit XML (one testcase per rule and per node).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -36,6 +36,8 @@ CheckLine check_line(const Verdict& verdict);
 nlohmann::ordered_json to_json(const Verdict& verdict);
 // The check.json document: the report's fields, counts, exit code, verdicts.
 nlohmann::ordered_json to_json(const Report& report);
+// The same as the file's text: indented, invalid UTF-8 (a hostname, a path) replaced, newline-ended.
+std::string check_json_text(const Report& report);
 
 // JUnit XML: one <testsuite> per profile, one <testcase> per rule; FAIL is a
 // <failure> carrying the figures, SKIP <skipped>, an unjudged rule <error>.

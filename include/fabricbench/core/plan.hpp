@@ -1,12 +1,11 @@
 // What a `run` measures: the parsed options, identical on every rank.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fabricbench/core/json_value.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/types.hpp"
@@ -48,8 +47,7 @@ struct RunOptions {
 };
 
 // The options as a JSON object for the run header.
-nlohmann::ordered_json to_json(const RunOptions& options);
-
+JsonValue to_json(const RunOptions& options);
 
 // The adaptive stop rule (src/core/timing.cpp, docs/run.md "When a size stops").
 // `run`'s default target: the 95% confidence interval of the median within +-2%.

@@ -25,21 +25,10 @@
 #include <variant>
 #include <vector>
 
+#include "fabricbench/core/json_value.hpp"
 #include "fabricbench/core/stats.hpp"
 
 namespace fb {
-
-// A JSON value carried whole (shared, never changed once made). Null when empty.
-class JsonValue {
- public:
-  JsonValue() = default;
-  JsonValue(const nlohmann::ordered_json& value);  // NOLINT(google-explicit-constructor): a JSON value is one
-  bool is_null() const;
-  const nlohmann::ordered_json& get() const;  // a null value when empty
-
- private:
-  std::shared_ptr<const nlohmann::ordered_json> value_;
-};
 
 // ---- `run`: the header, the first line of every record -------------------
 

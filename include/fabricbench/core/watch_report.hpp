@@ -4,12 +4,11 @@
 // of the reported states, so they are tested without MPI or sockets.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/core/watch_wire.hpp"
 
 namespace fb::watch {
@@ -55,7 +54,7 @@ struct RankView {
 struct RunEnd {
   std::string status;   // hang, rank_lost, error, killed
   std::string message;  // for people: who, where, what to do
-  nlohmann::ordered_json report = nlohmann::ordered_json::object();
+  JsonValue report;     // the watchdog's report (an object); null until one is made
   int exit_code = 3;
 };
 
@@ -73,6 +72,9 @@ RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy)
 // far beyond the report period (a quarter second), within the timeout.
 double silent_after_s(const TimeoutPolicy& policy);
 RunEnd lost_end(const std::vector<RankView>& ranks);
+// The report of a rank that stopped with an error: {rank, host, error}; the
+// record's summary carries it (error_end's, and a command's own errors).
+JsonValue error_report(int rank, const std::string& host, const std::string& error);
 RunEnd error_end(int rank, const std::string& what, const std::vector<RankView>& ranks);
 // `rank`: the first rank known to have received it.
 RunEnd killed_end(int signal, int rank, const std::vector<RankView>& ranks);

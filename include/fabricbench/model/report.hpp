@@ -2,7 +2,7 @@
 // precision and is what scripts/plot.py reads.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <utility>

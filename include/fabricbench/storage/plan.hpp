@@ -2,11 +2,11 @@
 // which node counts, and how much space that needs at once.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "fabricbench/core/json_value.hpp"
 
 #include "fabricbench/storage/patterns.hpp"
 
@@ -43,6 +43,7 @@ std::uint64_t small_block_bytes(const StorageOptions& options);
 // The sequential file's size at `block`: --bytes in whole blocks.
 std::uint64_t sequential_bytes(const StorageOptions& options, std::uint64_t block);
 
-nlohmann::ordered_json to_json(const StorageOptions& options);
+// The options as a JSON object for the record header.
+JsonValue to_json(const StorageOptions& options);
 
 }  // namespace fb::storage

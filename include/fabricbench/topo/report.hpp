@@ -3,12 +3,13 @@
 // JSON lines, so a record file can be reported on the same way.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/record_lines.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/topo/inventory.hpp"
 #include "fabricbench/topo/nvml.hpp"
@@ -51,5 +52,15 @@ std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, cons
 // The same on this machine: sysfs at "/", NVML loaded at run time.
 std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
                                    int device_option = -1);
+
+// What a measuring command records of the inventory: this machine's
+// gather_inventory as the record's typed lines, and how the ranks differ
+// (both empty on ranks other than 0).
+struct RecordedInventory {
+  std::vector<InventoryLine> lines;
+  std::vector<Difference> differences;
+};
+RecordedInventory record_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
+                                   int device_option);
 
 }  // namespace fb::topo

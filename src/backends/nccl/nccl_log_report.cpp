@@ -1,5 +1,6 @@
 #include "fabricbench/backends/nccl_log/nccl_log_report.hpp"
 
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -222,6 +223,10 @@ nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string
   return {{"files", files},          {"nccl_lines", log.nccl_lines},
           {"versions", log.versions}, {"communicators", comms},
           {"note", missing_lines_hint(log)}};
+}
+
+std::string format_json_text(const Log& log, const std::vector<std::string>& files) {
+  return format_json(log, files).dump(2) + "\n";
 }
 
 }  // namespace fb::nccl_log

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <string.h>
 
@@ -251,13 +252,14 @@ RunEnd hang_end(const std::vector<RankView>& ranks, const TimeoutPolicy& policy)
                             policy.describe(), verdict, frozen ? "" : ".\n  stuck:", grouped(stuck));
   if (!waiting.empty()) end.message += "\n  waiting on them:" + grouped(waiting);
   if (!lost.empty()) end.message += "\n  lost:" + where_lost({}, lost);
-  end.report = {{"timeout_s", limit},
-                {"stalled_s", stalled},
-                {"stuck_ranks", ranks_of(stuck)},
-                {"waiting_ranks", ranks_of(waiting)},
-                {"stuck", rank_array(stuck)},
-                {"waiting", rank_array(waiting)}};
-  if (!lost.empty()) end.report["lost"] = rank_array(lost);
+  nlohmann::ordered_json report = {{"timeout_s", limit},
+                                   {"stalled_s", stalled},
+                                   {"stuck_ranks", ranks_of(stuck)},
+                                   {"waiting_ranks", ranks_of(waiting)},
+                                   {"stuck", rank_array(stuck)},
+                                   {"waiting", rank_array(waiting)}};
+  if (!lost.empty()) report["lost"] = rank_array(lost);
+  end.report = report;
   return end;
 }
 
@@ -268,8 +270,12 @@ RunEnd lost_end(const std::vector<RankView>& ranks) {
   end.message = fmt::format("lost rank{} {}: {}{}", lost.size() > 1 ? "s" : "", rank_list(ranks_of(lost)),
                             lost.size() > 1 ? "these ranks stopped" : "this rank stopped",
                             " without finishing (killed, crashed, or its host is gone):" + where_lost(ranks, lost));
-  end.report = {{"lost_ranks", ranks_of(lost)}, {"lost", rank_array(lost)}};
+  end.report = nlohmann::ordered_json{{"lost_ranks", ranks_of(lost)}, {"lost", rank_array(lost)}};
   return end;
+}
+
+JsonValue error_report(int rank, const std::string& host, const std::string& error) {
+  return nlohmann::ordered_json{{"rank", rank}, {"host", host}, {"error", error}};
 }
 
 RunEnd error_end(int rank, const std::string& what, const std::vector<RankView>& ranks) {
@@ -279,8 +285,9 @@ RunEnd error_end(int rank, const std::string& what, const std::vector<RankView>&
   const std::string host = it != ranks.end() ? it->host : "?";
   const std::string where = it != ranks.end() && it->reported ? "; it was at " + describe(it->state.at) : "";
   end.message = fmt::format("rank {} ({}) stopped with an error: {}{}", rank, host, what, where);
-  end.report = {{"rank", rank}, {"host", host}, {"error", what}};
-  if (it != ranks.end() && it->reported) end.report["at"] = to_json(*it);
+  nlohmann::ordered_json report = error_report(rank, host, what).get();
+  if (it != ranks.end() && it->reported) report["at"] = to_json(*it);
+  end.report = report;
   return end;
 }
 
@@ -292,12 +299,13 @@ RunEnd killed_end(int signal, int rank, const std::vector<RankView>& ranks) {
   end.message = fmt::format("stopped by {} on rank {} (the launcher or the scheduler: a time limit, scancel, Ctrl-C, "
                             "or mpirun ending the job because a rank failed)",
                             sig_name, rank);
-  end.report = {{"signal", sig_name}, {"rank", rank}};
+  nlohmann::ordered_json report = {{"signal", sig_name}, {"rank", rank}};
   const auto lost = lost_ranks(ranks);
   if (!lost.empty()) {
     end.message += "; lost before:" + where_lost(ranks, lost);
-    end.report["lost"] = rank_array(lost);
+    report["lost"] = rank_array(lost);
   }
+  end.report = report;
   end.exit_code = 128 + signal;
   return end;
 }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "fabricbench/backends/nccl_log/nccl_log_model.hpp"
 
@@ -36,5 +36,7 @@ std::string channel_ranges(const std::set<int>& channels);
 
 std::string format_text(const Log& log, const std::vector<std::string>& files);
 nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string>& files);
+// The same as printed: indented, newline-ended.
+std::string format_json_text(const Log& log, const std::vector<std::string>& files);
 
 }  // namespace fb::nccl_log
