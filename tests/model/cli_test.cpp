@@ -115,7 +115,7 @@ TEST_F(ModelCli, ScaleMemoryQuotesAndPresets) {
   EXPECT_NE(quotes.out.find(" wins: USD "), std::string::npos) << quotes.out;
   const auto presets = run_process(fb("model presets --format json"));
   ASSERT_EQ(presets.exit_code, 0);
-  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 9u);
+  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 15u);
 }
 
 TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
