@@ -121,8 +121,9 @@ std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text) {
 namespace {
 
 NodePreset node_preset(const YAML::Node& n, std::string where) {
-  const Fields f(n, std::move(where),
-                 {"name", "description", "gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us", "source"});
+  const Fields f(
+      n, std::move(where),
+      {"name", "description", "gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us", "source", "caveat"});
   NodePreset p;
   p.name = preset_name(f);
   p.description = f.optional_text("description").value_or("");
@@ -136,6 +137,7 @@ NodePreset node_preset(const YAML::Node& n, std::string where) {
     throw UsageError(fmt::format("{}: NVLS needs fabric: nvlink (NVSwitch multicast)", f.name("nvls")));
   p.extra_hop_us = f.number_or("extra_hop_us", 0);
   p.source = f.text("source");
+  p.caveat = f.optional_text("caveat").value_or("");
   return p;
 }
 

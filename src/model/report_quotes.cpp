@@ -134,6 +134,8 @@ Table presets_table(const Presets& p) {
   for (const auto& n : p.networks) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& n : p.nodes) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& g : p.gpus) t.notes.push_back(g.name + ": " + g.source);
+  for (const auto& n : p.nodes)
+    if (!n.caveat.empty()) t.notes.push_back(fmt::format("caveat: {}: {}", n.name, n.caveat));
   for (const auto& g : p.gpus)
     if (const std::string_view why = unmeasured_reason(g.arch); !why.empty())
       t.notes.push_back(fmt::format("caveat: {} is {}", g.name, why));
@@ -153,10 +155,16 @@ json presets_json(const Presets& p) {
                                {"extra_hop_us", n.extra_hop_us}, {"nics_per_node", n.nics_per_node},
                                {"source", n.source}});
   for (const auto& n : p.nodes)
-    out["nodes"].push_back({{"name", n.name}, {"description", n.description}, {"gpus", n.gpus},
-                            {"line_gbps", n.line_gbps}, {"achievable", n.achievable},
-                            {"fabric", std::string(name(n.fabric))}, {"nvls_gbps", n.nvls_gbps},
-                            {"extra_hop_us", n.extra_hop_us}, {"source", n.source}});
+    out["nodes"].push_back({{"name", n.name},
+                            {"description", n.description},
+                            {"gpus", n.gpus},
+                            {"line_gbps", n.line_gbps},
+                            {"achievable", n.achievable},
+                            {"fabric", std::string(name(n.fabric))},
+                            {"nvls_gbps", n.nvls_gbps},
+                            {"extra_hop_us", n.extra_hop_us},
+                            {"source", n.source},
+                            {"caveat", n.caveat}});
   for (const auto& g : p.gpus)
     out["gpus"].push_back({{"name", g.name},
                            {"description", g.description},

@@ -55,6 +55,9 @@ struct NodePreset {
   double nvls_gbps = 0;     // NVLS all_reduce busbw, 0 = no NVLS
   double extra_hop_us = 0;  // latency per step beyond NCCL's table
   std::string source;
+  // What the model does not capture about this node, printed as a caveat
+  // with every step priced on it ("" = none).
+  std::string caveat;
 };
 
 struct GpuPreset {
