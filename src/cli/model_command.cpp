@@ -15,6 +15,7 @@
 #include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/report.hpp"
 #include "fabricbench/model/units.hpp"
+#include "preset_flags.hpp"
 
 namespace fb::cli {
 namespace {
@@ -22,7 +23,8 @@ namespace {
 using namespace fb::model;
 
 struct ModelFlags {
-  std::string results, scope, workload, quotes, node, gpu, presets, storage, format = "text";
+  std::string results, scope, workload, quotes, node, gpu, storage, format = "text";
+  PresetFlags presets;   // --presets DIR, --presets-add FILE
   std::string gpu_mix;   // model step --gpus: mixed GPU models
   std::string mix_from;  // model step --gpus-from: the mix a topo/run record's inventory holds
   bool mixed = false;    // --gpus or --gpus-from given (even empty: an empty mix is an error)
@@ -69,7 +71,7 @@ std::vector<int> node_counts(const ModelFlags& f) {
 
 void add_common(CLI::App* sub, ModelFlags& f) {
   sub->add_option("--format", f.format, "text, json or csv")->capture_default_str();
-  sub->add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
+  add_preset_flags(sub, f.presets);
 }
 
 void add_workload(CLI::App* sub, ModelFlags& f) {
@@ -83,7 +85,13 @@ void add_networks(CLI::App* sub, ModelFlags& f) {
   sub->add_option("--node", f.node, "fabric inside the node: a node preset or a results file (default: the GPU's)");
 }
 
-Presets presets_of(const ModelFlags& f) { return f.presets.empty() ? builtin_presets() : load_presets(f.presets); }
+// The presets, saying on stderr what --presets-add (or the quotes file's
+// presets:) changed.
+Presets presets_of(const ModelFlags& f, const std::string& first = "") {
+  Presets p = cli::presets_of(f.presets, first);
+  say_preset_changes("model", p);
+  return p;
+}
 
 Workload workload_of(const ModelFlags& f) {
   Workload w = load_workload(f.workload);
@@ -200,9 +208,9 @@ int run_memory(const ModelFlags& f) {
 }
 
 int run_quotes(const ModelFlags& f) {
-  const Presets presets = presets_of(f);
-  const Workload w = workload_of(f);
   const QuoteSet set = load_quotes(f.quotes);
+  const Presets presets = presets_of(f, set.presets);
+  const Workload w = workload_of(f);
   const auto base = std::filesystem::path(f.quotes).parent_path().string();
   const auto ranked = evaluate_quotes(set, w, presets, base, target_of(f));
   return print(f, quotes_table(ranked, set.currency), quotes_json(w.name, ranked, set.currency));

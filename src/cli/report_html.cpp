@@ -12,6 +12,7 @@
 #include "fabricbench/model/fit.hpp"
 #include "fabricbench/report/html.hpp"
 #include "record_header.hpp"
+#include "preset_flags.hpp"
 #include "report_subcommands.hpp"
 #include "fabricbench/core/log.hpp"
 
@@ -20,7 +21,8 @@ namespace {
 
 struct HtmlFlags {
   std::vector<std::string> records;
-  std::string check, workload, quotes, presets, out;
+  std::string check, workload, quotes, out;
+  PresetFlags presets;
   bool overwrite = false;
 };
 
@@ -45,7 +47,8 @@ report::HtmlInputs inputs_of(const HtmlFlags& f) {
     q.quotes_path = f.quotes;
     q.workload = model::load_workload(f.workload);
     q.quotes = model::load_quotes(f.quotes);
-    q.presets = f.presets.empty() ? model::builtin_presets() : model::load_presets(f.presets);
+    q.presets = presets_of(f.presets, q.quotes.presets);
+    say_preset_changes("report html", q.presets);
     in.quotes = std::move(q);
   }
   const BuildRef b = build_identity();
@@ -83,7 +86,7 @@ ReportSubcommand add_report_html(CLI::App& report) {
   html->add_option("--check", flags->check, "check.json of `fabricbench check` (else the records' check lines)");
   html->add_option("-w,--workload", flags->workload, "workload YAML for the quotes (profiles/workloads/)");
   html->add_option("-q,--quotes", flags->quotes, "quotes YAML to price for the workload (profiles/quotes/)");
-  html->add_option("--presets", flags->presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
+  add_preset_flags(html, flags->presets);
   html->add_option("-o,--out", flags->out, "the page to write (.html)")->required();
   html->add_flag("--overwrite", flags->overwrite, "replace -o when it exists (refused without it)");
   return {html, [flags](int, char**) { return run_html(*flags); }};

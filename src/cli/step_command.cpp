@@ -21,6 +21,7 @@
 #include "fabricbench/core/watch_report.hpp"
 #include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/presets.hpp"
+#include "preset_flags.hpp"
 #include "fabricbench/model/step.hpp"
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/from_model.hpp"
@@ -42,7 +43,7 @@ struct StepFlags {
   bool compare_model = false;
   std::string network;
   std::string node;
-  std::string presets;
+  PresetFlags presets;
   std::string out;
   std::string calibrated;
   bool overwrite = false;
@@ -63,7 +64,7 @@ void add_step_flags(CLI::App& app, StepFlags& f) {
   app.add_option("--network", f.network,
                  "for --compare-model: the network between nodes (preset, results file, FILE@SCOPE)");
   app.add_option("--node", f.node, "for --compare-model: the fabric inside a node (preset, results file, FILE@SCOPE)");
-  app.add_option("--presets", f.presets, "folder with networks.yaml, nodes.yaml, gpus.yaml (default: built in)");
+  add_preset_flags(&app, f.presets);
   app.add_option("--out", f.out, "results record, JSON Lines (docs/results-schema.md, 'step')")
       ->check(output_path_validator());
   app.add_flag("--overwrite", f.overwrite, "replace --out and --calibrated-workload files that exist (refused without it)");
@@ -201,7 +202,8 @@ class StepCommand final : public Measuring {
   StepCommand(const StepFlags& flags, const std::string& yaml) : f_(flags), yaml_(yaml) {}
   void prepare() override {
     const Comm& world = job().world;
-    presets_ = f_.presets.empty() ? model::builtin_presets() : model::load_presets(f_.presets);
+    presets_ = presets_of(f_.presets);
+    if (world.rank() == 0) say_preset_changes("step", presets_);
     w_ = job_workload(yaml_, f_.workload, job().nodes);
     schedule_ = step::schedule_from(structure_of(w_, presets_));
     step::validate(schedule_, world.size());

@@ -71,7 +71,7 @@ std::string bw_origin(const Group& g) {
 }
 
 double ll_cap(const Group& g) {
-  if (g.s.nodes == 1) return g.f.arch == GpuArch::hopper ? nccl::kLlMaxHopper : nccl::kLlMaxAmpere;
+  if (g.s.nodes == 1) return nccl::kLlMaxOneNode.at(static_cast<std::size_t>(g.f.arch));
   return g.s.nodes == 2 ? nccl::kLlMaxTwoNodes : nccl::kLlMaxManyNodes;
 }
 

@@ -9,6 +9,8 @@
 #include <array>
 #include <cstddef>
 
+#include "fabricbench/model/presets.hpp"
+
 namespace fb::model::nccl {
 
 enum class Proto { ll, ll128, simple };
@@ -46,10 +48,19 @@ inline constexpr double kTreeLl128OneNode = 7.0 / 9.0;
 inline constexpr double kTreeLl128 = 120.0 / 128.0;
 inline constexpr double kTreeAlgbw = 0.5;      // tree algbw = busbw x .5 (data goes up, then down)
 
-// LL's cap (llMaxBws), GB/s: one node by GPU architecture (Ampere also for
-// sm89 Ada, Hopper), two nodes and more by CPU vendor (Intel row).
-inline constexpr double kLlMaxAmpere = 87.7;
-inline constexpr double kLlMaxHopper = 141.0;
+// LL's cap (llMaxBws), GB/s: one node by GPU architecture, indexed by
+// GpuArch (Ampere's row also for sm89 Ada; Blackwell's is 2 x 141 from NCCL
+// 2.24 on; AMD's cdna3 has no row: RCCL skips this cap and scales by its own
+// tables, not modelled, so Hopper's stands in), two nodes and more by CPU
+// vendor (Intel row).
+inline constexpr std::array<double, kGpuArchs> kLlMaxOneNode{
+    87.7,       // ampere
+    87.7,       // ada (sm89: NCCL's Ampere row)
+    141.0,      // hopper
+    2 * 141.0,  // blackwell
+    141.0,      // cdna3: stand-in, see above
+};
+static_assert(static_cast<std::size_t>(GpuArch::cdna3) + 1 == kLlMaxOneNode.size());
 inline constexpr double kLlMaxTwoNodes = 39.0;
 inline constexpr double kLlMaxManyNodes = 20.4;
 

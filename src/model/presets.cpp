@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -16,10 +17,10 @@ namespace {
 
 using detail::Fields;
 
+// The entries of one section of a presets file; `file` names it in errors
+// ("networks.yaml: networks[2]: rate: ...", "my.yaml: gpus[0]: ...").
 template <typename T, typename ParseOne>
-std::vector<T> parse_list(std::string_view yaml_text, const char* file, const char* key, ParseOne parse_one) {
-  const YAML::Node doc = detail::load_yaml(yaml_text, file);
-  const Fields top(doc, file, {key});
+std::vector<T> parse_section(const Fields& top, const char* key, const std::string& file, ParseOne parse_one) {
   std::vector<T> out;
   for (const YAML::Node& item : detail::list(top, key)) {
     out.push_back(parse_one(item, fmt::format("{}: {}[{}]", file, key, out.size())));
@@ -28,6 +29,13 @@ std::vector<T> parse_list(std::string_view yaml_text, const char* file, const ch
         throw UsageError(fmt::format("{}: '{}' is defined twice", file, out.back().name));
   }
   return out;
+}
+
+template <typename T, typename ParseOne>
+std::vector<T> parse_list(std::string_view yaml_text, const char* file, const char* key, ParseOne parse_one) {
+  const YAML::Node doc = detail::load_yaml(yaml_text, file);
+  const Fields top(doc, file, {key});
+  return parse_section<T>(top, key, file, parse_one);
 }
 
 std::string preset_name(const Fields& f) {
@@ -47,10 +55,16 @@ double achievable(const Fields& f) {
 // value from going without its name.
 constexpr std::array<std::string_view, 2> kTransports{"rdma", "tcp"};
 constexpr std::array<std::string_view, 2> kFabrics{"nvlink", "pcie"};
-constexpr std::array<std::string_view, 3> kArchs{"ampere", "ada", "hopper"};
+constexpr std::array<std::string_view, kGpuArchs> kArchs{"ampere", "ada", "hopper", "blackwell", "cdna3"};
+// Why an architecture's figures are the datasheet's alone, "" where the NCCL
+// backend measures it.
+constexpr std::array<std::string_view, kGpuArchs> kUnmeasured{
+    "", "", "", "",
+    "an AMD GPU: no backend of fabricbench measures it yet (RCCL is not supported), so its figures are the "
+    "datasheet's, and its collectives are priced with NCCL's tuning model standing in for RCCL's"};
 static_assert(static_cast<std::size_t>(Transport::tcp) + 1 == kTransports.size());
 static_assert(static_cast<std::size_t>(NodeFabric::pcie) + 1 == kFabrics.size());
-static_assert(static_cast<std::size_t>(GpuArch::hopper) + 1 == kArchs.size());
+static_assert(kArchs.size() == kGpuArchs && kUnmeasured.size() == kGpuArchs);
 
 template <typename E, std::size_t N>
 E enum_of(const Fields& f, std::string_view key, const std::array<std::string_view, N>& names) {
@@ -78,72 +92,94 @@ const T& find(const std::vector<T>& list, std::string_view name, std::string_vie
 std::string_view name(Transport t) { return kTransports.at(static_cast<std::size_t>(t)); }
 std::string_view name(NodeFabric f) { return kFabrics.at(static_cast<std::size_t>(f)); }
 std::string_view name(GpuArch a) { return kArchs.at(static_cast<std::size_t>(a)); }
+std::string_view unmeasured_reason(GpuArch a) { return kUnmeasured.at(static_cast<std::size_t>(a)); }
+
+namespace {
+
+NetworkPreset network_preset(const YAML::Node& n, std::string where) {
+  const Fields f(n, std::move(where),
+                 {"name", "description", "rate", "achievable", "transport", "extra_hop_us", "nics_per_node", "source"});
+  NetworkPreset p;
+  p.name = preset_name(f);
+  p.description = f.optional_text("description").value_or("");
+  p.line_gbps = f.rate_gbps("rate");
+  p.achievable = achievable(f);
+  p.transport = enum_of<Transport>(f, "transport", kTransports);
+  p.extra_hop_us = f.number_or("extra_hop_us", 0);
+  p.nics_per_node = f.integer_or("nics_per_node", 1);
+  if (p.nics_per_node > 64) throw UsageError(fmt::format("{}: 1 to 64", f.name("nics_per_node")));
+  p.source = f.text("source");
+  return p;
+}
+
+}  // namespace
 
 std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text) {
-  return parse_list<NetworkPreset>(yaml_text, "networks.yaml", "networks", [](const YAML::Node& n, std::string where) {
-    const Fields f(n, std::move(where),
-                   {"name", "description", "rate", "achievable", "transport", "extra_hop_us", "nics_per_node",
-                    "source"});
-    NetworkPreset p;
-    p.name = preset_name(f);
-    p.description = f.optional_text("description").value_or("");
-    p.line_gbps = f.rate_gbps("rate");
-    p.achievable = achievable(f);
-    p.transport = enum_of<Transport>(f, "transport", kTransports);
-    p.extra_hop_us = f.number_or("extra_hop_us", 0);
-    p.nics_per_node = f.integer_or("nics_per_node", 1);
-    if (p.nics_per_node > 64) throw UsageError(fmt::format("{}: 1 to 64", f.name("nics_per_node")));
-    p.source = f.text("source");
-    return p;
-  });
+  return parse_list<NetworkPreset>(yaml_text, "networks.yaml", "networks", network_preset);
 }
+
+namespace {
+
+NodePreset node_preset(const YAML::Node& n, std::string where) {
+  const Fields f(
+      n, std::move(where),
+      {"name", "description", "gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us", "source", "caveat"});
+  NodePreset p;
+  p.name = preset_name(f);
+  p.description = f.optional_text("description").value_or("");
+  p.gpus = f.integer("gpus");
+  if (p.gpus > 1024) throw UsageError(fmt::format("{}: at most 1024", f.name("gpus")));
+  p.line_gbps = f.rate_gbps("rate");
+  p.achievable = achievable(f);
+  p.fabric = enum_of<NodeFabric>(f, "fabric", kFabrics);
+  if (f.has("nvls")) p.nvls_gbps = f.rate_gbps("nvls");
+  if (p.nvls_gbps > 0 && p.fabric != NodeFabric::nvlink)
+    throw UsageError(fmt::format("{}: NVLS needs fabric: nvlink (NVSwitch multicast)", f.name("nvls")));
+  p.extra_hop_us = f.number_or("extra_hop_us", 0);
+  p.source = f.text("source");
+  p.caveat = f.optional_text("caveat").value_or("");
+  return p;
+}
+
+}  // namespace
 
 std::vector<NodePreset> parse_node_presets(std::string_view yaml_text) {
-  return parse_list<NodePreset>(yaml_text, "nodes.yaml", "nodes", [](const YAML::Node& n, std::string where) {
-    const Fields f(n, std::move(where),
-                   {"name", "description", "gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us", "source"});
-    NodePreset p;
-    p.name = preset_name(f);
-    p.description = f.optional_text("description").value_or("");
-    p.gpus = f.integer("gpus");
-    if (p.gpus > 1024) throw UsageError(fmt::format("{}: at most 1024", f.name("gpus")));
-    p.line_gbps = f.rate_gbps("rate");
-    p.achievable = achievable(f);
-    p.fabric = enum_of<NodeFabric>(f, "fabric", kFabrics);
-    if (f.has("nvls")) p.nvls_gbps = f.rate_gbps("nvls");
-    if (p.nvls_gbps > 0 && p.fabric != NodeFabric::nvlink)
-      throw UsageError(fmt::format("{}: NVLS needs fabric: nvlink (NVSwitch multicast)", f.name("nvls")));
-    p.extra_hop_us = f.number_or("extra_hop_us", 0);
-    p.source = f.text("source");
-    return p;
-  });
+  return parse_list<NodePreset>(yaml_text, "nodes.yaml", "nodes", node_preset);
 }
 
+namespace {
+
+GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
+  const Fields f(n, std::move(where),
+                 {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
+                  "interconnect", "node", "source", "nvml_names"});
+  GpuPreset p;
+  p.name = preset_name(f);
+  p.description = f.optional_text("description").value_or("");
+  p.arch = enum_of<GpuArch>(f, "arch", kArchs);
+  p.memory_gib = f.number("memory_gib");
+  p.bf16_tflops = f.number("bf16_tflops");
+  p.fp16_tflops = f.number("fp16_tflops");
+  if (f.has("fp8_tflops")) p.fp8_tflops = f.number("fp8_tflops");
+  if (p.memory_gib <= 0 || p.bf16_tflops <= 0 || p.fp16_tflops <= 0 || (f.has("fp8_tflops") && p.fp8_tflops <= 0))
+    throw UsageError(fmt::format("{}: memory_gib and TFLOP/s must be positive", f.where()));
+  p.interconnect = f.text("interconnect");
+  p.node = f.text("node");
+  p.source = f.text("source");
+  if (f.has("nvml_names"))
+    for (const YAML::Node& name : detail::list(f, "nvml_names")) {
+      if (!name.IsScalar() || name.as<std::string>().empty())
+        throw UsageError(fmt::format("{}: a list of the card's names as nvidia-smi prints them (\"NVIDIA H200\")",
+                                     f.name("nvml_names")));
+      p.nvml_names.push_back(name.as<std::string>());
+    }
+  return p;
+}
+
+}  // namespace
+
 std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text) {
-  return parse_list<GpuPreset>(yaml_text, "gpus.yaml", "gpus", [](const YAML::Node& n, std::string where) {
-    const Fields f(n, std::move(where), {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops",
-                                         "interconnect", "node", "source", "nvml_names"});
-    GpuPreset p;
-    p.name = preset_name(f);
-    p.description = f.optional_text("description").value_or("");
-    p.arch = enum_of<GpuArch>(f, "arch", kArchs);
-    p.memory_gib = f.number("memory_gib");
-    p.bf16_tflops = f.number("bf16_tflops");
-    p.fp16_tflops = f.number("fp16_tflops");
-    if (p.memory_gib <= 0 || p.bf16_tflops <= 0 || p.fp16_tflops <= 0)
-      throw UsageError(fmt::format("{}: memory_gib and TFLOP/s must be positive", f.where()));
-    p.interconnect = f.text("interconnect");
-    p.node = f.text("node");
-    p.source = f.text("source");
-    if (f.has("nvml_names"))
-      for (const YAML::Node& name : detail::list(f, "nvml_names")) {
-        if (!name.IsScalar() || name.as<std::string>().empty())
-          throw UsageError(fmt::format("{}: a list of the card's names as nvidia-smi prints them (\"NVIDIA H200\")",
-                                       f.name("nvml_names")));
-        p.nvml_names.push_back(name.as<std::string>());
-      }
-    return p;
-  });
+  return parse_list<GpuPreset>(yaml_text, "gpus.yaml", "gpus", gpu_preset);
 }
 
 const NetworkPreset& Presets::network(std::string_view name, std::string_view what) const {
@@ -169,11 +205,61 @@ const Presets& builtin_presets() {
 
 Presets load_presets(const std::string& folder) {
   Presets p;
+  p.base = "--presets " + folder;
   p.networks = detail::parse_file(folder + "/networks.yaml", "presets file", parse_network_presets);
   p.nodes = detail::parse_file(folder + "/nodes.yaml", "presets file", parse_node_presets);
   p.gpus = detail::parse_file(folder + "/gpus.yaml", "presets file", parse_gpu_presets);
   for (const auto& g : p.gpus) p.node(g.node, fmt::format("gpus.yaml: {}: node", g.name));
   return p;
+}
+
+namespace {
+
+// Lays `items` over `list`: one with a name the list has replaces it, any
+// other is appended; each says so in `p.changes`.
+template <typename T>
+void lay_over(Presets& p, std::vector<T>& list, std::vector<T> items, const char* kind, const std::string& file) {
+  for (T& item : items) {
+    const std::string key = fmt::format("{} {}", kind, item.name);
+    const auto same = std::find_if(list.begin(), list.end(), [&](const T& t) { return t.name == item.name; });
+    if (same == list.end()) {
+      p.changes.push_back(fmt::format("{}: adds {} '{}'", file, kind, item.name));
+      list.push_back(std::move(item));
+    } else {
+      const auto earlier = p.added_from.find(key);
+      p.changes.push_back(fmt::format("{}: {} '{}' overrides the {}", file, kind, item.name,
+                                      earlier != p.added_from.end() ? "one from " + earlier->second
+                                      : p.base == "built in"        ? std::string("built-in preset")
+                                                                    : "preset from " + p.base));
+      *same = std::move(item);
+    }
+    p.added_from[key] = file;
+  }
+}
+
+}  // namespace
+
+Presets add_presets_text(Presets presets, std::string_view yaml_text, const std::string& file) {
+  const YAML::Node doc = detail::load_yaml(yaml_text, file);
+  const Fields top(doc, file, {"networks", "nodes", "gpus"});
+  if (!top.has("networks") && !top.has("nodes") && !top.has("gpus"))
+    throw UsageError(fmt::format("{}: no presets: give any of networks:, nodes:, gpus: (docs/model.md#presets)", file));
+  // All three parsed before any is laid over: a bad entry changes nothing.
+  std::vector<NetworkPreset> networks;
+  std::vector<NodePreset> nodes;
+  std::vector<GpuPreset> gpus;
+  if (top.has("networks")) networks = parse_section<NetworkPreset>(top, "networks", file, network_preset);
+  if (top.has("nodes")) nodes = parse_section<NodePreset>(top, "nodes", file, node_preset);
+  if (top.has("gpus")) gpus = parse_section<GpuPreset>(top, "gpus", file, gpu_preset);
+  lay_over(presets, presets.networks, std::move(networks), "network", file);
+  lay_over(presets, presets.nodes, std::move(nodes), "node", file);
+  lay_over(presets, presets.gpus, std::move(gpus), "gpu", file);
+  for (const auto& g : presets.gpus) presets.node(g.node, fmt::format("{}: gpu '{}': node", file, g.name));
+  return presets;
+}
+
+Presets add_presets(Presets presets, const std::string& path) {
+  return add_presets_text(std::move(presets), detail::read_file(path, "presets file"), path);
 }
 
 }  // namespace fb::model

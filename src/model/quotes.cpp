@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "fabricbench/core/errors.hpp"
 #include "yaml_fields.hpp"
@@ -123,9 +124,10 @@ std::string_view name(Billing billing) {
 
 QuoteSet parse_quotes(std::string_view yaml_text) {
   const YAML::Node doc = detail::load_yaml(yaml_text, "quotes");
-  const Fields top(doc, "quotes", {"currency", "job", "quotes"});
+  const Fields top(doc, "quotes", {"currency", "job", "quotes", "presets"});
   QuoteSet set;
   set.currency = top.optional_text("currency").value_or("USD");
+  set.presets = top.optional_text("presets").value_or("");
   set.job = parse_job(top);
   for (const YAML::Node& item : detail::list(top, "quotes")) {
     set.quotes.push_back(parse_quote(item, fmt::format("quotes[{}]", set.quotes.size())));
@@ -138,7 +140,10 @@ QuoteSet parse_quotes(std::string_view yaml_text) {
 }
 
 QuoteSet load_quotes(const std::string& path) {
-  return detail::parse_file(path, "quotes file", parse_quotes);
+  QuoteSet set = detail::parse_file(path, "quotes file", parse_quotes);
+  if (!set.presets.empty() && std::filesystem::path(set.presets).is_relative())
+    set.presets = (std::filesystem::path(path).parent_path() / set.presets).lexically_normal().string();
+  return set;
 }
 
 double billed_hours(const Quote& q, double hours) {

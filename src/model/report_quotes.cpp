@@ -127,32 +127,57 @@ Table presets_table(const Presets& p) {
                                   name(n.fabric),
                                   n.nvls_gbps > 0 ? fmt::format(", NVLS {:.4g} GB/s", n.nvls_gbps) : "")});
   for (const auto& g : p.gpus)
-    t.rows.push_back({"gpu", g.name,
-                      fmt::format("{}, {:.0f} GiB, bf16 {:.0f} / fp16 {:.0f} TFLOP/s, {}, node {}", name(g.arch),
-                                  g.memory_gib, g.bf16_tflops, g.fp16_tflops, g.interconnect, g.node)});
+    t.rows.push_back(
+        {"gpu", g.name,
+         fmt::format("{}, {:.0f} GiB, bf16 {:.0f} / fp16 {:.0f}{} TFLOP/s, {}, node {}", name(g.arch), g.memory_gib,
+                     g.bf16_tflops, g.fp16_tflops, g.fp8_tflops > 0 ? fmt::format(" / fp8 {:.0f}", g.fp8_tflops) : "",
+                     g.interconnect, g.node)});
   for (const auto& n : p.networks) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& n : p.nodes) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& g : p.gpus) t.notes.push_back(g.name + ": " + g.source);
+  for (const auto& n : p.nodes)
+    if (!n.caveat.empty()) t.notes.push_back(fmt::format("caveat: {}: {}", n.name, n.caveat));
+  for (const auto& g : p.gpus)
+    if (const std::string_view why = unmeasured_reason(g.arch); !why.empty())
+      t.notes.push_back(fmt::format("caveat: {} is {}", g.name, why));
+  for (const auto& c : p.changes) t.notes.push_back("presets: " + c);
   return t;
 }
 
 json presets_json(const Presets& p) {
-  json out = {{"type", "presets"}, {"networks", json::array()}, {"nodes", json::array()}, {"gpus", json::array()}};
+  json out = {{"type", "presets"},
+              {"networks", json::array()},
+              {"nodes", json::array()},
+              {"gpus", json::array()},
+              {"changes", p.changes}};
   for (const auto& n : p.networks)
     out["networks"].push_back({{"name", n.name}, {"description", n.description}, {"line_gbps", n.line_gbps},
                                {"achievable", n.achievable}, {"transport", std::string(name(n.transport))},
                                {"extra_hop_us", n.extra_hop_us}, {"nics_per_node", n.nics_per_node},
                                {"source", n.source}});
   for (const auto& n : p.nodes)
-    out["nodes"].push_back({{"name", n.name}, {"description", n.description}, {"gpus", n.gpus},
-                            {"line_gbps", n.line_gbps}, {"achievable", n.achievable},
-                            {"fabric", std::string(name(n.fabric))}, {"nvls_gbps", n.nvls_gbps},
-                            {"extra_hop_us", n.extra_hop_us}, {"source", n.source}});
+    out["nodes"].push_back({{"name", n.name},
+                            {"description", n.description},
+                            {"gpus", n.gpus},
+                            {"line_gbps", n.line_gbps},
+                            {"achievable", n.achievable},
+                            {"fabric", std::string(name(n.fabric))},
+                            {"nvls_gbps", n.nvls_gbps},
+                            {"extra_hop_us", n.extra_hop_us},
+                            {"source", n.source},
+                            {"caveat", n.caveat}});
   for (const auto& g : p.gpus)
-    out["gpus"].push_back({{"name", g.name}, {"description", g.description}, {"arch", std::string(name(g.arch))},
+    out["gpus"].push_back({{"name", g.name},
+                           {"description", g.description},
+                           {"arch", std::string(name(g.arch))},
                            {"memory_gib", g.memory_gib},
-                           {"bf16_tflops", g.bf16_tflops}, {"fp16_tflops", g.fp16_tflops},
-                           {"interconnect", g.interconnect}, {"node", g.node}, {"source", g.source}});
+                           {"bf16_tflops", g.bf16_tflops},
+                           {"fp16_tflops", g.fp16_tflops},
+                           {"fp8_tflops", g.fp8_tflops},
+                           {"interconnect", g.interconnect},
+                           {"node", g.node},
+                           {"source", g.source},
+                           {"unmeasured_reason", std::string(unmeasured_reason(g.arch))}});
   return out;
 }
 

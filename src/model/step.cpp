@@ -298,6 +298,10 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   s.assumptions.push_back(share_words(w));
   s.assumptions.push_back(bucket_words(w, p));
   if (const std::string pipe = pipeline_words(w, p); !pipe.empty()) s.assumptions.push_back(pipe);
+  if (const std::string_view why = unmeasured_reason(gpu.arch); !why.empty())
+    s.caveats.push_back(fmt::format("{} is {}", gpu.name, why));
+  for (const NodePreset& n : presets.nodes)
+    if (n.name == fabric.intra.label && !n.caveat.empty()) s.caveats.push_back(n.name + ": " + n.caveat);
   // Only while the workload leaves the framework's share at NCCL's own:
   // one it states is the framework's loss, priced.
   if (w.zero == 3 && p.nodes > 1 && w.busbw_share.dp >= 1)

@@ -115,7 +115,71 @@ TEST_F(ModelCli, ScaleMemoryQuotesAndPresets) {
   EXPECT_NE(quotes.out.find(" wins: USD "), std::string::npos) << quotes.out;
   const auto presets = run_process(fb("model presets --format json"));
   ASSERT_EQ(presets.exit_code, 0);
-  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 9u);
+  EXPECT_EQ(nlohmann::json::parse(presets.out)["gpus"].size(), 15u);
+}
+
+// Issue 37: today's clusters priced side by side, one of them on AMD GPUs
+// that no backend measures (the output says so).
+TEST_F(ModelCli, TodaysClustersArePricedAndAnAmdGpuSaysNothingMeasuresIt) {
+  const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
+  const auto r = run_process(fb("model quotes -w " + w + " -q " + profile("quotes/todays-clusters.yaml")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"h100-8x400g-ib", "b200-8x800g-xdr", "h100-1x100gbe-tcp", "gb200-nvl72-4-trays"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
+  EXPECT_NE(r.out.find(" wins: USD "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("caveat: nvl72-tray-4: one tray of a GB200/GB300 NVL72 rack priced as a 4-GPU node"),
+            std::string::npos)
+      << r.out;
+  const auto amd = run_process(fb("model quotes -w " + w + " -q " +
+                                  write("amd.yaml",
+                                        "job: {tokens: 1B}\nquotes:\n  - {name: amd, gpu: mi325x, "
+                                        "gpus_per_node: 8, nodes: 2, network: 8x400g-roce, "
+                                        "price_per_gpu_hour: 2}\n")));
+  ASSERT_EQ(amd.exit_code, 0) << amd.err;
+  EXPECT_NE(amd.out.find("caveat: mi325x is an AMD GPU: no backend of fabricbench measures it yet (RCCL is not "
+                         "supported)"),
+            std::string::npos)
+      << amd.out;
+  const auto presets = run_process(fb("model presets"));
+  ASSERT_EQ(presets.exit_code, 0) << presets.err;
+  EXPECT_NE(presets.out.find("caveat: mi300x is an AMD GPU"), std::string::npos) << presets.out;
+}
+
+// --presets-add FILE lays a user's presets over the built-in set, saying what
+// it overrides; a quotes file's presets: does the same; a bad file is refused
+// naming the file and the key.
+TEST_F(ModelCli, PresetsAddOverridesOneAndSaysSoAndRefusesABadFile) {
+  const std::string mine = write("mine.yaml",
+                                 "gpus:\n  - {name: h100-sxm, arch: hopper, memory_gib: 80, bf16_tflops: "
+                                 "700, fp16_tflops: 700, interconnect: NVLink 4, node: nvlink4-8, "
+                                 "source: our GEMM}\n");
+  const auto r = run_process(fb("model presets --format json --presets-add " + mine));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("fabricbench model: presets: " + mine + ": gpu 'h100-sxm' overrides the built-in preset"),
+            std::string::npos)
+      << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpus"].size(), 15u);
+  for (const auto& g : j["gpus"]) {
+    if (g["name"] == "h100-sxm") {
+      EXPECT_DOUBLE_EQ(g["bf16_tflops"].get<double>(), 700);
+    }
+  }
+  // The quotes file names the same file (relative to itself): the quote is priced on 700 TFLOP/s.
+  const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
+  const std::string q = write("q.yaml",
+                              "presets: mine.yaml\njob: {tokens: 1B}\nquotes:\n  - {name: ours, gpu: "
+                              "h100-sxm, gpus_per_node: 8, nodes: 2, network: 8x400g-ndr-ib, "
+                              "price_per_gpu_hour: 2}\n");
+  const auto quoted = run_process(fb("model quotes -w " + w + " -q " + q));
+  ASSERT_EQ(quoted.exit_code, 0) << quoted.err;
+  EXPECT_NE(quoted.out.find("h100-sxm's 700 TFLOP/s"), std::string::npos) << quoted.out;
+  EXPECT_NE(quoted.err.find("overrides the built-in preset"), std::string::npos) << quoted.err;
+  const std::string bad = write("bad.yaml", "networks:\n  - {name: x, rate: 100, transport: rdma, source: s}\n");
+  const auto refused = run_process(
+      fb("model quotes -w " + w + " -q " + profile("quotes/todays-clusters.yaml") + " --presets-add " + bad));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find(bad + ": networks[0]: rate '100'"), std::string::npos) << refused.err;
 }
 
 TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {

@@ -20,9 +20,9 @@ namespace {
 
 TEST(Presets, EveryEntryHasItsFiguresAndSource) {
   const Presets& p = builtin_presets();
-  EXPECT_EQ(p.networks.size(), 6u);
-  EXPECT_EQ(p.nodes.size(), 7u);
-  EXPECT_EQ(p.gpus.size(), 9u);
+  EXPECT_EQ(p.networks.size(), 14u);
+  EXPECT_EQ(p.nodes.size(), 10u);
+  EXPECT_EQ(p.gpus.size(), 15u);
   for (const auto& n : p.networks) EXPECT_FALSE(n.source.empty()) << n.name;
   for (const auto& n : p.nodes) EXPECT_FALSE(n.source.empty()) << n.name;
   for (const auto& g : p.gpus) {

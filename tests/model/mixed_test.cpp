@@ -85,10 +85,10 @@ TEST(MixedStep, BadMixesNameTheInput) {
   EXPECT_THROW(parse_gpu_mix("a100-80gb:0", p, "--gpus"), UsageError);
   EXPECT_THROW(predict("a100-80gb:8"), UsageError);  // 8 of the workload's 16 GPUs
   try {
-    parse_gpu_mix("a100-80gb:8,b300:8", p, "--gpus");
+    parse_gpu_mix("a100-80gb:8,r100:8", p, "--gpus");
     FAIL() << "an unknown preset was taken";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("b300"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("r100"), std::string::npos) << e.what();
   }
 }
 
@@ -112,7 +112,7 @@ TEST(MixedStepCli, PrintsTheWaitAndBothSplitsAndExitsTwoOnBadMixes) {
   struct Case {
     std::string gpus, expect;
   };
-  for (const Case& c : {Case{"a100-80gb:8,b300:8", "no such GPU preset 'b300'"}, Case{"''", "--gpus is empty"},
+  for (const Case& c : {Case{"a100-80gb:8,r100:8", "no such GPU preset 'r100'"}, Case{"''", "--gpus is empty"},
                         Case{"a100-80gb:x", "--gpus 'a100-80gb:x'"}, Case{"a100-80gb:8", "the mix has 8 GPUs"}}) {
     const auto bad = test::run_process(step_cmd(c.gpus));
     EXPECT_EQ(bad.exit_code, 2) << c.gpus << "\n" << bad.err;
@@ -192,8 +192,8 @@ TEST(MixedFromRecord, NoInventoryNoModelOrAnUnknownModelNameTheFileAndTheFix) {
   const std::string none = message({inventory_json(0, "cpu01", {}, -1)});
   EXPECT_NE(none.find("no inventory line names a GPU model"), std::string::npos) << none;
   EXPECT_NE(none.find("--gpus GPU:COUNT"), std::string::npos) << none;
-  const std::string unknown = message({inventory_json(0, "gpu01", {"NVIDIA B300 SXM6 AC"}, -1)});
-  EXPECT_NE(unknown.find("'NVIDIA B300 SXM6 AC' (on gpu01)"), std::string::npos) << unknown;
+  const std::string unknown = message({inventory_json(0, "gpu01", {"NVIDIA R100 SXM7"}, -1)});
+  EXPECT_NE(unknown.find("'NVIDIA R100 SXM7' (on gpu01)"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("nvml_names"), std::string::npos) << unknown;
 }
 

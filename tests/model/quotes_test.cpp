@@ -130,9 +130,9 @@ TEST(Quotes, BadInputNamesTheQuote) {
                                "price_per_gpu_hour: 2}")
                 .find("'a' appears twice"),
             std::string::npos);
-  EXPECT_NE(error_of(job + "quotes:\n  - {name: a, gpu: b300, gpus_per_node: 8, nodes: 2, network: 1x10gbe, "
+  EXPECT_NE(error_of(job + "quotes:\n  - {name: a, gpu: r100, gpus_per_node: 8, nodes: 2, network: 1x10gbe, "
                            "price_per_gpu_hour: 1}")
-                .find("no such GPU preset 'b300'; known: a100-40gb"),
+                .find("no such GPU preset 'r100'; known: a100-40gb"),
             std::string::npos);
   EXPECT_NE(error_of(job + "quotes:\n  - {name: a, gpu: a100-80gb, gpus_per_node: 8, nodes: 2, "
                            "price_per_gpu_hour: 1}")

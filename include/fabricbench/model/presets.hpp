@@ -4,6 +4,8 @@
 // needs no files beside it.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,12 +18,19 @@ namespace fb::model {
 enum class Transport { rdma, tcp };
 // The fabric between the GPUs of a node: NCCL's NVLink or PCI hop latencies.
 enum class NodeFabric { nvlink, pcie };
-// GPU generation, for NCCL's per-architecture protocol limits.
-enum class GpuArch { ampere, ada, hopper };
+// GPU generation, for NCCL's per-architecture protocol limits. cdna3 (AMD
+// MI300X, MI325X) is priced from its datasheet; no backend of fabricbench
+// measures it (RCCL is not supported), which the model's output says.
+enum class GpuArch { ampere, ada, hopper, blackwell, cdna3 };
+inline constexpr std::size_t kGpuArchs = 5;
+static_assert(static_cast<std::size_t>(GpuArch::cdna3) + 1 == kGpuArchs);
 
 std::string_view name(Transport t);
 std::string_view name(NodeFabric f);
 std::string_view name(GpuArch a);
+// "" for an architecture fabricbench's NCCL backend measures; else why the
+// figures for it are the datasheet's alone (AMD: no RCCL backend).
+std::string_view unmeasured_reason(GpuArch a);
 
 // A NIC type. A network spec names how many a node has ("8x400g-ndr-ib").
 struct NetworkPreset {
@@ -46,6 +55,9 @@ struct NodePreset {
   double nvls_gbps = 0;     // NVLS all_reduce busbw, 0 = no NVLS
   double extra_hop_us = 0;  // latency per step beyond NCCL's table
   std::string source;
+  // What the model does not capture about this node, printed as a caveat
+  // with every step priced on it ("" = none).
+  std::string caveat;
 };
 
 struct GpuPreset {
@@ -55,6 +67,7 @@ struct GpuPreset {
   double memory_gib = 0;
   double bf16_tflops = 0;  // peak dense (no sparsity)
   double fp16_tflops = 0;
+  double fp8_tflops = 0;     // peak dense fp8, 0 = not given (listed; steps price bf16/fp16)
   std::string interconnect;  // "NVLink 4, 900 GB/s total" or "PCIe Gen4 x16"
   std::string node;          // default node preset
   std::string source;
@@ -67,6 +80,13 @@ struct Presets {
   std::vector<NetworkPreset> networks;
   std::vector<NodePreset> nodes;
   std::vector<GpuPreset> gpus;
+  // Where the set came from ("built in" or "--presets DIR"), and for each
+  // preset a --presets-add file laid over it ("gpu h100-sxm" -> the file).
+  std::string base = "built in";
+  std::map<std::string, std::string> added_from;
+  // What the --presets-add files changed, one line each ("FILE: adds gpu 'x'",
+  // "FILE: gpu 'h100-sxm' overrides the built-in preset").
+  std::vector<std::string> changes;
 
   // Look-ups throw fb::UsageError naming `what` and listing the names known.
   const NetworkPreset& network(std::string_view name, std::string_view what) const;
@@ -82,7 +102,16 @@ std::vector<GpuPreset> parse_gpu_presets(std::string_view yaml_text);
 // The presets built from profiles/presets/*.yaml at compile time.
 const Presets& builtin_presets();
 
-// Reads networks.yaml, nodes.yaml and gpus.yaml from a folder (--presets).
+// Reads networks.yaml, nodes.yaml and gpus.yaml from a folder (--presets):
+// the whole set, the built-in one left out.
 Presets load_presets(const std::string& folder);
+
+// A user's presets file (--presets-add, a quotes file's `presets:`): any of
+// the sections networks:, nodes:, gpus:, each entry as in the built-in files
+// (the same keys, a source, rates with units). An entry whose name the set
+// has replaces that preset, any other is added; `changes` says which. Errors
+// name the file, the entry and the key. Every GPU must name a known node.
+Presets add_presets(Presets presets, const std::string& path);
+Presets add_presets_text(Presets presets, std::string_view yaml_text, const std::string& file);
 
 }  // namespace fb::model

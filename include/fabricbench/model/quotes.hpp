@@ -39,6 +39,9 @@ struct Job {
 
 struct QuoteSet {
   std::string currency = "USD";
+  // `presets:`: a presets file laid over the built-in set for these quotes
+  // (add_presets); load_quotes resolves it against the quotes file's folder.
+  std::string presets;
   Job job;
   std::vector<Quote> quotes;
 };
