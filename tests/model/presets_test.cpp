@@ -12,21 +12,13 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/quotes.hpp"
 #include "model_workloads.hpp"
+#include "messages.hpp"
 #include "process.hpp"
 
 namespace fb::model {
 namespace {
 
-// The message of the UsageError `f` throws, "" when it throws none.
-template <typename F>
-std::string refusal(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::refusal;
 
 TEST(TodaysPresets, GpusHaveTheirDatasheetFiguresArchAndSource) {
   const Presets& p = builtin_presets();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "fabricbench/core/errors.hpp"
+#include "messages.hpp"
 
 namespace fb::report {
 namespace {
@@ -29,16 +30,7 @@ NcclTestsImport text(const std::string& body, const std::string& name, const Imp
   return parse_nccl_tests_text(in, name, o);
 }
 
-// The message of the UsageError `f` throws ("" when it throws none).
-template <typename F>
-std::string refusal(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::refusal;
 
 TEST(NcclTestsImport, JsonRunBecomesOneRowPerPlacementAndSize) {
   const auto path = import_fixture("nccl-tests/sendrecv_perf.json");

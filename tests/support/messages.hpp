@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "fabricbench/core/errors.hpp"
+
 namespace fb::test {
 
 // What in `text` reads as a bug, or "" when nothing does: empty parentheses
@@ -12,5 +14,16 @@ namespace fb::test {
 // Each word of `echo` (the command line the user gave) is taken out first:
 // repeating a user's "--time-budget nan" back is right.
 std::string broken_message(const std::string& text, const std::string& echo = "");
+
+// The message of the UsageError `f` throws, "" when it throws none.
+template <typename F>
+std::string refusal(F f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace fb::test
