@@ -17,13 +17,6 @@ namespace fb {
 
 using json = nlohmann::ordered_json;
 
-Results::Results() = default;
-Results::~Results() = default;
-Results::Results(const Results&) = default;
-Results::Results(Results&&) noexcept = default;
-Results& Results::operator=(const Results&) = default;
-Results& Results::operator=(Results&&) noexcept = default;
-
 std::string schema_version() { return fmt::format("{}.{}", kSchemaMajor, kSchemaMinor); }
 
 std::string RecordWriter::open(const std::string& path, bool overwrite) {
@@ -88,8 +81,8 @@ int check_version(const std::string& version, const std::string& path) {
   return minor;
 }
 
-// Files one line into its typed list. Unknown types are kept in `lines` only
-// (a newer minor's lines).
+// Files one line into its typed list. A type this version does not know (a
+// newer minor's line) is counted and left out.
 void take_line(Results& r, const std::string& type, const json& j) {
   if (type == "inventory") {
     r.inventory.push_back(inventory_from_json(j));
@@ -148,11 +141,12 @@ Results parse_results(std::istream& in, const std::string& path) {
     if (j.is_discarded() || !j.is_object()) {
       // A writer puts a line's newline in the same write as the line: only the
       // last line, without its newline, can be what a crash cut.
-      if (in.eof() && !r.lines.empty()) {
+      if (in.eof() && !r.line_count == 0) {
         r.truncated = true;
-        r.truncated_note = fmt::format("{}:{}: the last line is cut (the run was cut off): kept the {} whole lines "
-                                       "before it",
-                                       path, line_no, r.lines.size());
+        r.truncated_note = fmt::format(
+            "{}:{}: the last line is cut (the run was cut off): kept the {} whole lines "
+            "before it",
+            path, line_no, r.line_count);
         break;
       }
       throw std::runtime_error(fmt::format("{}:{}: not a JSON object{}", path, line_no,
@@ -162,7 +156,7 @@ Results parse_results(std::istream& in, const std::string& path) {
     const std::string type = text_field(j, "type", where);
     if (type.empty()) throw std::runtime_error(fmt::format("{}: line has no \"type\"", where));
     try {
-      if (r.lines.empty()) {
+      if (r.line_count == 0) {
         if (type != "run")
           throw std::runtime_error(fmt::format("the first line must be the run header, found \"{}\"", type));
         record_minor = check_version(text_field(j, "schema_version", where), path);
@@ -170,9 +164,10 @@ Results parse_results(std::istream& in, const std::string& path) {
       } else if (type == "run") {
         // Two runs written into one file, or two records joined: read as one,
         // their rows would be merged as if one run had measured them all.
-        throw std::runtime_error(fmt::format("a second run header: the file holds two records (the second begins "
-                                             "here, after {} lines of the first); split it at this line",
-                                             r.lines.size()));
+        throw std::runtime_error(
+            fmt::format("a second run header: the file holds two records (the second begins "
+                        "here, after {} lines of the first); split it at this line",
+                        r.line_count));
       } else {
         take_line(r, type, j);
       }
@@ -189,9 +184,9 @@ Results parse_results(std::istream& in, const std::string& path) {
       if (what.starts_with(path + ":")) throw;  // already names the file
       throw std::runtime_error(fmt::format("{}: {}", where, what));
     }
-    r.lines.push_back(std::move(j));
+    ++r.line_count;
   }
-  if (r.lines.empty()) throw std::runtime_error(fmt::format("{}: empty results file (no run header)", path));
+  if (r.line_count == 0) throw std::runtime_error(fmt::format("{}: empty results file (no run header)", path));
   return r;
 }
 

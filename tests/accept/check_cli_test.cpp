@@ -13,6 +13,7 @@
 #include "fabricbench/core/record.hpp"
 #include "junit_check.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -72,18 +73,18 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   EXPECT_EQ(report["counts"]["pass"].get<int>() + report["counts"]["skip"].get<int>(), 7);
   const Results rec = read_results(path("out/results.jsonl"));
   EXPECT_TRUE(rec.complete);
-  EXPECT_EQ(rec.run()["command"], "check");
-  EXPECT_EQ(rec.run()["sweeps"].size(), 2u);
+  EXPECT_EQ(fb::test::json_lines(rec.path).front()["command"], "check");
+  EXPECT_EQ(fb::test::json_lines(rec.path).front()["sweeps"].size(), 2u);
   int checks = 0;
   int inventory = 0;
-  for (const auto& line : rec.lines) {
+  for (const auto& line : fb::test::json_lines(rec.path)) {
     checks += line["type"] == "check";
     inventory += line["type"] == "inventory";
   }
   EXPECT_EQ(checks, 7);
   EXPECT_EQ(inventory, 3);  // one per rank, right after the header, as in a `run` record
-  ASSERT_GE(rec.lines.size(), 2u);
-  EXPECT_EQ(rec.lines[1]["type"], "inventory");
+  ASSERT_GE(fb::test::json_lines(rec.path).size(), 2u);
+  EXPECT_EQ(fb::test::json_lines(rec.path)[1]["type"], "inventory");
   // Three ranks of one machine: the inventory rule is judged (not skipped) and
   // passes. Counted, so a profile without the rule fails here instead of
   // passing an empty loop.
@@ -190,7 +191,7 @@ TEST_F(CheckCli, PairsOnOneNodeAreSkippedWithTheReasonNotMeasured) {
   EXPECT_EQ(verdict["status"], "fail");
   EXPECT_NE(verdict["reason"].get<std::string>().find("not judged: no pair lines in this run"), std::string::npos)
       << verdict.dump();
-  EXPECT_EQ(read_results(path("out/results.jsonl")).run()["pairs"]["size_bytes"], 65536);
+  EXPECT_EQ(fb::test::json_lines(path("out/results.jsonl")).front()["pairs"]["size_bytes"], 65536);
   // --allow-skipped: the user accepts what the run could not judge.
   const auto allowed = run_process(check(2) + " --profile " + path("links.yaml") + " -q --allow-skipped --out-dir " +
                                    path("allowed"));

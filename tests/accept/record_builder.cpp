@@ -15,14 +15,13 @@ RecordBuilder::RecordBuilder(int ranks, int nodes) : ranks_(ranks) {
   nlohmann::ordered_json rank_node = nlohmann::ordered_json::array();
   for (int n = 0; n < nodes; ++n) hosts.push_back(fmt::format("node{}", n + 1));
   for (int r = 0; r < ranks; ++r) rank_node.push_back(r * nodes / ranks);
-  results_.path = "built-in-memory.jsonl";
-  results_.lines.push_back({{"type", "run"},
-                            {"schema_version", schema_version()},
-                            {"command", "check"},
-                            {"ranks", ranks},
-                            {"nodes", nodes},
-                            {"hosts", hosts},
-                            {"rank_node", rank_node}});
+  lines_.push_back({{"type", "run"},
+                    {"schema_version", schema_version()},
+                    {"command", "check"},
+                    {"ranks", ranks},
+                    {"nodes", nodes},
+                    {"hosts", hosts},
+                    {"rank_node", rank_node}});
 }
 
 Measurement& RecordBuilder::row(const std::string& op, const std::string& scope, std::uint64_t bytes, double busbw_gbps,
@@ -36,8 +35,8 @@ Measurement& RecordBuilder::row(const std::string& op, const std::string& scope,
   const double factor = known ? busbw_factor(*known, ranks_) : 1.0;
   m.busbw_gbps = busbw_gbps;
   m.algbw_gbps = factor > 0 ? busbw_gbps / factor : busbw_gbps;
-  results_.measurements.push_back(m);
-  return results_.measurements.back();
+  rows_.push_back(m);
+  return rows_.back();
 }
 
 void RecordBuilder::inventory(int rank, const std::string& host, nlohmann::ordered_json gpus,
@@ -73,10 +72,10 @@ void RecordBuilder::skip(const std::string& op, const std::string& scope, const 
 Results RecordBuilder::results() const {
   // Through the reader, as a file on disk would go: its typed lines and all.
   std::string text;
-  for (const auto& l : results_.lines) text += l.dump() + "\n";
-  for (const auto& m : results_.measurements) text += to_json(m).dump() + "\n";
+  for (const auto& l : lines_) text += l.dump() + "\n";
+  for (const auto& m : rows_) text += to_json(m).dump() + "\n";
   std::istringstream in(text);
-  return parse_results(in, results_.path);
+  return parse_results(in, "built-in-memory.jsonl");
 }
 
 accept::Profile profile_with_rules(const std::string& rules_yaml) {

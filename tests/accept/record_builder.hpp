@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "fabricbench/accept/evaluate.hpp"
 #include "fabricbench/accept/profile.hpp"
@@ -20,7 +21,7 @@ class RecordBuilder {
   // algbw as given.
   Measurement& row(const std::string& op, const std::string& scope, std::uint64_t bytes, double busbw_gbps,
                    double time_us = 100, bool in_place = false);
-  void line(nlohmann::ordered_json j) { results_.lines.push_back(std::move(j)); }
+  void line(nlohmann::ordered_json j) { lines_.push_back(std::move(j)); }
   // An inventory line in the shape topo writes (docs/results-schema.md, `inventory`).
   void inventory(int rank, const std::string& host, nlohmann::ordered_json gpus, nlohmann::ordered_json nics,
                  nlohmann::ordered_json paths);
@@ -32,7 +33,8 @@ class RecordBuilder {
   Results results() const;
 
  private:
-  Results results_;
+  std::vector<nlohmann::ordered_json> lines_;  // the header first, then lines in the order given
+  std::vector<Measurement> rows_;
   int ranks_;
 };
 

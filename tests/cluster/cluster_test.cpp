@@ -20,6 +20,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -57,7 +58,7 @@ class Cluster : public ::testing::Test {
   }
   std::vector<nlohmann::json> lines(const std::string& type) const {
     std::vector<nlohmann::json> found;
-    for (const auto& l : read_results(out()).lines)
+    for (const auto& l : fb::test::json_lines(out()))
       if (l["type"] == type) found.push_back(l);
     return found;
   }
@@ -67,8 +68,8 @@ class Cluster : public ::testing::Test {
                                std::to_string(a) + "," + std::to_string(b));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const Results res = read_results(out());
-    EXPECT_EQ(res.run()["hosts"][a], host(a + 1));
-    EXPECT_EQ(res.run()["hosts"][b], host(b + 1));
+    EXPECT_EQ(fb::test::json_lines(res.path).front()["hosts"][a], host(a + 1));
+    EXPECT_EQ(fb::test::json_lines(res.path).front()["hosts"][b], host(b + 1));
     EXPECT_EQ(res.measurements.size(), 1u);
     if (res.measurements.empty()) return 0;
     const auto& m = res.measurements[0];
@@ -112,8 +113,8 @@ TEST_F(Cluster, HostsAreTheNamespacesAndInterHasOneRankPerNode) {
                              "--map-by ppr:2:node --oversubscribe");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(out());
-  EXPECT_EQ(res.run()["hosts"], nlohmann::json({host(1), host(2), host(3), host(4)}));
-  EXPECT_EQ(res.run()["ranks_per_node"], nlohmann::json({2, 2, 2, 2}));
+  EXPECT_EQ(fb::test::json_lines(res.path).front()["hosts"], nlohmann::json({host(1), host(2), host(3), host(4)}));
+  EXPECT_EQ(fb::test::json_lines(res.path).front()["ranks_per_node"], nlohmann::json({2, 2, 2, 2}));
   std::set<std::string> scopes;
   for (const auto& m : res.measurements) {
     scopes.insert(m.scope);
@@ -190,7 +191,7 @@ TEST_F(Cluster, CheckMeasuresThePairsItsProfileAsksForAndNamesTheSlowNode) {
   const Results rec = read_results(tmp_ + "/check/results.jsonl");
   EXPECT_TRUE(rec.complete);
   int pairs = 0;
-  for (const auto& l : rec.lines) pairs += l["type"] == "pair" && !l["retest"].get<bool>();
+  for (const auto& l : fb::test::json_lines(rec.path)) pairs += l["type"] == "pair" && !l["retest"].get<bool>();
   EXPECT_EQ(pairs, 6);
   std::ifstream in(tmp_ + "/check/check.json");
   const auto report = nlohmann::json::parse(in);
@@ -337,7 +338,7 @@ class ClusterStep : public Cluster {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     std::printf("%s\n", r.out.c_str());
     Measured m;
-    for (const auto& l : read_results(steps).lines) {
+    for (const auto& l : fb::test::json_lines(steps)) {
       if (l["type"] == "step") {
         m.exposed_share = l["exposed_share"];
         m.comm_share = l["comm_share"];

@@ -13,6 +13,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -68,7 +69,7 @@ TEST_F(DiagnoseCli, IterationTimesThatVaryAreStarvedWithoutNvmlAndTheRecordSaysW
     gpus_why |= figure == "gpus" && why.find("NVML") != std::string::npos;
     pid_why |= figure == "process_cpu_cores" && why.find("no such process") != std::string::npos;
   }
-  EXPECT_TRUE(gpus_why && pid_why) << res.lines.back().dump();
+  EXPECT_TRUE(gpus_why && pid_why) << fb::test::json_lines(res.path).back().dump();
   EXPECT_EQ(res.summary->exit_code, 1);
   // The readings replay to the same verdict.
   const auto replay = diagnose("--replay " + path("s.json") + " --out " + path("again.jsonl"));
@@ -88,7 +89,7 @@ TEST_F(DiagnoseCli, SteadyIterationsAndAnUnreadableLogStillGiveAVerdict) {
   ASSERT_EQ(res.diagnoses.size(), 1u);
   bool said = false;
   for (const auto& [figure, why] : res.diagnoses[0].unknown) said |= figure == "iter_median" && why.find("cannot") != why.npos;
-  EXPECT_TRUE(said) << res.lines.back().dump();
+  EXPECT_TRUE(said) << fb::test::json_lines(res.path).back().dump();
 }
 
 TEST_F(DiagnoseCli, BadFlagsExitTwoNamingTheFlag) {
@@ -130,7 +131,7 @@ TEST_F(DiagnoseCli, ABacktrackingIterRegexIsGivenUpOnWithTheReason) {
   bool said = false;
   for (const auto& [figure, why] : res.diagnoses[0].unknown)
     said |= figure == "iter_median" && why.find("the pattern backtracks") != why.npos;
-  EXPECT_TRUE(said) << res.lines.back().dump();
+  EXPECT_TRUE(said) << fb::test::json_lines(res.path).back().dump();
 }
 
 TEST_F(DiagnoseCli, UnderMpirunEachNodeSamplesOnce) {

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::runtime_error&) {
     return 0;  // the documented way to refuse a record
   }
-  if (r.lines.empty()) fb::fuzz::broken("a record without a header was accepted");
+  if (r.line_count == 0 || r.header.schema_version.empty()) fb::fuzz::broken("a record without a header was accepted");
   for (const auto& m : r.measurements) {
     try {
       fb::check_measurement_figures(m);

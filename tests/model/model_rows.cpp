@@ -53,7 +53,10 @@ std::string read_text(const std::string& path) {
 Results make_results(const std::vector<Measurement>& rows, int nodes) {
   Results r;
   r.path = "memory.jsonl";
-  r.lines.push_back({{"type", "run"}, {"schema_version", schema_version()}, {"nodes", nodes}});
+  r.header.schema_version = schema_version();
+  r.header.command = "run";
+  r.header.nodes = nodes;
+  r.line_count = 1 + rows.size();
   r.measurements = rows;
   r.complete = true;
   return r;

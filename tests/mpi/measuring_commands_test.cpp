@@ -18,6 +18,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -171,7 +172,8 @@ TEST_P(Measuring, SigtermToEveryRankClosesTheRecordAsKilled) {
   EXPECT_EQ(res.status, "killed") << r.err;
   ASSERT_TRUE(res.summary) << r.err;
   EXPECT_EQ(res.summary->exit_code, 128 + 15);
-  EXPECT_EQ(res.lines.back()["report"]["signal"], "SIGTERM") << res.lines.back().dump();
+  EXPECT_EQ(fb::test::json_lines(res.path).back()["report"]["signal"], "SIGTERM")
+      << fb::test::json_lines(res.path).back().dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(Commands, Measuring, ::testing::ValuesIn(kCommands),

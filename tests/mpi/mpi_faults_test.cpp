@@ -12,6 +12,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -53,7 +54,7 @@ class MpiFaults : public ::testing::Test {
   // The record's summary says `error`, on `rank`, with a message naming `call` on that rank.
   static void expect_error_summary(const Results& res, const std::string& call, int rank) {
     EXPECT_EQ(res.status, "error");
-    const auto& summary = res.lines.back();
+    const auto summary = fb::test::json_lines(res.path).back();
     ASSERT_TRUE(summary.contains("report")) << summary.dump();
     EXPECT_EQ(summary["exit_code"], 3) << summary.dump();
     EXPECT_EQ(summary["report"]["rank"], rank) << summary.dump();

@@ -13,6 +13,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -59,7 +60,7 @@ class Reliability : public ::testing::Test {
         }
     return out;
   }
-  const nlohmann::ordered_json& summary(const Results& res) const { return res.lines.back(); }
+  nlohmann::ordered_json summary(const Results& res) const { return fb::test::json_lines(res.path).back(); }
   std::string dir_;
   double seconds_ = 0;
 };
@@ -71,7 +72,7 @@ TEST_F(Reliability, HangIsReportedNamingTheStuckRank) {
   EXPECT_NE(r.err.find("rank 2 is behind the others"), std::string::npos) << r.err;
   const Results res = read_results(record());
   EXPECT_EQ(res.status, "hang");
-  const auto& report = summary(res)["report"];
+  const auto report = summary(res)["report"];
   EXPECT_EQ(report["stuck_ranks"], std::vector<int>{2}) << report.dump();
   EXPECT_EQ(report["waiting_ranks"], (std::vector<int>{0, 1, 3}));
   EXPECT_EQ(report["stuck"][0]["op"], "all_gather");
@@ -91,7 +92,7 @@ TEST_F(Reliability, HangIsReportedNamingTheStuckRank) {
 TEST_F(Reliability, HangOfRankZeroInTheWarmUpIsNamedToo) {
   const Results res =
       run_and_read(3, std::string(kSweep) + "--timeout 3 --inject hang:rank=0,op=all_reduce,bytes=4K", 3);
-  const auto& report = summary(res)["report"];
+  const auto report = summary(res)["report"];
   EXPECT_EQ(report["stuck_ranks"], std::vector<int>{0}) << report.dump();
   EXPECT_EQ(report["stuck"][0]["phase"], "warm-up");
   EXPECT_EQ(report["stuck"][0]["iteration"], 0);  // never issued the first
@@ -103,7 +104,7 @@ TEST_F(Reliability, HangInAPairNamesItWhileTheOthersSitOut) {
   // Ranks 2 and 3 sit the ping-pong out in the engine's control collectives.
   const Results res =
       run_and_read(4, "-b 64 -e 64 --ops pingpong -n 50 -w 1 --timeout 3 --inject hang:rank=1,op=pingpong,after=10", 3);
-  const auto& report = summary(res)["report"];
+  const auto report = summary(res)["report"];
   EXPECT_EQ(report["stuck_ranks"], std::vector<int>{1}) << report.dump();
   EXPECT_EQ(report["waiting_ranks"], (std::vector<int>{0, 2, 3}));
 }

@@ -15,6 +15,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -68,7 +69,7 @@ class WatchdogFaults : public ::testing::Test {
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
-  static const nlohmann::ordered_json& summary(const Results& res) { return res.lines.back(); }
+  static nlohmann::ordered_json summary(const Results& res) { return fb::test::json_lines(res.path).back(); }
   std::string dir_;
   double seconds_ = 0;
 };
@@ -80,7 +81,7 @@ TEST_F(WatchdogFaults, AFrozenRankIsTheOneNamed) {
   EXPECT_EQ(f.exit_code, 3) << f.process.out << f.process.err;
   EXPECT_EQ(f.process.err.find("every rank is at the same point"), std::string::npos) << f.process.err;
   const Results res = read_results(record());
-  const auto& report = summary(res)["report"];
+  const auto report = summary(res)["report"];
   // Silent for the timeout (rank_lost), or stopped answering while the others wait (hang): rank 1 either way.
   if (res.status == "hang") {
     EXPECT_EQ(report["stuck_ranks"], std::vector<int>{1}) << report.dump();

@@ -13,6 +13,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -35,11 +36,11 @@ class WatchedCommands : public ::testing::Test {
   // The closing line's hang report: `stuck` ranks named, the call they are in.
   static void expect_hang(const Results& res, int stuck, const std::string& op) {
     EXPECT_EQ(res.status, "hang");
-    const auto& report = res.lines.back()["report"];
+    const auto report = fb::test::json_lines(res.path).back()["report"];
     EXPECT_EQ(report["stuck_ranks"], std::vector<int>{stuck}) << report.dump();
     ASSERT_FALSE(report["stuck"].empty()) << report.dump();
     EXPECT_EQ(report["stuck"][0]["op"], op) << report.dump();
-    EXPECT_EQ(res.lines.back()["exit_code"], 3);
+    EXPECT_EQ(fb::test::json_lines(res.path).back()["exit_code"], 3);
   }
   std::string dir_;
   double seconds_ = 0;
@@ -55,7 +56,7 @@ TEST_F(WatchedCommands, StepHangInACallNamesTheRankThatNeverIssuedIt) {
   EXPECT_LT(seconds_, 60.0);
   const Results res = read_results(path("s.jsonl"));
   expect_hang(res, 1, "all_reduce");
-  EXPECT_EQ(res.lines.back()["report"]["stuck"][0]["phase"], "timed");
+  EXPECT_EQ(fb::test::json_lines(res.path).back()["report"]["stuck"][0]["phase"], "timed");
 }
 
 TEST_F(WatchedCommands, StepHangInAQueuedCallNamesTheRankThatNeverStartedIt) {
@@ -68,7 +69,7 @@ TEST_F(WatchedCommands, StepHangInAQueuedCallNamesTheRankThatNeverStartedIt) {
   EXPECT_LT(seconds_, 60.0);
   const Results res = read_results(path("s.jsonl"));
   expect_hang(res, 0, "all_reduce");
-  EXPECT_EQ(res.lines.back()["report"]["waiting_ranks"], std::vector<int>{1});
+  EXPECT_EQ(fb::test::json_lines(res.path).back()["report"]["waiting_ranks"], std::vector<int>{1});
 }
 
 TEST_F(WatchedCommands, CheckHangClosesTheRecordInsteadOfHoldingTheAllocation) {

@@ -10,6 +10,7 @@
 #include "fabricbench/backends/gpu.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -47,9 +48,9 @@ TEST_F(StepCli, RecordsEveryModeAndTheModelBesideIt) {
   EXPECT_NE(r.out.find("communication share"), std::string::npos) << r.out;
   const Results res = read_results(path("step.jsonl"));
   EXPECT_TRUE(res.complete);
-  EXPECT_EQ(res.run()["command"], "step");
+  EXPECT_EQ(fb::test::json_lines(res.path).front()["command"], "step");
   int steps = 0, models = 0, inventories = 0;
-  for (const auto& l : res.lines) {
+  for (const auto& l : fb::test::json_lines(res.path)) {
     if (l["type"] == "inventory") ++inventories;
     if (l["type"] == "step_model") {
       ++models;

@@ -8,6 +8,7 @@
 
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
+#include "json_lines.hpp"
 
 namespace fb {
 namespace {
@@ -28,7 +29,7 @@ class TopoCli : public ::testing::Test {
 
 std::vector<nlohmann::ordered_json> lines_of_type(const Results& r, const std::string& type) {
   std::vector<nlohmann::ordered_json> out;
-  for (const auto& l : r.lines)
+  for (const auto& l : fb::test::json_lines(r.path))
     if (l["type"] == type) out.push_back(l);
   return out;
 }
@@ -41,8 +42,8 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
   EXPECT_NE(r.err.find("no differences between ranks"), std::string::npos) << r.err;
   const Results res = read_results(path("t.jsonl"));
   EXPECT_TRUE(res.complete);
-  EXPECT_EQ(res.run()["command"], "topo");
-  EXPECT_EQ(res.run()["schema_version"], schema_version());
+  EXPECT_EQ(fb::test::json_lines(res.path).front()["command"], "topo");
+  EXPECT_EQ(fb::test::json_lines(res.path).front()["schema_version"], schema_version());
   const auto inv = lines_of_type(res, "inventory");
   ASSERT_EQ(inv.size(), 1u);
   EXPECT_EQ(inv[0]["rank"], 0);
@@ -58,7 +59,7 @@ TEST_F(TopoCli, ThisMachineAloneWritesAReportAndARecord) {
     if (!n["rate_gbit"].is_null()) {
       EXPECT_GT(n["rate_gbit"].get<double>(), 0.0) << n.dump();
     }
-  EXPECT_EQ(res.lines.back()["heterogeneous"], false);
+  EXPECT_EQ(fb::test::json_lines(res.path).back()["heterogeneous"], false);
 }
 
 TEST_F(TopoCli, H200TreeReportsUnknownSpeedNotZero) {
@@ -83,8 +84,8 @@ TEST_F(TopoCli, DifferentNodesFailStrictAndAreListed) {
   EXPECT_NE(r.out.find("nic_rates"), std::string::npos) << r.out;
   const Results res = read_results(path("t.jsonl"));
   EXPECT_EQ(lines_of_type(res, "inventory").size(), 2u);
-  EXPECT_EQ(res.lines.back()["heterogeneous"], true);
-  EXPECT_EQ(res.lines.back()["exit_code"], 1);
+  EXPECT_EQ(fb::test::json_lines(res.path).back()["heterogeneous"], true);
+  EXPECT_EQ(fb::test::json_lines(res.path).back()["exit_code"], 1);
 }
 
 TEST_F(TopoCli, SameNodesPassStrictUnderMpirun) {
@@ -110,10 +111,10 @@ TEST_F(TopoCli, RunRecordsOneInventoryLinePerRankAfterTheHeader) {
                              " run --progress off -q -b 1K -e 1K --ops all_reduce -n 2 -w 1 --out " + path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(path("r.jsonl"));
-  ASSERT_GE(res.lines.size(), 4u);
-  EXPECT_EQ(res.run()["schema_version"], schema_version());
+  ASSERT_GE(fb::test::json_lines(res.path).size(), 4u);
+  EXPECT_EQ(fb::test::json_lines(res.path).front()["schema_version"], schema_version());
   for (int rank = 0; rank < 2; ++rank) {
-    const auto& line = res.lines[static_cast<std::size_t>(rank + 1)];
+    const auto line = fb::test::json_lines(res.path)[static_cast<std::size_t>(rank + 1)];
     EXPECT_EQ(line["type"], "inventory");
     EXPECT_EQ(line["rank"], rank);
     EXPECT_EQ(line["local_rank"], rank);

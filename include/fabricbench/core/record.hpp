@@ -67,18 +67,11 @@ class RecordWriter {
 };
 
 struct Results {
-  // Out of line (record.cpp): `lines` holds JSON values, whose type is only
-  // declared here, so users of Results need not include the JSON library.
-  Results();
-  ~Results();
-  Results(const Results&);
-  Results(Results&&) noexcept;
-  Results& operator=(const Results&);
-  Results& operator=(Results&&) noexcept;
-
   std::string path;
-  std::vector<nlohmann::ordered_json> lines;  // every line, in order; lines[0] is the run header
-  const nlohmann::ordered_json& run() const { return lines.front(); }
+  // Only the typed lines below leave core: a reader of a record sees the keys
+  // the schema names, checked, never the raw JSON (tests read the file's
+  // lines themselves where the text on disk is what they check).
+  std::size_t line_count = 0;  // whole lines read, the header included
   // Each kind of line, typed (record_lines.hpp), in file order.
   RunHeader header;
   std::vector<InventoryLine> inventory;
