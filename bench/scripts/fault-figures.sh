@@ -38,7 +38,7 @@ for ((t = 0; t < trials; t++)); do
   [ "$(closing '.status == "hang" and .report.stuck_ranks == ['$k']')" = true ] && hang_ok=$((hang_ok + 1))
   latencies+=("$(closing '.report.stalled_s')"); walls+=("$wall")
 
-  kk=$((1 + t % 3))  # rank 0 writes the record; its own loss is tested in tests/mpi
+  kk=$((1 + t % 3))  # rank 0 writes the record; its own loss is tested in tests/cli
   run "${sweep[@]}" --inject "kill:rank=$kk,op=all_gather,bytes=16K"
   got=$(jq -c 'select(.type == "measurement") | [.op, .bytes, .in_place]' "$rec")
   lost=$(comm -23 <(echo "$expected_rows" | sort) <(echo "$got" | sort) | grep -c . || true)

@@ -1,5 +1,5 @@
 // The record's lines as JSON, both ways: the one place their keys are spelt
-// (docs/results-schema.md; tests/unit/record_lines_test.cpp holds the two
+// (docs/results-schema.md; tests/core/record_lines_test.cpp holds the two
 // together).
 #include "fabricbench/core/record_lines.hpp"
 

@@ -1,4 +1,4 @@
-/* A PMPI fault shim for the `mpi` tests (tests/mpi/mpi_faults_test.cpp):
+/* A PMPI fault shim for the `mpi` tests (tests/cli/mpi_faults_test.cpp):
  * LD_PRELOADed into the ranks (mpirun -x LD_PRELOAD=...), it makes one MPI
  * call return an error on one rank, to show that fabricbench checks it and
  * ends the job with a message naming the call and the rank.

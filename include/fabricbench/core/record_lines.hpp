@@ -2,7 +2,7 @@
 // with its JSON both ways in one place (src/core/record_lines.cpp). Every
 // writer fills a struct and every reader gets one, so no writer can misspell
 // a key or drop one another writer has: the compiler holds the schema. The
-// unit test tests/unit/record_lines_test.cpp checks each struct writes
+// unit test tests/core/record_lines_test.cpp checks each struct writes
 // exactly the keys the schema document lists.
 //
 // Nested values whose shape another module owns (a command's options, the

@@ -2,7 +2,7 @@
 // calls StreamTimer makes on one device's stream, with no CUDA type in sight.
 // CudaQueue (cuda_queue.hpp) forwards each to CUDA and checks its return code;
 // the unit tests drive the same StreamTimer through a host double on a
-// virtual clock (tests/unit/stream_timer_test.cpp), so what it queues, how
+// virtual clock (tests/backends/stream_timer_test.cpp), so what it queues, how
 // often captured work runs and how it turns event times into iteration times
 // are tested on any machine.
 #pragma once

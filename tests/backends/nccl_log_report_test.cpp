@@ -1,5 +1,5 @@
 // `fabricbench report nccl-log` and the log model under it, on the recorded
-// H200 log and on constructed multi-node logs (tests/unit/fixtures/nccl-log,
+// H200 log and on constructed multi-node logs (tests/backends/fixtures/nccl-log,
 // see its README for what is real and what follows NCCL's format strings).
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ namespace fb::nccl_log {
 namespace {
 
 std::string fixture_path(const std::string& name) {
-  return std::string(FB_SOURCE_DIR) + "/tests/unit/fixtures/nccl-log/" + name;
+  return std::string(FB_SOURCE_DIR) + "/tests/backends/fixtures/nccl-log/" + name;
 }
 
 std::string fixture(const std::string& name) {
@@ -260,7 +260,7 @@ TEST(NcclLogCli, JsonFormat) {
 }
 
 TEST(NcclLogCli, AFileWithoutNcclLinesExitsTwo) {
-  const std::string file = std::string(FB_SOURCE_DIR) + "/tests/unit/fixtures/nccl-log/README.md";
+  const std::string file = std::string(FB_SOURCE_DIR) + "/tests/backends/fixtures/nccl-log/README.md";
   const auto r = test::run_process(std::string(FB_BINARY) + " report nccl-log " + file);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no NCCL lines"), std::string::npos) << r.err;

@@ -53,7 +53,7 @@ class WatchdogFaults : public ::testing::Test {
   Frozen freeze(int ranks, const std::string& which, double cont_after_s, const std::string& args,
                 const std::string& launcher_flags = "") {
     Frozen f;
-    f.process = run_process("timeout 150 bash " + std::string(FB_SOURCE_DIR) + "/tests/mpi/freeze_ranks.sh " +
+    f.process = run_process("timeout 150 bash " + std::string(FB_SOURCE_DIR) + "/tests/cli/freeze_ranks.sh " +
                             record() + " " + which + " " + std::to_string(cont_after_s) + " 120 -- " + mpirun(ranks) +
                             " " + launcher_flags + " " + fabricbench(args));
     std::istringstream out(f.process.out);
