@@ -155,7 +155,11 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
         w.gemm.preset() ? "" : fmt::format("; {} was measured on {}, not this GPU", w.gemm.source, measured_on.name);
     return priced(w, curve, 1.0, fmt::format(" ({}{})", gpu.gemm_curve.source, why), "preset_curve");
   }
-  return priced(w, w.gemm, scale, moved, w.gemm.source == "stated" ? "stated_curve" : "measured_curve");
+  // A GPU without a preset curve keeps the record scaled by peak, and says so.
+  const std::string no_curve = measured_on.name != gpu.name && w.gemm.source != "stated"
+                                   ? fmt::format(" ({} has no preset GEMM curve)", gpu.name)
+                                   : "";
+  return priced(w, w.gemm, scale, moved + no_curve, w.gemm.source == "stated" ? "stated_curve" : "measured_curve");
 }
 
 }  // namespace fb::model::detail

@@ -201,6 +201,17 @@ TEST_F(ModelCli, PresetsAddOverridesOneAndSaysSoAndRefusesABadFile) {
   const auto step = nlohmann::json::parse(stepped.out)["networks"][0];
   EXPECT_EQ(step["compute_source"], "preset_curve");
   EXPECT_DOUBLE_EQ(step["rate_tflops"].get<double>(), 0.5 * 700) << "every product is past the curve's last point";
+  // `model presets` lists the curve and its source.
+  const auto listed = run_process(fb("model presets --format json --presets-add " + curve));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  for (const auto& g : nlohmann::json::parse(listed.out)["gpus"]) {
+    if (g["name"] == "ours") {
+      EXPECT_EQ(g["gemm_curve"]["source"], "ours");
+      EXPECT_DOUBLE_EQ(g["gemm_curve"]["bf16"][1][1].get<double>(), 700);
+    } else if (g["name"] == "b200") {
+      EXPECT_TRUE(g["gemm_curve"].is_null());
+    }
+  }
 }
 
 TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {
