@@ -134,12 +134,13 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
     r.how = fmt::format("compute: {:.4g} TFLOP/s achieved per GPU (stated{})", r.tflops, moved);
     return r;
   }
-  // The curve this GPU is priced from: the workload's own where it was
-  // measured (or stated) on this GPU; this GPU's preset curve where the
-  // workload asks for it, or where its record was measured on another GPU
-  // and this one has a preset; else the workload's, scaled by peak.
-  const bool use_preset =
-      w.gemm.preset() || (measured_on.name != gpu.name && !gpu.gemm_curve.empty() && w.gemm.source != "stated");
+  // The curve this GPU is priced from: the workload's own on the GPU its
+  // record was measured on and on the workload's own cluster GPU (scaled by
+  // peak, as the user chose it: a step keeps its result); this GPU's preset
+  // curve where the workload asks for it, or where a quote prices another
+  // GPU that has one; else the workload's, scaled by peak.
+  const bool other_gpu = measured_on.name != gpu.name && gpu.name != w.compute_gpu;
+  const bool use_preset = w.gemm.preset() || (other_gpu && !gpu.gemm_curve.empty() && w.gemm.source != "stated");
   if (use_preset) {
     if (gpu.gemm_curve.empty())
       throw UsageError(fmt::format(
@@ -156,9 +157,8 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
     return priced(w, curve, 1.0, fmt::format(" ({}{})", gpu.gemm_curve.source, why), "preset_curve");
   }
   // A GPU without a preset curve keeps the record scaled by peak, and says so.
-  const std::string no_curve = measured_on.name != gpu.name && w.gemm.source != "stated"
-                                   ? fmt::format(" ({} has no preset GEMM curve)", gpu.name)
-                                   : "";
+  const std::string no_curve =
+      other_gpu && w.gemm.source != "stated" ? fmt::format(" ({} has no preset GEMM curve)", gpu.name) : "";
   return priced(w, w.gemm, scale, moved + no_curve, w.gemm.source == "stated" ? "stated_curve" : "measured_curve");
 }
 

@@ -133,6 +133,12 @@ TEST(PresetCurves, QuotesUseTheRecordForItsGpuAndThePresetCurveForTheOthers) {
       EXPECT_TRUE(says(r.step, "scaled by peak 2250/989 from h200-sxm (b200 has no preset GEMM curve)")) << name;
     }
   }
+  // A workload that names another GPU than its record's keeps the record on
+  // its own GPU, scaled by peak from the GPU the record names (a lent H100
+  // measuring for an h200-sxm workload: tests/gpu/gpu_cli_test.cpp).
+  const StepCost own = test::step_on(preset_workload("a100-80gb", "{gemm_curve: " + record + ", of_gemm: 0.6}"), "");
+  EXPECT_EQ(own.compute_source, "measured_curve");
+  EXPECT_TRUE(says(own, "scaled by peak 312/989 from h200-sxm) =")) << "no preset-curve note on its own GPU";
 }
 
 // --- Validation: published tables -------------------------------------------
