@@ -12,6 +12,10 @@ namespace fb::model::detail {
 struct ComputeRate {
   double tflops = 0;       // achieved hardware TFLOP/s per GPU
   std::string how;         // the assumption, in words
+  // Where the rate came from: mfu, stated_tflops, measured_curve (a `gemm`
+  // record), stated_curve (a workload's list) or preset_curve (the GPU's
+  // published curve, profiles/presets/gpus.yaml).
+  std::string source;
 };
 
 // `hardware_over_model`: hardware FLOPs over model FLOPs (recomputation),

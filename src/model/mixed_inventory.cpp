@@ -15,17 +15,9 @@
 namespace fb::model {
 namespace {
 
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
-}
-
 const GpuPreset& preset_of(const std::string& model, const std::string& host, const Presets& presets,
                            std::string_view where) {
-  for (const GpuPreset& p : presets.gpus)
-    for (const std::string& n : p.nvml_names)
-      if (same_name(n, model)) return p;
+  if (const GpuPreset* p = gpu_by_nvml_name(presets, model)) return *p;
   throw UsageError(fmt::format("{}: no GPU preset lists '{}' (on {}) among its nvml_names: give the mix with --gpus "
                                "GPU:COUNT, or add the name to a preset's nvml_names in a gpus.yaml (--presets)",
                                where, model, host));

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <utility>
 
 #include "builtin_presets.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/units.hpp"
 #include "yaml_fields.hpp"
 
 namespace fb::model {
@@ -149,10 +151,44 @@ std::vector<NodePreset> parse_node_presets(std::string_view yaml_text) {
 
 namespace {
 
+// One dtype's points: [size, TFLOP/s] pairs, sizes strictly ascending as the
+// source printed them (a file out of order is more likely mistyped than
+// meant), every figure positive.
+std::vector<std::pair<double, double>> curve_points(const Fields& f, std::string_view key) {
+  const std::string where = f.name(key);
+  std::vector<std::pair<double, double>> out;
+  for (const YAML::Node& item : detail::list(f, key)) {
+    if (!item.IsSequence() || item.size() != 2 || !item[0].IsScalar() || !item[1].IsScalar())
+      throw UsageError(fmt::format("{}: each point is [size, tflops], e.g. [4096, 790]", where));
+    const double size = parse_number(item[0].Scalar(), where);
+    const double tflops = parse_number(item[1].Scalar(), where);
+    if (!(size >= 1) || !(tflops > 0) || size > detail::kMaxNumber || tflops > detail::kMaxNumber)
+      throw UsageError(fmt::format("{}: sizes and TFLOP/s must be positive and at most 1e15", where));
+    if (!out.empty() && size <= out.back().first)
+      throw UsageError(fmt::format("{}: sizes must ascend ({} after {}): list the points smallest first", where, size,
+                                   out.back().first));
+    out.emplace_back(size, tflops);
+  }
+  if (out.empty()) throw UsageError(fmt::format("{}: the list is empty", where));
+  return out;
+}
+
+GemmPresetCurve gemm_preset_curve(const Fields& gpu) {
+  const Fields f(gpu.node("gemm_curve"), gpu.name("gemm_curve"), {"bf16", "fp16", "source"});
+  GemmPresetCurve c;
+  c.bf16 = curve_points(f, "bf16");
+  c.fp16 = f.has("fp16") ? curve_points(f, "fp16") : c.bf16;
+  c.source = f.optional_text("source").value_or("");
+  if (c.source.empty())
+    throw UsageError(
+        fmt::format("{}: missing: every curve cites the benchmark its points come from", f.name("source")));
+  return c;
+}
+
 GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
   const Fields f(n, std::move(where),
                  {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
-                  "interconnect", "node", "source", "nvml_names"});
+                  "interconnect", "node", "source", "nvml_names", "gemm_curve"});
   GpuPreset p;
   p.name = preset_name(f);
   p.description = f.optional_text("description").value_or("");
@@ -173,6 +209,7 @@ GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
                                      f.name("nvml_names")));
       p.nvml_names.push_back(name.as<std::string>());
     }
+  if (f.has("gemm_curve")) p.gemm_curve = gemm_preset_curve(f);
   return p;
 }
 
@@ -190,6 +227,18 @@ const NodePreset& Presets::node(std::string_view name, std::string_view what) co
 }
 const GpuPreset& Presets::gpu(std::string_view name, std::string_view what) const {
   return find(gpus, name, what, "GPU");
+}
+
+const GpuPreset* gpu_by_nvml_name(const Presets& presets, std::string_view nvml_name) {
+  const auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
+             return std::tolower(x) == std::tolower(y);
+           });
+  };
+  for (const GpuPreset& p : presets.gpus)
+    for (const std::string& n : p.nvml_names)
+      if (same(n, nvml_name)) return &p;
+  return nullptr;
 }
 
 const Presets& builtin_presets() {

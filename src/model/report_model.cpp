@@ -141,13 +141,14 @@ json fit_json(const std::vector<Curve>& curves, const std::string& results_path)
 Table steps_table(const std::vector<StepCost>& steps) {
   Table t;
   t.header = {"network", "line_gbit", "achv_gbps", "step_s", "compute_s", "exposed_s", "comm_pct", "exposed_pct",
-              "efficiency_pct", "mfu_pct", "target_gbps"};
+              "efficiency_pct", "mfu_pct", "target_gbps", "compute_source"};
   std::vector<std::pair<std::string, const StepCost*>> all;
   for (const auto& s : steps) {
     t.rows.push_back({s.network, s.network_line_gbps > 0 ? cell(gbit_of(s.network_line_gbps), 0) : "measured",
                       cell(s.network_bw_gbps, 2), cell(s.step_us / 1e6, 3), cell(s.compute_us / 1e6, 3),
                       cell(s.exposed_us / 1e6, 3), percent(s.comm_share), percent(s.exposed_share),
-                      percent(s.efficiency), percent(s.mfu), s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-"});
+                      percent(s.efficiency), percent(s.mfu), s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-",
+                      s.compute_source});
     t.notes.push_back(target_note(s));
     if (s.memory_bytes > s.memory_capacity_bytes) t.notes.push_back(memory_note(s));
     all.emplace_back(s.network, &s);
@@ -200,7 +201,8 @@ json step_json(const StepCost& s) {
           // Link rates in Gbit/s as the text and CSV give them (docs/results-schema.md: `_gbit`).
           {"network_line_gbit", s.network_line_gbps > 0 ? json(gbit_of(s.network_line_gbps)) : json(nullptr)},
           {"network_bw_gbps", s.network_bw_gbps}, {"tokens_per_step", s.tokens},
-          {"model_flops_per_step", s.model_flops}, {"rate_tflops", s.rate_tflops}, {"compute_us", s.compute_us},
+          {"model_flops_per_step", s.model_flops}, {"rate_tflops", s.rate_tflops},
+          {"compute_source", s.compute_source}, {"compute_us", s.compute_us},
           {"imbalance_us", s.imbalance_us}, {"bubble_us", s.bubble_us},
           {"comm_us", s.comm_us}, {"exposed_us", s.exposed_us}, {"step_us", s.step_us},
           {"comm_share", s.comm_share}, {"exposed_share", s.exposed_share}, {"efficiency", s.efficiency},
@@ -235,7 +237,7 @@ void add_share_fit(Table& t, json& j, const ShareFit& fit) {
 Table scale_table(const Scaling& scaling) {
   Table t;
   t.header = {"network", "nodes", "gpus", "dp", "micro_batches", "step_s", "comm_pct", "exposed_pct",
-              "efficiency_pct", "mfu_pct", "tokens_per_s", "target_gbps"};
+              "efficiency_pct", "mfu_pct", "tokens_per_s", "target_gbps", "compute_source"};
   std::vector<std::pair<std::string, const StepCost*>> first_points;
   for (const auto& [network, points] : scaling) {
     bool first = true;
@@ -251,7 +253,7 @@ Table scale_table(const Scaling& scaling) {
                         std::to_string(s.parallel.dp), std::to_string(s.parallel.micro_batches),
                         cell(s.step_us / 1e6, 3), percent(s.comm_share), percent(s.exposed_share),
                         percent(s.efficiency), percent(s.mfu), cell(s.tokens / (s.step_us / 1e6), 0),
-                        s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-"});
+                        s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-", s.compute_source});
     }
   }
   if (!first_points.empty())

@@ -135,6 +135,14 @@ Table presets_table(const Presets& p) {
   for (const auto& n : p.networks) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& n : p.nodes) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& g : p.gpus) t.notes.push_back(g.name + ": " + g.source);
+  for (const auto& g : p.gpus)
+    t.notes.push_back(g.gemm_curve.empty()
+                          ? fmt::format("{}: no GEMM curve (gemm_curve: preset is refused; quotes scale a record by "
+                                        "peak)",
+                                        g.name)
+                          : fmt::format("{}: GEMM curve, {} bf16 points from {} to {}: {}", g.name,
+                                        g.gemm_curve.bf16.size(), g.gemm_curve.bf16.front().first,
+                                        g.gemm_curve.bf16.back().first, g.gemm_curve.source));
   for (const auto& n : p.nodes)
     if (!n.caveat.empty()) t.notes.push_back(fmt::format("caveat: {}: {}", n.name, n.caveat));
   for (const auto& g : p.gpus)
@@ -177,6 +185,10 @@ json presets_json(const Presets& p) {
                            {"interconnect", g.interconnect},
                            {"node", g.node},
                            {"source", g.source},
+                           {"gemm_curve", g.gemm_curve.empty() ? json(nullptr)
+                                                               : json{{"bf16", g.gemm_curve.bf16},
+                                                                      {"fp16", g.gemm_curve.fp16},
+                                                                      {"source", g.gemm_curve.source}}},
                            {"unmeasured_reason", std::string(unmeasured_reason(g.arch))}});
   return out;
 }

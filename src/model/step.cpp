@@ -255,6 +255,7 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   const double hardware = hardware_flops_per_step(w, s.model_flops);
   const detail::ComputeRate rate = detail::compute_rate(w, gpu, presets, hardware / s.model_flops);
   s.rate_tflops = rate.tflops;
+  s.compute_source = rate.source;
   s.compute_us = hardware / (p.gpus * rate.tflops * 1e12) * 1e6;
   // The fullest stage sets the pipeline's pace (uneven layers).
   const double imbalance = static_cast<double>(p.stage_layers) * p.pp / w.layers;

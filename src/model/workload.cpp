@@ -164,6 +164,7 @@ void curve_from_record(const std::string& path, const std::string& dtype, GemmCu
     if (parse_dtype(line.dtype) != wanted) continue;
     if (line.m <= 0 || line.n <= 0 || line.k <= 0 || !(line.tflops > 0)) continue;
     const std::array<long long, 3> mnk{line.m, line.n, line.k};
+    if (curve.measured_gpu.empty()) curve.measured_gpu = line.gpu;
     const auto it = slowest.find(mnk);
     slowest[mnk] = it == slowest.end() ? line.tflops : std::min(it->second, line.tflops);
   }
@@ -207,8 +208,9 @@ void read_compute(const Fields& top, Workload& w, const std::string& base_dir) {
   const Fields f(section(top, "compute"), "workload: compute", {"tflops", "mfu", "gemm_curve", "of_gemm", "gemm_size"});
   const int given = f.has("tflops") + f.has("mfu") + f.has("gemm_curve");
   if (given != 1)
-    throw UsageError("workload: compute: give exactly one of tflops (achieved TFLOP/s per GPU), mfu (0.4 or 40%) or "
-                     "gemm_curve (with of_gemm)");
+    throw UsageError(
+        "workload: compute: give exactly one of tflops (achieved TFLOP/s per GPU), mfu (0.4 or 40%) or "
+        "gemm_curve (a record, a list of [size, tflops] or preset; with of_gemm)");
   if (f.has("tflops")) {
     w.tflops = f.number("tflops");
     if (w.tflops <= 0) throw UsageError("workload: compute: tflops must be positive");
@@ -217,7 +219,11 @@ void read_compute(const Fields& top, Workload& w, const std::string& base_dir) {
     if (w.mfu <= 0) throw UsageError("workload: compute: mfu must be above 0");
   } else {
     const YAML::Node curve = f.node("gemm_curve");
-    if (curve.IsScalar()) {
+    // `preset`: the priced GPU's published curve (profiles/presets/gpus.yaml),
+    // looked up when the step is priced, since quotes price other GPUs.
+    if (curve.IsScalar() && curve.Scalar() == "preset") {
+      w.gemm.source = "preset";
+    } else if (curve.IsScalar()) {
       std::string path = curve.Scalar();
       if (!base_dir.empty() && std::filesystem::path(path).is_relative()) path = base_dir + "/" + path;
       curve_from_record(path, w.dtype, w.gemm);

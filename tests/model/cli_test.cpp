@@ -180,6 +180,38 @@ TEST_F(ModelCli, PresetsAddOverridesOneAndSaysSoAndRefusesABadFile) {
       fb("model quotes -w " + w + " -q " + profile("quotes/todays-clusters.yaml") + " --presets-add " + bad));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find(bad + ": networks[0]: rate '100'"), std::string::npos) << refused.err;
+  // Issue 38: a file may carry a GEMM curve; one out of order is refused naming the key, exit 2, and a good
+  // one prices a workload that asks for the preset curve, which `model step` names as its compute source.
+  const std::string gpu =
+      "gpus:\n  - {name: ours, arch: hopper, memory_gib: 80, bf16_tflops: 989, fp16_tflops: "
+      "989, interconnect: x, node: nvlink4-8, source: s, gemm_curve: {bf16: ";
+  const std::string unsorted = write("unsorted.yaml", gpu + "[[4096, 700], [1024, 150]], source: ours}}\n");
+  const auto refused_curve = run_process(fb("model step -w " + w + " --presets-add " + unsorted));
+  EXPECT_EQ(refused_curve.exit_code, 2);
+  EXPECT_NE(refused_curve.err.find(unsorted + ": gpus[0]: gemm_curve: bf16: sizes must ascend"), std::string::npos)
+      << refused_curve.err;
+  const std::string curve = write("curve.yaml", gpu + "[[1024, 150], [4096, 700]], source: ours}}\n");
+  const std::string on_preset = write("preset.yaml",
+                                      "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
+                                      "training: {global_batch: 64, micro_batch: 2}\n"
+                                      "compute: {gemm_curve: preset, of_gemm: 0.5}\n"
+                                      "cluster: {gpu: ours, nodes: 1, gpus_per_node: 8}\n");
+  const auto stepped = run_process(fb("model step --format json -w " + on_preset + " --presets-add " + curve));
+  ASSERT_EQ(stepped.exit_code, 0) << stepped.err;
+  const auto step = nlohmann::json::parse(stepped.out)["networks"][0];
+  EXPECT_EQ(step["compute_source"], "preset_curve");
+  EXPECT_DOUBLE_EQ(step["rate_tflops"].get<double>(), 0.5 * 700) << "every product is past the curve's last point";
+  // `model presets` lists the curve and its source.
+  const auto listed = run_process(fb("model presets --format json --presets-add " + curve));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  for (const auto& g : nlohmann::json::parse(listed.out)["gpus"]) {
+    if (g["name"] == "ours") {
+      EXPECT_EQ(g["gemm_curve"]["source"], "ours");
+      EXPECT_DOUBLE_EQ(g["gemm_curve"]["bf16"][1][1].get<double>(), 700);
+    } else if (g["name"] == "b200") {
+      EXPECT_TRUE(g["gemm_curve"].is_null());
+    }
+  }
 }
 
 TEST_F(ModelCli, BadInputExitsTwoNamingTheInput) {

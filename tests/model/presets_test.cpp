@@ -140,6 +140,11 @@ TEST_F(UserPresets, AFileAddsOnePresetAndOverridesAnotherSayingSo) {
   EXPECT_EQ(q.changes.back(), second + ": network '300g-ours' overrides the one from " + file);
 }
 
+// A GPU entry up to its gemm_curve (the cases close the brace).
+constexpr const char* kCurveGpu =
+    "gpus:\n  - {name: g, arch: hopper, memory_gib: 80, bf16_tflops: 989, fp16_tflops: 989, interconnect: x, "
+    "node: nvlink4-8, source: s, ";
+
 TEST_F(UserPresets, BadFilesAreRefusedNamingTheFileEntryAndKey) {
   struct Case {
     std::string text, expect;
@@ -157,6 +162,15 @@ TEST_F(UserPresets, BadFilesAreRefusedNamingTheFileEntryAndKey) {
        "node: nowhere, source: s}\n",
        ": gpu 'g': node: no such node preset 'nowhere'"},
       {"gpu:\n  - {name: g}\n", ": unknown key 'gpu'"},
+      // Issue 38: a GEMM curve's points ascend, are positive, and cite their source.
+      {std::string(kCurveGpu) + "gemm_curve: {bf16: [[4096, 790], [2048, 676]], source: s}}\n",
+       ": gpus[0]: gemm_curve: bf16: sizes must ascend (2048 after 4096)"},
+      {std::string(kCurveGpu) + "gemm_curve: {bf16: [[2048, 676]], fp16: [[2048, 0]], source: s}}\n",
+       ": gpus[0]: gemm_curve: fp16: sizes and TFLOP/s must be positive"},
+      {std::string(kCurveGpu) + "gemm_curve: {bf16: [[2048, 676], [4096, 790]]}}\n",
+       ": gpus[0]: gemm_curve: source: missing: every curve cites the benchmark"},
+      {std::string(kCurveGpu) + "gemm_curve: {bf16: [2048, 676], source: s}}\n",
+       ": gpus[0]: gemm_curve: bf16: each point is [size, tflops]"},
       {"{}\n", ": no presets: give any of networks:, nodes:, gpus:"},
   };
   for (const Case& c : cases) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fb::model {
@@ -60,6 +61,20 @@ struct NodePreset {
   std::string caveat;
 };
 
+// Achieved dense TFLOP/s of square GEMMs by size (the cube root of m n k),
+// from a published benchmark or this project's own record, each cited: the
+// compute rate of a GPU that was not measured (docs/model.md#preset-curves).
+// None of them may come from the training tables the model is validated on.
+struct GemmPresetCurve {
+  std::vector<std::pair<double, double>> bf16;  // (size, TFLOP/s), ascending sizes
+  std::vector<std::pair<double, double>> fp16;  // the bf16 points where the source gave none
+  std::string source;
+  bool empty() const { return bf16.empty(); }
+  const std::vector<std::pair<double, double>>& of(std::string_view dtype) const {
+    return dtype == "fp16" ? fp16 : bf16;
+  }
+};
+
 struct GpuPreset {
   std::string name;  // "h100-sxm"
   std::string description;
@@ -74,6 +89,7 @@ struct GpuPreset {
   // The names NVML (nvidia-smi) gives this card ("NVIDIA H200"): how a
   // record's inventory finds its preset. Matched whole, ignoring case.
   std::vector<std::string> nvml_names;
+  GemmPresetCurve gemm_curve;  // empty: no published curve; the model says so
 };
 
 struct Presets {
@@ -113,5 +129,9 @@ Presets load_presets(const std::string& folder);
 // name the file, the entry and the key. Every GPU must name a known node.
 Presets add_presets(Presets presets, const std::string& path);
 Presets add_presets_text(Presets presets, std::string_view yaml_text, const std::string& file);
+
+// The preset whose nvml_names holds `nvml_name` (whole, any case); nullptr
+// when none does.
+const GpuPreset* gpu_by_nvml_name(const Presets& presets, std::string_view nvml_name);
 
 }  // namespace fb::model

@@ -48,6 +48,9 @@ struct StepCost {
   double tokens = 0;                // per step (samples for a model without a sequence)
   double model_flops = 0;           // per step, all GPUs
   double rate_tflops = 0;           // achieved hardware TFLOP/s per GPU the compute runs at
+  // Where that rate came from: mfu, stated_tflops, measured_curve (a `gemm`
+  // record), stated_curve or preset_curve (the GPU's published curve).
+  std::string compute_source;
   double compute_us = 0;            // ideal: hardware FLOPs at the achieved rate
   double imbalance_us = 0;          // the fullest pipeline stage's extra compute (uneven layers)
   double bubble_us = 0;

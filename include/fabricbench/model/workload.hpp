@@ -56,7 +56,9 @@ struct GemmCurve {
   std::vector<Shape> shapes;  // every shape of the record, as measured (the slowest rank's); none when stated
   double of_gemm = 0;     // achieved rate / GEMM rate at the workload's size
   double size = 0;        // the workload's GEMM size (cube root of m n k); 0 = from the model's shape
-  std::string source;     // "stated" or the record's path
+  std::string source;     // "stated", "preset" (the priced GPU's preset curve) or the record's path
+  std::string measured_gpu;  // a record's GPU as NVML names it ("NVIDIA H200"); "" when stated or unnamed
+  bool preset() const { return source == "preset"; }
   bool empty() const { return points.empty(); }
 };
 
