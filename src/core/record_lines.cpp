@@ -124,6 +124,23 @@ class Reader {
 
 json optional_number(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
 
+// A row's or a pair's two modes (core/modes.hpp); `op` names a pair's measurement.
+json modes_json(const TwoModes& m, const std::string& op) {
+  json j = json::object();
+  if (!op.empty()) j["op"] = op;
+  j["low_us"] = m.low_us;
+  j["low_share"] = m.low_share;
+  j["high_us"] = m.high_us;
+  j["high_share"] = 1 - m.low_share;
+  j["separation"] = m.separation;
+  return j;
+}
+
+TwoModes modes_from(const Reader& r) {
+  return {r.need<double>("low_us"), r.need<double>("high_us"), r.need<double>("low_share"),
+          r.need<double>("separation")};
+}
+
 }  // namespace
 
 // ---- run ---------------------------------------------------------------------
@@ -325,6 +342,7 @@ json to_json(const Measurement& m) {
   }
   if (m.pass > 0) j["pass"] = m.pass;
   if (!m.rank_mean_us.empty()) j["rank_mean_us"] = m.rank_mean_us;
+  if (m.modes) j["modes"] = modes_json(*m.modes, "");
   return j;
 }
 
@@ -422,6 +440,7 @@ Measurement measurement_from_json(const json& j) {
   }
   m.pass = r.take<int>("pass");
   m.rank_mean_us = r.list<double>("rank_mean_us");
+  if (r.has("modes")) m.modes = modes_from(r.object(j.at("modes"), "modes"));  // since 1.9
   check_measurement_figures(m);
   return m;
 }
@@ -442,24 +461,26 @@ Skip skip_from_json(const json& j) {
 // ---- pair, node, finding -----------------------------------------------------------
 
 json to_json(const PairLine& p) {
-  return {{"type", "pair"},
-          {"rail", p.rail},
-          {"retest", p.retest},
-          {"round", p.round},
-          {"node_a", p.node_a},
-          {"node_b", p.node_b},
-          {"host_a", p.host_a},
-          {"host_b", p.host_b},
-          {"path", p.path},
-          {"bytes", p.bytes},
-          {"window", p.window},
-          {"latency_bytes", p.latency_bytes},
-          {"iterations", p.iterations},
-          {"unidir_ab_gbps", optional_number(p.unidir_ab_gbps)},
-          {"unidir_ba_gbps", optional_number(p.unidir_ba_gbps)},
-          {"bidir_gbps", optional_number(p.bidir_gbps)},
-          {"latency_us", optional_number(p.latency_us)},
-          {"latency_p99_us", optional_number(p.latency_p99_us)}};
+  json j = {{"type", "pair"},
+            {"rail", p.rail},
+            {"retest", p.retest},
+            {"round", p.round},
+            {"node_a", p.node_a},
+            {"node_b", p.node_b},
+            {"host_a", p.host_a},
+            {"host_b", p.host_b},
+            {"path", p.path},
+            {"bytes", p.bytes},
+            {"window", p.window},
+            {"latency_bytes", p.latency_bytes},
+            {"iterations", p.iterations},
+            {"unidir_ab_gbps", optional_number(p.unidir_ab_gbps)},
+            {"unidir_ba_gbps", optional_number(p.unidir_ba_gbps)},
+            {"bidir_gbps", optional_number(p.bidir_gbps)},
+            {"latency_us", optional_number(p.latency_us)},
+            {"latency_p99_us", optional_number(p.latency_p99_us)}};
+  if (p.modes) j["modes"] = modes_json(*p.modes, p.modes_op);
+  return j;
 }
 
 PairLine pair_from_json(const json& j) {
@@ -482,6 +503,11 @@ PairLine pair_from_json(const json& j) {
   p.bidir_gbps = r.maybe<double>("bidir_gbps");
   p.latency_us = r.maybe<double>("latency_us");
   p.latency_p99_us = r.maybe<double>("latency_p99_us");
+  if (r.has("modes")) {  // since 1.9
+    const Reader modes = r.object(j.at("modes"), "modes");
+    p.modes = modes_from(modes);
+    p.modes_op = modes.need<std::string>("op");
+  }
   return p;
 }
 
