@@ -62,9 +62,10 @@ TEST_F(Bimodal, SteadyCurvesOnSharedMemoryHaveNoBimodalRow) {
 
 TEST_F(Bimodal, SteadyLinksOfPairsHaveNoBimodalPair) {
   // Two emulated nodes of one rank each on shared memory: every pair's four tests, 20 timed iterations each.
+  // No low-link findings (--threshold 0): the 2 loaded cores make one direction slower now and then.
   const std::string record = path("pairs.jsonl");
   const auto r = run_process("FABRICBENCH_RANKS_PER_NODE=1 " + mpirun(2) + " " + binary() +
-                             " pairs --progress off --size 1M -n 20 -w 2 --out " + record);
+                             " pairs --progress off --size 1M -n 20 -w 2 --threshold 0 --out " + record);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("bimodal: link"), std::string::npos) << r.out;
   const Results res = read_results(record);
