@@ -490,8 +490,10 @@ TEST_F(ClusterFlap, CheckFailsAtTheSizeTheLinkFlappedNamingTheRanksWhileRunWarns
 }
 
 // A link whose rate alternates while one row runs (node 2 at 1 Gbit/s for
-// 0.2 s, then 100 Mbit/s for 1 s, over and over: about 7 fast iterations,
-// then 5 slow ones; measured by hand, 69% at 28 ms and 31% at 268 ms):
+// 0.5 s, then 100 Mbit/s for 2.5 s, over and over: about 18 fast iterations,
+// then 9 slow ones; by hand, 65% at 27 ms and 35% at 267 ms, 79-89% of each
+// mode within 3 spreads; with 0.2 s and 1 s, iterations caught mid-change
+// left 53-65%, too few to call the parts modes):
 // the row's times fall into two modes, and run reports both with their shares
 // instead of one median; the same row on the steady link has one mode.
 class ClusterBimodal : public ClusterFlap {
@@ -523,7 +525,7 @@ TEST_F(ClusterBimodal, ALinkAlternatingDuringARowIsReportedWithBothModes) {
     bool slow = false;
     while (!stop_) {
       reshaped_ok_ = reshape(2, slow ? "100mbit" : "1gbit") && reshaped_ok_;
-      std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 1000 : 200));
+      std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 2500 : 500));
       slow = !slow;
     }
   });
