@@ -49,6 +49,8 @@ Verdict eval_smoothness(const Rule& rule, const Results& run);
 Verdict eval_mixed_gpus(const Rule& rule, const Results& run);
 Verdict eval_transport(const Rule& rule, const Results& run);
 Verdict eval_shared_gpus(const Rule& rule, const Results& run);
+Verdict eval_environment(const Rule& rule, const Results& run);
+Verdict eval_bimodal(const Rule& rule, const Results& run);
 
 // A pair line's figure of `metric` (docs/results-schema.md, `pair`): a link's
 // unidir is its slower direction, since either way can be the degraded one.
@@ -61,6 +63,8 @@ inline constexpr const char* kUnitBreaks = "sizes off the curve";
 inline constexpr const char* kUnitModels = "GPU models";
 inline constexpr const char* kUnitSocketRows = "rows on sockets";
 inline constexpr const char* kUnitSharedGpus = "shared GPUs";
+inline constexpr const char* kUnitEnvFlags = "settings flagged";
+inline constexpr const char* kUnitBimodalRows = "bimodal rows";
 bool is_count(const std::string& unit);
 
 // "1.23 GB/s" style numbers for messages; counts as whole numbers.

@@ -28,7 +28,7 @@ std::string_view name(Status status) {
 
 bool is_count(const std::string& unit) {
   return unit == kUnitWrong || unit == kUnitFields || unit == kUnitBreaks || unit == kUnitModels ||
-         unit == kUnitSocketRows;
+         unit == kUnitSocketRows || unit == kUnitEnvFlags || unit == kUnitBimodalRows;
 }
 
 Verdict start_verdict(const Rule& rule) {
@@ -109,6 +109,12 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
         break;
       case RuleKind::shared_gpus:
         v = eval_shared_gpus(rule, run);
+        break;
+      case RuleKind::environment:
+        v = eval_environment(rule, run);
+        break;
+      case RuleKind::bimodal:
+        v = eval_bimodal(rule, run);
         break;
     }
   } catch (const std::exception& e) {

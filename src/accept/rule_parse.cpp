@@ -273,6 +273,14 @@ void parse_kind_fields(const Field& f, Rule& r) {
     case RuleKind::shared_gpus:
       f.expect_map({"name", "kind", "optional"});
       break;
+    case RuleKind::environment:
+      f.expect_map({"name", "kind", "optional", "allow"});
+      parse_environment_rule(f, r);
+      break;
+    case RuleKind::bimodal:
+      f.expect_map(kRowKeys);
+      parse_rows(f, r.rows, false);
+      break;
   }
 }
 

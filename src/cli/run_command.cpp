@@ -9,7 +9,9 @@
 #include <optional>
 
 #include "command_support.hpp"
+#include "bimodal_warning.hpp"
 #include "curve_warning.hpp"
+#include "environment_warning.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -89,6 +91,8 @@ class RunCommand final : public Measuring {
     if (flags_.quiet) job().sinks.add(make_skip_note_sink(stderr, "run"));  // the table says them otherwise
     if (!flags_.csv.empty()) job().sinks.add(make_csv_sink(flags_.csv, flags_.overwrite));
     job().sinks.add(make_curve_warning_sink(stderr));
+    job().sinks.add(make_bimodal_warning_sink(stderr));
+    job().sinks.add(make_environment_warning_sink(stderr));
     header.options = to_json(options_);
   }
   void measure() override { totals_ = runner_->run(); }

@@ -269,7 +269,21 @@ Together<A, B> together(A a, B b) {
   return {a, b};
 }
 
-// The members of one struct, in the order a line holds them.
+// A value written from others and not read back (a share and its complement).
+template <typename S, typename F>
+struct Derived {
+  const char* key;
+  F of;
+  void write(const S& s, json& j) const { j[key] = of(s); }
+  void read(const Reader&, S&) const {}
+};
+template <typename S, typename F>
+Derived<S, F> derived(const char* key, F of) {
+  return {key, of};
+}
+
+// The members of one struct, in the order a line holds them. A field list
+// may hold another (a base struct's members among a derived one's).
 template <typename... Fs>
 struct Fields {
   std::tuple<Fs...> fields;
@@ -305,6 +319,8 @@ struct Fields {
   static void add_keys(const F& f, std::vector<std::string>& out) {
     if constexpr (requires { f.key; }) {
       out.push_back(f.key);
+    } else if constexpr (requires { f.keys(); }) {
+      for (auto& k : f.keys()) out.push_back(std::move(k));
     } else {
       out.push_back(f.a.key);
       out.push_back(f.b.key);

@@ -158,6 +158,16 @@ InventoryLine inventory_line(const json& line) { return inventory_from_json(line
 namespace record_fields {
 namespace {
 
+// A row's two modes (core/modes.hpp), since 1.9: high_share is written for
+// readers and follows from low_share.
+const auto& modes_fields() {
+  static const auto f = fields(need("low_us", &TwoModes::low_us), need("low_share", &TwoModes::low_share),
+                               need("high_us", &TwoModes::high_us),
+                               derived<TwoModes>("high_share", [](const TwoModes& m) { return 1 - m.low_share; }),
+                               need("separation", &TwoModes::separation));
+  return f;
+}
+
 const auto& measurement_fields() {
   using M = Measurement;
   using T = TimeStats;
@@ -181,7 +191,8 @@ const auto& measurement_fields() {
              when_set("time_samples", &M::time, &T::samples),                  // since 1.6
              together(when_set_or("peer_a", -1, &M::peer_a), when_set_or("peer_b", -1, &M::peer_b)),
              when_set("wrong_ranks", &M::wrong_ranks), object_when_set("wrong_at", wrong_at, &M::wrong_at),
-             when_set("pass", &M::pass), when_set("rank_mean_us", &M::rank_mean_us));
+             when_set("pass", &M::pass), when_set("rank_mean_us", &M::rank_mean_us),
+             object_when_set("modes", modes_fields(), &M::modes));
   return f;
 }
 
@@ -267,7 +278,8 @@ const auto& pair_fields() {
       take("bytes", &P::bytes), take("window", &P::window), take("latency_bytes", &P::latency_bytes),
       take("iterations", &P::iterations), take("unidir_ab_gbps", &P::unidir_ab_gbps),
       take("unidir_ba_gbps", &P::unidir_ba_gbps), take("bidir_gbps", &P::bidir_gbps),
-      take("latency_us", &P::latency_us), take("latency_p99_us", &P::latency_p99_us));
+      take("latency_us", &P::latency_us), take("latency_p99_us", &P::latency_p99_us),
+      object_when_set("modes", fields(need("op", &PairModes::op), modes_fields()), &P::modes));
   return f;
 }
 

@@ -10,6 +10,7 @@
 
 #include "fabricbench/core/check_inexact.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/modes.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
 #include "wrong_counts.hpp"
@@ -296,6 +297,17 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
     m.peer_b = spec.peer_b;
   }
   m.time = time_stats(timing);
+  // Two modes in the independent timings: a flapping link or an alternating
+  // path, reported as such rather than averaged (core/modes.hpp). The debug
+  // line is what calibrated the constants on steady curves.
+  if (const auto split = split_modes(timing.sample_us)) {
+    if (is_bimodal(*split)) m.modes = *split;
+    spdlog::debug(
+        "modes {} {} {} bytes: {:.1f}% at {:.2f} us, rest at {:.2f} us, ratio {:.2f}, separation {:.2f}, "
+        "coverage {:.2f}",
+        m.op, m.scope, m.bytes, 100 * split->low_share, split->low_us, split->high_us,
+        split->high_us / std::max(split->low_us, 1e-9), split->separation, split->coverage);
+  }
   if (plan.adaptive()) m.stopped_by = std::string(name(timing.stopped_by));
   m.algbw_gbps = algbw_gbps(spec.op, m.bytes, m.time.median_us);
   m.busbw_gbps = m.algbw_gbps * busbw_factor(spec.op, m.nranks);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fabricbench/core/environment_audit.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/units.hpp"
 #include "html_text.hpp"
@@ -110,6 +111,23 @@ std::string inventory(const Results& r) {
   return out;
 }
 
+// What in the ranks' NCCL, UCX and Open MPI settings distorts the figures
+// (core/environment_audit.hpp), one row per setting; one line when nothing does.
+std::string environment(const Results& r) {
+  if (!has_environment(r.inventory)) return {};
+  const auto findings = audit_environment(r.inventory);
+  if (findings.empty())
+    return "<p class=\"note\" data-environment=\"clean\">Environment: no NCCL, UCX or Open MPI setting that distorts "
+           "the figures.</p>";
+  std::vector<Row> rows;
+  for (const auto& f : findings)
+    rows.push_back({{html::text(f.setting) + (f.detail.empty() ? "" : "<br>" + html::text(f.detail)),
+                     html::text(ranks_text(f.ranks)), html::text(std::string(reason(f.flag))),
+                     html::text(std::string(fix(f.flag)))},
+                    fmt::format(" class=\"warn\" data-env-flag=\"{}\"", html::attr(std::string(name(f.flag))))});
+  return "<h4>Environment</h4>" + table({"setting", "ranks", "why it matters", "fix"}, rows, "environment");
+}
+
 // An imported record's devices, as nccl-tests listed them.
 std::string imported(const Results& r) {
   const json& o = r.header.options.get();
@@ -177,7 +195,7 @@ std::string record_block(const RecordInput& rec, const HtmlInputs& in) {
   dl += "</dl>";
   const std::string title = in.records.size() > 1 ? rec.label + ": " + record_identity(r) : record_identity(r);
   std::string body = dl;
-  if (!r.inventory.empty()) body += "<h4>Hardware (inventory)</h4>" + inventory(r);
+  if (!r.inventory.empty()) body += "<h4>Hardware (inventory)</h4>" + inventory(r) + environment(r);
   if (h.command == "import") body += imported(r);
   if (r.inventory.empty() && h.command != "import")
     body += "<p class=\"note\">No inventory lines: the hardware and its spec peaks are unknown.</p>";

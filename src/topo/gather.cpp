@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "fabricbench/topo/environment.hpp"
 #include "fabricbench/topo/inventory.hpp"
 #include "fabricbench/topo/report.hpp"
 #include "fact_json.hpp"
@@ -31,6 +32,8 @@ json read_line(const NodeMap& nodes, int rank, std::vector<long> job_pids, const
     const auto cpus = process_cpus();
     line["rank_cpus"] = cpus ? json(*cpus) : json(nullptr);
     if (!cpus) line["unknown"]["rank_cpus"] = cpus.why();
+    // The settings NCCL, UCX and Open MPI take from the environment and NCCL's files.
+    line["environment"] = environment_json(EnvironmentSources::of_this_process());
     unknown_last(line);
     return line;
   } catch (const std::exception& e) {

@@ -47,6 +47,9 @@ constexpr Added kAdded[] = {
     {"inventory", "gpus", "mig", 8},
     {"inventory", "gpus", "processes", 8},
     {"run", "options", "cap_min_iters", 8},
+    {"inventory", "", "environment", 9},
+    {"measurement", "", "modes", 9},
+    {"pair", "", "modes", 9},
 };
 
 void erase_in(json& j, const std::string& key) {

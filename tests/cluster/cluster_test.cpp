@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "fabricbench/core/modes.hpp"
 #include "fabricbench/core/record.hpp"
 #include "process.hpp"
 #include "json_lines.hpp"
@@ -487,6 +488,67 @@ TEST_F(ClusterFlap, CheckFailsAtTheSizeTheLinkFlappedNamingTheRanksWhileRunWarns
     EXPECT_TRUE(jump || drop) << item;
     EXPECT_NE(item.find(ranks), std::string::npos) << item;
   }
+}
+
+// A link whose rate alternates while one row runs (node 2 at 1 Gbit/s for
+// 0.5 s, then 100 Mbit/s for 2.5 s, over and over: about 18 fast iterations,
+// then 9 slow ones; by hand, 65% at 27 ms and 35% at 267 ms, 79-89% of each
+// mode within 3 spreads; with 0.2 s and 1 s, iterations caught mid-change
+// left 53-65%, too few to call the parts modes):
+// the row's times fall into two modes, and run reports both with their shares
+// instead of one median; the same row on the steady link has one mode.
+class ClusterBimodal : public ClusterFlap {
+ protected:
+  test::ProcessResult long_row() const {
+    return fabricbench("run --backend mpi --ops all_reduce --placement out -b 2M -e 2M -n 80 -w 2 --median-ci 0", 2,
+                       "--host " + address(1) + "," + address(2));
+  }
+  test::ProcessResult judge(const std::string& dir) const {
+    const std::string profile = tmp_ + "/bimodal.yaml";
+    std::ofstream(profile) << "name: bimodal\nbackend: mpi\n"
+                              "sweeps:\n  - {ops: [all_reduce], scopes: [global], minbytes: 2M, maxbytes: 2M}\n"
+                              "rules:\n  - {kind: bimodal}\n";
+    return test::run_process(std::string(FB_BINARY) + " check --profile " + profile + " --results " + out() +
+                             " -q --out-dir " + tmp_ + "/" + dir);
+  }
+};
+
+TEST_F(ClusterBimodal, ALinkAlternatingDuringARowIsReportedWithBothModes) {
+  auto r = long_row();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("bimodal"), std::string::npos) << "a steady link has one mode\n" << r.err;
+  ASSERT_EQ(read_results(out()).measurements.size(), 1u);
+  EXPECT_FALSE(read_results(out()).measurements[0].modes.has_value());
+  auto c = judge("steady");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+
+  watcher_ = std::thread([this] {
+    bool slow = false;
+    while (!stop_) {
+      reshaped_ok_ = reshape(2, slow ? "100mbit" : "1gbit") && reshaped_ok_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 2500 : 500));
+      slow = !slow;
+    }
+  });
+  r = long_row();
+  stop_ = true;
+  watcher_.join();
+  ASSERT_TRUE(reshaped_ok_) << "tc could not re-shape node 2's link";
+  std::printf("%s\n", r.err.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(out());
+  ASSERT_EQ(res.measurements.size(), 1u);
+  const auto& m = res.measurements[0];
+  ASSERT_TRUE(m.modes.has_value()) << "median " << m.time.median_us << " us, min " << m.time.min_us << ", max "
+                                   << m.time.max_us;
+  // 2 MiB at 119.6 MB/s is about 17.5 ms; at a tenth of the rate about 10x that (9.4x measured by hand).
+  EXPECT_GT(m.modes->high_us, 4 * m.modes->low_us);
+  EXPECT_GE(m.modes->low_share, kModesMinShare);
+  EXPECT_LE(m.modes->low_share, 1 - kModesMinShare);
+  EXPECT_NE(r.err.find("warning: bimodal all_reduce/global mpi 2 MiB: "), std::string::npos) << r.err;
+  c = judge("flapped");
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("two modes"), std::string::npos) << c.out;
 }
 
 }  // namespace

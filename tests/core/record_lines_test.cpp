@@ -96,6 +96,7 @@ Measurement full_measurement() {
   m.wrong_at = {{1, 2, 3}};
   m.pass = 2;
   m.rank_mean_us = {1.5, 2.5};
+  m.modes = TwoModes{100, 400, 0.75, 30, 0.9};
   return m;
 }
 
@@ -138,7 +139,7 @@ TEST_F(RecordLines, MeasurementWritesTheDocumentedKeys) {
   const Keys plain = keys_of(to_json(Measurement{}));
   EXPECT_EQ(minus(doc("measurement"), plain),
             (Keys{"time_ci_low_us", "time_ci_high_us", "time_samples", "stopped_by", "peer_a", "peer_b", "wrong_ranks",
-                  "wrong_at", "pass", "rank_mean_us"}));
+                  "wrong_at", "pass", "rank_mean_us", "modes"}));
 }
 
 TEST_F(RecordLines, SkipCheckAndRowWriteTheDocumentedKeys) {
@@ -151,7 +152,10 @@ TEST_F(RecordLines, SkipCheckAndRowWriteTheDocumentedKeys) {
 }
 
 TEST_F(RecordLines, PairNodeAndFindingWriteTheDocumentedKeys) {
-  EXPECT_EQ(keys_of(to_json(PairLine{})), doc("pair"));
+  PairLine bimodal;
+  bimodal.modes = PairModes{TwoModes{100, 400, 0.75, 30, 0.9}, "unidir_ab"};
+  EXPECT_EQ(keys_of(to_json(bimodal)), doc("pair"));
+  EXPECT_EQ(minus(doc("pair"), keys_of(to_json(PairLine{}))), Keys{"modes"});
   EXPECT_EQ(keys_of(to_json(NodeLine{})), doc("node"));
   FindingLine node;
   node.kind = "node";
@@ -264,8 +268,10 @@ TEST_F(RecordLines, InventoryLinesKeepTopoKeysAndTheyAreDocumented) {
     const json again = to_json(r.inventory[i]);
     EXPECT_EQ(again, fb::test::json_lines(r.path)[i + 1]) << i;
     EXPECT_EQ(minus(keys_of(again), doc("inventory")), Keys{}) << again.dump();
-    // What a line may lack: the keys present only when something could not be read.
-    EXPECT_EQ(minus(minus(doc("inventory"), keys_of(again)), Keys{"gpus_note", "error", "unknown"}), Keys{});
+    // What a line may lack: the keys present only when something could not be read, and the
+    // environment (since 1.9; this record is older).
+    EXPECT_EQ(minus(minus(doc("inventory"), keys_of(again)), Keys{"gpus_note", "error", "unknown", "environment"}),
+              Keys{});
   }
   InventoryPath known{"intra", "NVLink", 450.0, "NVLink4 x18", ""};
   InventoryPath unknown{"inter", "TCP", std::nullopt, "1 x ? (eth0)", "eth0/speed reads -1"};
@@ -289,6 +295,10 @@ TEST_F(RecordLines, LinesReadBackWhatTheyWrote) {
   EXPECT_EQ(mb.run_id, m.run_id);
   EXPECT_EQ(mb.wrong_at, m.wrong_at);
   EXPECT_EQ(mb.peer_b, 1);
+  ASSERT_TRUE(mb.modes.has_value());
+  EXPECT_EQ(mb.modes->high_us, 400);
+  EXPECT_EQ(mb.modes->low_share, 0.75);
+  EXPECT_EQ(mb.modes->separation, 30);
   RunHeader h;
   h.command = "check";
   h.run_id = "id";

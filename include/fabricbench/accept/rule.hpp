@@ -24,6 +24,8 @@ enum class RuleKind {
   mixed_gpus,   // one GPU model on every rank, unless the profile allows the mix
   transport,    // no NCCL row on TCP sockets while a node has an RDMA NIC up (NCCL fell back)
   shared_gpus,  // no GPU the ranks drive had another process on it, MIG, or compute prohibited
+  environment,  // no NCCL/UCX/Open MPI setting that distorts the figures (core/environment_audit.hpp)
+  bimodal,      // no row whose iteration times fall into two modes (core/modes.hpp)
 };
 
 // The figure a row-based rule reads from a measurement line.
@@ -110,6 +112,8 @@ struct Rule {
   std::uint64_t from_bytes = 0;
   // mixed_gpus: the GPU models (as NVML names them, or a part of the name) a mixed partition may hold
   std::vector<std::string> allowed_gpus;
+  // environment: the flags (core/environment_audit.hpp names) the profile accepts
+  std::vector<std::string> allowed_env_flags;
 };
 
 std::string_view name(RuleKind kind);

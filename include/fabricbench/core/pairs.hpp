@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fabricbench/core/modes.hpp"
 #include "fabricbench/core/backend.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/link_analysis.hpp"
@@ -43,6 +45,10 @@ struct PairMeasurement {
   double latency_p99_us = 0;
   std::size_t iterations = 0;  // the fewest timed iterations of its four measurements
   std::string path;            // the backend's path for this pair
+  // The first of its measurements whose times fell into two modes
+  // (core/modes.hpp), and which: unidir_ab, unidir_ba, bidir or latency.
+  std::optional<TwoModes> modes;
+  std::string modes_op;
 };
 
 // Told, on rank 0, of each pair as soon as its round is over.

@@ -19,7 +19,7 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 8;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 9;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                         // 1.2: pair, node and finding lines;
                                         // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                         // 1.4: run_id, check lines' optional, every summary's keys alike;
@@ -30,6 +30,7 @@ inline constexpr int kSchemaMinor = 8;  // 1.1: inventory lines, copy ops, optio
                                         // 1.8: inventory GPUs' compute_mode, mig, processes (who else uses it);
                                         //      storage lines' io_engine, queue_depth, sync, fallocate;
                                         //      option cap_min_iters (a cap may end a size before a default -n)
+                                        // 1.9: inventory lines' environment (NCCL_*, UCX_*, OMPI_MCA_*, nccl.conf)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file

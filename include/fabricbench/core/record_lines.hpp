@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "fabricbench/core/json_value.hpp"
+#include "fabricbench/core/modes.hpp"
 #include "fabricbench/core/stats.hpp"
 
 namespace fb {
@@ -161,6 +162,9 @@ struct Measurement {
   // Each world rank's mean time per op (-1: sat out), when the run asked for
   // it (RunOptions::per_rank_times): finds the node or rail that lags.
   std::vector<double> rank_mean_us;
+  // The iteration times fell into two modes (core/modes.hpp), since 1.9;
+  // absent when they did not, or were too few to tell.
+  std::optional<TwoModes> modes;
 };
 
 // ---- `skip`: a measurement, op or scope that did not run -------------------
@@ -174,6 +178,12 @@ struct Skip {
 };
 
 // ---- `pair`, `node`, `finding`: the node-pair matrix -----------------------
+
+// A pair's two modes and the measurement they were found in (unidir_ab,
+// unidir_ba, bidir or latency).
+struct PairModes : TwoModes {
+  std::string op;
+};
 
 struct PairLine {
   int rail = 0;
@@ -193,6 +203,9 @@ struct PairLine {
   std::optional<double> bidir_gbps;
   std::optional<double> latency_us;
   std::optional<double> latency_p99_us;
+  // The first of the pair's measurements whose times fell into two modes
+  // (core/modes.hpp) and which one; since 1.9.
+  std::optional<PairModes> modes;
 };
 
 struct NodeLine {

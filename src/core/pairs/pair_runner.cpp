@@ -1,10 +1,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <charconv>
 #include <cstdint>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/modes.hpp"
 #include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/stats.hpp"
 
@@ -13,7 +16,25 @@ namespace {
 
 // What each pair sends back to every rank after its round, as doubles so one
 // quiet reduction carries them: a pair's slot is zero on every other rank.
-enum Field { kValid, kUnidirAB, kUnidirBA, kBidir, kLatency, kLatencyP99, kIterations, kFields };
+// kFieldModes*: the first of the pair's measurements whose times fell into two
+// modes (kFieldModesOp: its index in kModesOps, -1 for none), core/modes.hpp.
+enum Field {
+  kValid,
+  kUnidirAB,
+  kUnidirBA,
+  kBidir,
+  kLatency,
+  kLatencyP99,
+  kIterations,
+  kFieldModesOp,
+  kFieldModesLow,
+  kFieldModesHigh,
+  kFieldModesShare,
+  kFieldModesSeparation,
+  kFields
+};
+// The pair line's names of its measurements, in the order they are timed.
+constexpr std::array<const char*, 4> kModesOps{"unidir_ab", "unidir_ba", "bidir", "latency"};
 
 // "job:path", so rank 0 can tell which pair a path belongs to.
 std::pair<int, std::string> split_path(const std::string& text) {
@@ -111,6 +132,8 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   group->reserve(buffer, buffer);
   const ActiveGroup active(board_, group.get());  // the watchdog may abort it (NCCL: ncclCommAbort)
   std::size_t fewest = SIZE_MAX;
+  std::optional<TwoModes> modes;
+  int modes_op = -1, timed = 0;
   auto time = [&](const OpSpec& s) {
     auto op = group->prepare(s);
     label_op(board_, s, *op, -1);
@@ -119,7 +142,11 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
     TimingPlan plan = options_.timing;
     plan.bytes = s.layout.bytes;
     plan.ops_per_iteration = ops_per_iteration(s);
-    const TimeStats t = time_stats(time_op(pair, op.get(), plan));
+    const Timing timing = time_op(pair, op.get(), plan);
+    if (!modes)
+      if ((modes = find_two_modes(timing.sample_us))) modes_op = timed;
+    ++timed;
+    const TimeStats t = time_stats(timing);
     fewest = std::min(fewest, t.iterations);
     return t;
   };
@@ -138,6 +165,13 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   fields[kLatency] = lat.median_us;
   fields[kLatencyP99] = lat.p99_us;
   fields[kIterations] = static_cast<double>(fewest);
+  fields[kFieldModesOp] = modes_op;
+  if (modes) {
+    fields[kFieldModesLow] = modes->low_us;
+    fields[kFieldModesHigh] = modes->high_us;
+    fields[kFieldModesShare] = modes->low_share;
+    fields[kFieldModesSeparation] = modes->separation;
+  }
   return pair.rank() == 0;
 }
 
@@ -177,6 +211,11 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
     out[k].figures = {f[kUnidirAB], f[kUnidirBA], f[kBidir], f[kLatency]};
     out[k].latency_p99_us = f[kLatencyP99];
     out[k].iterations = static_cast<std::size_t>(f[kIterations]);
+    if (const auto which = static_cast<int>(f[kFieldModesOp]);
+        which >= 0 && which < static_cast<int>(kModesOps.size())) {
+      out[k].modes = TwoModes{f[kFieldModesLow], f[kFieldModesHigh], f[kFieldModesShare], f[kFieldModesSeparation]};
+      out[k].modes_op = kModesOps[static_cast<std::size_t>(which)];
+    }
   }
   for (const auto& text : paths) {
     const auto [job, path] = split_path(text);

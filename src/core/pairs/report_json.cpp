@@ -33,6 +33,7 @@ PairLine pair_line(const PairMeasurement& m, const PairsLabels& l) {
   p.bidir_gbps = m.figures.bidir_gbps;
   p.latency_us = m.figures.latency_us;
   p.latency_p99_us = m.latency_p99_us;
+  if (m.modes) p.modes = PairModes{*m.modes, m.modes_op};
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "fabricbench/core/modes.hpp"
 #include "fabricbench/core/pairs_report.hpp"
 #include "fabricbench/core/text_table.hpp"
 
@@ -135,6 +136,11 @@ std::string format_report(const PairsResult& r, const PairsLabels& l) {
                          describe(f, r.analyses[static_cast<std::size_t>(rail)], l));
   const auto bad = bad_hosts(r, l);
   if (!bad.empty()) out += fmt::format("bad nodes: {}\n", fmt::join(bad, ","));
+  // A link whose times fell into two modes: its median is a figure no iteration had (core/modes.hpp).
+  for (const PairMeasurement& m : r.measured)
+    if (m.modes)
+      out += fmt::format("bimodal: link {} - {}{} {}: {}\n", host(l, m.job.pair.a), host(l, m.job.pair.b),
+                         r.rails > 1 ? fmt::format(" (rail {})", m.job.rail) : "", m.modes_op, modes_text(*m.modes));
   return out;
 }
 
