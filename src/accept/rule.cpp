@@ -26,7 +26,7 @@ constexpr std::array kKinds{
     std::pair{RuleKind::uniformity, "uniformity"},   std::pair{RuleKind::pairs, "pairs"},
     std::pair{RuleKind::storage, "storage"},         std::pair{RuleKind::smoothness, "smoothness"},
     std::pair{RuleKind::mixed_gpus, "mixed_gpus"},   std::pair{RuleKind::transport, "transport"},
-    std::pair{RuleKind::shared_gpus, "shared_gpus"},
+    std::pair{RuleKind::shared_gpus, "shared_gpus"}, std::pair{RuleKind::hardware, "hardware"},
 };
 static_assert(enum_cover::covers<RuleKind, kKinds>([](const auto& e) { return e.first; }),
               "kKinds names every RuleKind in enum order");

@@ -273,6 +273,11 @@ void parse_kind_fields(const Field& f, Rule& r) {
     case RuleKind::shared_gpus:
       f.expect_map({"name", "kind", "optional"});
       break;
+    case RuleKind::hardware:
+      f.expect_map(
+          {"name", "kind", "optional", "gpu", "gpus_per_node", "nics_per_node", "nic_rate", "nic_kind", "nodes"});
+      parse_hardware(f, r);
+      break;
   }
 }
 

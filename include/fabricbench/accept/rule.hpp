@@ -24,6 +24,21 @@ enum class RuleKind {
   mixed_gpus,   // one GPU model on every rank, unless the profile allows the mix
   transport,    // no NCCL row on TCP sockets while a node has an RDMA NIC up (NCCL fell back)
   shared_gpus,  // no GPU the ranks drive had another process on it, MIG, or compute prohibited
+  hardware,     // what was sold: the GPU model, GPUs and NICs per node, nodes (from the inventory lines)
+};
+
+// What a hardware rule checks: one promise of a quote each, so each has its verdict.
+enum class HardwareItem { gpu, gpus_per_node, nics_per_node, nodes };
+
+// A hardware rule's promise. `gpu`: every rank's GPU is one of `gpu_names`
+// (NVML's names, whole, ignoring case); the others: at least `count` of them.
+struct HardwarePromise {
+  HardwareItem item = HardwareItem::gpu;
+  std::vector<std::string> gpu_names;
+  int count = 0;
+  double nic_rate_gbit = 0;  // nics_per_node: NICs up at this rate or faster count
+  // nics_per_node: topo's NIC kinds that count (IB, RoCE, EFA, Ethernet); empty = any
+  std::vector<std::string> nic_kinds;
 };
 
 // The figure a row-based rule reads from a measurement line.
@@ -110,6 +125,8 @@ struct Rule {
   std::uint64_t from_bytes = 0;
   // mixed_gpus: the GPU models (as NVML names them, or a part of the name) a mixed partition may hold
   std::vector<std::string> allowed_gpus;
+  // hardware
+  HardwarePromise hardware;
 };
 
 std::string_view name(RuleKind kind);
