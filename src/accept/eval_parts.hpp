@@ -51,6 +51,7 @@ Verdict eval_transport(const Rule& rule, const Results& run);
 Verdict eval_shared_gpus(const Rule& rule, const Results& run);
 Verdict eval_environment(const Rule& rule, const Results& run);
 Verdict eval_bimodal(const Rule& rule, const Results& run);
+Verdict eval_hardware(const Rule& rule, const Results& run);
 
 // A pair line's figure of `metric` (docs/results-schema.md, `pair`): a link's
 // unidir is its slower direction, since either way can be the degraded one.
@@ -61,6 +62,10 @@ inline constexpr const char* kUnitWrong = "wrong elements";
 inline constexpr const char* kUnitFields = "fields differ";
 inline constexpr const char* kUnitBreaks = "sizes off the curve";
 inline constexpr const char* kUnitModels = "GPU models";
+inline constexpr const char* kUnitGpus = "GPUs";
+inline constexpr const char* kUnitNics = "NICs";
+inline constexpr const char* kUnitNodes = "nodes";
+inline constexpr const char* kUnitLines = "inventory lines";
 inline constexpr const char* kUnitSocketRows = "rows on sockets";
 inline constexpr const char* kUnitSharedGpus = "shared GPUs";
 inline constexpr const char* kUnitEnvFlags = "settings flagged";

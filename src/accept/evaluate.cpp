@@ -116,6 +116,9 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
       case RuleKind::bimodal:
         v = eval_bimodal(rule, run);
         break;
+      case RuleKind::hardware:
+        v = eval_hardware(rule, run);
+        break;
     }
   } catch (const std::exception& e) {
     // A line of the record that does not have the shape the rule reads

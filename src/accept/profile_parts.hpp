@@ -16,6 +16,7 @@ Rule parse_rule(const Field& f);
 void parse_smoothness(const Field& f, Rule& r);
 void parse_mixed_gpus(const Field& f, Rule& r);
 void parse_environment_rule(const Field& f, Rule& r);
+void parse_hardware(const Field& f, Rule& r);  // eval_hardware.cpp
 // A row rule whose op or scope no sweep runs can never be judged: say so now.
 void check_rule_against_sweeps(const Rule& rule, const Field& f, const std::vector<Sweep>& sweeps);
 

@@ -281,6 +281,11 @@ void parse_kind_fields(const Field& f, Rule& r) {
       f.expect_map(kRowKeys);
       parse_rows(f, r.rows, false);
       break;
+    case RuleKind::hardware:
+      f.expect_map(
+          {"name", "kind", "optional", "gpu", "gpus_per_node", "nics_per_node", "nic_rate", "nic_kind", "nodes"});
+      parse_hardware(f, r);
+      break;
   }
 }
 

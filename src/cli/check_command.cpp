@@ -12,6 +12,7 @@
 
 #include "check_options.hpp"
 #include "check_pairs.hpp"
+#include "check_quote.hpp"
 #include "check_verdict.hpp"
 #include "command_support.hpp"
 #include "commands.hpp"
@@ -60,6 +61,12 @@ std::string load_profile_everywhere(const Comm& world, const CheckFlags& flags, 
 
 // Rank 0: the baseline is readable and fits this job; the outputs can be written.
 std::string prepare_rank0(const Comm& world, const CheckFlags& flags, CheckSetup& setup) {
+  // Only rank 0 judges, so only it needs the quote's rules (and its files).
+  if (!flags.quote.empty()) try {
+      add_quote_rules(flags.quote, flags.quote_name, setup.profile.rules);
+    } catch (const UsageError& e) {
+      return fmt::format("--quote {}: {}", flags.quote, e.what());
+    }
   if (accept::needs_baseline(setup.profile) && flags.baseline.empty())
     return fmt::format(
         "profile {} has baseline rules: give --baseline FILE (a record saved earlier with "
@@ -101,6 +108,8 @@ std::string backend_problem(const Comm& world, const CheckSetup& setup) {
 void validate(const CheckFlags& flags) {
   if (flags.list_profiles) throw ShowAndExit{list_profiles()};
   if (flags.profile.empty()) throw UsageError("--profile is required (a YAML file, or see --list-profiles)");
+  if (!flags.quote_name.empty() && flags.quote.empty())
+    throw UsageError("--quote-name names a quote of a --quote file: give --quote FILE too");
   if (flags.progress != "auto" && flags.progress != "on" && flags.progress != "off")
     throw UsageError(fmt::format("--progress '{}': use auto, on or off", flags.progress));
   (void)timeout_seconds(flags.timeout);

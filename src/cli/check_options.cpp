@@ -21,6 +21,10 @@ namespace fs = std::filesystem;
 void add_check_flags(CLI::App& app, CheckFlags& f) {
   app.add_option("-p,--profile", f.profile, "acceptance profile: a YAML file, or a name from --list-profiles");
   app.add_flag("--list-profiles", f.list_profiles, "list the shipped profiles and exit");
+  app.add_option("--quote", f.quote,
+                 "quotes file (as for model quotes): also judge the cluster against what its quote sold: GPU model, "
+                 "GPUs per node, NICs per node at the network's rate, nodes");
+  app.add_option("--quote-name", f.quote_name, "which quote of the --quote file (needed when it holds several)");
   app.add_option("--results", f.results, "evaluate the rules on this results record instead of running");
   app.add_option("--baseline", f.baseline, "results record of an earlier good run, for baseline rules");
   app.add_option("--save-baseline", f.save_baseline, "also save this run's record here, to compare later runs with");

@@ -10,6 +10,8 @@ namespace fb::cli {
 struct CheckFlags {
   std::string profile;  // a path, or a name from --list-profiles
   bool list_profiles = false;
+  std::string quote;       // a quotes file: its quote's promises join the profile's rules (check_quote.hpp)
+  std::string quote_name;  // which quote of the file ("" when it holds one)
   std::string results;  // evaluate this record instead of running
   std::string baseline;
   std::string save_baseline;

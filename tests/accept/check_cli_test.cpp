@@ -497,3 +497,73 @@ TEST_F(CheckCli, TheMpirunWrapperSaysNothingRanWhenTheLaunchFails) {
 
 }  // namespace
 }  // namespace fb
+
+namespace fb {
+namespace {
+
+// `check --quote`: the quote's promises judged beside the profile's rules.
+class CheckQuoteCli : public CheckCli {
+ protected:
+  std::string quote(const std::string& network, int gpus_per_node, int nodes) const {
+    std::ofstream(path("quotes.yaml")) << "quotes:\n  - {name: sold, gpu: h100-sxm, gpus_per_node: " << gpus_per_node
+                                       << ", nodes: " << nodes << ", network: " << network
+                                       << ", price_per_gpu_hour: 3}\n";
+    return path("quotes.yaml");
+  }
+  // The verdict of the rule whose name holds `part`, or null.
+  static nlohmann::json verdict(const nlohmann::json& report, const std::string& part) {
+    for (const auto& v : report["verdicts"])
+      if (v["rule"].get<std::string>().find(part) != std::string::npos) return v;
+    return nullptr;
+  }
+};
+
+// This machine (no GPU, one node, no 400G IB) is not what an 8 x H100 +
+// 8 x 400G IB quote on 2 nodes sells: exit 1, each broken promise named.
+TEST_F(CheckQuoteCli, AQuoteThisMachineCannotMeetFailsNamingEachPromise) {
+  const std::string p = profile("q", "  - {name: element check, kind: correctness}\n");
+  const auto r = run_process(check(2) + " --profile " + p + " --quote " + quote("8x400g-ndr-ib", 8, 2) +
+                             " --quote-name sold -q --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = json_file("out/check.json");
+  EXPECT_EQ(report["status"], "fail");
+  EXPECT_EQ(verdict(report, "element check")["status"], "pass");
+  const auto gpu = verdict(report, "quote sold: GPU NVIDIA H100 80GB HBM3 (gpus.yaml h100-sxm nvml_names)");
+  ASSERT_FALSE(gpu.is_null()) << report.dump();
+  EXPECT_EQ(gpu["status"], "fail");
+  EXPECT_NE(gpu["reason"].get<std::string>().find("not judged: no inventory line names a GPU"), std::string::npos)
+      << gpu.dump();
+  const auto gpus = verdict(report, "quote sold: 8 GPUs per node");
+  EXPECT_EQ(gpus["status"], "fail") << report.dump();
+  EXPECT_EQ(gpus["measured"], 0);
+  const auto nics = verdict(report, "quote sold: 8 NICs per node at 400 Gbit/s (networks.yaml 400g-ndr-ib");
+  EXPECT_EQ(nics["status"], "fail") << report.dump();
+  EXPECT_EQ(nics["measured"], 0);
+  const auto nodes = verdict(report, "quote sold: 2 nodes");
+  EXPECT_EQ(nodes["status"], "fail") << report.dump();
+  EXPECT_EQ(nodes["measured"], 1);
+  const auto junit = test::junit_counts(path("out/junit.xml"));
+  EXPECT_EQ(junit["testsuite"]["failures"], "4") << junit.dump();
+  int named = 0;
+  for (const auto& n : junit["names"]) named += n.get<std::string>().rfind("quote sold: ", 0) == 0;
+  EXPECT_EQ(named, 4) << junit.dump();
+}
+
+// A quote naming a preset fabricbench does not know is refused before
+// anything runs: exit 2, naming the quote, the key and the names known.
+TEST_F(CheckQuoteCli, AnUnknownPresetOrQuoteIsExitTwoNamingIt) {
+  const std::string p = profile("q", "  - {name: element check, kind: correctness}\n");
+  const auto r = run_process(check(2) + " --profile " + p + " --quote " + quote("8x401g-ib", 8, 2) +
+                             " --quote-name sold -q --out-dir " + path("out"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("quote sold"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("401g-ib"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("400g-ndr-ib"), std::string::npos) << r.err;
+  const auto other = run_process(check(2) + " --profile " + p + " --quote " + quote("8x400g-ndr-ib", 8, 2) +
+                                 " --quote-name vendor-z -q --out-dir " + path("out2"));
+  EXPECT_EQ(other.exit_code, 2) << other.out << other.err;
+  EXPECT_NE(other.err.find("--quote-name 'vendor-z'"), std::string::npos) << other.err;
+}
+
+}  // namespace
+}  // namespace fb

@@ -26,6 +26,21 @@ enum class RuleKind {
   shared_gpus,  // no GPU the ranks drive had another process on it, MIG, or compute prohibited
   environment,  // no NCCL/UCX/Open MPI setting that distorts the figures (core/environment_audit.hpp)
   bimodal,      // no row whose iteration times fall into two modes (core/modes.hpp)
+  hardware,     // what was sold: the GPU model, GPUs and NICs per node, nodes (from the inventory lines)
+};
+
+// What a hardware rule checks: one promise of a quote each, so each has its verdict.
+enum class HardwareItem { gpu, gpus_per_node, nics_per_node, nodes };
+
+// A hardware rule's promise. `gpu`: every rank's GPU is one of `gpu_names`
+// (NVML's names, whole, ignoring case); the others: at least `count` of them.
+struct HardwarePromise {
+  HardwareItem item = HardwareItem::gpu;
+  std::vector<std::string> gpu_names;
+  int count = 0;
+  double nic_rate_gbit = 0;  // nics_per_node: NICs up at this rate or faster count
+  // nics_per_node: topo's NIC kinds that count (IB, RoCE, EFA, Ethernet); empty = any
+  std::vector<std::string> nic_kinds;
 };
 
 // The figure a row-based rule reads from a measurement line.
@@ -114,6 +129,8 @@ struct Rule {
   std::vector<std::string> allowed_gpus;
   // environment: the flags (core/environment_audit.hpp names) the profile accepts
   std::vector<std::string> allowed_env_flags;
+  // hardware
+  HardwarePromise hardware;
 };
 
 std::string_view name(RuleKind kind);

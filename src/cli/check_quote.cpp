@@ -1,0 +1,93 @@
+#include "check_quote.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/fabric.hpp"
+#include "preset_flags.hpp"
+
+namespace fb::cli {
+namespace {
+
+const model::Quote& find_quote(const model::QuoteSet& set, const std::string& name, const std::string& file) {
+  std::vector<std::string> names;
+  for (const auto& q : set.quotes) names.push_back(q.name);
+  if (name.empty() && set.quotes.size() == 1) return set.quotes.front();
+  const auto it = std::find_if(set.quotes.begin(), set.quotes.end(), [&](const auto& q) { return q.name == name; });
+  if (it == set.quotes.end())
+    throw UsageError(
+        fmt::format("--quote-name '{}': {} has no such quote; give one of: {}", name, file, fmt::join(names, ", ")));
+  return *it;
+}
+
+accept::Rule rule_of(std::string name, accept::HardwareItem item, int count = 0) {
+  accept::Rule r;
+  r.name = std::move(name);
+  r.kind = accept::RuleKind::hardware;
+  r.hardware.item = item;
+  r.hardware.count = count;
+  return r;
+}
+
+// The NIC promise: the count before the x, the preset's line rate per NIC.
+accept::Rule nic_rule(const model::Quote& q, const model::Presets& presets, const std::string& where,
+                      const std::string& base_dir) {
+  model::Link link;
+  try {
+    link = model::resolve_network(q.network, presets, base_dir);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", where, e.what()));
+  }
+  if (link.measured())
+    throw UsageError(
+        fmt::format("{}: network '{}' is a results file, which sells no NICs to check; name a network "
+                    "preset such as 8x400g-ndr-ib",
+                    where, q.network));
+  const auto& preset = presets.network(link.label.substr(link.label.find('x') + 1), where);
+  const double gbit = preset.line_gbps * 8;  // presets give GB/s per direction; topo reads Gbit/s
+  auto r = rule_of(fmt::format("{}: {} NICs per node at {:g} Gbit/s (networks.yaml {} line rate)", where, link.nics,
+                               gbit, preset.name),
+                   accept::HardwareItem::nics_per_node, link.nics);
+  r.hardware.nic_rate_gbit = gbit;
+  // An RDMA network is sold as RDMA ports: a TCP port at the rate is not one of them.
+  if (preset.transport == model::Transport::rdma) r.hardware.nic_kinds = {"IB", "RoCE", "EFA"};
+  return r;
+}
+
+}  // namespace
+
+std::vector<accept::Rule> quote_rules(const model::QuoteSet& set, const std::string& quote_name,
+                                      const model::Presets& presets, const std::string& file) {
+  const model::Quote& q = find_quote(set, quote_name, file);
+  const std::string where = fmt::format("quote {}", q.name);
+  const auto& gpu = presets.gpu(q.gpu, where + ": gpu");
+  if (gpu.nvml_names.empty())
+    throw UsageError(
+        fmt::format("{}: gpu preset '{}' lists no nvml_names, so no inventory can show it; add them in "
+                    "a presets file the quotes file names under presets:",
+                    where, gpu.name));
+  auto model =
+      rule_of(fmt::format("{}: GPU {} (gpus.yaml {} nvml_names)", where, fmt::join(gpu.nvml_names, " or "), gpu.name),
+              accept::HardwareItem::gpu);
+  model.hardware.gpu_names = gpu.nvml_names;
+  std::vector<accept::Rule> out{model,
+                                rule_of(fmt::format("{}: {} GPUs per node (gpus_per_node)", where, q.gpus_per_node),
+                                        accept::HardwareItem::gpus_per_node, q.gpus_per_node)};
+  // A one-node quote may name no network: it sells nothing between nodes.
+  if (!q.network.empty())
+    out.push_back(nic_rule(q, presets, where, std::filesystem::path(file).parent_path().string()));
+  out.push_back(rule_of(fmt::format("{}: {} nodes (nodes)", where, q.nodes), accept::HardwareItem::nodes, q.nodes));
+  return out;
+}
+
+void add_quote_rules(const std::string& file, const std::string& quote_name, std::vector<accept::Rule>& rules) {
+  const model::QuoteSet set = model::load_quotes(file);
+  const model::Presets presets = presets_of(PresetFlags{}, set.presets);
+  for (auto& r : quote_rules(set, quote_name, presets, file)) rules.push_back(std::move(r));
+}
+
+}  // namespace fb::cli

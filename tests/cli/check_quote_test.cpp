@@ -1,0 +1,86 @@
+// `check --quote`: each shipped quote becomes its four hardware rules, each
+// naming the quote and the preset key its figure came from; a quote naming
+// an unknown preset or quote is refused naming it.
+#include "check_quote.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fabricbench/core/errors.hpp"
+
+namespace fb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using accept::HardwareItem;
+
+bool quote_says(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string quotes_file(const std::string& name) { return std::string(FB_SOURCE_DIR) + "/profiles/quotes/" + name; }
+
+std::vector<accept::Rule> rules_of(const std::string& file, const std::string& quote) {
+  std::vector<accept::Rule> rules;
+  add_quote_rules(file, quote, rules);
+  return rules;
+}
+
+TEST(CheckQuote, EveryShippedQuoteGivesItsPromises) {
+  int quotes = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(FB_SOURCE_DIR) + "/profiles/quotes")) {
+    const auto set = model::load_quotes(entry.path().string());
+    for (const auto& q : set.quotes) {
+      const auto rules = rules_of(entry.path().string(), q.name);
+      // A one-node quote that names no network sells no NICs.
+      ASSERT_EQ(rules.size(), q.network.empty() ? 3u : 4u) << q.name;
+      for (const auto& r : rules) {
+        EXPECT_EQ(r.kind, accept::RuleKind::hardware);
+        EXPECT_TRUE(quote_says(r.name, "quote " + q.name + ": ")) << r.name;
+      }
+      EXPECT_EQ(rules[1].hardware.count, q.gpus_per_node) << q.name;
+      EXPECT_EQ(rules.back().hardware.count, q.nodes) << q.name;
+      ++quotes;
+    }
+  }
+  EXPECT_GE(quotes, 10);
+}
+
+TEST(CheckQuote, FiguresComeFromThePresetsAndSayWhich) {
+  const auto ib = rules_of(quotes_file("h100-10gbe-vs-400g-ib.yaml"), "vendor-b-400g-ib");
+  EXPECT_EQ(ib[0].hardware.item, HardwareItem::gpu);
+  EXPECT_EQ(ib[0].hardware.gpu_names, std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+  EXPECT_TRUE(quote_says(ib[0].name, "gpus.yaml h100-sxm nvml_names")) << ib[0].name;
+  EXPECT_EQ(ib[2].hardware.item, HardwareItem::nics_per_node);
+  EXPECT_EQ(ib[2].hardware.count, 8);
+  EXPECT_DOUBLE_EQ(ib[2].hardware.nic_rate_gbit, 400);
+  EXPECT_EQ(ib[2].hardware.nic_kinds, (std::vector<std::string>{"IB", "RoCE", "EFA"}));
+  EXPECT_TRUE(quote_says(ib[2].name, "8 NICs per node at 400 Gbit/s (networks.yaml 400g-ndr-ib line rate)"))
+      << ib[2].name;
+  // A TCP network's ports are any kind at the rate.
+  const auto tcp = rules_of(quotes_file("h100-10gbe-vs-400g-ib.yaml"), "vendor-a-10gbe");
+  EXPECT_EQ(tcp[2].hardware.count, 1);
+  EXPECT_DOUBLE_EQ(tcp[2].hardware.nic_rate_gbit, 10);
+  EXPECT_TRUE(tcp[2].hardware.nic_kinds.empty());
+}
+
+TEST(CheckQuote, UnknownQuoteOrPresetIsRefusedNamingIt) {
+  try {
+    (void)rules_of(quotes_file("h100-10gbe-vs-400g-ib.yaml"), "vendor-z");
+    ADD_FAILURE() << "an unknown quote name was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(quote_says(e.what(), "vendor-a-10gbe, vendor-b-400g-ib")) << e.what();
+  }
+  const auto set = model::parse_quotes(
+      "quotes:\n  - {name: q, gpu: h100-sxm, gpus_per_node: 8, nodes: 2, network: 8x401g-ib, "
+      "price_per_gpu_hour: 2}\n");
+  try {
+    (void)quote_rules(set, "q", model::builtin_presets(), "test.yaml");
+    ADD_FAILURE() << "an unknown network preset was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(quote_says(e.what(), "401g-ib")) << e.what();
+    EXPECT_TRUE(quote_says(e.what(), "400g-ndr-ib")) << e.what();  // the names it knows
+  }
+}
+
+}  // namespace
+}  // namespace fb::cli
