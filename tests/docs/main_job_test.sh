@@ -32,8 +32,16 @@ for network in "${records[0]}@global" 1x10gbe 8x400g-ndr-ib; do
   row=$(awk -v n="$network" '$1 == n' "$dir/out")
   [ -n "$row" ] || fail "the model table has no row for $network"
   [ "$(columns_of "$row")" -eq "$columns" ] || fail "the row of $network has not one value per column: $row"
-  # Every value is a figure; a measured link says "measured" for its line rate.
-  bad=$(tr -s ' ' '\n' <<<"$row" | tail -n +2 | grep -Evx '[0-9]+(\.[0-9]+)?|measured')
+  # Every value is a figure; a measured link says "measured" for its line rate,
+  # and the last column names where the compute rate came from (docs/model.md).
+  values=$(tr -s ' ' '\n' <<<"$row" | tail -n +2)
+  if [[ "$head" == *compute_source ]]; then
+    source=$(tail -n 1 <<<"$values")
+    values=$(head -n -1 <<<"$values")
+    grep -Eqx 'mfu|stated_tflops|measured_curve|stated_curve|preset_curve' <<<"$source" ||
+      fail "the row of $network names no compute source ($source): $row"
+  fi
+  bad=$(grep -Evx '[0-9]+(\.[0-9]+)?|measured' <<<"$values")
   [ -z "$bad" ] || fail "the row of $network has values that are not figures ($bad): $row"
 done
 echo "main_job_test: ok: exit 0, the model table has figures for the measured link, 1x10gbe and 8x400g-ndr-ib"
