@@ -115,15 +115,14 @@ const auto& inventory_fields() {
 }  // namespace record_fields
 
 json to_json(const InventoryLine& l) {
-  const auto& [head, lists] = record_fields::inventory_fields();
+  // Named, not a structured binding: clang before 16 cannot capture one in a lambda.
+  const auto& head = record_fields::inventory_fields().first;
+  const auto& lists = record_fields::inventory_fields().second;
   json j = {{"type", "inventory"}};
   head.write(l, j);
-  const auto typed_keys = [&] {
-    std::vector<std::string> keys = head.keys();
-    for (auto& k : lists.keys()) keys.push_back(std::move(k));
-    keys.emplace_back("type");
-    return keys;
-  }();
+  std::vector<std::string> typed_keys = head.keys();
+  for (auto& k : lists.keys()) typed_keys.push_back(std::move(k));
+  typed_keys.emplace_back("type");
   const auto typed = [&](const std::string& key) {
     return std::find(typed_keys.begin(), typed_keys.end(), key) != typed_keys.end();
   };
