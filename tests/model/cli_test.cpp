@@ -204,7 +204,8 @@ TEST_F(ModelCli, PresetsAddOverridesOneAndSaysSoAndRefusesABadFile) {
   // `model presets` lists the curve and its source.
   const auto listed = run_process(fb("model presets --format json --presets-add " + curve));
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
-  for (const auto& g : nlohmann::json::parse(listed.out)["gpus"]) {
+  const auto presets = nlohmann::json::parse(listed.out);  // kept: a range-for over a temporary's member dangles
+  for (const auto& g : presets["gpus"]) {
     if (g["name"] == "ours") {
       EXPECT_EQ(g["gemm_curve"]["source"], "ours");
       EXPECT_DOUBLE_EQ(g["gemm_curve"]["bf16"][1][1].get<double>(), 700);
