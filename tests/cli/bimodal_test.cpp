@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fabricbench/core/record.hpp"
+#include "messages.hpp"
 #include "process.hpp"
 
 namespace fb {
@@ -19,14 +20,7 @@ namespace {
 using test::mpirun;
 using test::run_process;
 
-// Named apart from environment_test.cpp's helper: one unity batch holds both.
-std::vector<std::string> bimodal_lines(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  return out;
-}
+using test::lines_with;
 
 class Bimodal : public ::testing::Test {
  protected:
@@ -49,7 +43,7 @@ TEST_F(Bimodal, SteadyCurvesOnSharedMemoryHaveNoBimodalRow) {
   const auto r = run_process(mpirun(2) + " " + binary() +
                              " run --progress off -q -b 1K -e 4M -f 4 -n 40 -w 2 --median-ci 0 --out " + record);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(bimodal_lines(r.err, "warning: bimodal").empty()) << r.err;
+  EXPECT_TRUE(lines_with(r.err, "warning: bimodal").empty()) << r.err;
   const Results res = read_results(record);
   ASSERT_GE(res.measurements.size(), 60u);
   for (const auto& m : res.measurements) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "messages.hpp"
 #include "process.hpp"
 
 namespace fb {
@@ -17,13 +18,7 @@ namespace {
 using test::mpirun;
 using test::run_process;
 
-std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  return out;
-}
+using test::lines_with;
 
 class Cliffs : public ::testing::Test {
  protected:

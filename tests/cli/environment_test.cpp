@@ -16,6 +16,7 @@
 
 #include "fabricbench/core/environment_audit.hpp"
 #include "fabricbench/core/record.hpp"
+#include "messages.hpp"
 #include "process.hpp"
 
 namespace fb {
@@ -24,13 +25,7 @@ namespace {
 using test::mpirun;
 using test::run_process;
 
-std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  return out;
-}
+using test::lines_with;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

@@ -2,7 +2,9 @@
 // that once made a message look like a bug.
 #pragma once
 
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "fabricbench/core/errors.hpp"
 
@@ -24,6 +26,15 @@ std::string refusal(F f) {
     return e.what();
   }
   return "";
+}
+
+// The lines of `text` (a command's output) that hold `needle`.
+inline std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(needle) != std::string::npos) out.push_back(line);
+  return out;
 }
 
 }  // namespace fb::test
