@@ -10,6 +10,8 @@
 //     nic_kind: [IB]                 # optional: only these kinds count (topo's IB, RoCE, EFA, Ethernet)
 //   - kind: hardware
 //     nodes: 2                       # the run spans at least 2 nodes
+//   - kind: hardware
+//     nvlink_domain: 16              # the run's GPUs in multi-node NVLink domains (NVL72) of 16 or more
 // One promise per rule, so a check names the one the cluster breaks.
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
@@ -21,6 +23,7 @@
 
 #include "eval_parts.hpp"
 #include "fabricbench/core/inventory_gpus.hpp"
+#include "fabricbench/topo/report.hpp"
 #include "profile_parts.hpp"
 
 namespace fb::accept {
@@ -123,6 +126,61 @@ Verdict eval_nodes(const Rule& rule, const Results& run) {
   return v;
 }
 
+// The run's GPUs by their fabric info (topo's `fabric`, schema 1.10): how
+// many have it, how many sit in no completed domain (named), and why none
+// can be judged when no GPU has it.
+struct FabricSeen {
+  int with_info = 0;
+  std::vector<std::string> outside;
+  std::string unknown_why;
+};
+
+FabricSeen fabric_seen(const Results& run) {
+  FabricSeen s;
+  std::vector<std::string> seen;  // host:index, each GPU once
+  for (const auto& line : run.inventory) {
+    const auto& j = line.line.get();
+    if (!j.is_object() || !j.contains("gpus") || !j["gpus"].is_array()) continue;
+    for (const auto& g : j["gpus"]) {
+      const std::string id = fmt::format("{} GPU{}", node_name_of(line), g.value("index", 0));
+      if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+      seen.push_back(id);
+      const auto f = g.find("fabric");
+      if (f == g.end() || !f->is_object()) {
+        if (f != g.end() && s.unknown_why.empty() && g.contains("unknown") && g["unknown"].contains("fabric"))
+          s.unknown_why = g["unknown"]["fabric"].get<std::string>();
+        continue;
+      }
+      ++s.with_info;
+      if (f->value("state", "") != "completed" || f->contains("status"))
+        s.outside.push_back(fmt::format("{} ({})", id, f->value("state", "?")));
+    }
+  }
+  return s;
+}
+
+Verdict eval_nvlink_domain(const Rule& rule, const Results& run) {
+  const FabricSeen seen = fabric_seen(run);
+  if (seen.with_info == 0)
+    return skipped(rule, seen.unknown_why.empty()
+                             ? std::string("no GPU of the record has fabric info (a record before schema 1.10, or "
+                                           "no GPU listed)")
+                             : "no GPU's NVLink domain is known: " + seen.unknown_why);
+  std::vector<nlohmann::ordered_json> lines;
+  for (const auto& l : run.inventory) lines.push_back(l.line.get());
+  const auto domains = topo::nvlink_domains(lines);
+  Fewest fewest;
+  for (const auto& d : domains) fewest.see(d.gpus, fmt::format("{} on {}", d.id, fmt::join(d.hosts, ", ")));
+  // A GPU in no domain is one alone: NCCL reaches it over the network only.
+  if (!seen.outside.empty()) fewest.see(1, fmt::format("{} outside any", fmt::join(seen.outside, ", ")));
+  Verdict v = start_verdict(rule);
+  v.unit = kUnitGpus;
+  judge(v, Bound::min, fewest.count, rule.hardware.count, std::to_string(rule.hardware.count));
+  v.reason = fmt::format("{} NVLink domain{} of the run's GPUs; the smallest: {:g} GPUs, {}", domains.size(),
+                         domains.size() == 1 ? "" : "s", fewest.count, fewest.where);
+  return v;
+}
+
 }  // namespace
 
 void parse_hardware(const Field& f, Rule& r) {
@@ -130,18 +188,23 @@ void parse_hardware(const Field& f, Rule& r) {
   const std::map<std::string, HardwareItem> items{{"gpu", HardwareItem::gpu},
                                                   {"gpus_per_node", HardwareItem::gpus_per_node},
                                                   {"nics_per_node", HardwareItem::nics_per_node},
-                                                  {"nodes", HardwareItem::nodes}};
+                                                  {"nodes", HardwareItem::nodes},
+                                                  {"nvlink_domain", HardwareItem::nvlink_domain}};
   int given = 0;
   for (const auto& [key, item] : items)
     if (f.has(key)) p.item = item, ++given;
-  if (given != 1) f.fail("a hardware rule states one promise: gpu, gpus_per_node, nics_per_node or nodes");
+  if (given != 1)
+    f.fail("a hardware rule states one promise: gpu, gpus_per_node, nics_per_node, nodes or nvlink_domain");
   const bool nics = p.item == HardwareItem::nics_per_node;
   if (!nics && (f.has("nic_rate") || f.has("nic_kind"))) f.fail("nic_rate and nic_kind go with nics_per_node");
   if (p.item == HardwareItem::gpu) {
     p.gpu_names = f["gpu"].list();
     return;
   }
-  const auto key = p.item == HardwareItem::gpus_per_node ? "gpus_per_node" : nics ? "nics_per_node" : "nodes";
+  const auto key = p.item == HardwareItem::gpus_per_node   ? "gpus_per_node"
+                   : nics                                  ? "nics_per_node"
+                   : p.item == HardwareItem::nvlink_domain ? "nvlink_domain"
+                                                           : "nodes";
   p.count = static_cast<int>(f[key].integer(1, 100000));
   if (!nics) return;
   // The rate is written as a bandwidth ("400 Gbit/s"); parse_limit gives GB/s.
@@ -160,6 +223,7 @@ Verdict eval_hardware(const Rule& rule, const Results& run) {
   if (rule.hardware.item == HardwareItem::nodes) return eval_nodes(rule, run);
   if (run.inventory.empty()) return skipped(rule, "no inventory lines in this run");
   if (rule.hardware.item == HardwareItem::gpu) return eval_gpu_model(rule, run);
+  if (rule.hardware.item == HardwareItem::nvlink_domain) return eval_nvlink_domain(rule, run);
   return eval_per_node(rule, run);
 }
 

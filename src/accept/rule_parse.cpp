@@ -282,8 +282,8 @@ void parse_kind_fields(const Field& f, Rule& r) {
       parse_rows(f, r.rows, false);
       break;
     case RuleKind::hardware:
-      f.expect_map(
-          {"name", "kind", "optional", "gpu", "gpus_per_node", "nics_per_node", "nic_rate", "nic_kind", "nodes"});
+      f.expect_map({"name", "kind", "optional", "gpu", "gpus_per_node", "nics_per_node", "nic_rate", "nic_kind",
+                    "nodes", "nvlink_domain"});
       parse_hardware(f, r);
       break;
   }

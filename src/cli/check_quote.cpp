@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/fabric.hpp"
@@ -58,6 +59,22 @@ accept::Rule nic_rule(const model::Quote& q, const model::Presets& presets, cons
   return r;
 }
 
+// The NVLink domain promise of a quote whose node preset joins several hosts
+// over NVLink (GB200 NVL72: 72 GPUs): the quoted GPUs in domains of the
+// preset's size, or all of them in one where the quote sells fewer; none
+// for a quote whose NVLink ends at the host.
+std::optional<accept::Rule> domain_rule(const model::Quote& q, const model::GpuPreset& gpu,
+                                        const model::Presets& presets, const std::string& where) {
+  const std::string& name = q.node.empty() ? gpu.node : q.node;
+  if (name.empty() || name.find('/') != std::string::npos || name.ends_with(".jsonl")) return std::nullopt;
+  const model::NodePreset& node = presets.node(name, where + ": node");
+  if (node.domain_gpus <= q.gpus_per_node) return std::nullopt;
+  const int gpus = std::min(node.domain_gpus, q.gpus_per_node * q.nodes);
+  return rule_of(fmt::format("{}: its GPUs in NVLink domains of at least {} GPUs (nodes.yaml {} domain_gpus {})", where,
+                             gpus, node.name, node.domain_gpus),
+                 accept::HardwareItem::nvlink_domain, gpus);
+}
+
 }  // namespace
 
 std::vector<accept::Rule> quote_rules(const model::QuoteSet& set, const std::string& quote_name,
@@ -80,6 +97,7 @@ std::vector<accept::Rule> quote_rules(const model::QuoteSet& set, const std::str
   // A one-node quote may name no network: it sells nothing between nodes.
   if (!q.network.empty())
     out.push_back(nic_rule(q, presets, where, std::filesystem::path(file).parent_path().string()));
+  if (auto domain = domain_rule(q, gpu, presets, where)) out.push_back(std::move(*domain));
   out.push_back(rule_of(fmt::format("{}: {} nodes (nodes)", where, q.nodes), accept::HardwareItem::nodes, q.nodes));
   return out;
 }

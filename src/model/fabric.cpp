@@ -137,6 +137,7 @@ Link node_link(const NodePreset& p) {
   l.line_gbps = p.line_gbps;
   l.bw_gbps = p.line_gbps * p.achievable;
   l.nvls_gbps = p.nvls_gbps;
+  l.domain_gpus = p.domain_gpus > p.gpus ? p.domain_gpus : 0;
   l.extra_hop_us = p.extra_hop_us;
   l.source = p.source;
   return l;

@@ -122,10 +122,23 @@ std::vector<NetworkPreset> parse_network_presets(std::string_view yaml_text) {
 
 namespace {
 
+// An NVLink domain is whole hosts joined by NVLink switches: a multiple of
+// the host's GPUs, and NVLink (a PCIe node has no switch to join).
+int domain_gpus(const Fields& f, const NodePreset& p) {
+  const int gpus = f.integer_or("domain_gpus", p.gpus);
+  if (gpus < p.gpus || gpus % p.gpus != 0 || gpus > 100000)
+    throw UsageError(fmt::format("{} {}: a whole number of hosts of {} GPUs, at most 100000 (GB200 NVL72: 72)",
+                                 f.name("domain_gpus"), gpus, p.gpus));
+  if (gpus > p.gpus && p.fabric != NodeFabric::nvlink)
+    throw UsageError(
+        fmt::format("{}: a domain across hosts needs fabric: nvlink (NVLink switches)", f.name("domain_gpus")));
+  return gpus;
+}
+
 NodePreset node_preset(const YAML::Node& n, std::string where) {
-  const Fields f(
-      n, std::move(where),
-      {"name", "description", "gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us", "source", "caveat"});
+  const Fields f(n, std::move(where),
+                 {"name", "description", "gpus", "domain_gpus", "rate", "achievable", "fabric", "nvls", "extra_hop_us",
+                  "source", "caveat"});
   NodePreset p;
   p.name = preset_name(f);
   p.description = f.optional_text("description").value_or("");
@@ -138,6 +151,7 @@ NodePreset node_preset(const YAML::Node& n, std::string where) {
   if (p.nvls_gbps > 0 && p.fabric != NodeFabric::nvlink)
     throw UsageError(fmt::format("{}: NVLS needs fabric: nvlink (NVSwitch multicast)", f.name("nvls")));
   p.extra_hop_us = f.number_or("extra_hop_us", 0);
+  p.domain_gpus = domain_gpus(f, p);
   p.source = f.text("source");
   p.caveat = f.optional_text("caveat").value_or("");
   return p;

@@ -122,10 +122,11 @@ Table presets_table(const Presets& p) {
                                   format_line_rate(n.line_gbps), n.line_gbps, 100 * n.achievable, name(n.transport),
                                   n.extra_hop_us, n.nics_per_node, n.name)});
   for (const auto& n : p.nodes)
-    t.rows.push_back({"node", n.name,
-                      fmt::format("{} GPUs, {:.4g} GB/s/GPU x {:.0f}%, {}{}", n.gpus, n.line_gbps, 100 * n.achievable,
-                                  name(n.fabric),
-                                  n.nvls_gbps > 0 ? fmt::format(", NVLS {:.4g} GB/s", n.nvls_gbps) : "")});
+    t.rows.push_back(
+        {"node", n.name,
+         fmt::format("{} GPUs, {:.4g} GB/s/GPU x {:.0f}%, {}{}{}", n.gpus, n.line_gbps, 100 * n.achievable,
+                     name(n.fabric), n.nvls_gbps > 0 ? fmt::format(", NVLS {:.4g} GB/s", n.nvls_gbps) : "",
+                     n.domain_gpus > n.gpus ? fmt::format(", NVLink domain of {} GPUs", n.domain_gpus) : "")});
   for (const auto& g : p.gpus)
     t.rows.push_back(
         {"gpu", g.name,
@@ -167,6 +168,7 @@ json presets_json(const Presets& p) {
     out["nodes"].push_back({{"name", n.name},
                             {"description", n.description},
                             {"gpus", n.gpus},
+                            {"domain_gpus", n.domain_gpus},
                             {"line_gbps", n.line_gbps},
                             {"achievable", n.achievable},
                             {"fabric", std::string(name(n.fabric))},

@@ -10,6 +10,7 @@
 
 #include "compute_rate.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/model/domain.hpp"
 #include "fabricbench/model/formulas.hpp"
 
 namespace fb::model {
@@ -18,7 +19,8 @@ namespace {
 struct Context {
   const Workload& w;
   const Parallel& p;
-  const Fabric& fabric;
+  const Fabric& fabric;  // as collectives see it: an NVLink domain is one node (model/domain.hpp)
+  const DomainLayout& domain;
   double compute_us;   // the fullest stage's: what its communication can hide under
   double backward_us;  // all micro-batches
   double forward_us;
@@ -32,6 +34,19 @@ GroupShape shape_of(int size, int stride, int gpus_per_node) {
   return {per_node, size / per_node, gpus_per_node / per_node};
 }
 
+// A group as collectives see it (inside an NVLink domain or across
+// domains) and whether it spans hosts inside its domain: then its NVLink
+// traffic crosses the NVLink switches between hosts, not the network.
+struct Placed {
+  GroupShape shape;
+  bool across_hosts = false;
+};
+
+Placed place(const Context& c, int size, int stride) {
+  const GroupShape on_hosts = shape_of(size, stride, c.p.gpus_per_node);
+  return {shape_of(size, stride, c.domain.gpus()), c.domain.spans_hosts() && on_hosts.nodes > 1};
+}
+
 // A framework that reaches only `share` of NCCL's bus bandwidth stretches
 // the bandwidth term of each call; the latency is NCCL's.
 void apply_share(CollectiveCost& cost, const std::string& group, double share) {
@@ -41,14 +56,18 @@ void apply_share(CollectiveCost& cost, const std::string& group, double share) {
   cost.formula += fmt::format("; bandwidth term / {:.3g} (busbw_share: {})", share, group);
 }
 
-void price(const Context& c, CommItem& item, const GroupShape& shape, double calls) {
-  CollectiveCost cost = collective_cost(c.fabric, item.op, item.bytes_per_call, shape);
+// `where` says which traffic left the NVLink domain: intra (one host),
+// nvlink-domain (hosts of one domain, on NVLink), inter or intra+inter (the
+// network, between hosts or between domains).
+void price(const Context& c, CommItem& item, const Placed& placed, double calls) {
+  CollectiveCost cost = collective_cost(c.fabric, item.op, item.bytes_per_call, placed.shape);
   apply_share(cost, item.group, c.w.busbw_share.of(item.group));
-  item.where = cost.where;
+  item.where = cost.where == "intra" && placed.across_hosts ? "nvlink-domain" : cost.where;
   item.calls = calls;
   item.time_per_call_us = cost.time_us;
   item.total_us = cost.time_us * calls;
-  item.inter_wire_bytes = cost.inter_wire_bytes * calls;
+  // Per host: a domain's NICs are its hosts' together.
+  item.inter_wire_bytes = cost.inter_wire_bytes * calls / c.domain.hosts_per_domain;
   item.basis = cost.basis;
   item.algorithm = cost.algorithm;
   item.protocol = cost.protocol;
@@ -93,7 +112,7 @@ void add_tp(const Context& c, std::vector<CommItem>& items) {
   item.bytes_per_call = tp_allreduce_bytes(c.w.micro_batch, c.w.seq_len, c.w.hidden, c.w.act_bytes);
   const double calls =
       static_cast<double>(c.p.micro_batches) * c.p.stage_layers * tp_allreduces_per_layer(c.w.recompute);
-  price(c, item, shape_of(c.p.tp, 1, c.p.gpus_per_node), calls);
+  price(c, item, place(c, c.p.tp, 1), calls);
   expose(item, c.w.overlap.tp * c.compute_us);
   items.push_back(item);
 }
@@ -109,7 +128,7 @@ void add_dp_bucketed(const Context& c, std::vector<CommItem>& items, double para
     const double per_pass = bucket_calls(bytes, static_cast<double>(c.w.bucket_bytes), 1);
     const double passes = d.per_micro_batch > 0 ? static_cast<double>(m) * d.per_micro_batch : 1.0;
     item.bytes_per_call = bytes / per_pass;
-    price(c, item, shape_of(c.p.dp, c.p.tp, c.p.gpus_per_node), per_pass * passes);
+    price(c, item, place(c, c.p.dp, c.p.tp), per_pass * passes);
     // Once per step it can hide only under one micro-batch's pass.
     const double pass_us = d.window == Pass::backward ? c.backward_us : c.forward_us;
     const double window = (d.per_micro_batch > 0 ? pass_us : pass_us / m) *
@@ -130,7 +149,7 @@ void add_dp_bucketed(const Context& c, std::vector<CommItem>& items, double para
 void add_zero3(const Context& c, std::vector<CommItem>& items, double params) {
   const double m = c.p.micro_batches;
   const Zero3Calls z = zero3_calls(c.w.zero3, params, c.p.stage_layers);
-  const GroupShape shape = shape_of(c.p.dp, c.p.tp, c.p.gpus_per_node);
+  const Placed shape = place(c, c.p.dp, c.p.tp);
   const double prefetch = z.prefetch_depth > 0 ? c.w.overlap.param_gather : 0.0;
   struct Gather {
     const char* name;
@@ -165,15 +184,17 @@ void add_dp(const Context& c, std::vector<CommItem>& items) {
 // b*s*h activations and the receiving stage all-gathers them over its node.
 void add_pp(const Context& c, std::vector<CommItem>& items) {
   if (c.p.pp <= 1) return;
-  const int g = c.p.gpus_per_node, stage = c.p.tp * c.p.dp;
+  const int g = c.domain.gpus(), stage = c.p.tp * c.p.dp;
   const double full = tp_allreduce_bytes(c.w.micro_batch, c.w.seq_len, c.w.hidden, c.w.act_bytes);
   const bool split = c.w.pp_scatter_gather && c.p.tp > 1;
   const double messages = pp_messages_per_step(c.p.micro_batches, c.p.virtual_stages);
   CommItem item = make_item(split ? "PP send/recv (1/tp each)" : "PP send/recv", "pp", Op::sendrecv, 2);
-  // Stage boundaries cross nodes once the pipeline spans more than one node;
-  // then every GPU of the stage on that node sends at once.
+  // Stage boundaries cross nodes (NVLink domains) once the pipeline spans
+  // more than one; then every GPU of the stage on that node sends at once.
   const bool crosses = static_cast<long long>(stage) * c.p.pp > g;
-  const GroupShape shape = crosses ? GroupShape{1, 2, std::min(g, stage)} : GroupShape{2, 1, 1};
+  const bool across_hosts = static_cast<long long>(stage) * c.p.pp > c.p.gpus_per_node;
+  const Placed shape{crosses ? GroupShape{1, 2, std::min(g, stage)} : GroupShape{2, 1, 1},
+                     !crosses && across_hosts && c.domain.spans_hosts()};
   item.bytes_per_call = split ? full / c.p.tp : full;
   price(c, item, shape, messages);
   expose(item, c.w.overlap.pp * c.compute_us);
@@ -181,7 +202,7 @@ void add_pp(const Context& c, std::vector<CommItem>& items) {
   if (!split) return;
   CommItem gather = make_item("PP all-gather (scatter/gather)", "tp", Op::all_gather, c.p.tp);
   gather.bytes_per_call = full;
-  price(c, gather, shape_of(c.p.tp, 1, g), messages);
+  price(c, gather, place(c, c.p.tp, 1), messages);
   expose(gather, c.w.overlap.pp * c.compute_us);
   items.push_back(gather);
 }
@@ -263,7 +284,9 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   s.imbalance_us = stage_us - s.compute_us;
   s.bubble_us = stage_us * bubble_fraction(p.pp, p.virtual_stages, p.micro_batches);
   const double bwd = backward_share(w.recompute);
-  const Context c{w, p, fabric, stage_us, stage_us * bwd, stage_us * (1 - bwd)};
+  const DomainLayout domain = domain_layout(fabric.intra, p.gpus_per_node, p.nodes, p.tp, p.tp * p.dp);
+  const Fabric seen = domain_fabric(fabric, domain);
+  const Context c{w, p, seen, domain, stage_us, stage_us * bwd, stage_us * (1 - bwd)};
   add_tp(c, s.items);
   add_dp(c, s.items);
   add_pp(c, s.items);
@@ -294,6 +317,7 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
       "rank count and group shape were measured");
   s.assumptions.push_back("node: " + describe(fabric.intra, false));
   if (p.nodes > 1) s.assumptions.push_back("network: " + describe(fabric.inter, true));
+  if (const std::string d = describe(domain, fabric); !d.empty()) s.assumptions.push_back(d);
   s.assumptions.push_back(rate.how);
   s.assumptions.push_back(overlap_words(w));
   s.assumptions.push_back(share_words(w));

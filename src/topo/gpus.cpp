@@ -65,6 +65,7 @@ std::vector<Gpu> nvml_gpus(const Sysfs& sysfs, Nvml& nvml, unsigned count, const
     g.pcie = nvml_pcie_link(sysfs, nvml, i, g.bus_id);
     add_sysfs_facts(sysfs, g);
     g.sharing = read_gpu_sharing(sysfs, nvml, i, job_pids);
+    g.fabric = nvml.fabric(i);
   }
   for (unsigned i = 0; i < count; ++i) {
     const auto arch = nvml.architecture(i);
@@ -94,6 +95,7 @@ std::vector<Gpu> sysfs_gpus(const Sysfs& sysfs, const std::string& why) {
     g.sharing.users = Fact<std::vector<GpuUser>>::unknown(why);
     g.sharing.compute_mode = Fact<ComputeMode>::unknown(why);
     g.sharing.mig = Fact<bool>::unknown(why);
+    g.fabric = Fact<GpuFabric>::unknown(why);
     add_sysfs_facts(sysfs, g);
     gpus.push_back(std::move(g));
   }
@@ -113,6 +115,7 @@ std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml, const std::vector<lon
         for (auto& f : nvlink_flags(g.nvlink)) g.flags.push_back(std::move(f));
         for (auto& f : sharing_flags(g.sharing)) g.flags.push_back(std::move(f));
       }
+      add_fabric_flags(gpus);
       return gpus;
     }
     why = count.why();

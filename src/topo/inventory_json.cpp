@@ -66,6 +66,24 @@ void put_sharing(json& j, const GpuSharing& s) {
   }
 }
 
+// The GPU's NVLink domain: its state always, the cluster and clique where
+// the GPU takes part in a multi-node fabric.
+void put_fabric(json& j, const Fact<GpuFabric>& f) {
+  if (!f) {
+    j["fabric"] = nullptr;
+    j["unknown"]["fabric"] = f.why();
+    return;
+  }
+  json out = {{"state", fabric_state_name(f->state)}};
+  if (f->state != FabricState::not_supported) {
+    out["cluster_uuid"] = f->cluster_uuid;
+    out["clique_id"] = f->clique_id;
+    out["domain"] = f->domain();
+  }
+  if (!f->status.empty()) out["status"] = f->status;
+  j["fabric"] = out;
+}
+
 json gpu_json(const Gpu& g) {
   json j = {{"index", g.index}};
   put(j, "model", g.model);
@@ -79,6 +97,7 @@ json gpu_json(const Gpu& g) {
   j["pcie"] = pcie_json(g.pcie);
   j["nvlink"] = nvlink_json(g.nvlink);
   put_sharing(j, g.sharing);
+  put_fabric(j, g.fabric);
   j["flags"] = g.flags;
   unknown_last(j);
   return j;

@@ -113,6 +113,25 @@ struct FieldValue {
   Value value;
 };
 
+// ---- Multi-node NVLink (GB200/GB300 NVL72): the GPU's place in the fabric ----
+// nvml.h (NVML API reference, "GPU Fabric" / nvmlDeviceGetGpuFabricInfo):
+// NVML_GPU_FABRIC_UUID_LEN 16, nvmlGpuFabricState_t an unsigned char with
+// NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0, _NOT_STARTED 1, _IN_PROGRESS 2,
+// _COMPLETED 3, and nvmlGpuFabricInfo_t below (the unversioned call's layout).
+inline constexpr unsigned kFabricUuidLen = 16;
+inline constexpr unsigned char kFabricStateNotSupported = 0;
+inline constexpr unsigned char kFabricStateNotStarted = 1;
+inline constexpr unsigned char kFabricStateInProgress = 2;
+inline constexpr unsigned char kFabricStateCompleted = 3;
+
+// nvmlGpuFabricInfo_t
+struct GpuFabricInfo {
+  unsigned char cluster_uuid[kFabricUuidLen];  // the NVLink domain (an NVL72 rack's fabric manager cluster)
+  Return status;                               // why registration failed, when it did
+  unsigned int clique_id;                      // the partition inside the cluster
+  unsigned char state;                         // nvmlGpuFabricState_t
+};
+
 using Init = Return (*)();                                         // nvmlInit_v2
 using Shutdown = Return (*)();                                     // nvmlShutdown
 using ErrorString = const char* (*)(Return);                       // nvmlErrorString
@@ -135,6 +154,7 @@ using DeviceUlonglong = Return (*)(Device, unsigned long long*);   // nvmlDevice
 using DeviceFields = Return (*)(Device, int, FieldValue*);         // nvmlDeviceGetFieldValues
 using DeviceProcesses = Return (*)(Device, unsigned int*, ProcessInfo*);  // ...GetComputeRunningProcesses_v3
 using DeviceModes = Return (*)(Device, unsigned int*, unsigned int*);     // nvmlDeviceGetMigMode (current, pending)
+using DeviceFabric = Return (*)(Device, GpuFabricInfo*);                  // nvmlDeviceGetGpuFabricInfo
 // (compute mode: nvmlDeviceGetComputeMode is DeviceEnum, an nvmlComputeMode_t)
 // (power: nvmlDeviceGetPowerUsage and nvmlDeviceGetEnforcedPowerLimit are DeviceUint, milliwatts)
 

@@ -44,6 +44,7 @@ struct Api {
   abi::DeviceProcesses processes = nullptr;
   abi::DeviceEnum compute_mode = nullptr;
   abi::DeviceModes mig_mode = nullptr;
+  abi::DeviceFabric fabric = nullptr;
 };
 
 template <typename Fn>
@@ -91,6 +92,25 @@ void find_all(void* lib, Api& a) {
   find(lib, a.processes, "nvmlDeviceGetComputeRunningProcesses_v3");
   find(lib, a.compute_mode, "nvmlDeviceGetComputeMode");
   find(lib, a.mig_mode, "nvmlDeviceGetMigMode");
+  find(lib, a.fabric, "nvmlDeviceGetGpuFabricInfo");
+}
+
+// nvmlGpuFabricState_t's values, each with its FabricState.
+constexpr std::pair<unsigned char, FabricState> kFabricStates[] = {
+    {abi::kFabricStateNotSupported, FabricState::not_supported},
+    {abi::kFabricStateNotStarted, FabricState::not_started},
+    {abi::kFabricStateInProgress, FabricState::in_progress},
+    {abi::kFabricStateCompleted, FabricState::completed},
+};
+
+// The cluster UUID as text: 16 bytes in the 8-4-4-4-12 hex form of a UUID.
+std::string uuid_text(const unsigned char (&b)[abi::kFabricUuidLen]) {
+  std::string out;
+  for (unsigned i = 0; i < abi::kFabricUuidLen; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", b[i]);
+  }
+  return out;
 }
 
 // nvmlComputeMode_t's values, each with its ComputeMode.
@@ -337,6 +357,26 @@ class LoadedNvml final : public Nvml {
     if (!err.empty()) return Fact<ComputeMode>::unknown(err);
     return compute_mode_of(mode);
   }
+  Fact<GpuFabric> fabric(unsigned gpu) override {
+    abi::GpuFabricInfo info{};
+    if (reason_.empty() && !api_.fabric)
+      return Fact<GpuFabric>::unknown(
+          "NVML has no fabric info (nvmlDeviceGetGpuFabricInfo is not in this driver: one older than multi-node "
+          "NVLink support)");
+    const auto err = on_device(api_.fabric, "nvmlDeviceGetGpuFabricInfo", gpu, &info);
+    if (!err.empty()) return Fact<GpuFabric>::unknown(err);
+    GpuFabric f;
+    f.cluster_uuid = uuid_text(info.cluster_uuid);
+    f.clique_id = info.clique_id;
+    bool known_state = false;
+    for (const auto& [value, s] : kFabricStates)
+      if (value == info.state) f.state = s, known_state = true;
+    if (!known_state)
+      return Fact<GpuFabric>::unknown(fmt::format("nvmlDeviceGetGpuFabricInfo: state {} not understood", info.state));
+    if (info.status != abi::kSuccess) f.status = error_text(info.status);
+    return f;
+  }
+
   Fact<bool> mig_enabled(unsigned gpu) override {
     unsigned current = 0, pending = 0;
     const auto d = device(gpu);
@@ -440,6 +480,7 @@ class AbsentNvml final : public Nvml {
   Fact<std::vector<GpuProcess>> compute_processes(unsigned) override { return no<std::vector<GpuProcess>>(); }
   Fact<ComputeMode> compute_mode(unsigned) override { return no<ComputeMode>(); }
   Fact<bool> mig_enabled(unsigned) override { return no<bool>(); }
+  Fact<GpuFabric> fabric(unsigned) override { return no<GpuFabric>(); }
 
  private:
   template <typename T>

@@ -54,6 +54,21 @@ void sharing_line(std::string& s, const json& g) {
                    mig.is_boolean() ? (mig.get<bool>() ? "on" : "off") : "?", users);
 }
 
+// The GPU's multi-node NVLink domain, where it has one or NVML cannot say;
+// nothing for a GPU outside any (a host's own NVLink only).
+void fabric_line(std::string& s, const json& g) {
+  const auto& f = g.value("fabric", json());
+  if (f.is_null()) {
+    // Only where NVML answered the rest: without NVML every line says so already.
+    if (g.contains("fabric") && g.value("model", json()).is_string())
+      s += "          NVLink domain: unknown (" + why(g, "fabric") + ")\n";
+    return;
+  }
+  if (f.value("state", "") == "not_supported") return;
+  s += fmt::format("          NVLink domain {}  fabric {}{}\n", f.value("domain", "?"), f.value("state", "?"),
+                   f.contains("status") ? " (" + f["status"].get<std::string>() + ")" : "");
+}
+
 void gpu_lines(std::string& s, const json& g) {
   const auto& pcie = g.value("pcie", json::object());
   const auto& nv = g.value("nvlink", json::object());
@@ -77,6 +92,7 @@ void gpu_lines(std::string& s, const json& g) {
                          : fmt::format("          NVLink: none active ({} links)\n", links.dump());
   }
   sharing_line(s, g);
+  fabric_line(s, g);
 }
 
 // nvidia-smi topo -m's square: GPUi by GPUj, the link class in each cell.
@@ -212,6 +228,7 @@ std::string format_report(const std::vector<json>& inventories, const std::vecto
   std::string s = fmt::format("fabricbench topo: {} rank{} on {} node{}\n", inventories.size(),
                               inventories.size() == 1 ? "" : "s", nodes.size(), nodes.size() == 1 ? "" : "s");
   for (const auto& [node, ranks] : nodes) node_block(s, *ranks.front(), ranks);
+  s += format_domains(nvlink_domains(inventories));
   s += differences.empty() ? "\nheterogeneity: none, every rank has the same GPUs, software and NICs\n"
                            : "\nheterogeneity: these differ between ranks\n";
   difference_lines(s, differences);

@@ -22,6 +22,10 @@ std::vector<std::string> nvlink_flags(const NvLinks& links);
 // "NVLink4 x18"
 std::string nvlink_text(const NvLinks& links);
 
+// Flags GPUs of a node whose NVLink fabric registration is not completed or
+// whose NVLink domain differs from most of the node's (gpu_fabric.cpp).
+void add_fabric_flags(std::vector<Gpu>& gpus);
+
 // CUDA's version encoding, 1000 * major + 10 * minor, as "13.0".
 std::string cuda_version_text(int version);
 

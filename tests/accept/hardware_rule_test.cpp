@@ -87,8 +87,70 @@ TEST(HardwareRule, OnePromiseEachWithItsUnits) {
        {"  - {kind: hardware}\n", "  - {kind: hardware, gpus_per_node: 8, nodes: 2}\n",
         "  - {kind: hardware, nics_per_node: 8}\n", "  - {kind: hardware, nics_per_node: 8, nic_rate: 400}\n",
         "  - {kind: hardware, nics_per_node: 8, nic_rate: 400 Gbit/s, nic_kind: [Infiniband]}\n",
-        "  - {kind: hardware, nodes: 2, nic_rate: 400 Gbit/s}\n"})
+        "  - {kind: hardware, nodes: 2, nic_rate: 400 Gbit/s}\n", "  - {kind: hardware, nvlink_domain: 0}\n",
+        "  - {kind: hardware, nvlink_domain: 16, nodes: 4}\n"})
     EXPECT_THROW(profile_with_rules(bad), std::exception) << bad;
+}
+
+// GB200 trays as topo records them (schema 1.10): 4 GPUs each, every one's
+// NVLink domain and registration state.
+json trays_gpus(const std::string& domain, const char* state = "completed") {
+  json out = json::array();
+  for (int i = 0; i < 4; ++i)
+    out.push_back({{"index", i},
+                   {"model", "NVIDIA GB200"},
+                   {"fabric", {{"state", i == 3 ? state : "completed"}, {"clique_id", 1}, {"domain", domain}}}});
+  return out;
+}
+
+// Four trays; the last one in `last_domain`, its GPU3 in `last_state`.
+Results nvl72_trays(const std::string& last_domain = "rack-a/1", const char* last_state = "completed") {
+  RecordBuilder b(4, 4);
+  for (int t = 0; t < 3; ++t)
+    b.inventory(t, "tray" + std::to_string(t), trays_gpus("rack-a/1"), ib_ports(4), json::array());
+  b.inventory(3, "tray3", trays_gpus(last_domain, last_state), ib_ports(4), json::array());
+  return b.results();
+}
+
+const char* kDomain = "  - {kind: hardware, nvlink_domain: 16}\n";
+
+TEST(HardwareRule, TheNvlinkDomainSoldIsJudgedFromTheFabricInfo) {
+  const Verdict sold = test::judge_one(kDomain, nvl72_trays());
+  EXPECT_EQ(sold.status, Status::pass) << sold.reason;
+  EXPECT_DOUBLE_EQ(*sold.measured, 16);
+  EXPECT_TRUE(hw_says(sold.reason,
+                      "1 NVLink domain of the run's GPUs; the smallest: 16 GPUs, rack-a/1 on tray0, "
+                      "tray1, tray2, tray3"))
+      << sold.reason;
+  // A tray in another rack's domain: two domains, of 12 and 4.
+  const Verdict split = test::judge_one(kDomain, nvl72_trays("rack-b/1"));
+  EXPECT_EQ(split.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*split.measured, 4);
+  EXPECT_TRUE(hw_says(split.reason, "2 NVLink domains")) << split.reason;
+  // A GPU still registering is in no domain: alone on the network.
+  const Verdict slow = test::judge_one(kDomain, nvl72_trays("rack-a/1", "in_progress"));
+  EXPECT_EQ(slow.status, Status::fail);
+  EXPECT_DOUBLE_EQ(*slow.measured, 1);
+  EXPECT_TRUE(hw_says(slow.reason, "tray3 GPU3 (in_progress) outside any")) << slow.reason;
+}
+
+TEST(HardwareRule, ARecordWithoutFabricInfoIsNotJudgedSayingWhy) {
+  const Verdict old = test::judge_one(kDomain, sold_cluster());  // GPUs without `fabric` (before 1.10)
+  EXPECT_EQ(old.status, Status::skip);
+  EXPECT_TRUE(hw_says(old.reason, "no GPU of the record has fabric info")) << old.reason;
+  RecordBuilder b(1, 1);
+  b.inventory(0, "tray0",
+              json::array({{{"index", 0},
+                            {"model", "NVIDIA GB200"},
+                            {"fabric", nullptr},
+                            {"unknown",
+                             {{"fabric",
+                               "NVML has no fabric info (nvmlDeviceGetGpuFabricInfo is not in "
+                               "this driver)"}}}}}),
+              ib_ports(4), json::array());
+  const Verdict unknown = test::judge_one(kDomain, b.results());
+  EXPECT_EQ(unknown.status, Status::skip);
+  EXPECT_TRUE(hw_says(unknown.reason, "no GPU's NVLink domain is known: NVML has no fabric info")) << unknown.reason;
 }
 
 }  // namespace

@@ -31,8 +31,10 @@ TEST(CheckQuote, EveryShippedQuoteGivesItsPromises) {
     const auto set = model::load_quotes(entry.path().string());
     for (const auto& q : set.quotes) {
       const auto rules = rules_of(entry.path().string(), q.name);
-      // A one-node quote that names no network sells no NICs.
-      ASSERT_EQ(rules.size(), q.network.empty() ? 3u : 4u) << q.name;
+      // A one-node quote that names no network sells no NICs; an NVL72 quote
+      // also sells its NVLink domain.
+      const bool domain = q.gpu == "gb200" || q.gpu == "gb300";
+      ASSERT_EQ(rules.size(), (q.network.empty() ? 3u : 4u) + (domain ? 1u : 0u)) << q.name;
       for (const auto& r : rules) {
         EXPECT_EQ(r.kind, accept::RuleKind::hardware);
         EXPECT_TRUE(quote_says(r.name, "quote " + q.name + ": ")) << r.name;
@@ -80,6 +82,26 @@ TEST(CheckQuote, UnknownQuoteOrPresetIsRefusedNamingIt) {
     EXPECT_TRUE(quote_says(e.what(), "401g-ib")) << e.what();
     EXPECT_TRUE(quote_says(e.what(), "400g-ndr-ib")) << e.what();  // the names it knows
   }
+}
+
+// An NVL72 quote sells its trays' NVLink domain: all its GPUs in one where
+// it sells fewer than a rack, whole racks' worth where it sells more; an
+// HGX quote's NVLink ends at the host and sells none.
+TEST(CheckQuote, AnNvl72QuoteSellsItsNvlinkDomain) {
+  const auto nvl72 = rules_of(quotes_file("todays-clusters.yaml"), "gb200-nvl72-4-trays");
+  ASSERT_EQ(nvl72.size(), 5u);
+  EXPECT_EQ(nvl72[3].hardware.item, HardwareItem::nvlink_domain);
+  EXPECT_EQ(nvl72[3].hardware.count, 16);
+  EXPECT_TRUE(quote_says(nvl72[3].name,
+                         "quote gb200-nvl72-4-trays: its GPUs in NVLink domains of at least 16 GPUs "
+                         "(nodes.yaml nvl72-tray-4 domain_gpus 72)"))
+      << nvl72[3].name;
+  const auto racks = model::parse_quotes(
+      "quotes:\n  - {name: q, gpu: gb200, gpus_per_node: 4, nodes: 36, network: 4x400g-ndr-ib, "
+      "price_per_gpu_hour: 2}\n");
+  EXPECT_EQ(quote_rules(racks, "q", model::builtin_presets(), "test.yaml")[3].hardware.count, 72);
+  for (const auto& r : rules_of(quotes_file("todays-clusters.yaml"), "b200-8x800g-xdr"))
+    EXPECT_NE(r.hardware.item, HardwareItem::nvlink_domain) << r.name;
 }
 
 }  // namespace

@@ -50,6 +50,7 @@ constexpr Added kAdded[] = {
     {"inventory", "", "environment", 9},
     {"measurement", "", "modes", 9},
     {"pair", "", "modes", 9},
+    {"inventory", "gpus", "fabric", 10},
 };
 
 void erase_in(json& j, const std::string& key) {

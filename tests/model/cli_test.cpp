@@ -127,9 +127,12 @@ TEST_F(ModelCli, TodaysClustersArePricedAndAnAmdGpuSaysNothingMeasuresIt) {
   for (const char* name : {"h100-8x400g-ib", "b200-8x800g-xdr", "h100-1x100gbe-tcp", "gb200-nvl72-4-trays"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
   EXPECT_NE(r.out.find(" wins: USD "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("caveat: nvl72-tray-4: one tray of a GB200/GB300 NVL72 rack priced as a 4-GPU node"),
+  // The NVL72 quote's trays are one NVLink domain, said beside its step.
+  EXPECT_NE(r.out.find("assumption (gb200-nvl72-4-trays): NVLink domain: nvl72-tray-4 joins up to 72 GPUs (18 hosts "
+                       "of 4); here 1 domain of 4 hosts (16 GPUs)"),
             std::string::npos)
       << r.out;
+  EXPECT_EQ(r.out.find("upper bound"), std::string::npos) << r.out;
   const auto amd = run_process(fb("model quotes -w " + w + " -q " +
                                   write("amd.yaml",
                                         "job: {tokens: 1B}\nquotes:\n  - {name: amd, gpu: mi325x, "

@@ -63,7 +63,9 @@ TEST(TodaysPresets, NodesAndNetworksHaveTheirFiguresAndSource) {
   EXPECT_GT(hgx.nvls_gbps, 0);
   const NodePreset& tray = p.node("nvl72-tray-4", "test");
   EXPECT_EQ(tray.gpus, 4);
-  EXPECT_NE(tray.description.find("NOT modelled"), std::string::npos) << tray.description;
+  EXPECT_EQ(tray.domain_gpus, 72);  // the rack's NVLink domain: 18 trays
+  EXPECT_GT(tray.nvls_gbps, 0);
+  EXPECT_EQ(hgx.domain_gpus, 8);  // the host's own
   const NodePreset& amd = p.node("xgmi-mi300x-8", "test");
   EXPECT_DOUBLE_EQ(amd.line_gbps, 448);  // 7 x 64 GB/s per direction
   EXPECT_EQ(amd.nvls_gbps, 0);
@@ -223,21 +225,25 @@ TEST(ShippedQuotes, EveryFilePricesEachQuote) {
   EXPECT_GE(files, 5u);
 }
 
-TEST(ShippedQuotes, TodaysClustersRankBlackwellAheadOfTcpAndSayTheNvl72IsAnUpperBound) {
+// The NVL72 quote's four trays sit in one NVLink domain: its collectives
+// stay on NVLink, nothing crosses its NICs, and it no longer says it is an
+// upper bound. With the domain taken away (the trays as 4-GPU nodes on
+// their NICs, as before issue 37's domain) the same quote exposes more.
+TEST(ShippedQuotes, TodaysClustersRankBlackwellAheadOfTcpAndPriceTheNvl72DomainOnNvlink) {
   const QuoteSet set = load_quotes(std::string(FB_SOURCE_DIR) + "/profiles/quotes/todays-clusters.yaml");
-  const auto ranked =
-      evaluate_quotes(set, test::profile_workload("llama-7b-zero1-2x8-h100.yaml"), builtin_presets(), "");
+  const Workload w = test::profile_workload("llama-7b-zero1-2x8-h100.yaml");
+  const auto ranked = evaluate_quotes(set, w, builtin_presets(), "");
   ASSERT_EQ(ranked.size(), 4u);
-  const auto find = [&](const std::string& name) -> const QuoteResult& {
-    for (const auto& r : ranked)
+  const auto find = [](const std::vector<QuoteResult>& in, const std::string& name) -> const QuoteResult& {
+    for (const auto& r : in)
       if (r.quote.name == name) return r;
     ADD_FAILURE() << name;
-    return ranked.front();
+    return in.front();
   };
-  const QuoteResult& ib = find("h100-8x400g-ib");
-  const QuoteResult& b200 = find("b200-8x800g-xdr");
-  const QuoteResult& tcp = find("h100-1x100gbe-tcp");
-  const QuoteResult& nvl72 = find("gb200-nvl72-4-trays");
+  const QuoteResult& ib = find(ranked, "h100-8x400g-ib");
+  const QuoteResult& b200 = find(ranked, "b200-8x800g-xdr");
+  const QuoteResult& tcp = find(ranked, "h100-1x100gbe-tcp");
+  const QuoteResult& nvl72 = find(ranked, "gb200-nvl72-4-trays");
   // B200's compute is 2250/989 of H100's at the same MFU: a shorter step.
   EXPECT_LT(b200.step.compute_us, ib.step.compute_us * 0.5);
   EXPECT_LT(b200.step.step_us, ib.step.step_us);
@@ -245,13 +251,19 @@ TEST(ShippedQuotes, TodaysClustersRankBlackwellAheadOfTcpAndSayTheNvl72IsAnUpper
   EXPECT_GT(tcp.step.exposed_share, ib.step.exposed_share);
   EXPECT_EQ(nvl72.step.node, "nvl72-tray-4");
   EXPECT_EQ(nvl72.step.network, "4x400g-ndr-ib");
-  // The NVL72 quote does not pretend its 72-GPU NVLink domain is modelled.
-  ASSERT_EQ(nvl72.step.caveats.size(), 1u);
-  EXPECT_NE(nvl72.step.caveats[0].find("nvl72-tray-4: one tray of a GB200/GB300 NVL72 rack priced as a 4-GPU node: "
-                                       "the rack's 72-GPU NVLink domain is not modelled yet"),
-            std::string::npos)
-      << nvl72.step.caveats[0];
+  EXPECT_EQ(nvl72.step.inter_wire_bytes, 0);  // nothing leaves the rack's domain
+  EXPECT_GT(b200.step.inter_wire_bytes, 0);   // two HGX nodes meet on their NICs
+  for (const auto& i : nvl72.step.items) EXPECT_EQ(i.where, "nvlink-domain") << i.name;
+  EXPECT_TRUE(nvl72.step.caveats.empty());
   EXPECT_TRUE(b200.step.caveats.empty());
+  const Presets trays = add_presets_text(builtin_presets(),
+                                         "nodes:\n  - {name: nvl72-tray-4, gpus: 4, rate: 900 GB/s, achievable: 0.82, "
+                                         "fabric: nvlink, source: the trays alone}\n",
+                                         "trays.yaml");
+  const auto on_nics = evaluate_quotes(set, w, trays, "");
+  const QuoteResult& alone = find(on_nics, "gb200-nvl72-4-trays");
+  EXPECT_GT(alone.step.exposed_us, nvl72.step.exposed_us);
+  EXPECT_GT(alone.step.inter_wire_bytes, 0);
 }
 
 TEST(TodaysPresets, AnAmdQuoteIsPricedAndSaysNoBackendMeasuresIt) {

@@ -60,6 +60,20 @@ FakeNvml fake_degraded() {
   return f;
 }
 
+FakeNvml fake_gb200_tray(const std::string& cluster_uuid, unsigned clique) {
+  FakeNvml f;
+  int n = 0;
+  for (const char* bus : {"1A", "1C", "3B", "3D"}) {
+    FakeGpu g = h100(bus, n++);
+    g.name = "NVIDIA GB200";
+    g.arch = 10;  // Blackwell
+    g.memory_bytes = 199715979264ull;
+    g.fabric = {cluster_uuid, clique, topo::FabricState::completed, ""};
+    f.gpus.push_back(g);
+  }
+  return f;
+}
+
 FakeNvml fake_h200_vm() {
   FakeNvml f;
   FakeGpu g;

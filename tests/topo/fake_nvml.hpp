@@ -43,6 +43,7 @@ struct FakeGpu {
   std::vector<topo::GpuProcess> processes;  // compute contexts on it
   topo::ComputeMode compute_mode = topo::ComputeMode::shared;
   bool mig = false;
+  topo::GpuFabric fabric;         // default: not a multi-node NVLink GPU (state not_supported)
   std::set<std::string> failing;  // methods that answer an NVML error
 };
 
@@ -118,6 +119,7 @@ class FakeNvml final : public topo::Nvml {
     return ask(i, "compute_mode", &FakeGpu::compute_mode);
   }
   topo::Fact<bool> mig_enabled(unsigned i) override { return ask(i, "mig", &FakeGpu::mig); }
+  topo::Fact<topo::GpuFabric> fabric(unsigned i) override { return ask(i, "fabric", &FakeGpu::fabric); }
 
  private:
   template <typename T>
@@ -155,5 +157,8 @@ FakeNvml fake_roce_l40s();  // roce-2gpu: 2 L40S, Gen4 x16, no NVLink
 FakeNvml fake_degraded();  // degraded-4gpu: GPU2 at Gen4 x8 under load, GPU1 with links 4 and 9 down, GPU0 idle at Gen1
 FakeNvml fake_h200_vm();   // h200-vm: 1 H200, Gen5 x16, no NVLink
 FakeNvml fake_efa_2gpu();  // efa-2gpu: 2 H100, each with two EFA devices behind its PCIe switch
+// One GB200 NVL72 compute tray: 4 GPUs in NVLink domain `cluster_uuid`/`clique`,
+// registration completed (read against the hgx-h100-8gpu-8ndr tree's first 4 GPUs).
+FakeNvml fake_gb200_tray(const std::string& cluster_uuid, unsigned clique);
 
 }  // namespace fb::test

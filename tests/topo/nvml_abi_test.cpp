@@ -105,5 +105,19 @@ TEST(NvmlAbi, SharingLayoutsAndConstantsMatchTheHeader) {
   EXPECT_EQ(abi::kMigEnable, static_cast<unsigned>(NVML_DEVICE_MIG_ENABLE));
 }
 
+// Multi-node NVLink: nvmlDeviceGetGpuFabricInfo's struct and states.
+TEST(NvmlAbi, GpuFabricInfoLayoutMatchesTheHeader) {
+  EXPECT_EQ(sizeof(abi::GpuFabricInfo), sizeof(nvmlGpuFabricInfo_t));
+  EXPECT_EQ(offsetof(abi::GpuFabricInfo, status), offsetof(nvmlGpuFabricInfo_t, status));
+  EXPECT_EQ(offsetof(abi::GpuFabricInfo, clique_id), offsetof(nvmlGpuFabricInfo_t, cliqueId));
+  EXPECT_EQ(offsetof(abi::GpuFabricInfo, state), offsetof(nvmlGpuFabricInfo_t, state));
+  EXPECT_EQ(abi::kFabricUuidLen, static_cast<unsigned>(NVML_GPU_FABRIC_UUID_LEN));
+  EXPECT_EQ(abi::kFabricStateNotSupported, NVML_GPU_FABRIC_STATE_NOT_SUPPORTED);
+  EXPECT_EQ(abi::kFabricStateNotStarted, NVML_GPU_FABRIC_STATE_NOT_STARTED);
+  EXPECT_EQ(abi::kFabricStateInProgress, NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+  EXPECT_EQ(abi::kFabricStateCompleted, NVML_GPU_FABRIC_STATE_COMPLETED);
+  EXPECT_EQ(sizeof(unsigned char), sizeof(nvmlGpuFabricState_t));
+}
+
 }  // namespace
 }  // namespace fb::topo

@@ -26,14 +26,16 @@ enum class RuleKind {
   shared_gpus,  // no GPU the ranks drive had another process on it, MIG, or compute prohibited
   environment,  // no NCCL/UCX/Open MPI setting that distorts the figures (core/environment_audit.hpp)
   bimodal,      // no row whose iteration times fall into two modes (core/modes.hpp)
-  hardware,     // what was sold: the GPU model, GPUs and NICs per node, nodes (from the inventory lines)
+  hardware,     // what was sold: the GPU model, GPUs and NICs per node, nodes, NVLink domain (inventory lines)
 };
 
 // What a hardware rule checks: one promise of a quote each, so each has its verdict.
-enum class HardwareItem { gpu, gpus_per_node, nics_per_node, nodes };
+enum class HardwareItem { gpu, gpus_per_node, nics_per_node, nodes, nvlink_domain };
 
 // A hardware rule's promise. `gpu`: every rank's GPU is one of `gpu_names`
-// (NVML's names, whole, ignoring case); the others: at least `count` of them.
+// (NVML's names, whole, ignoring case); the others: at least `count` of them
+// (nvlink_domain: every GPU of the run in a multi-node NVLink domain, the
+// smallest of them holding at least `count` of the run's GPUs).
 struct HardwarePromise {
   HardwareItem item = HardwareItem::gpu;
   std::vector<std::string> gpu_names;

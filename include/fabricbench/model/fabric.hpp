@@ -35,6 +35,7 @@ struct Link {
   double extra_hop_us = 0;    // presets: latency per step beyond NCCL's table
   double hop_us = 0;          // measured: latency per ring step, from the fit
   double nvls_gbps = 0;       // node presets: NVLS all_reduce busbw (0: none)
+  int domain_gpus = 0;        // node presets: GPUs of one NVLink domain (0: the host's, or measured)
   std::string scope;          // measured: the scope its curves come from
   int measured_nodes = 1;     // measured: nodes of the run (ranks per node of global rows)
   std::vector<Curve> curves;  // measured curves, as recorded (rail rows per rail)

@@ -55,6 +55,10 @@ struct NodePreset {
   NodeFabric fabric = NodeFabric::nvlink;
   double nvls_gbps = 0;     // NVLS all_reduce busbw, 0 = no NVLS
   double extra_hop_us = 0;  // latency per step beyond NCCL's table
+  // GPUs of one NVLink domain: the host's own (= gpus), or more where NVLink
+  // switches join several hosts (GB200 NVL72: 72 GPUs over 18 trays of 4).
+  // Collectives among GPUs of one domain stay on NVLink (model/domain.hpp).
+  int domain_gpus = 8;
   std::string source;
   // What the model does not capture about this node, printed as a caveat
   // with every step priced on it ("" = none).

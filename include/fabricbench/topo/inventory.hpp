@@ -66,6 +66,7 @@ struct Gpu {
   Fact<std::string> cpu_affinity;  // CPU list, "0-55,112-167"
   Fact<PciPlace> place;
   GpuSharing sharing;
+  Fact<GpuFabric> fabric;  // its multi-node NVLink domain (NVL72); unknown where NVML cannot say
   std::vector<std::string> flags;
 };
 

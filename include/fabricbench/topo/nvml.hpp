@@ -57,6 +57,22 @@ struct GpuProcess {
   Fact<std::uint64_t> used_memory_bytes;  // unknown where NVML cannot say (NVML_VALUE_NOT_AVAILABLE)
 };
 
+// Where a GPU stands in a multi-node NVLink fabric (nvmlGpuFabricState_t):
+// only `completed` GPUs take part in their NVLink domain.
+enum class FabricState { not_supported, not_started, in_progress, completed };
+const char* fabric_state_name(FabricState state);
+
+// The GPU's NVLink domain (nvmlDeviceGetGpuFabricInfo): the fabric
+// manager's cluster UUID and the clique (partition) within it. GPUs of one
+// domain share both.
+struct GpuFabric {
+  std::string cluster_uuid;  // 32 hex digits in 8-4-4-4-12 form
+  unsigned clique_id = 0;
+  FabricState state = FabricState::not_supported;
+  std::string status;          // NVML's text when registration failed, "" when it did not
+  std::string domain() const;  // "<cluster_uuid>/<clique_id>"
+};
+
 class Nvml {
  public:
   virtual ~Nvml() = default;
@@ -113,6 +129,10 @@ class Nvml {
   virtual Fact<ComputeMode> compute_mode(unsigned gpu) = 0;                   // nvmlDeviceGetComputeMode
   // MIG mode now (nvmlDeviceGetMigMode's current mode); false on a GPU without MIG.
   virtual Fact<bool> mig_enabled(unsigned gpu) = 0;
+
+  // Its multi-node NVLink domain (nvmlDeviceGetGpuFabricInfo); unknown with
+  // the reason where this driver's NVML has no such call.
+  virtual Fact<GpuFabric> fabric(unsigned gpu) = 0;
 };
 
 // NVML's fixed upper bound on links per GPU (NVML_NVLINK_MAX_LINKS).

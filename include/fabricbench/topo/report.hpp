@@ -37,6 +37,18 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const json& invento
 std::vector<Difference> find_differences(const std::vector<json>& inventories);
 json to_json(const std::vector<Difference>& differences);
 
+// A multi-node NVLink domain (GB200/GB300 NVL72) the job's GPUs are in:
+// "<cluster uuid>/<clique>", its GPUs (each host's counted once) and hosts.
+// Only GPUs whose fabric registration completed count.
+struct NvlinkDomain {
+  std::string id;
+  int gpus = 0;
+  std::vector<std::string> hosts;
+};
+std::vector<NvlinkDomain> nvlink_domains(const std::vector<json>& inventories);
+// The report's section on them ("" when no GPU is in one).
+std::string format_domains(const std::vector<NvlinkDomain>& domains);
+
 // The readable report: one block per node (its first rank's inventory, and
 // the GPU each rank drives), then the differences.
 std::string format_report(const std::vector<json>& inventories, const std::vector<Difference>& differences);
