@@ -50,7 +50,37 @@ constexpr Added kAdded[] = {
     {"inventory", "", "environment", 9},
     {"measurement", "", "modes", 9},
     {"pair", "", "modes", 9},
+    // The counters line kind (kAddedKinds) came with all its keys.
+    {"counters", "", "run_id", 10},
+    {"counters", "", "row", 10},
+    {"counters", "", "op", 10},
+    {"counters", "", "scope", 10},
+    {"counters", "", "bytes", 10},
+    {"counters", "", "in_place", 10},
+    {"counters", "", "node", 10},
+    {"counters", "", "host", 10},
+    {"counters", "", "device", 10},
+    {"counters", "", "device_kind", 10},
+    {"counters", "", "counter", 10},
+    {"counters", "", "delta", 10},
+    {"counters", "", "unknown_reason", 10},
 };
+
+// Line kinds a minor added: a writer of an earlier minor wrote none.
+struct AddedKind {
+  const char* type;
+  int minor;
+};
+constexpr AddedKind kAddedKinds[] = {
+    {"inventory", 1},
+    {"counters", 10},
+};
+
+bool kind_added_after(const std::string& type, int minor) {
+  for (const AddedKind& k : kAddedKinds)
+    if (type == k.type && minor < k.minor) return true;
+  return false;
+}
 
 void erase_in(json& j, const std::string& key) {
   if (j.is_array())
@@ -64,7 +94,7 @@ std::vector<json> as_minor(std::vector<json> lines, int minor) {
   std::vector<json> out;
   for (auto& line : lines) {
     const std::string type = line["type"];
-    if (type == "inventory" && minor < 1) continue;  // inventory lines came in 1.1
+    if (kind_added_after(type, minor)) continue;
     for (const Added& a : kAdded) {
       if (a.minor <= minor || type != a.type) continue;
       if (*a.in == '\0')

@@ -19,18 +19,19 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 9;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
-                                        // 1.2: pair, node and finding lines;
-                                        // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
-                                        // 1.4: run_id, check lines' optional, every summary's keys alike;
-                                        // 1.5: measurements' time_ci_low/high_us, stopped_by; option median_ci;
-                                        //      storage records and lines; diagnose records and diagnosis lines;
-                                        // 1.6: measurements' time_samples (iterations timed together);
-                                        // 1.7: header's simulated (made through the test doubles);
-                                        // 1.8: inventory GPUs' compute_mode, mig, processes (who else uses it);
-                                        //      storage lines' io_engine, queue_depth, sync, fallocate;
-                                        //      option cap_min_iters (a cap may end a size before a default -n)
-                                        // 1.9: inventory lines' environment (NCCL_*, UCX_*, OMPI_MCA_*, nccl.conf)
+inline constexpr int kSchemaMinor = 10;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+                                         // 1.2: pair, node and finding lines;
+                                         // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
+                                         // 1.4: run_id, check lines' optional, every summary's keys alike;
+                                         // 1.5: measurements' time_ci_low/high_us, stopped_by; option median_ci;
+                                         //      storage records and lines; diagnose records and diagnosis lines;
+                                         // 1.6: measurements' time_samples (iterations timed together);
+                                         // 1.7: header's simulated (made through the test doubles);
+                                         // 1.8: inventory GPUs' compute_mode, mig, processes (who else uses it);
+                                         //      storage lines' io_engine, queue_depth, sync, fallocate;
+                                         //      option cap_min_iters (a cap may end a size before a default -n)
+                                         // 1.9: inventory lines' environment (NCCL_*, UCX_*, OMPI_MCA_*, nccl.conf)
+                                         // 1.10: counters lines (error counters that moved during a row)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file
@@ -87,6 +88,7 @@ struct Results {
   std::vector<StepModelLine> step_models;
   std::vector<StorageLine> storage;
   std::vector<DiagnosisLine> diagnoses;
+  std::vector<CounterLine> counters;  // since 1.10
   std::optional<Summary> summary;
   // The summary's status: "complete", or why the run ended early ("hang",
   // "rank_lost", "error", "killed"); "incomplete" when there is no summary
