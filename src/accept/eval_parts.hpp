@@ -52,6 +52,7 @@ Verdict eval_shared_gpus(const Rule& rule, const Results& run);
 Verdict eval_environment(const Rule& rule, const Results& run);
 Verdict eval_bimodal(const Rule& rule, const Results& run);
 Verdict eval_hardware(const Rule& rule, const Results& run);
+Verdict eval_counters(const Rule& rule, const Results& run);
 
 // A pair line's figure of `metric` (docs/results-schema.md, `pair`): a link's
 // unidir is its slower direction, since either way can be the degraded one.

@@ -119,6 +119,9 @@ Verdict evaluate_rule(const Rule& rule, const Results& run, const Results* basel
       case RuleKind::hardware:
         v = eval_hardware(rule, run);
         break;
+      case RuleKind::counters:
+        v = eval_counters(rule, run);
+        break;
     }
   } catch (const std::exception& e) {
     // A line of the record that does not have the shape the rule reads

@@ -95,6 +95,7 @@ struct NodeCase {
 std::string blame_line(const Verdict& v, const Offender& o) {
   std::string who = o.rank >= 0 ? fmt::format(", rank {}", o.rank) : "";
   if (!o.peer.empty()) who += fmt::format(", link to {}", o.peer);
+  if (!o.device.empty()) who += fmt::format(", {}", o.device);
   return fmt::format("rule '{}' ({}): {}{}\n", v.rule, name(v.kind), figure(o.figure, o.unit), who);
 }
 

@@ -95,6 +95,7 @@ json bad_list(const Report& r) {
       out.push_back({{"host", o.host},
                      {"rank", o.rank >= 0 ? json(o.rank) : json(nullptr)},
                      {"peer", o.peer.empty() ? json(nullptr) : json(o.peer)},
+                     {"device", o.device.empty() ? json(nullptr) : json(o.device)},
                      {"rule", v.rule},
                      {"figure", o.figure},
                      {"unit", o.unit}});

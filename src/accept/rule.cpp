@@ -27,8 +27,8 @@ constexpr std::array kKinds{
     std::pair{RuleKind::storage, "storage"},         std::pair{RuleKind::smoothness, "smoothness"},
     std::pair{RuleKind::mixed_gpus, "mixed_gpus"},   std::pair{RuleKind::transport, "transport"},
     std::pair{RuleKind::shared_gpus, "shared_gpus"}, std::pair{RuleKind::environment, "environment"},
-    std::pair{RuleKind::bimodal, "bimodal"},
-    std::pair{RuleKind::hardware, "hardware"},
+    std::pair{RuleKind::bimodal, "bimodal"},         std::pair{RuleKind::hardware, "hardware"},
+    std::pair{RuleKind::counters, "counters"},
 };
 static_assert(enum_cover::covers<RuleKind, kKinds>([](const auto& e) { return e.first; }),
               "kKinds names every RuleKind in enum order");

@@ -8,6 +8,7 @@
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/types.hpp"
+#include "fabricbench/topo/counters.hpp"
 #include "profile_parts.hpp"
 
 namespace fb::accept {
@@ -211,6 +212,19 @@ void parse_storage_rule(const Field& f, Rule& r) {
   parse_limits(f, r, {Dimension::bandwidth, Reference::none, true, false});
 }
 
+// counters: which counter, the most a node's device may count, or only reported.
+void parse_counters_rule(const Field& f, Rule& r) {
+  const Field counter = f["counter"];
+  r.counter = counter.text();
+  if (r.counter != kTcpRetransmitsPerGb && !topo::find_counter(r.counter)) {
+    std::string allowed;
+    for (const auto& row : topo::counter_rows()) allowed += std::string(row.name) + ", ";
+    counter.fail(fmt::format("'{}' is unknown; allowed: {}{}", r.counter, allowed, kTcpRetransmitsPerGb));
+  }
+  if (auto v = f.find("max")) r.counter_max = v->number(0, 1e18);
+  if (auto v = f.find("informational")) r.informational = v->boolean();
+}
+
 void parse_kind_fields(const Field& f, Rule& r) {
   switch (r.kind) {
     case RuleKind::absolute:
@@ -286,6 +300,10 @@ void parse_kind_fields(const Field& f, Rule& r) {
                     "nodes", "nvlink_domain"});
       parse_hardware(f, r);
       break;
+    case RuleKind::counters:
+      f.expect_map({"name", "kind", "optional", "counter", "max", "informational"});
+      parse_counters_rule(f, r);
+      break;
   }
 }
 
@@ -300,6 +318,7 @@ std::string default_name(const Rule& r) {
   if (r.kind == RuleKind::uniformity) n += r.across == Across::inventory ? " inventory" : " ranks";
   if (r.kind == RuleKind::pairs) n += " " + std::string(name(r.pair_metric));
   if (r.kind == RuleKind::pairs && r.pairs_across == PairsAcross::nodes) n += " nodes";
+  if (r.kind == RuleKind::counters) n += " " + r.counter;
   if (r.kind == RuleKind::storage)
     n += fmt::format(" {} {} at {} nodes {}", r.storage.target, r.storage.pattern,
                      r.storage.nodes ? std::to_string(*r.storage.nodes) : "all", name(r.storage_metric));

@@ -21,6 +21,7 @@
 #include "fabricbench/core/input_file.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/runner.hpp"
+#include "fabric_health.hpp"
 #include "fabricbench/core/sinks.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
@@ -201,6 +202,8 @@ class CheckCommand final : public Measuring {
       throw UsageError(fmt::format("pairs: {}", e.what()));
     }
     if (const auto why = needs_more_nodes(setup_.profile, nodes, pairs_); !why.empty()) throw UsageError(why);
+    counters_ = make_node_counters(nodes);
+    for (auto& runner : runners_) runner->count_errors(counters_.get());
   }
   // A refusal from here on replaces the placeholder: exit 2 and why, in check.json too.
   void refused(const std::string& why) override {
@@ -217,6 +220,7 @@ class CheckCommand final : public Measuring {
       spdlog::warn("profile {} asks for the pair matrix: {}", setup_.profile.name, pairs_->not_run());
     if (show_progress(flags_.progress) && !flags_.quiet) job().sinks.add(make_progress_sink(stderr));
     if (!flags_.quiet) job().sinks.add(make_table_sink(stdout));
+    job().sinks.add(make_fabric_health_sink(stderr, "fabricbench check"));
     header = check_header(setup_, std::move(header));
   }
   void measure() override {
@@ -247,6 +251,7 @@ class CheckCommand final : public Measuring {
   const CheckFlags& flags_;
   const CheckSetup& setup_;
   std::vector<std::unique_ptr<Runner>> runners_;
+  std::unique_ptr<RowCounters> counters_;  // read around every sweep's rows
   std::optional<CheckPairs> pairs_;
   RunTotals totals_;
   Judgement judgement_;

@@ -12,6 +12,7 @@
 #include "bimodal_warning.hpp"
 #include "curve_warning.hpp"
 #include "environment_warning.hpp"
+#include "fabric_health.hpp"
 #include "commands.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -80,6 +81,8 @@ class RunCommand final : public Measuring {
     // Every check here reaches the same verdict on every rank (agreed where needed).
     runner_.emplace(job().world, job().nodes, *job().backend, options_, &job().sinks);
     runner_->preflight();
+    counters_ = make_node_counters(job().nodes);
+    runner_->count_errors(counters_.get());
   }
   void watch(ProgressBoard& board) override { runner_->watch(&board); }
   void open(RunHeader& header) override {
@@ -93,6 +96,7 @@ class RunCommand final : public Measuring {
     job().sinks.add(make_curve_warning_sink(stderr));
     job().sinks.add(make_bimodal_warning_sink(stderr));
     job().sinks.add(make_environment_warning_sink(stderr));
+    job().sinks.add(make_fabric_health_sink(stderr, "fabricbench run"));
     header.options = to_json(options_);
   }
   void measure() override { totals_ = runner_->run(); }
@@ -118,6 +122,7 @@ class RunCommand final : public Measuring {
   const RunFlags& flags_;
   const RunOptions& options_;
   std::optional<Runner> runner_;
+  std::unique_ptr<RowCounters> counters_;
   const RowCount* count_ = nullptr;
   RunTotals totals_;
   std::string nothing_;

@@ -108,6 +108,8 @@ void take_line(Results& r, const std::string& type, const json& j) {
     r.storage.push_back(storage_from_json(j));
   } else if (type == "diagnosis") {
     r.diagnoses.push_back(diagnosis_from_json(j));
+  } else if (type == "counters") {
+    r.counters.push_back(counter_from_json(j));
   } else if (type == "summary") {
     r.summary = summary_from_json(j, r.header.command);
     r.status = r.summary->status;

@@ -605,6 +605,37 @@ DiagnosisLine diagnosis_from_json(const json& j) {
   return d;
 }
 
+// ---- counters ------------------------------------------------------------------
+
+namespace record_fields {
+namespace {
+
+const auto& counter_fields() {
+  using L = CounterLine;
+  static const auto f =
+      fields(take("run_id", &L::run_id), need("row", &L::row), take("op", &L::op), take("scope", &L::scope),
+             take("bytes", &L::bytes), take("in_place", &L::in_place), need("node", &L::node), take("host", &L::host),
+             need("device", &L::device), need("device_kind", &L::device_kind), need("counter", &L::counter),
+             take("delta", &L::delta), when_set("unknown_reason", &L::unknown_reason));
+  return f;
+}
+
+}  // namespace
+}  // namespace record_fields
+
+json to_json(const CounterLine& l) {
+  json j = {{"type", "counters"}};
+  record_fields::counter_fields().write(l, j);
+  return j;
+}
+
+CounterLine counter_from_json(const json& j) {
+  CounterLine l = record_fields::counter_fields().from<CounterLine>(Reader(j, "counters"));
+  if (!l.delta && l.unknown_reason.empty())
+    throw std::runtime_error("counters line: 'delta' is null and no 'unknown_reason' says why");
+  return l;
+}
+
 // ---- summary -------------------------------------------------------------------
 
 namespace record_fields {

@@ -102,6 +102,36 @@ RunTotals Runner::run() {
   return totals_;
 }
 
+std::vector<CounterLine> Runner::counter_lines(const OpSpec& spec, Scope scope) {
+  if (!counters_) return {};
+  enter(Phase::sync);
+  const double start_us = now_us();
+  const std::string mine = nodes_.local_rank == 0 ? encode_moves(counters_->after()) : "";
+  if (nodes_.local_rank == 0 && world_.rank() == 0)
+    spdlog::debug("counters: {} files read before and after the row: {:.1f} us before, {:.1f} us after",
+                  counters_->size(), counters_before_us_, now_us() - start_us);
+  const std::vector<std::string> all = world_.gather_strings_quiet(mine, 0);
+  std::vector<CounterLine> lines;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    for (auto& move : decode_moves(all[r])) {
+      CounterLine l;
+      l.op = std::string(name(spec.op));
+      l.scope = std::string(name(scope));
+      l.bytes = spec.layout.bytes;
+      l.in_place = spec.in_place;
+      l.node = r < nodes_.rank_node.size() ? nodes_.rank_node[r] : -1;
+      if (l.node >= 0 && static_cast<std::size_t>(l.node) < nodes_.node_hosts.size())
+        l.host = nodes_.node_hosts[static_cast<std::size_t>(l.node)];
+      l.device = std::move(move.device);
+      l.device_kind = std::move(move.device_kind);
+      l.counter = std::move(move.counter);
+      l.delta = move.delta;
+      l.unknown_reason = std::move(move.unknown_reason);
+      lines.push_back(std::move(l));
+    }
+  return lines;
+}
+
 void Runner::enter(Phase phase) {
   if (board_) board_->enter(phase);
 }
@@ -269,6 +299,12 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   plan.cpu = cpu_slot_;
   plan.several_groups = group.groups > 1;
   plan.group = group.member() ? &group.comm : nullptr;
+  // Outside the timed loop, on one rank per node, at the same point of every rank's sequence.
+  if (counters_ && nodes_.local_rank == 0) {
+    const double start_us = now_us();
+    counters_->before();
+    counters_before_us_ = now_us() - start_us;
+  }
   const Timing timing = time_op(world_, op, plan);
   CheckVerdict verdict;
   if (options_.check) verdict = check(op, timing.wrong_per_iteration, spec, group);
@@ -277,6 +313,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   // With several groups, the slowest group's: the row's times are its (issue 34, defect 14).
   std::string path = bgroup ? bgroup->path() : "";
   if (plan.several_groups) path = world_.bcast_string_quiet(path, timing.slowest_group_rank);
+  std::vector<CounterLine> moved = counter_lines(spec, group.scope);
   if (!sink_) return;
 
   Measurement m;
@@ -328,6 +365,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
     for (double us : timing.rank_mean_us) m.rank_mean_us.push_back(us < 0 ? -1.0 : std::round(us * 1e3) / 1e3);
   }
   sink_->measurement(m);
+  for (const auto& line : moved) sink_->record_line(line);
   ++totals_.rows;
   totals_.busbw_sum_gbps += m.busbw_gbps;
 }

@@ -51,7 +51,37 @@ constexpr Added kAdded[] = {
     {"measurement", "", "modes", 9},
     {"pair", "", "modes", 9},
     {"inventory", "gpus", "fabric", 10},
+    // The counters line kind (kAddedKinds) came with all its keys.
+    {"counters", "", "run_id", 11},
+    {"counters", "", "row", 11},
+    {"counters", "", "op", 11},
+    {"counters", "", "scope", 11},
+    {"counters", "", "bytes", 11},
+    {"counters", "", "in_place", 11},
+    {"counters", "", "node", 11},
+    {"counters", "", "host", 11},
+    {"counters", "", "device", 11},
+    {"counters", "", "device_kind", 11},
+    {"counters", "", "counter", 11},
+    {"counters", "", "delta", 11},
+    {"counters", "", "unknown_reason", 11},
 };
+
+// Line kinds a minor added: a writer of an earlier minor wrote none.
+struct AddedKind {
+  const char* type;
+  int minor;
+};
+constexpr AddedKind kAddedKinds[] = {
+    {"inventory", 1},
+    {"counters", 11},
+};
+
+bool kind_added_after(const std::string& type, int minor) {
+  for (const AddedKind& k : kAddedKinds)
+    if (type == k.type && minor < k.minor) return true;
+  return false;
+}
 
 void erase_in(json& j, const std::string& key) {
   if (j.is_array())
@@ -65,7 +95,7 @@ std::vector<json> as_minor(std::vector<json> lines, int minor) {
   std::vector<json> out;
   for (auto& line : lines) {
     const std::string type = line["type"];
-    if (type == "inventory" && minor < 1) continue;  // inventory lines came in 1.1
+    if (kind_added_after(type, minor)) continue;
     for (const Added& a : kAdded) {
       if (a.minor <= minor || type != a.type) continue;
       if (*a.in == '\0')

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -549,6 +550,73 @@ TEST_F(ClusterBimodal, ALinkAlternatingDuringARowIsReportedWithBothModes) {
   c = judge("flapped");
   EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
   EXPECT_NE(c.out.find("two modes"), std::string::npos) << c.out;
+}
+
+}  // namespace
+}  // namespace fb
+
+namespace fb {
+namespace {
+
+// TCP retransmissions land on the node whose link drops: node 2's own
+// egress gets a TBF whose queue holds 8 KB (the shipped links queue 20 ms,
+// 2.5 MB at 1 Gbit/s), so its bursts overflow it and node 2 resends what
+// was dropped; node 1's sends queue at the switch and are not dropped. Each
+// rank runs in its node's namespace, whose /proc/net/snmp counts that
+// namespace's TCP alone: the counters lines put the retransmissions on node 2.
+class ClusterCounters : public Cluster {
+ protected:
+  void TearDown() override {
+    if (shaped_) EXPECT_TRUE(reshape(2, "1gbit")) << "node 2's link left with its shallow queue";
+    Cluster::TearDown();
+  }
+  bool shallow_queue_on_node2() {
+    shaped_ = true;
+    return std::system(
+               ("ip netns exec " + host(2) + " tc qdisc replace dev eth0 root tbf rate 200mbit burst 4kb limit 8kb")
+                   .c_str()) == 0;
+  }
+  std::map<std::string, std::uint64_t> retransmits_by_host() const {
+    std::map<std::string, std::uint64_t> by_host;
+    for (const auto& c : read_results(out()).counters)
+      if (c.counter == "tcp_retrans_segs" && c.delta) by_host[c.host] += *c.delta;
+    return by_host;
+  }
+  test::ProcessResult sweep() const {
+    return fabricbench("run --backend mpi --ops all_reduce --placement out -b 1M -e 2M -f 2 -n 5 -w 1 --median-ci 0", 2,
+                       "--host " + address(1) + "," + address(2));
+  }
+  test::ProcessResult judge(const std::string& dir) const {
+    const std::string profile = tmp_ + "/retransmits.yaml";
+    std::ofstream(profile) << "name: retransmits\nbackend: mpi\n"
+                              "sweeps:\n  - {ops: [all_reduce], scopes: [global], minbytes: 1M, maxbytes: 2M}\n"
+                              "rules:\n  - {kind: counters, counter: tcp_retransmits_per_gb, max: 0}\n";
+    return test::run_process(std::string(FB_BINARY) + " check --profile " + profile + " --results " + out() +
+                             " -q --out-dir " + tmp_ + "/" + dir);
+  }
+  bool shaped_ = false;
+};
+
+TEST_F(ClusterCounters, RetransmitsLandOnTheNodeWhoseLinkDrops) {
+  ASSERT_TRUE(shallow_queue_on_node2()) << "tc could not shape node 2's link";
+  const auto r = sweep();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::printf("%s\n", r.err.c_str());
+  auto by_host = retransmits_by_host();
+  EXPECT_GT(by_host[host(2)], 0u) << "node 2 dropped its sends and never resent them?";
+  EXPECT_GT(by_host[host(2)], 10 * by_host[host(1)]) << "node 1's sends were not dropped";
+  EXPECT_NE(r.err.find("fabric health"), std::string::npos) << r.err;
+  const auto c = judge("dropped");
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  std::ifstream in(tmp_ + "/dropped/check.json");
+  const auto report = nlohmann::json::parse(in);
+  // Node 2 is blamed, node-wide; node 1 only if it resent a little too, and then for less.
+  double node2 = -1, node1 = 0;
+  for (const auto& bad : report["bad"]) {
+    EXPECT_EQ(bad["device"], "node");
+    (bad["host"] == host(2) ? node2 : node1) = bad["figure"].get<double>();
+  }
+  EXPECT_GT(node2, node1) << report.dump(1);
 }
 
 }  // namespace

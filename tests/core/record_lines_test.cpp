@@ -101,9 +101,29 @@ Measurement full_measurement() {
 }
 
 TEST_F(RecordLines, TheDocumentHasEveryTable) {
-  for (const char* t : {"run", "inventory", "inventory.paths", "measurement", "skip", "check", "check.row", "summary",
-                        "summary.sweep", "summary.topo", "summary.pairs", "summary.gemm", "pair", "node", "finding",
-                        "gemm", "step", "step_model", "storage", "diagnosis", "diagnosis.gpu_figures", "diagnosis.node_figures"})
+  for (const char* t : {"run",
+                        "inventory",
+                        "inventory.paths",
+                        "measurement",
+                        "skip",
+                        "check",
+                        "check.row",
+                        "summary",
+                        "summary.sweep",
+                        "summary.topo",
+                        "summary.pairs",
+                        "summary.gemm",
+                        "pair",
+                        "node",
+                        "finding",
+                        "gemm",
+                        "step",
+                        "step_model",
+                        "storage",
+                        "diagnosis",
+                        "diagnosis.gpu_figures",
+                        "diagnosis.node_figures",
+                        "counters"})
     EXPECT_NO_THROW(doc(t)) << t;
 }
 
@@ -230,6 +250,38 @@ TEST_F(RecordLines, DiagnosisLinesWriteTheDocumentedKeysAndReadBack) {
   ASSERT_TRUE(n.node_figures);
   EXPECT_EQ(n.node_figures->iter_median, 1.5);
   EXPECT_FALSE(n.gpu_figures);
+}
+
+TEST_F(RecordLines, CounterLinesWriteTheDocumentedKeysAndReadBack) {
+  CounterLine unknown;
+  unknown.run_id = "r";
+  unknown.row = 7;
+  unknown.op = "all_reduce";
+  unknown.scope = "inter";
+  unknown.bytes = 1 << 20;
+  unknown.node = 1;
+  unknown.host = "n2";
+  unknown.device = "mlx5_0:1";
+  unknown.device_kind = "port";
+  unknown.counter = "symbol_error";
+  unknown.unknown_reason = "saturated";
+  EXPECT_EQ(keys_of(to_json(unknown)), doc("counters"));
+  EXPECT_TRUE(to_json(unknown)["delta"].is_null());
+  CounterLine moved = unknown;
+  moved.delta = 3;
+  moved.unknown_reason.clear();
+  EXPECT_FALSE(to_json(moved).contains("unknown_reason"));
+  EXPECT_EQ(to_json(moved)["type"], "counters");
+  const CounterLine back = counter_from_json(to_json(moved));
+  EXPECT_EQ(back.row, 7u);
+  EXPECT_EQ(back.node, 1);
+  EXPECT_EQ(back.device, "mlx5_0:1");
+  EXPECT_EQ(back.delta, std::optional<std::uint64_t>(3));
+  EXPECT_EQ(counter_from_json(to_json(unknown)).unknown_reason, "saturated");
+  // Unknown without a reason is no line a writer makes.
+  json bad = to_json(unknown);
+  bad.erase("unknown_reason");
+  EXPECT_THROW(counter_from_json(bad), std::runtime_error);
 }
 
 // One summary for every command: the common keys, then the command's part.

@@ -24,6 +24,7 @@ struct Offender {
   std::string peer;   // the other end, when the rule judged node pairs
   double figure = 0;  // what was measured of it, in `unit`
   std::string unit;
+  std::string device{};  // the node's port, interface or PCI function (counters); {}: others leave it out
 };
 
 struct Verdict {

@@ -27,7 +27,12 @@ enum class RuleKind {
   environment,  // no NCCL/UCX/Open MPI setting that distorts the figures (core/environment_audit.hpp)
   bimodal,      // no row whose iteration times fall into two modes (core/modes.hpp)
   hardware,     // what was sold: the GPU model, GPUs and NICs per node, nodes, NVLink domain (inventory lines)
+  counters,     // an error counter read around the rows: at most `max` per node and device (counters lines)
 };
+
+// The counters rule's figure per GB: a node's TCP retransmissions over the
+// bytes the run's rows carried (accept/eval_counters.cpp).
+inline constexpr std::string_view kTcpRetransmitsPerGb = "tcp_retransmits_per_gb";
 
 // What a hardware rule checks: one promise of a quote each, so each has its verdict.
 enum class HardwareItem { gpu, gpus_per_node, nics_per_node, nodes, nvlink_domain };
@@ -133,6 +138,12 @@ struct Rule {
   std::vector<std::string> allowed_env_flags;
   // hardware
   HardwarePromise hardware;
+  // counters: a counter's name (topo/counters.hpp) or kTcpRetransmitsPerGb;
+  // the most one node's device may count over the run; `informational`:
+  // reported, never failed.
+  std::string counter;
+  double counter_max = 0;
+  bool informational = false;
 };
 
 std::string_view name(RuleKind kind);

@@ -167,6 +167,27 @@ struct Measurement {
   std::optional<TwoModes> modes;
 };
 
+// ---- `counters`: an error counter that moved during a measured row ----------
+
+// One counter of one node that moved (or whose change cannot be told) while
+// the row just before it in the record was measured (core/row_counters.hpp),
+// since 1.11. A healthy run writes none.
+struct CounterLine {
+  std::string run_id;   // the header's; set by the record's writer
+  std::size_t row = 0;  // the measurement line it follows: its index among the record's measurement lines, from 0
+  std::string op;       // that row's op, scope, size and placement
+  std::string scope;
+  std::uint64_t bytes = 0;
+  bool in_place = false;
+  int node = -1;  // the node whose leader read it
+  std::string host;
+  std::string device;                  // "mlx5_0:1", "eth0", "0000:17:00.0", "node"
+  std::string device_kind;             // port, interface, pci, node (node-wide: every process's traffic)
+  std::string counter;                 // symbol_error, tcp_retrans_segs, ... (docs/results-schema.md)
+  std::optional<std::uint64_t> delta;  // null: unknown, unknown_reason says why
+  std::string unknown_reason;          // written only when delta is null
+};
+
 // ---- `skip`: a measurement, op or scope that did not run -------------------
 
 struct Skip {
@@ -486,7 +507,7 @@ struct Summary {
 
 // Every line but the summary (which RecordWriter::seal alone writes).
 using RecordLine = std::variant<RunHeader, InventoryLine, Measurement, Skip, PairLine, NodeLine, FindingLine, CheckLine,
-                                GemmLine, StepLine, StepModelLine, StorageLine, DiagnosisLine>;
+                                GemmLine, StepLine, StepModelLine, StorageLine, DiagnosisLine, CounterLine>;
 
 nlohmann::ordered_json to_json(const RunHeader& line);
 nlohmann::ordered_json to_json(const InventoryLine& line);
@@ -502,6 +523,7 @@ nlohmann::ordered_json to_json(const StepLine& line);
 nlohmann::ordered_json to_json(const StepModelLine& line);
 nlohmann::ordered_json to_json(const StorageLine& line);
 nlohmann::ordered_json to_json(const DiagnosisLine& line);
+nlohmann::ordered_json to_json(const CounterLine& line);
 nlohmann::ordered_json to_json(const Summary& line);
 nlohmann::ordered_json to_json(const RecordLine& line);
 
@@ -532,6 +554,7 @@ StepLine step_from_json(const nlohmann::ordered_json& j);
 StepModelLine step_model_from_json(const nlohmann::ordered_json& j);
 StorageLine storage_from_json(const nlohmann::ordered_json& j);
 DiagnosisLine diagnosis_from_json(const nlohmann::ordered_json& j);
+CounterLine counter_from_json(const nlohmann::ordered_json& j);
 // `command` is the header's: it says which part a summary has.
 Summary summary_from_json(const nlohmann::ordered_json& j, const std::string& command);
 

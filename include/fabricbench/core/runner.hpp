@@ -13,6 +13,7 @@
 #include "fabricbench/core/cpu_pin.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/progress.hpp"
+#include "fabricbench/core/row_counters.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sink.hpp"
 
@@ -46,6 +47,9 @@ class Runner {
   void preflight() const;
   // Publish progress for the watchdog (optional; before run()).
   void watch(ProgressBoard* board) { board_ = board; }
+  // Error counters read around each row by each node's leader (optional;
+  // before run(), on every rank or on none: each row then gathers the moves).
+  void count_errors(RowCounters* counters) { counters_ = counters; }
   // One sweep, or with options.duration_s sweeps until that much time is spent.
   RunTotals run();
 
@@ -57,6 +61,9 @@ class Runner {
   CheckVerdict check(PreparedOp* op, const std::vector<std::int64_t>& per_iteration, const OpSpec& spec,
                      const ScopeGroup& group);
   void enter(Phase phase);
+  // Collective: the counters that moved on any node during the row, for
+  // rank 0's record (empty elsewhere, and when no counters are read).
+  std::vector<CounterLine> counter_lines(const OpSpec& spec, Scope scope);
   // Collective: has the --duration been spent? (rank 0's clock decides)
   bool out_of_time();
   void skip(const ScopeGroup& group, const OpSpec& spec, std::uint64_t bytes, const std::string& reason);
@@ -73,6 +80,8 @@ class Runner {
   std::vector<std::uint64_t> sizes_;
   RunTotals totals_;
   ProgressBoard* board_ = nullptr;
+  RowCounters* counters_ = nullptr;
+  double counters_before_us_ = 0;  // the last row's snapshot before, for the debug log's cost
   double started_us_ = 0;
   bool stopped_ = false;  // the duration is spent: no more measurements
   std::set<std::string> inexact_noted_;

@@ -30,7 +30,17 @@ class RecordSink final : public RowSink {
     ++skipped_;
   }
   void size_done() override { writer_.sync(); }
-  void record_line(const RecordLine& line) override { writer_.write(line); }
+  void record_line(const RecordLine& line) override {
+    if (const auto* moved = std::get_if<CounterLine>(&line)) {  // stamped with the row it follows
+      CounterLine stamped = *moved;
+      std::lock_guard lock(mutex_);
+      stamped.run_id = run_id_;
+      stamped.row = rows_ > 0 ? rows_ - 1 : 0;
+      writer_.write(stamped);
+      return;
+    }
+    writer_.write(line);
+  }
   void end(const Summary& summary) override { writer_.seal(summary); }
   void abort(const Summary& summary) override {
     // Counted here, not by the engine (whose thread may be blocked): exactly

@@ -1,0 +1,96 @@
+// Error counters of a node's fabric, read from sysfs and procfs under a root
+// ("/" on a machine, a copied tree in tests): InfiniBand and RoCE ports,
+// Ethernet interfaces, TCP retransmissions (node-wide) and the PCIe AER
+// totals of each NIC's PCI function. A snapshot is taken around each
+// measured row (core/row_counters.hpp); a counter that cannot be read is
+// unknown with the reason, never 0.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fabricbench/core/row_counters.hpp"
+#include "fabricbench/topo/sysfs.hpp"
+
+namespace fb::topo {
+
+enum class Counter {
+  // InfiniBand PortCounters (ports/<p>/counters/)
+  symbol_error,
+  link_error_recovery,
+  link_downed,
+  port_rcv_errors,
+  port_rcv_remote_physical_errors,
+  port_xmit_discards,
+  local_link_integrity_errors,
+  excessive_buffer_overrun_errors,
+  // the driver's hardware counters (ports/<p>/hw_counters/), where present
+  out_of_sequence,
+  packet_seq_err,
+  local_ack_timeout_err,
+  roce_adp_retrans,
+  np_cnp_sent,
+  rp_cnp_handled,
+  // Ethernet interfaces (net/<if>/statistics/, net/<if>/)
+  rx_errors,
+  tx_errors,
+  rx_crc_errors,
+  rx_dropped,
+  tx_dropped,
+  carrier_changes,
+  // node-wide
+  tcp_retrans_segs,
+  // PCIe AER of the NIC's PCI function (device/aer_dev_*, the TOTAL_ line)
+  aer_correctable,
+  aer_nonfatal,
+  aer_fatal,
+};
+
+// Where a counter lives, relative to its device's folder.
+enum class CounterSource { ib_port, ib_hw, netdev, node_snmp, pci_aer };
+
+struct CounterRow {
+  Counter counter;
+  std::string_view name;  // the record's spelling
+  CounterSource source;
+  std::string_view file;  // relative to the device's folder
+  // Bits of the hardware counter: it stops at 2^bits - 1 (InfiniBand's
+  // PortCounters saturate, they do not wrap). 64: wide enough never to stop.
+  int bits;
+};
+
+const CounterRow& counter_row(Counter c);
+// Every row, in enum order.
+std::vector<CounterRow> counter_rows();
+// The counter of that name, or nullptr.
+const CounterRow* find_counter(std::string_view name);
+
+// One counter of one device as read at one moment.
+struct CounterReading {
+  std::string device;       // see CounterMove
+  std::string device_kind;  // port, interface, pci, node
+  Counter counter;
+  std::string path;  // relative to the root
+  Fact<std::uint64_t> value;
+};
+
+// The counters a node has: found once (folders listed), then read each time.
+struct CounterPlan {
+  std::vector<CounterReading> readings;  // values not read yet
+};
+CounterPlan plan_counters(const Sysfs& sysfs);
+// Reads every planned file now.
+std::vector<CounterReading> read_counters(const Sysfs& sysfs, const CounterPlan& plan);
+// The moves between two snapshots of one plan: a counter that went up, one
+// whose delta is unknown (either read saturated, the value fell: a reset or
+// a driver reload, or a read failed in one of the two).
+std::vector<CounterMove> counter_moves(const std::vector<CounterReading>& before,
+                                       const std::vector<CounterReading>& after);
+
+// The engine's reader (core/row_counters.hpp) over `sysfs`.
+std::unique_ptr<RowCounters> make_row_counters(Sysfs sysfs);
+
+}  // namespace fb::topo

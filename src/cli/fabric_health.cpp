@@ -1,0 +1,91 @@
+#include "fabric_health.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/text_table.hpp"
+#include "fabricbench/topo/counters.hpp"
+
+namespace fb::cli {
+namespace {
+
+constexpr const char* kCountersRootVariable = "FABRICBENCH_COUNTERS_ROOT";
+
+std::string counters_root(int node) {
+  const char* env = std::getenv(kCountersRootVariable);
+  if (!env || !*env) return "/";
+  std::string root = env;
+  for (auto at = root.find("{node}"); at != std::string::npos; at = root.find("{node}"))
+    root.replace(at, 6, std::to_string(node));
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root, ec))
+    throw UsageError(fmt::format("{}={}: '{}' is not a folder (give the folder that holds sys/ and proc/)",
+                                 kCountersRootVariable, env, root));
+  return root;
+}
+
+// What one node's device counter did over the run.
+struct Moved {
+  std::uint64_t delta = 0;  // over the rows where it is known
+  std::size_t rows = 0;     // rows where it moved or became unknown
+  std::size_t unknown = 0;  // rows whose delta is unknown
+  std::string first_reason;
+};
+
+class FabricHealthSink final : public RowSink {
+ public:
+  FabricHealthSink(std::FILE* out, std::string command) : out_(out), command_(std::move(command)) {}
+  void begin(const RunHeader&) override {}
+  void measurement(const Measurement&) override {}
+  void skip(const Skip&) override {}
+  void record_line(const RecordLine& line) override {
+    const auto* c = std::get_if<CounterLine>(&line);
+    if (!c) return;
+    Moved& m = moved_[{c->node, c->host, c->device, c->counter}];
+    ++m.rows;
+    if (c->delta) {
+      m.delta += *c->delta;
+    } else if (m.unknown++ == 0) {
+      m.first_reason = c->unknown_reason;
+    }
+  }
+  void end(const Summary&) override {
+    if (moved_.empty()) return;
+    TextTable t;
+    t.columns = {{"node"}, {"host"}, {"device"}, {"counter"}, {"delta", Align::right}, {"rows", Align::right}};
+    t.head_prefix = "# ";
+    t.row_prefix = "  ";
+    for (const auto& [key, m] : moved_) {
+      const auto& [node, host, device, counter] = key;
+      t.add_row({std::to_string(node), host, device, counter, fmt::format("{}", m.delta), std::to_string(m.rows)},
+                m.unknown ? fmt::format("{} rows unknown: {}", m.unknown, m.first_reason) : "");
+    }
+    std::fprintf(out_, "%s: fabric health: error counters that moved during measured rows (docs/run.md)\n",
+                 command_.c_str());
+    std::fputs(render(t).c_str(), out_);
+  }
+
+ private:
+  std::FILE* out_;
+  std::string command_;
+  std::map<std::tuple<int, std::string, std::string, std::string>, Moved> moved_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowCounters> make_node_counters(const NodeMap& nodes) {
+  return topo::make_row_counters(topo::Sysfs(counters_root(nodes.node)));
+}
+
+std::unique_ptr<RowSink> make_fabric_health_sink(std::FILE* out, std::string command) {
+  return std::make_unique<FabricHealthSink>(out, std::move(command));
+}
+
+}  // namespace fb::cli

@@ -1,0 +1,59 @@
+// A leader's counter moves as text for the per-row gather (row_counters.hpp).
+#include "fabricbench/core/row_counters.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+#include <stdexcept>
+
+namespace fb {
+namespace {
+
+std::string flat(std::string text) {
+  std::replace(text.begin(), text.end(), '\t', ' ');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) return out;
+    start = tab + 1;
+  }
+}
+
+}  // namespace
+
+std::string encode_moves(const std::vector<CounterMove>& moves) {
+  std::string out;
+  for (const auto& m : moves)
+    out += flat(m.device) + '\t' + flat(m.device_kind) + '\t' + flat(m.counter) + '\t' +
+           (m.delta ? std::to_string(*m.delta) : "") + '\t' + flat(m.unknown_reason) + '\n';
+  return out;
+}
+
+std::vector<CounterMove> decode_moves(const std::string& text) {
+  std::vector<CounterMove> moves;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto f = split_tabs(line);
+    if (f.size() != 5) throw std::runtime_error("counter moves: a line without its 5 fields: " + line);
+    CounterMove m{f[0], f[1], f[2], std::nullopt, f[4]};
+    if (!f[3].empty()) {
+      std::uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(f[3].data(), f[3].data() + f[3].size(), v);
+      if (ec != std::errc() || end != f[3].data() + f[3].size())
+        throw std::runtime_error("counter moves: '" + f[3] + "' is not a count");
+      m.delta = v;
+    }
+    moves.push_back(std::move(m));
+  }
+  return moves;
+}
+
+}  // namespace fb

@@ -1,0 +1,213 @@
+// A node's error counters under a sysfs root (topo/counters.hpp).
+#include "fabricbench/topo/counters.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <set>
+#include <sstream>
+
+#include "fabricbench/core/enum_cover.hpp"
+
+namespace fb::topo {
+namespace {
+
+// The widths of InfiniBand's PortCounters attribute (IBA 1.3, 16.1.3.5):
+// 16 bits for most, 8 for the link's own recovery and downed counts, 4 for
+// the integrity and overrun counts. The driver's hw_counters, the netdev
+// statistics, SNMP and AER totals are 64-bit kernel counters.
+constexpr std::array kCounters{
+    CounterRow{Counter::symbol_error, "symbol_error", CounterSource::ib_port, "counters/symbol_error", 16},
+    CounterRow{Counter::link_error_recovery, "link_error_recovery", CounterSource::ib_port,
+               "counters/link_error_recovery", 8},
+    CounterRow{Counter::link_downed, "link_downed", CounterSource::ib_port, "counters/link_downed", 8},
+    CounterRow{Counter::port_rcv_errors, "port_rcv_errors", CounterSource::ib_port, "counters/port_rcv_errors", 16},
+    CounterRow{Counter::port_rcv_remote_physical_errors, "port_rcv_remote_physical_errors", CounterSource::ib_port,
+               "counters/port_rcv_remote_physical_errors", 16},
+    CounterRow{Counter::port_xmit_discards, "port_xmit_discards", CounterSource::ib_port, "counters/port_xmit_discards",
+               16},
+    CounterRow{Counter::local_link_integrity_errors, "local_link_integrity_errors", CounterSource::ib_port,
+               "counters/local_link_integrity_errors", 4},
+    CounterRow{Counter::excessive_buffer_overrun_errors, "excessive_buffer_overrun_errors", CounterSource::ib_port,
+               "counters/excessive_buffer_overrun_errors", 4},
+    CounterRow{Counter::out_of_sequence, "out_of_sequence", CounterSource::ib_hw, "hw_counters/out_of_sequence", 64},
+    CounterRow{Counter::packet_seq_err, "packet_seq_err", CounterSource::ib_hw, "hw_counters/packet_seq_err", 64},
+    CounterRow{Counter::local_ack_timeout_err, "local_ack_timeout_err", CounterSource::ib_hw,
+               "hw_counters/local_ack_timeout_err", 64},
+    CounterRow{Counter::roce_adp_retrans, "roce_adp_retrans", CounterSource::ib_hw, "hw_counters/roce_adp_retrans", 64},
+    CounterRow{Counter::np_cnp_sent, "np_cnp_sent", CounterSource::ib_hw, "hw_counters/np_cnp_sent", 64},
+    CounterRow{Counter::rp_cnp_handled, "rp_cnp_handled", CounterSource::ib_hw, "hw_counters/rp_cnp_handled", 64},
+    CounterRow{Counter::rx_errors, "rx_errors", CounterSource::netdev, "statistics/rx_errors", 64},
+    CounterRow{Counter::tx_errors, "tx_errors", CounterSource::netdev, "statistics/tx_errors", 64},
+    CounterRow{Counter::rx_crc_errors, "rx_crc_errors", CounterSource::netdev, "statistics/rx_crc_errors", 64},
+    CounterRow{Counter::rx_dropped, "rx_dropped", CounterSource::netdev, "statistics/rx_dropped", 64},
+    CounterRow{Counter::tx_dropped, "tx_dropped", CounterSource::netdev, "statistics/tx_dropped", 64},
+    CounterRow{Counter::carrier_changes, "carrier_changes", CounterSource::netdev, "carrier_changes", 64},
+    CounterRow{Counter::tcp_retrans_segs, "tcp_retrans_segs", CounterSource::node_snmp, "proc/net/snmp", 64},
+    CounterRow{Counter::aer_correctable, "aer_correctable", CounterSource::pci_aer, "aer_dev_correctable", 64},
+    CounterRow{Counter::aer_nonfatal, "aer_nonfatal", CounterSource::pci_aer, "aer_dev_nonfatal", 64},
+    CounterRow{Counter::aer_fatal, "aer_fatal", CounterSource::pci_aer, "aer_dev_fatal", 64},
+};
+static_assert(enum_cover::covers<Counter, kCounters>([](const CounterRow& r) { return r.counter; }),
+              "kCounters describes every Counter in enum order");
+
+std::uint64_t saturated_at(int bits) { return bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1; }
+
+Fact<std::uint64_t> parse_counter_text(std::string_view text, const std::string& path) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    return Fact<std::uint64_t>::unknown(fmt::format("{}: '{}' is not a count", path, text));
+  return v;
+}
+
+// /proc/net/snmp: a "Tcp:" line of names, then a "Tcp:" line of values.
+Fact<std::uint64_t> snmp_retrans(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
+  std::string names, values;
+  while (std::getline(in, names))
+    if (names.rfind("Tcp:", 0) == 0 && std::getline(in, values)) break;
+  if (values.rfind("Tcp:", 0) != 0) return Fact<std::uint64_t>::unknown(path + ": no Tcp lines");
+  std::istringstream n(names), v(values);
+  std::string name, value;
+  while (n >> name && v >> value)
+    if (name == "RetransSegs") return parse_counter_text(value, path);
+  return Fact<std::uint64_t>::unknown(path + ": no RetransSegs column");
+}
+
+// aer_dev_*: "NAME count" lines; the TOTAL_ line holds the sum.
+Fact<std::uint64_t> aer_total(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
+  std::string name, value;
+  while (in >> name >> value)
+    if (name.rfind("TOTAL_", 0) == 0) return parse_counter_text(value, path);
+  return Fact<std::uint64_t>::unknown(path + ": no TOTAL_ line");
+}
+
+Fact<std::uint64_t> read_counter_file(const Sysfs& sysfs, const CounterReading& r) {
+  const auto text = sysfs.read(r.path);
+  if (!text) return Fact<std::uint64_t>::unknown(text.why());
+  switch (counter_row(r.counter).source) {
+    case CounterSource::node_snmp:
+      return snmp_retrans(*text, r.path);
+    case CounterSource::pci_aer:
+      return aer_total(*text, r.path);
+    case CounterSource::ib_port:
+    case CounterSource::ib_hw:
+    case CounterSource::netdev:
+      return parse_counter_text(*text, r.path);
+  }
+  return Fact<std::uint64_t>::unknown("unknown counter source");
+}
+
+void plan_counter_files(CounterPlan& plan, CounterSource source, const std::string& folder, const std::string& device,
+                        const char* kind, const Sysfs& sysfs) {
+  for (const auto& row : kCounters) {
+    if (row.source != source) continue;
+    const std::string path = folder + "/" + std::string(row.file);
+    // A driver that has no hw_counters (or not this one) does not count it:
+    // not a gap to report on every row.
+    if (source == CounterSource::ib_hw && !sysfs.exists(path)) continue;
+    plan.readings.push_back({device, kind, row.counter, path, Fact<std::uint64_t>::unknown("not read")});
+  }
+}
+
+// The AER totals of the PCI function behind `device_link`, once per function.
+void plan_aer_files(CounterPlan& plan, const Sysfs& sysfs, const std::string& device_link,
+                    std::set<std::string>& seen) {
+  const auto real = sysfs.resolve(device_link);
+  if (!real) return;  // a virtual interface has no PCI function
+  const std::string bus = std::filesystem::path(*real).filename().string();
+  if (!is_bus_id(bus) || !seen.insert(bus).second) return;
+  plan_counter_files(plan, CounterSource::pci_aer, *real, bus, "pci", sysfs);
+}
+
+std::string why_delta_unknown(const CounterReading& b, const CounterReading& a) {
+  if (!b.value) return "unreadable before the row: " + b.value.why();
+  if (!a.value) return "unreadable after the row: " + a.value.why();
+  const auto& row = counter_row(a.counter);
+  const std::uint64_t top = saturated_at(row.bits);
+  if (row.bits < 64 && (*b.value >= top || *a.value >= top))
+    return fmt::format(
+        "saturated: the {}-bit counter stops at {} (read {} before, {} after); clear it (perfquery -x -R)", row.bits,
+        top, *b.value, *a.value);
+  if (*a.value < *b.value) return fmt::format("fell from {} to {}: reset or the driver reloaded", *b.value, *a.value);
+  return "";
+}
+
+class SysfsRowCounters final : public RowCounters {
+ public:
+  explicit SysfsRowCounters(Sysfs sysfs) : sysfs_(std::move(sysfs)), plan_(plan_counters(sysfs_)) {}
+  void before() override { before_ = read_counters(sysfs_, plan_); }
+  std::vector<CounterMove> after() override { return counter_moves(before_, read_counters(sysfs_, plan_)); }
+  std::size_t size() const override { return plan_.readings.size(); }
+
+ private:
+  Sysfs sysfs_;
+  CounterPlan plan_;
+  std::vector<CounterReading> before_;
+};
+
+}  // namespace
+
+const CounterRow& counter_row(Counter c) { return kCounters[static_cast<std::size_t>(c)]; }
+
+std::vector<CounterRow> counter_rows() { return {kCounters.begin(), kCounters.end()}; }
+
+const CounterRow* find_counter(std::string_view name) {
+  for (const auto& row : kCounters)
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
+CounterPlan plan_counters(const Sysfs& sysfs) {
+  CounterPlan plan;
+  std::set<std::string> functions;
+  for (const auto& dev : sysfs.list("sys/class/infiniband")) {
+    const std::string base = "sys/class/infiniband/" + dev;
+    for (const auto& port : sysfs.list(base + "/ports"))
+      for (auto source : {CounterSource::ib_port, CounterSource::ib_hw})
+        plan_counter_files(plan, source, base + "/ports/" + port, dev + ":" + port, "port", sysfs);
+    plan_aer_files(plan, sysfs, base + "/device", functions);
+  }
+  for (const auto& ifname : sysfs.list("sys/class/net")) {
+    if (ifname == "lo") continue;  // not a fabric: its drops are the host's own
+    plan_counter_files(plan, CounterSource::netdev, "sys/class/net/" + ifname, ifname, "interface", sysfs);
+    plan_aer_files(plan, sysfs, "sys/class/net/" + ifname + "/device", functions);
+  }
+  plan_counter_files(plan, CounterSource::node_snmp, "", "node", "node", sysfs);
+  for (auto& r : plan.readings)
+    if (!r.path.empty() && r.path.front() == '/') r.path.erase(0, 1);  // the node-wide file's empty folder
+  return plan;
+}
+
+std::vector<CounterReading> read_counters(const Sysfs& sysfs, const CounterPlan& plan) {
+  std::vector<CounterReading> out = plan.readings;
+  for (auto& r : out) r.value = read_counter_file(sysfs, r);
+  return out;
+}
+
+std::vector<CounterMove> counter_moves(const std::vector<CounterReading>& before,
+                                       const std::vector<CounterReading>& after) {
+  std::vector<CounterMove> moves;
+  for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    const auto& b = before[i];
+    const auto& a = after[i];
+    if (!b.value && !a.value) continue;  // never known: nothing changed that a row could have caused
+    CounterMove m{a.device, a.device_kind, std::string(counter_row(a.counter).name), std::nullopt, ""};
+    m.unknown_reason = why_delta_unknown(b, a);
+    if (m.unknown_reason.empty()) {
+      if (*a.value == *b.value) continue;
+      m.delta = *a.value - *b.value;
+    }
+    moves.push_back(std::move(m));
+  }
+  return moves;
+}
+
+std::unique_ptr<RowCounters> make_row_counters(Sysfs sysfs) {
+  return std::make_unique<SysfsRowCounters>(std::move(sysfs));
+}
+
+}  // namespace fb::topo

@@ -1,0 +1,132 @@
+// Error counters end to end on 2 local ranks as 2 emulated nodes
+// (FABRICBENCH_RANKS_PER_NODE=1), each node's leader reading its own copy
+// of an InfiniBand node's tree (FABRICBENCH_COUNTERS_ROOT with {node}).
+// While the run measures, the test raises node 1's symbol_error as a bad
+// cable would: the record gets `counters` lines for that node and port, run
+// prints the fabric health section, and check's counters rule exits 1
+// blaming node 1's port. With the trees left alone: no line, no section,
+// exit 0.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "fabricbench/core/record.hpp"
+#include "messages.hpp"
+#include "process.hpp"
+
+namespace fb {
+namespace {
+
+namespace fs = std::filesystem;
+using test::lines_with;
+using test::run_process;
+
+const char* const kSymbolError = "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error";
+
+class CountersCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("fb_counters_cli_");
+    for (const char* node : {"node0", "node1"})
+      fs::copy(std::string(FB_TOPO_FIXTURES) + "/counters-ib", path(node),
+               fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    std::ofstream(path("counters.yaml"))
+        << "name: counters\nbackend: mpi\nsweeps:\n  - {ops: [all_reduce], minbytes: 64K, maxbytes: 1M, iters: 40}\n"
+           "rules:\n  - {kind: counters, counter: symbol_error, max: 0}\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string launch() const {
+    return "timeout 180 " + test::mpirun(2) +
+           " -x FABRICBENCH_RANKS_PER_NODE=1 -x FABRICBENCH_COUNTERS_ROOT=" + path("node{node}") + " " + FB_BINARY;
+  }
+  std::string run_command(const std::string& record) const {
+    return launch() + " run --progress off -q -b 1K -e 256K -f 2 -n 40 -w 2 --median-ci 0 --out " + path(record);
+  }
+  std::string check_command(const std::string& out) const {
+    return launch() + " check --progress off -q --profile " + path("counters.yaml") + " --out-dir " + path(out);
+  }
+  // Runs `command` while node 1's symbol_error rises by one every millisecond
+  // (each value written whole: a new file renamed over the old).
+  test::ProcessResult with_errors_rising(const std::string& command) {
+    std::atomic<bool> done{false};
+    std::thread bumper([&] {
+      const std::string file = path("node1/") + kSymbolError;
+      for (int n = 1; !done; ++n) {
+        std::ofstream(file + ".new") << n << "\n";
+        fs::rename(file + ".new", file);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+    auto r = run_process(command);
+    done = true;
+    bumper.join();
+    return r;
+  }
+  std::string dir_;
+};
+
+TEST_F(CountersCli, AnUnchangedTreeAddsNoLineAndNoSection) {
+  const auto r = run_process(run_command("quiet.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(lines_with(r.err, "fabric health").empty()) << r.err;
+  const Results res = read_results(path("quiet.jsonl"));
+  EXPECT_GE(res.measurements.size(), 8u);
+  EXPECT_TRUE(res.counters.empty());
+  EXPECT_EQ(res.header.schema_version, "1.11");
+  const auto c = run_process(check_command("quiet"));
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+}
+
+TEST_F(CountersCli, SymbolErrorsDuringTheRunAreRecordedOnThatNodesPort) {
+  const auto r = with_errors_rising(run_command("errors.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("errors.jsonl"));
+  ASSERT_FALSE(res.counters.empty()) << "no row saw node 1's symbol_error rise";
+  for (const auto& c : res.counters) {
+    EXPECT_EQ(c.node, 1);
+    EXPECT_EQ(c.host, res.header.hosts.at(1));
+    EXPECT_EQ(c.device, "mlx5_0:1");
+    EXPECT_EQ(c.device_kind, "port");
+    EXPECT_EQ(c.counter, "symbol_error");
+    ASSERT_TRUE(c.delta) << c.unknown_reason;
+    EXPECT_GE(*c.delta, 1u);
+    ASSERT_LT(c.row, res.measurements.size());
+    const Measurement& row = res.measurements[c.row];
+    EXPECT_EQ(c.op, row.op);
+    EXPECT_EQ(c.bytes, row.bytes);
+    EXPECT_EQ(c.run_id, res.header.run_id);
+  }
+  const auto section = lines_with(r.err, "fabric health");
+  ASSERT_EQ(section.size(), 1u) << r.err;
+  EXPECT_FALSE(lines_with(r.err, "mlx5_0:1").empty()) << r.err;
+}
+
+TEST_F(CountersCli, CheckFailsBlamingTheNodeAndPort) {
+  const auto c = with_errors_rising(check_command("errors"));
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  std::ifstream in(path("errors/check.json"));
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_FALSE(report["bad"].empty()) << report.dump(1);
+  const Results res = read_results(path("errors/results.jsonl"));
+  for (const auto& bad : report["bad"]) {
+    EXPECT_EQ(bad["host"], res.header.hosts.at(1));
+    EXPECT_EQ(bad["device"], "mlx5_0:1");
+  }
+}
+
+TEST_F(CountersCli, ARootThatIsNoFolderIsRefused) {
+  const auto r = run_process("timeout 60 " + test::mpirun(2) + " -x FABRICBENCH_COUNTERS_ROOT=" + path("none") + " " +
+                             FB_BINARY + " run --progress off -q -b 1K -e 1K -n 2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(lines_with(r.err, "FABRICBENCH_COUNTERS_ROOT").empty()) << r.err;
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,190 @@
+// Error counters read from a copied sysfs tree (fixtures/counters-ib and
+// counters-roce, make-counter-fixtures.sh): the test reads, changes a
+// counter file as a fault would, reads again, and holds the moves to what
+// happened. A saturated or reset counter is unknown with the reason, never 0.
+#include "fabricbench/topo/counters.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace fb::topo {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kIbPort = "sys/class/infiniband/mlx5_0/ports/1/";
+
+// A writable copy of a fixture tree, removed at the end.
+class CounterTree : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (!root_.empty()) fs::remove_all(root_);
+  }
+  Sysfs copy(const char* name) {
+    root_ = (fs::temp_directory_path() / "fb_counters_XXXXXX").string();
+    if (!mkdtemp(root_.data())) throw std::runtime_error("mkdtemp failed");
+    fs::copy(std::string(FB_TOPO_FIXTURES) + "/" + name, root_,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    return Sysfs(root_);
+  }
+  void put(const std::string& rel, const std::string& text) {
+    std::ofstream out(root_ + "/" + rel, std::ios::trunc);
+    out << text << "\n";
+    ASSERT_TRUE(out.good()) << rel;
+  }
+  // The moves between a read now and a read after `change`.
+  template <typename F>
+  std::vector<CounterMove> around(const Sysfs& s, F change) {
+    const CounterPlan plan = plan_counters(s);
+    const auto before = read_counters(s, plan);
+    change();
+    return counter_moves(before, read_counters(s, plan));
+  }
+  std::string root_;
+};
+
+std::set<std::string> counters_of(const CounterPlan& plan, const std::string& device) {
+  std::set<std::string> out;
+  for (const auto& r : plan.readings)
+    if (r.device == device) out.insert(std::string(counter_row(r.counter).name));
+  return out;
+}
+
+TEST(CounterTable, NamesAreUniqueAndFoundBack) {
+  std::set<std::string_view> names;
+  for (const auto& row : counter_rows()) {
+    EXPECT_TRUE(names.insert(row.name).second) << row.name;
+    ASSERT_NE(find_counter(row.name), nullptr);
+    EXPECT_EQ(find_counter(row.name)->counter, row.counter);
+  }
+  EXPECT_EQ(find_counter("no_such_counter"), nullptr);
+  // The widths InfiniBand's PortCounters give them (IBA 16.1.3.5).
+  EXPECT_EQ(counter_row(Counter::symbol_error).bits, 16);
+  EXPECT_EQ(counter_row(Counter::link_downed).bits, 8);
+  EXPECT_EQ(counter_row(Counter::link_error_recovery).bits, 8);
+  EXPECT_EQ(counter_row(Counter::tcp_retrans_segs).bits, 64);
+}
+
+TEST_F(CounterTree, PlansAnIbNodesPortInterfaceFunctionAndTcp) {
+  const Sysfs s = copy("counters-ib");
+  const CounterPlan plan = plan_counters(s);
+  EXPECT_EQ(counters_of(plan, "mlx5_0:1").size(), 8u);  // no hw_counters folder: none planned
+  EXPECT_EQ(counters_of(plan, "ib0").size(), 6u);
+  EXPECT_EQ(counters_of(plan, "0000:00:02.0"),
+            (std::set<std::string>{"aer_correctable", "aer_nonfatal", "aer_fatal"}));  // once for port and interface
+  EXPECT_EQ(counters_of(plan, "node"), std::set<std::string>{"tcp_retrans_segs"});
+  EXPECT_TRUE(counters_of(plan, "lo").empty());
+  EXPECT_EQ(plan.readings.size(), 8u + 6u + 3u + 1u);
+  for (const auto& r : read_counters(s, plan)) EXPECT_TRUE(r.value) << r.path << ": " << r.value.why();
+}
+
+TEST_F(CounterTree, PlansTheRoceDriversHardwareCounters) {
+  const Sysfs s = copy("counters-roce");
+  const auto port = counters_of(plan_counters(s), "mlx5_0:1");
+  EXPECT_EQ(port.size(), 14u);
+  EXPECT_TRUE(port.count("roce_adp_retrans"));
+  EXPECT_TRUE(port.count("np_cnp_sent"));
+  EXPECT_EQ(counters_of(plan_counters(s), "eth2").size(), 6u);
+}
+
+TEST_F(CounterTree, AnUnchangedTreeMovesNothing) {
+  const Sysfs s = copy("counters-roce");
+  EXPECT_TRUE(around(s, [] {}).empty());
+}
+
+TEST_F(CounterTree, ASymbolErrorOnPortOneIsADeltaOfOneOnThatPort) {
+  const Sysfs s = copy("counters-ib");
+  const auto moves = around(s, [&] { put(std::string(kIbPort) + "counters/symbol_error", "1"); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].device, "mlx5_0:1");
+  EXPECT_EQ(moves[0].device_kind, "port");
+  EXPECT_EQ(moves[0].counter, "symbol_error");
+  ASSERT_TRUE(moves[0].delta);
+  EXPECT_EQ(*moves[0].delta, 1u);
+  EXPECT_EQ(moves[0].unknown_reason, "");
+}
+
+TEST_F(CounterTree, ASaturatedSixteenBitCounterIsUnknownNotZero) {
+  const Sysfs s = copy("counters-ib");
+  put(std::string(kIbPort) + "counters/symbol_error", "65534");
+  auto moves = around(s, [&] { put(std::string(kIbPort) + "counters/symbol_error", "65535"); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_FALSE(moves[0].delta);
+  EXPECT_NE(moves[0].unknown_reason.find("saturated"), std::string::npos) << moves[0].unknown_reason;
+  EXPECT_NE(moves[0].unknown_reason.find("65535"), std::string::npos) << moves[0].unknown_reason;
+  // Stuck at the top, it cannot show the row's errors either.
+  moves = around(s, [] {});
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_FALSE(moves[0].delta);
+  // An 8-bit counter stops at 255, a 64-bit one never.
+  put(std::string(kIbPort) + "counters/symbol_error", "0");
+  put(std::string(kIbPort) + "counters/link_downed", "255");
+  moves = around(s, [] {});
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].counter, "link_downed");
+  EXPECT_FALSE(moves[0].delta);
+  put(std::string(kIbPort) + "counters/link_downed", "254");
+  moves = around(s, [&] { put("sys/class/net/ib0/statistics/rx_dropped", "65535"); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(*moves[0].delta, 65535u);
+}
+
+TEST_F(CounterTree, AResetIsUnknownNotNegative) {
+  const Sysfs s = copy("counters-ib");
+  put(std::string(kIbPort) + "counters/port_rcv_errors", "10");
+  const auto moves = around(s, [&] { put(std::string(kIbPort) + "counters/port_rcv_errors", "3"); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].counter, "port_rcv_errors");
+  EXPECT_FALSE(moves[0].delta);
+  EXPECT_NE(moves[0].unknown_reason.find("fell from 10 to 3"), std::string::npos) << moves[0].unknown_reason;
+}
+
+TEST_F(CounterTree, TcpRetransmissionsAndAerAreAttributedToTheNodeAndTheFunction) {
+  const Sysfs s = copy("counters-roce");
+  const auto moves = around(s, [&] {
+    put("proc/net/snmp",
+        "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs "
+        "OutSegs RetransSegs InErrs OutRsts InCsumErrors\nTcp: 1 200 120000 -1 10 5 0 0 3 5000 4000 19 0 1 0");
+    put("sys/class/net/eth2/device/aer_dev_correctable", "RxErr 2\nBadTLP 1\nTOTAL_ERR_COR 3");
+  });
+  ASSERT_EQ(moves.size(), 2u);
+  EXPECT_EQ(moves[0].device, "0000:43:00.0");
+  EXPECT_EQ(moves[0].device_kind, "pci");
+  EXPECT_EQ(moves[0].counter, "aer_correctable");
+  EXPECT_EQ(*moves[0].delta, 3u);
+  EXPECT_EQ(moves[1].device, "node");
+  EXPECT_EQ(moves[1].device_kind, "node");
+  EXPECT_EQ(moves[1].counter, "tcp_retrans_segs");
+  EXPECT_EQ(*moves[1].delta, 12u);
+}
+
+TEST_F(CounterTree, AFileThatGoesAwayIsUnknownWithTheReason) {
+  const Sysfs s = copy("counters-ib");
+  const auto moves = around(s, [&] { fs::remove(root_ + "/sys/class/net/ib0/statistics/tx_errors"); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].counter, "tx_errors");
+  EXPECT_FALSE(moves[0].delta);
+  EXPECT_NE(moves[0].unknown_reason.find("No such file"), std::string::npos) << moves[0].unknown_reason;
+  // Gone in both reads: nothing a row changed.
+  EXPECT_TRUE(around(s, [] {}).empty());
+}
+
+TEST(CounterMoves, TravelAsTextAndBack) {
+  const std::vector<CounterMove> moves{{"mlx5_0:1", "port", "symbol_error", 4, ""},
+                                       {"eth0", "interface", "rx_errors", std::nullopt, "fell\tfrom 9\nto 1"}};
+  const auto back = decode_moves(encode_moves(moves));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].device, "mlx5_0:1");
+  EXPECT_EQ(*back[0].delta, 4u);
+  EXPECT_FALSE(back[1].delta);
+  EXPECT_EQ(back[1].unknown_reason, "fell from 9 to 1");
+  EXPECT_TRUE(decode_moves("").empty());
+  EXPECT_THROW(decode_moves("a\tb\n"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace fb::topo
