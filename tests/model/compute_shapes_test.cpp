@@ -143,7 +143,7 @@ TEST(PresetCurves, QuotesUseTheRecordForItsGpuAndThePresetCurveForTheOthers) {
 
 // --- Validation: published tables -------------------------------------------
 
-struct Row {
+struct SweepRow {
   int seq, micro;
   double params;              // NumParams as the table prints it
   double published_tokens_s;  // Throughput (T/s/GPU)
@@ -154,7 +154,7 @@ struct Table {
   const char* gpu;   // preset
   int layers, hidden;
   Recompute recompute;  // the table's "Activation Checkpointing"
-  std::vector<Row> rows;
+  std::vector<SweepRow> rows;
   // Pairs (by the index of their first row) the model misses by more than
   // 10%, reported in docs/model.md; the test keeps them honest both ways.
   std::vector<std::size_t> known_misses;
@@ -303,7 +303,7 @@ const std::vector<Table>& tables() {
 // FLOPs (6N + attention's 12 L h s per token, recompute included) at the
 // rate the GPU's preset curve gives the layer's own products. of_gemm is 1:
 // a constant share cancels in the ratio of two rows.
-double predicted_tokens_s(const Table& t, const Row& r) {
+double predicted_tokens_s(const Table& t, const SweepRow& r) {
   Workload w;
   w.name = t.name;
   w.params = r.params;
@@ -329,9 +329,9 @@ TEST(PublishedTables, TheChangeBetweenRowsIsWithinTenPercentWithThePresetCurve) 
   std::size_t pairs = 0, within = 0;
   for (const Table& t : tables()) {
     std::vector<double> predicted;
-    for (const Row& r : t.rows) predicted.push_back(predicted_tokens_s(t, r));
+    for (const SweepRow& r : t.rows) predicted.push_back(predicted_tokens_s(t, r));
     for (std::size_t i = 0; i + 1 < t.rows.size(); ++i) {
-      const Row &a = t.rows[i], &b = t.rows[i + 1];
+      const SweepRow &a = t.rows[i], &b = t.rows[i + 1];
       const double published = b.published_tokens_s / a.published_tokens_s;
       const double model = predicted[i + 1] / predicted[i];
       const double error = model / published - 1;
