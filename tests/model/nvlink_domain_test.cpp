@@ -18,7 +18,7 @@
 namespace fb::model {
 namespace {
 
-constexpr double kBytesPerGiB = 1024.0 * 1024 * 1024;
+constexpr double kGiBInBytes = 1024.0 * 1024 * 1024;
 
 Fabric fabric_of(const char* node, const char* network, GpuArch arch) {
   Fabric f;
@@ -54,7 +54,7 @@ double modelled_busbw(const Published& p) {
   const Fabric f = fabric_of(p.node, p.network, p.arch);
   const DomainLayout d = domain_layout(f.intra, p.host_gpus, p.hosts, p.host_gpus, p.host_gpus);
   const int per_node = d.gpus();
-  const CollectiveCost c = collective_cost(domain_fabric(f, d), Op::all_reduce, 8 * kBytesPerGiB,
+  const CollectiveCost c = collective_cost(domain_fabric(f, d), Op::all_reduce, 8 * kGiBInBytes,
                                            {per_node, p.hosts * p.host_gpus / per_node, 1});
   return c.busbw_gbps;
 }
@@ -82,7 +82,7 @@ TEST(NvlinkDomain, SixteenGpusOnFourTraysAllReduceOnNvlinkNotTheNics) {
   const DomainLayout d = domain_layout(f.intra, 4, 4, 1, 16);
   ASSERT_EQ(d.hosts_per_domain, 4);
   ASSERT_EQ(d.domains, 1);
-  const CollectiveCost c = collective_cost(domain_fabric(f, d), Op::all_reduce, 8 * kBytesPerGiB, {16, 1, 1});
+  const CollectiveCost c = collective_cost(domain_fabric(f, d), Op::all_reduce, 8 * kGiBInBytes, {16, 1, 1});
   EXPECT_EQ(c.where, "intra");
   EXPECT_EQ(c.inter_wire_bytes, 0);
   EXPECT_GE(c.busbw_gbps, f.intra.bw_gbps * 0.92);  // NVLink's ring (738) or NVLS (835), tree's 0.92 at worst
