@@ -69,6 +69,8 @@ Verdict eval_counters(const Rule& rule, const Results& run) {
   if (const int minor = schema_minor(run); minor >= 0 && minor < 11)
     return skipped(rule, fmt::format("the record is schema {}: error counters are read around rows since 1.11",
                                      run.header.schema_version));
+  if (run.header.counters == "off")
+    return skipped(rule, "the run read no error counters (--counters off): run the check without --counters off");
   const bool per_gb = rule.counter == kTcpRetransmitsPerGb;
   const double gb = per_gb ? bus_gb(run) : 1.0;
   if (per_gb && gb <= 0) return skipped(rule, "no measured row carried any bytes: no retransmissions per GB");

@@ -202,7 +202,7 @@ class CheckCommand final : public Measuring {
       throw UsageError(fmt::format("pairs: {}", e.what()));
     }
     if (const auto why = needs_more_nodes(setup_.profile, nodes, pairs_); !why.empty()) throw UsageError(why);
-    counters_ = make_node_counters(nodes);
+    counters_ = make_node_counters(nodes, flags_.counters);
     for (auto& runner : runners_) runner->count_errors(counters_.get());
   }
   // A refusal from here on replaces the placeholder: exit 2 and why, in check.json too.
@@ -221,6 +221,7 @@ class CheckCommand final : public Measuring {
     if (show_progress(flags_.progress) && !flags_.quiet) job().sinks.add(make_progress_sink(stderr));
     if (!flags_.quiet) job().sinks.add(make_table_sink(stdout));
     job().sinks.add(make_fabric_health_sink(stderr, "fabricbench check"));
+    header.counters = flags_.counters;
     header = check_header(setup_, std::move(header));
   }
   void measure() override {

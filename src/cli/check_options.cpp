@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "fabric_health.hpp"
 #include "fabricbench/accept/profile.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/output_file.hpp"
@@ -42,6 +43,7 @@ void add_check_flags(CLI::App& app, CheckFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "no sweep table: the verdict table and messages only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
+  add_counters_option(app, f.counters);
   add_timeout_option(app, f.timeout);
   add_inject_option(app, f.inject);
 }

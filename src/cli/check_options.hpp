@@ -23,6 +23,7 @@ struct CheckFlags {
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
+  std::string counters = "/";    // --counters: where error counters are read, or off (fabric_health.hpp)
   std::string timeout = "auto";  // the hang watchdog's limit (run_options.hpp)
   std::vector<std::string> inject;  // test only
 };

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -18,16 +17,16 @@ namespace {
 
 constexpr const char* kCountersRootVariable = "FABRICBENCH_COUNTERS_ROOT";
 
-std::string counters_root(int node) {
-  const char* env = std::getenv(kCountersRootVariable);
-  if (!env || !*env) return "/";
-  std::string root = env;
+std::string counters_root(const std::string& where, int node) {
+  std::string root = where;
   for (auto at = root.find("{node}"); at != std::string::npos; at = root.find("{node}"))
     root.replace(at, 6, std::to_string(node));
   std::error_code ec;
   if (!std::filesystem::is_directory(root, ec))
-    throw UsageError(fmt::format("{}={}: '{}' is not a folder (give the folder that holds sys/ and proc/)",
-                                 kCountersRootVariable, env, root));
+    throw UsageError(
+        fmt::format("--counters {} (or {}): '{}' is not a folder; give the folder that holds sys/ and "
+                    "proc/, or off",
+                    where, kCountersRootVariable, root));
   return root;
 }
 
@@ -80,8 +79,20 @@ class FabricHealthSink final : public RowSink {
 
 }  // namespace
 
-std::unique_ptr<RowCounters> make_node_counters(const NodeMap& nodes) {
-  return topo::make_row_counters(topo::Sysfs(counters_root(nodes.node)));
+void add_counters_option(CLI::App& app, std::string& where) {
+  app.add_option("--counters", where,
+                 "where each node's leader reads its error counters around every row: / (its own /sys and /proc), "
+                 "a copied tree ({node} = the node's index), or off (none read; a counters rule cannot be judged)")
+      ->envname(kCountersRootVariable)
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("an empty root; give /, a folder or off") : ""; },
+          "ROOT"));
+}
+
+std::unique_ptr<RowCounters> make_node_counters(const NodeMap& nodes, const std::string& where) {
+  if (where == kCountersOff) return nullptr;
+  return topo::make_row_counters(topo::Sysfs(counters_root(where, nodes.node)));
 }
 
 std::unique_ptr<RowSink> make_fabric_health_sink(std::FILE* out, std::string command) {

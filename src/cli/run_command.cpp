@@ -81,7 +81,7 @@ class RunCommand final : public Measuring {
     // Every check here reaches the same verdict on every rank (agreed where needed).
     runner_.emplace(job().world, job().nodes, *job().backend, options_, &job().sinks);
     runner_->preflight();
-    counters_ = make_node_counters(job().nodes);
+    counters_ = make_node_counters(job().nodes, flags_.counters);
     runner_->count_errors(counters_.get());
   }
   void watch(ProgressBoard& board) override { runner_->watch(&board); }
@@ -98,6 +98,7 @@ class RunCommand final : public Measuring {
     job().sinks.add(make_environment_warning_sink(stderr));
     job().sinks.add(make_fabric_health_sink(stderr, "fabricbench run"));
     header.options = to_json(options_);
+    header.counters = flags_.counters;
   }
   void measure() override { totals_ = runner_->run(); }
   Summary close(double seconds) override {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "command_support.hpp"
+#include "fabric_health.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -70,6 +71,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "no table: warnings, errors and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "progress line on stderr: auto, on, off")->capture_default_str();
+  add_counters_option(app, f.counters);
   app.add_option("--duration", f.duration,
                  "burn-in: repeat the sweep until this much time is spent (90s, 30m, 2h); with --check all every "
                  "timed iteration is verified");

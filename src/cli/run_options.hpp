@@ -45,6 +45,7 @@ struct RunFlags {
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
+  std::string counters = "/";      // --counters: where error counters are read, or off (fabric_health.hpp)
   std::string duration;            // burn-in: "30m"
   std::string timeout = "auto";    // watchdog
   std::vector<std::string> inject; // test-only faults

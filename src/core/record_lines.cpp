@@ -59,17 +59,17 @@ const auto& header_fields() {
   static const auto pairs =
       fields(take("size_bytes", &PairsPlanRef::size_bytes), take("iters", &PairsPlanRef::iters),
              take("time_budget_s", &PairsPlanRef::time_budget_s), take("rails", &PairsPlanRef::rails));
-  static const auto f =
-      fields(need(kSchemaVersionKey, &RunHeader::schema_version), take_or("command", "run", &RunHeader::command),
-             take("version", &RunHeader::version), take("argv", &RunHeader::argv),
-             take("start_time", &RunHeader::start_time), take("run_id", &RunHeader::run_id),
-             take_or("ranks", -1, &RunHeader::ranks), take_or("nodes", -1, &RunHeader::nodes),
-             take("hosts", &RunHeader::hosts), take("ranks_per_node", &RunHeader::ranks_per_node),
-             take("rank_node", &RunHeader::rank_node), take("mpi_library", &RunHeader::mpi_library),
-             object_when_set("build", build_fields(), &RunHeader::build), when_set("backend", &RunHeader::backend),
-             when_set("backend_version", &RunHeader::backend_version), when_set("simulated", &RunHeader::simulated),
-             when_set("options", &RunHeader::options), object_when_set("profile", profile, &RunHeader::profile),
-             object_when_set("sweeps", sweep, &RunHeader::sweeps), object_when_set("pairs", pairs, &RunHeader::pairs));
+  static const auto f = fields(
+      need(kSchemaVersionKey, &RunHeader::schema_version), take_or("command", "run", &RunHeader::command),
+      take("version", &RunHeader::version), take("argv", &RunHeader::argv), take("start_time", &RunHeader::start_time),
+      take("run_id", &RunHeader::run_id), take_or("ranks", -1, &RunHeader::ranks),
+      take_or("nodes", -1, &RunHeader::nodes), take("hosts", &RunHeader::hosts),
+      take("ranks_per_node", &RunHeader::ranks_per_node), take("rank_node", &RunHeader::rank_node),
+      take("mpi_library", &RunHeader::mpi_library), object_when_set("build", build_fields(), &RunHeader::build),
+      when_set("backend", &RunHeader::backend), when_set("backend_version", &RunHeader::backend_version),
+      when_set("simulated", &RunHeader::simulated), when_set("counters", &RunHeader::counters),
+      when_set("options", &RunHeader::options), object_when_set("profile", profile, &RunHeader::profile),
+      object_when_set("sweeps", sweep, &RunHeader::sweeps), object_when_set("pairs", pairs, &RunHeader::pairs));
   return f;
 }
 

@@ -79,7 +79,8 @@ TEST_F(CountersCli, AnUnchangedTreeAddsNoLineAndNoSection) {
   const Results res = read_results(path("quiet.jsonl"));
   EXPECT_GE(res.measurements.size(), 8u);
   EXPECT_TRUE(res.counters.empty());
-  EXPECT_EQ(res.header.schema_version, "1.11");
+  EXPECT_EQ(res.header.schema_version, schema_version());
+  EXPECT_EQ(res.header.counters, path("node{node}"));
   const auto c = run_process(check_command("quiet"));
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 }
@@ -119,6 +120,28 @@ TEST_F(CountersCli, CheckFailsBlamingTheNodeAndPort) {
     EXPECT_EQ(bad["host"], res.header.hosts.at(1));
     EXPECT_EQ(bad["device"], "mlx5_0:1");
   }
+}
+
+// --counters off: the same rising errors leave no line, the header says
+// off, and check's counters rule is not judged (a FAIL, never a pass on
+// counters nobody read).
+TEST_F(CountersCli, CountersOffReadsNoneAndTheRuleCannotPass) {
+  const auto r = with_errors_rising(run_command("off.jsonl") + " --counters off");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("off.jsonl"));
+  EXPECT_GE(res.measurements.size(), 8u);
+  EXPECT_TRUE(res.counters.empty()) << res.counters.size() << " lines though the counters were off";
+  EXPECT_EQ(res.header.counters, "off");
+  EXPECT_TRUE(lines_with(r.err, "fabric health").empty()) << r.err;
+
+  const auto c = with_errors_rising(check_command("off") + " --counters off");
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  std::ifstream in(path("off/check.json"));
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["verdicts"].size(), 1u) << report.dump(1);
+  EXPECT_EQ(report["not_judged"], 1) << report.dump(1);
+  EXPECT_NE(report["verdicts"][0]["reason"].get<std::string>().find("--counters off"), std::string::npos)
+      << report.dump(1);
 }
 
 TEST_F(CountersCli, ARootThatIsNoFolderIsRefused) {

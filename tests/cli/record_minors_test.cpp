@@ -65,6 +65,7 @@ constexpr Added kAdded[] = {
     {"counters", "", "counter", 11},
     {"counters", "", "delta", 11},
     {"counters", "", "unknown_reason", 11},
+    {"run", "", "counters", 12},
 };
 
 // Line kinds a minor added: a writer of an earlier minor wrote none.

@@ -81,6 +81,11 @@ struct RunHeader {
   // Made through the host test doubles of the GPU backends (since 1.7; absent:
   // false): the figures are simulated, and check and model refuse them.
   bool simulated = false;
+  // Where each node's leader read its error counters around the rows ("/",
+  // a test's copied tree) or "off" (--counters off: none read, so no
+  // counters rule can pass on the record). Since 1.12; absent: run, check
+  // read them from "/" since 1.11, other commands read none.
+  std::optional<std::string> counters;
   JsonValue options;  // the command's own (run: RunOptions; pairs; gemm); null = absent
   std::optional<ProfileRef> profile;
   std::optional<std::vector<SweepRef>> sweeps;
