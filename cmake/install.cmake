@@ -13,7 +13,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${FB_INSTALL_DATAD
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/acceptance-mpirun.sh ${PROJECT_SOURCE_DIR}/scripts/emulate-cluster.sh
                  ${PROJECT_SOURCE_DIR}/scripts/plot.py
         DESTINATION ${FB_INSTALL_DATADIR}/scripts COMPONENT core)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/acceptance.sbatch
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/acceptance.sbatch ${PROJECT_SOURCE_DIR}/scripts/slurm/drain-blamed.sh
+                 ${PROJECT_SOURCE_DIR}/scripts/slurm/health-check.sh
         DESTINATION ${FB_INSTALL_DATADIR}/scripts/slurm COMPONENT core)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/plots/ DESTINATION ${FB_INSTALL_DATADIR}/scripts/plots COMPONENT core
         FILES_MATCHING PATTERN "*.py")

@@ -20,6 +20,8 @@ ReportSubcommand add_report_html(CLI::App& report);
 ReportSubcommand add_report_import(CLI::App& report);
 // `report verdict check.json`: "STATUS EXIT_CODE"
 ReportSubcommand add_report_verdict(CLI::App& report);
+// `report blamed check.json`: "HOST\tWHY" per node a failed rule blames
+ReportSubcommand add_report_blamed(CLI::App& report);
 // `report rows REC`: each measurement row's times, tab-separated, for scripts
 ReportSubcommand add_report_rows(CLI::App& report);
 

@@ -16,6 +16,33 @@
 
 namespace fb::report {
 
+namespace {
+
+std::string text_or_empty(const nlohmann::ordered_json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// check.json's "bad" (accept/report.cpp writes it): a host is needed, the rest may be null.
+std::vector<Blamed> blamed_from_json(const nlohmann::ordered_json& bad) {
+  if (!bad.is_array()) throw std::runtime_error("\"bad\" is not a list");
+  std::vector<Blamed> out;
+  for (const auto& b : bad) {
+    if (!b.is_object() || !b.contains("host") || !b["host"].is_string() || b["host"].get<std::string>().empty())
+      throw std::runtime_error("an entry of \"bad\" without its \"host\"");
+    Blamed x;
+    x.host = b["host"].get<std::string>();
+    x.device = text_or_empty(b, "device");
+    x.peer = text_or_empty(b, "peer");
+    x.rule = text_or_empty(b, "rule");
+    x.unit = text_or_empty(b, "unit");
+    if (b.contains("figure") && b["figure"].is_number()) x.figure = b["figure"].get<double>();
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+}  // namespace
+
 CheckDocument read_check_json(const std::string& path, const std::string& what) {
   const auto j = nlohmann::ordered_json::parse(read_input_file(what, path), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("verdicts") || !j["verdicts"].is_array())
@@ -42,6 +69,7 @@ CheckDocument read_check_json(const std::string& path, const std::string& what) 
     d.skip = counts.value("skip", 0);
     d.error = counts.value("error", 0);
     for (const auto& v : j["verdicts"]) d.verdicts.push_back(check_from_json(v));
+    if (j.contains("bad")) d.bad = blamed_from_json(j["bad"]);
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("{} '{}': {}", what, path, e.what()));
   }

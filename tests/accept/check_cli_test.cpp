@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +127,49 @@ TEST_F(CheckCli, AnImpossibleThresholdFailsWithExitOneAndNamesTheRule) {
   const auto verdict = run_process(std::string(FB_BINARY) + " report verdict " + path("out/check.json"));
   EXPECT_EQ(verdict.exit_code, 0) << verdict.err;
   EXPECT_EQ(verdict.out, "fail 1\n");
+}
+
+// What drain scripts act on (scripts/slurm/drain-blamed.sh): the nodes the
+// failed rules blame, one line each, read through the binary. A rule that
+// blames no node (a busbw floor) names a node only with --or-host, for a
+// check that ran on that node alone; a pass blames nothing; a "bad" entry
+// without its host is refused, never read as "nobody to drain".
+TEST_F(CheckCli, ReportBlamedNamesTheNodesToDrain) {
+  const std::string p = profile("blame", R"(
+  - {name: busbw beyond any machine, kind: absolute, op: all_reduce, size: 64K, metric: busbw, min: 1000 TB/s}
+  - {name: element check, kind: correctness}
+)");
+  const auto r = run_process(check(2) + " --profile " + p + " -q --out-dir " + path("out") +
+                             " --inject corrupt:rank=1,op=all_reduce");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const Results rec = read_results(path("out/results.jsonl"));
+  const std::string host = rec.header.hosts.at(0);
+  const std::string blamed = std::string(FB_BINARY) + " report blamed ";
+  const auto plain = run_process(blamed + path("out/check.json"));
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(std::count(plain.out.begin(), plain.out.end(), '\n'), 1) << plain.out;
+  EXPECT_EQ(plain.out.rfind(host + "\telement check (", 0), 0u) << plain.out;
+  EXPECT_EQ(plain.out.find("busbw"), std::string::npos) << plain.out;
+
+  const auto alone = run_process(blamed + "--or-host elsewhere " + path("out/check.json"));
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.out.find("\nelsewhere\tbusbw beyond any machine ("), std::string::npos) << alone.out;
+
+  const auto ok =
+      run_process(check(2) + " --profile " + profile("ok", "  - {name: element check, kind: correctness}\n") +
+                  " -q --out-dir " + path("ok"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  const auto none = run_process(blamed + "--or-host elsewhere " + path("ok/check.json"));
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out, "");
+
+  auto doc = json_file("out/check.json");
+  doc["bad"][0].erase("host");
+  std::ofstream(path("hostless.json")) << doc.dump();
+  const auto refused = run_process(blamed + path("hostless.json"));
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_EQ(refused.out, "");
+  EXPECT_NE(refused.err.find("host"), std::string::npos) << refused.err;
 }
 
 // A check.json cut short (a full disk, a copy interrupted) holds no verdict:

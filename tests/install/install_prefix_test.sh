@@ -12,7 +12,8 @@ fb=$prefix/bin/fabricbench
 [ -x "$fb" ] || fail "no $fb after cmake --install"
 data=$prefix/share/fabricbench
 for f in share/man/man1/fabricbench.1.gz share/doc/fabricbench/README.md share/doc/fabricbench/docs/results-schema.md \
-  share/fabricbench/scripts/slurm/acceptance.sbatch share/fabricbench/scripts/acceptance-mpirun.sh \
+  share/fabricbench/scripts/slurm/acceptance.sbatch share/fabricbench/scripts/slurm/drain-blamed.sh \
+  share/fabricbench/scripts/slurm/health-check.sh share/fabricbench/scripts/acceptance-mpirun.sh \
   share/fabricbench/scripts/emulate-cluster.sh share/fabricbench/scripts/plot.py share/fabricbench/scripts/plots/curves.py; do
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done

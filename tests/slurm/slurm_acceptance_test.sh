@@ -5,8 +5,11 @@
 # this test at the same time). Submits scripts/slurm/acceptance.sbatch with
 # sbatch (one job that must pass, one that must fail on an impossible
 # threshold, one whose profile does not parse), checks each job's exit code
-# and its JUnit and JSON files, and stops exactly the daemons it started, by
-# PID, whatever happens.
+# and its JUnit and JSON files; then drains: a job with FB_DRAIN=1 whose
+# check blames the node drains it with the rule as the reason, a passing one
+# leaves it alone, and scripts/slurm/health-check.sh does the same as
+# slurmd's HealthCheckProgram. Stops exactly the daemons it started, by PID,
+# whatever happens.
 #
 #   tests/slurm/slurm_acceptance_test.sh FABRICBENCH_BINARY SOURCE_DIR
 set -uo pipefail
@@ -239,6 +242,51 @@ submit fail "$tmp/impossible.yaml" 1
 submit bad "$tmp/bad.yaml" 2
 submit launch local-smoke 3 --no-such-srun-flag
 submit hang local-smoke 3 "" "--timeout 3 --inject hang:rank=1,op=all_gather,after=3"
+
+# Draining (issue 36): the node's state and drain reason as slurmctld has them.
+node=$(hostname -s)
+node_state() { timeout 10 sinfo -h -n "$node" -o '%T|%E' 2>/dev/null; }
+expect_left_alone() {  # WHAT
+  case $(node_state) in
+    *drain*) fail "$1: the node was drained: $(node_state)" ;;
+    *) echo "  $1: node left alone ($(node_state))" ;;
+  esac
+}
+expect_drained() {  # WHAT RULE: drained, the reason naming the rule; then resumed
+  local state
+  state=$(node_state)
+  case $state in
+    *drain*"|fabricbench: "*"$2"*) echo "  $1: drained: $state" ;;
+    *) fail "$1: expected the node drained for '$2', it is: $state" ;;
+  esac
+  scontrol update nodename="$node" state=resume 2>/dev/null
+  for _ in $(seq 50); do [ "$(timeout 5 sinfo -h -n "$node" -o %T)" = idle ] && return; sleep 0.2; done
+  fail "$1: the node did not come back to idle after resume: $(node_state)"
+}
+
+# The acceptance job drains what its failed check blames, and nothing when it passes.
+export FB_DRAIN=1
+submit drain-pass local-smoke 0
+expect_left_alone "a passing job with FB_DRAIN=1"
+submit drain-fail local-smoke 1 "" "--inject corrupt:rank=1,op=all_reduce"
+expect_drained "a job whose rank 1 returned wrong elements" "every element right"
+unset FB_DRAIN
+
+# The node's own health check, as slurmd would run it (root, SLURMD_NODENAME).
+health() {  # NAME PROFILE EXPECTED_EXIT
+  local rc
+  SLURMD_NODENAME=$node FABRICBENCH=$binary FB_HEALTH_OUT=$tmp/health-$1 FB_HEALTH_TIME=120 \
+    "$src/scripts/slurm/health-check.sh" "$2" >"$tmp/health-$1.log" 2>&1
+  rc=$?
+  echo "health-check $1: exit $rc, $(tail -n 1 "$tmp/health-$1.log")"
+  [ "$rc" -eq "$3" ] || { fail "health-check $1: exit $rc, expected $3"; cat "$tmp/health-$1.log"; }
+}
+health pass local-smoke 0
+expect_left_alone "a healthy node's health check"
+health bad "$tmp/bad.yaml" 2
+expect_left_alone "a health check whose profile does not parse"
+health fail "$tmp/impossible.yaml" 0
+expect_drained "a health check failing on a measured figure" "busbw beyond any machine"
 
 if [ "$failures" -ne 0 ]; then
   echo "slurm acceptance test: $failures failures"

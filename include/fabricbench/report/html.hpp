@@ -25,6 +25,17 @@ struct RecordInput {
 
 // check.json as `fabricbench check` writes it (accept/report.hpp), read
 // through the record's own check-line struct.
+// One entry of check.json's "bad": a node (or its device, or a link from it)
+// that a failed rule blames.
+struct Blamed {
+  std::string host;
+  std::string device;  // "" when the rule blamed the node as a whole
+  std::string peer;    // the link's other end, for node-pair rules
+  std::string rule;
+  double figure = 0;
+  std::string unit;
+};
+
 struct CheckDocument {
   std::string path;
   std::string profile;
@@ -34,6 +45,7 @@ struct CheckDocument {
   std::string run_error;
   int pass = 0, fail = 0, skip = 0, error = 0;
   std::vector<CheckLine> verdicts;
+  std::vector<Blamed> bad;  // check.json's "bad", in its order
 };
 // Throws fb::UsageError naming `what` (the flag or command that gave it), the
 // path and the key for what is not a check.json.
