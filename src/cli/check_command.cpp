@@ -204,6 +204,7 @@ class CheckCommand final : public Measuring {
     if (const auto why = needs_more_nodes(setup_.profile, nodes, pairs_); !why.empty()) throw UsageError(why);
     counters_ = make_node_counters(nodes, flags_.counters);
     for (auto& runner : runners_) runner->count_errors(counters_.get());
+    if (pairs_) pairs_->count_errors(counters_.get());
   }
   // A refusal from here on replaces the placeholder: exit 2 and why, in check.json too.
   void refused(const std::string& why) override {

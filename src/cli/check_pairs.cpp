@@ -13,6 +13,7 @@ class RecordLines final : public PairsObserver {
   RecordLines(RowSink& record, const PairsLabels& labels) : record_(record), labels_(labels) {}
   void pair(const PairMeasurement& m) override { record_.record_line(pair_line(m, labels_)); }
   void round_done(int, int, bool) override { record_.size_done(); }
+  void counter(const CounterLine& line) override { record_.record_line(line); }
 
  private:
   RowSink& record_;

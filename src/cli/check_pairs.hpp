@@ -32,6 +32,10 @@ class CheckPairs {
   void watch(ProgressBoard* board) {
     if (runner_) runner_->watch(board);
   }
+  // Each node's leader reads these around every round (may be null).
+  void count_errors(RowCounters* counters) {
+    if (runner_) runner_->count_errors(counters);
+  }
 
  private:
   const NodeMap& nodes_;

@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fmt/ranges.h>
+
 #include <map>
+#include <set>
 #include <tuple>
 #include <variant>
 #include <vector>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/text_table.hpp"
 #include "fabricbench/topo/counters.hpp"
 
@@ -36,6 +40,7 @@ struct Moved {
   std::size_t rows = 0;     // rows where it moved or became unknown
   std::size_t unknown = 0;  // rows whose delta is unknown
   std::string first_reason;
+  std::set<std::string> pairs;  // pairs: the node pairs measured while it moved ("n1-n2")
 };
 
 class FabricHealthSink final : public RowSink {
@@ -45,10 +50,13 @@ class FabricHealthSink final : public RowSink {
   void measurement(const Measurement&) override {}
   void skip(const Skip&) override {}
   void record_line(const RecordLine& line) override {
+    if (const auto* p = std::get_if<PairLine>(&line)) pairs_.push_back(p->host_a + "-" + p->host_b);
     const auto* c = std::get_if<CounterLine>(&line);
     if (!c) return;
     Moved& m = moved_[{c->node, c->host, c->device, c->counter}];
     ++m.rows;
+    // A link whose bandwidth passed can still be failing: name the pair it measured.
+    if (c->op == kPairsCounterOp && c->row < pairs_.size()) m.pairs.insert(pairs_[c->row]);
     if (c->delta) {
       m.delta += *c->delta;
     } else if (m.unknown++ == 0) {
@@ -57,14 +65,18 @@ class FabricHealthSink final : public RowSink {
   }
   void end(const Summary&) override {
     if (moved_.empty()) return;
+    const bool of_pairs = !pairs_.empty();
     TextTable t;
     t.columns = {{"node"}, {"host"}, {"device"}, {"counter"}, {"delta", Align::right}, {"rows", Align::right}};
+    if (of_pairs) t.columns.push_back({"pairs"});
     t.head_prefix = "# ";
     t.row_prefix = "  ";
     for (const auto& [key, m] : moved_) {
       const auto& [node, host, device, counter] = key;
-      t.add_row({std::to_string(node), host, device, counter, fmt::format("{}", m.delta), std::to_string(m.rows)},
-                m.unknown ? fmt::format("{} rows unknown: {}", m.unknown, m.first_reason) : "");
+      std::vector<std::string> cells{std::to_string(node),  host, device, counter, fmt::format("{}", m.delta),
+                                     std::to_string(m.rows)};
+      if (of_pairs) cells.push_back(fmt::format("{}", fmt::join(m.pairs, " ")));
+      t.add_row(cells, m.unknown ? fmt::format("{} rows unknown: {}", m.unknown, m.first_reason) : "");
     }
     std::fprintf(out_, "%s: fabric health: error counters that moved during measured rows (docs/run.md)\n",
                  command_.c_str());
@@ -75,6 +87,7 @@ class FabricHealthSink final : public RowSink {
   std::FILE* out_;
   std::string command_;
   std::map<std::tuple<int, std::string, std::string, std::string>, Moved> moved_;
+  std::vector<std::string> pairs_;  // each pair line's nodes, in record order (a pairs counter line's row)
 };
 
 }  // namespace

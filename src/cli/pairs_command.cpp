@@ -17,6 +17,7 @@
 #include "pairs_options.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
+#include "fabric_health.hpp"
 #include "measuring_command.hpp"
 #include "fabricbench/core/log.hpp"
 
@@ -34,6 +35,7 @@ class RecordObserver final : public PairsObserver {
     record_.size_done();
     if (progress_) user_log().info("fabricbench pairs: {} {}/{} done", retest ? "retest round" : "round", done, total);
   }
+  void counter(const CounterLine& line) override { record_.record_line(line); }
 
  private:
   RowSink& record_;
@@ -84,10 +86,14 @@ class PairsCommand final : public Measuring {
     runner_.emplace(job().world, job().nodes, *job().backend, options_);
     runner_->preflight();
     labels_ = make_labels(runner_->selection(), job().nodes, options_);
+    counters_ = make_node_counters(job().nodes, flags_.counters);
+    runner_->count_errors(counters_.get());
   }
   void watch(ProgressBoard& board) override { runner_->watch(&board); }
   void open(RunHeader& header) override {
     header.options = to_json(flags_, options_);
+    header.counters = flags_.counters;
+    job().sinks.add(make_fabric_health_sink(stderr, "fabricbench pairs"));
     if (!flags_.quiet) print_intro(*runner_, labels_, flags_.backend);
   }
   void measure() override {
@@ -114,6 +120,7 @@ class PairsCommand final : public Measuring {
   const PairsFlags& flags_;
   PairsOptions options_;
   std::optional<PairsRunner> runner_;
+  std::unique_ptr<RowCounters> counters_;  // read around every round
   PairsLabels labels_;
   PairsResult result_;
   double seconds_ = 0;

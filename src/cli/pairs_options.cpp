@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_support.hpp"
+#include "fabric_health.hpp"
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -43,6 +44,7 @@ void add_pairs_flags(CLI::App& app, PairsFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "no matrices: warnings, errors, findings and the closing summary only");
   app.add_flag("-v,--verbose", f.verbose, "debug logging from every rank");
   app.add_option("--progress", f.progress, "a line per round on stderr: auto, on, off")->capture_default_str();
+  add_counters_option(app, f.counters);
   add_timeout_option(app, f.timeout);
   add_inject_option(app, f.inject);
 }

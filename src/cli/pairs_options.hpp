@@ -29,6 +29,7 @@ struct PairsFlags {
   bool quiet = false;
   bool verbose = false;
   std::string progress = "auto";
+  std::string counters = "/";  // --counters: where error counters are read, or off (fabric_health.hpp)
   std::string timeout = "auto";
   std::vector<std::string> inject;  // test only
 };

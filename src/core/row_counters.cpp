@@ -1,6 +1,10 @@
 // A leader's counter moves as text for the per-row gather (row_counters.hpp).
 #include "fabricbench/core/row_counters.hpp"
 
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/record_lines.hpp"
+#include "fabricbench/core/scope.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <sstream>
@@ -54,6 +58,29 @@ std::vector<CounterMove> decode_moves(const std::string& text) {
     moves.push_back(std::move(m));
   }
   return moves;
+}
+
+std::vector<CounterLine> gather_counter_moves(const Comm& world, const NodeMap& nodes,
+                                              const std::vector<CounterMove>& mine) {
+  std::int64_t moved[1] = {mine.empty() ? 0 : 1};
+  world.allreduce_max_quiet(std::span<std::int64_t>(moved));
+  if (moved[0] == 0) return {};
+  const std::vector<std::string> all = world.gather_strings_quiet(encode_moves(mine), 0);
+  std::vector<CounterLine> lines;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    for (auto& move : decode_moves(all[r])) {
+      CounterLine l;
+      l.node = r < nodes.rank_node.size() ? nodes.rank_node[r] : -1;
+      if (l.node >= 0 && static_cast<std::size_t>(l.node) < nodes.node_hosts.size())
+        l.host = nodes.node_hosts[static_cast<std::size_t>(l.node)];
+      l.device = std::move(move.device);
+      l.device_kind = std::move(move.device_kind);
+      l.counter = std::move(move.counter);
+      l.delta = move.delta;
+      l.unknown_reason = std::move(move.unknown_reason);
+      lines.push_back(std::move(l));
+    }
+  return lines;
 }
 
 }  // namespace fb

@@ -106,29 +106,18 @@ std::vector<CounterLine> Runner::counter_lines(const OpSpec& spec, Scope scope) 
   if (!counters_) return {};
   enter(Phase::sync);
   const double start_us = now_us();
-  const std::string mine = nodes_.local_rank == 0 ? encode_moves(counters_->after()) : "";
+  std::vector<CounterMove> mine;
+  if (nodes_.local_rank == 0) mine = counters_->after();
   if (nodes_.local_rank == 0 && world_.rank() == 0)
     spdlog::debug("counters: {} files read before and after the row: {:.1f} us before, {:.1f} us after",
                   counters_->size(), counters_before_us_, now_us() - start_us);
-  const std::vector<std::string> all = world_.gather_strings_quiet(mine, 0);
-  std::vector<CounterLine> lines;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    for (auto& move : decode_moves(all[r])) {
-      CounterLine l;
-      l.op = std::string(name(spec.op));
-      l.scope = std::string(name(scope));
-      l.bytes = spec.layout.bytes;
-      l.in_place = spec.in_place;
-      l.node = r < nodes_.rank_node.size() ? nodes_.rank_node[r] : -1;
-      if (l.node >= 0 && static_cast<std::size_t>(l.node) < nodes_.node_hosts.size())
-        l.host = nodes_.node_hosts[static_cast<std::size_t>(l.node)];
-      l.device = std::move(move.device);
-      l.device_kind = std::move(move.device_kind);
-      l.counter = std::move(move.counter);
-      l.delta = move.delta;
-      l.unknown_reason = std::move(move.unknown_reason);
-      lines.push_back(std::move(l));
-    }
+  std::vector<CounterLine> lines = gather_counter_moves(world_, nodes_, mine);
+  for (CounterLine& l : lines) {
+    l.op = std::string(name(spec.op));
+    l.scope = std::string(name(scope));
+    l.bytes = spec.layout.bytes;
+    l.in_place = spec.in_place;
+  }
   return lines;
 }
 

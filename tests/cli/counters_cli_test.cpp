@@ -144,6 +144,31 @@ TEST_F(CountersCli, CountersOffReadsNoneAndTheRuleCannotPass) {
       << report.dump(1);
 }
 
+// pairs reads them around every round: a link whose bandwidth is fine but
+// whose node counted errors while it was measured is named by its pair.
+TEST_F(CountersCli, PairsNamesThePairMeasuredWhileTheCounterMoved) {
+  const auto r =
+      with_errors_rising(launch() + " pairs --progress off -q --size 256K --iters 20 --out " + path("pairs.jsonl"));
+  // Two loaded ranks may measure one direction below 0.9 of the reference: a
+  // finding and exit 1, which is not what this test is about.
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.out << r.err;
+  const Results res = read_results(path("pairs.jsonl"));
+  ASSERT_FALSE(res.pairs.empty());
+  ASSERT_FALSE(res.counters.empty()) << "no round saw node 1's symbol_error rise";
+  EXPECT_EQ(res.header.counters, path("node{node}"));
+  for (const auto& c : res.counters) {
+    EXPECT_EQ(c.op, "pairs");
+    EXPECT_EQ(c.node, 1);
+    EXPECT_EQ(c.device, "mlx5_0:1");
+    ASSERT_LT(c.row, res.pairs.size());
+    const PairLine& pair = res.pairs[c.row];
+    EXPECT_TRUE(pair.node_a == 1 || pair.node_b == 1) << pair.node_a << "-" << pair.node_b;
+  }
+  const auto section = lines_with(r.err, "mlx5_0:1");
+  ASSERT_EQ(section.size(), 1u) << r.err;
+  EXPECT_NE(section[0].find(res.header.hosts.at(0) + "-" + res.header.hosts.at(1)), std::string::npos) << r.err;
+}
+
 TEST_F(CountersCli, ARootThatIsNoFolderIsRefused) {
   const auto r = run_process("timeout 60 " + test::mpirun(2) + " -x FABRICBENCH_COUNTERS_ROOT=" + path("none") + " " +
                              FB_BINARY + " run --progress off -q -b 1K -e 1K -n 2");

@@ -137,7 +137,10 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
   h.pairs = PairsPlanRef{1 << 20, 5, 0, false};
   h.build = BuildRef{"0.1.0", "0123456789ab", true, "Release", "GNU 12.2.0", "Open MPI v4.1.4", "13.0.88", "2.28.9"};
   h.simulated = true;
+  h.counters = "off";
   EXPECT_EQ(keys_of(to_json(h)), doc("run"));
+  EXPECT_EQ(header_from_json(to_json(h)).counters, "off");
+  EXPECT_FALSE(header_from_json(to_json(RunHeader{})).counters) << "absent: not said (before 1.12, or topo)";
   EXPECT_TRUE(header_from_json(to_json(h)).simulated);
   EXPECT_FALSE(header_from_json(to_json(RunHeader{})).simulated) << "absent reads as a measurement";
   // The build identity reads back whole (records before 1.4 have none).
@@ -150,8 +153,8 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
   // Without the optional parts (a topo record): a subset, never a stray key.
   const Keys bare = keys_of(to_json(RunHeader{}));
   EXPECT_EQ(minus(bare, doc("run")), Keys{});
-  EXPECT_EQ(minus(doc("run"), bare),
-            (Keys{"backend", "backend_version", "build", "options", "profile", "sweeps", "pairs", "simulated"}));
+  EXPECT_EQ(minus(doc("run"), bare), (Keys{"backend", "backend_version", "build", "options", "profile", "sweeps",
+                                           "pairs", "simulated", "counters"}));
 }
 
 TEST_F(RecordLines, MeasurementWritesTheDocumentedKeys) {

@@ -15,6 +15,8 @@
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/link_analysis.hpp"
 #include "fabricbench/core/pair_schedule.hpp"
+#include "fabricbench/core/record_lines.hpp"
+#include "fabricbench/core/row_counters.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/timing.hpp"
 
@@ -51,12 +53,19 @@ struct PairMeasurement {
   std::string modes_op;
 };
 
+// The op of a counters line read around a pairs round; its row is the
+// index of its node's pair among the record's pair lines.
+inline constexpr const char* kPairsCounterOp = "pairs";
+
 // Told, on rank 0, of each pair as soon as its round is over.
 class PairsObserver {
  public:
   virtual ~PairsObserver() = default;
   virtual void pair(const PairMeasurement& m) = 0;
   virtual void round_done(int done, int total, bool retest) = 0;
+  // An error counter that moved on a node while it measured its pair of
+  // that round: `row` is that pair's index among the pairs told so far.
+  virtual void counter(const CounterLine& line) = 0;
 };
 
 struct PairsResult {
@@ -89,11 +98,14 @@ class PairsRunner {
     board_ = board;
     options_.timing.board = board;
   }
+  // Each node's leader reads these around every round it takes part in (may be null).
+  void count_errors(RowCounters* counters) { counters_ = counters; }
 
  private:
   std::vector<PairMeasurement> measure(const std::vector<std::vector<PairJob>>& rounds, bool retest,
                                        PairsObserver* observer);
-  std::vector<PairMeasurement> measure_round(const std::vector<PairJob>& jobs);
+  std::vector<PairMeasurement> measure_round(const std::vector<PairJob>& jobs, std::vector<CounterLine>& moved);
+  std::vector<CounterLine> round_counters(const std::vector<PairJob>& jobs, bool read);
   bool measure_my_pair(const Comm& pair, std::vector<double>& fields, std::string& path);
   OpSpec spec(Op op, std::uint64_t bytes, int from, int to) const;
 
@@ -107,6 +119,8 @@ class PairsRunner {
   int my_rail_ = -1;
   ProgressBoard* board_ = nullptr;
   std::int64_t rounds_started_ = 0;  // every rank counts every round, retests too
+  RowCounters* counters_ = nullptr;
+  std::size_t told_ = 0;  // pairs measured so far, retests too: the record's pair line index
 };
 
 }  // namespace fb

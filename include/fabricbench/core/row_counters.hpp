@@ -32,6 +32,19 @@ class RowCounters {
   virtual std::size_t size() const = 0;
 };
 
+struct CounterLine;
+class Comm;
+struct NodeMap;
+
+// Collective on `world`, after each node's leader took its snapshot after a
+// row (`mine`: its moves; other ranks pass none): every leader's moves as
+// counter lines on rank 0, their node, host, device, counter and delta set
+// (the row's own keys are the caller's); empty on other ranks. One
+// allreduce when no leader's counters moved, the usual case; a gather only
+// when one did.
+std::vector<CounterLine> gather_counter_moves(const Comm& world, const NodeMap& nodes,
+                                              const std::vector<CounterMove>& mine);
+
 // A leader's moves as one text for the per-row gather, and back. Fields
 // are tab-separated and lines newline-ended; those characters in a reason
 // become spaces.

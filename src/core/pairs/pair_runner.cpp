@@ -175,7 +175,29 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   return pair.rank() == 0;
 }
 
-std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJob>& jobs) {
+// Collective: the moves of the leaders whose node measured a pair this
+// round (`read`: this rank is such a leader and took the snapshot before),
+// on rank 0, each line's row the index of its node's pair within `jobs`.
+std::vector<CounterLine> PairsRunner::round_counters(const std::vector<PairJob>& jobs, bool read) {
+  if (!counters_) return {};
+  std::vector<CounterLine> lines =
+      gather_counter_moves(world_, nodes_, read ? counters_->after() : std::vector<CounterMove>{});
+  for (CounterLine& l : lines) {
+    l.op = kPairsCounterOp;
+    l.scope = std::string(name(options_.rails ? Scope::rail : Scope::inter));
+    l.bytes = options_.bytes;
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+      if (selection_[static_cast<std::size_t>(jobs[k].pair.a)] == l.node ||
+          selection_[static_cast<std::size_t>(jobs[k].pair.b)] == l.node) {
+        l.row = k;
+        break;
+      }
+  }
+  return lines;
+}
+
+std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJob>& jobs,
+                                                        std::vector<CounterLine>& moved) {
   int my_job = -1;
   int key = 0;
   for (std::size_t k = 0; k < jobs.size() && my_position_ >= 0; ++k) {
@@ -185,6 +207,9 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
     key = j.pair.a == my_position_ ? 0 : 1;  // the pair's rank 0 is node a
   }
   ++rounds_started_;
+  // A node's leader reads its counters around the round when its node has a pair in it.
+  const bool read_counters = counters_ && nodes_.local_rank == 0 && my_job >= 0;
+  if (read_counters) counters_->before();
   const Comm pair = world_.split(my_job, key);
   std::vector<double> all(jobs.size() * kFields, 0.0);
   std::string my_path;
@@ -202,6 +227,7 @@ std::vector<PairMeasurement> PairsRunner::measure_round(const std::vector<PairJo
   if (board_) board_->enter_at(Phase::sync, (rounds_started_ + 1) * kStepsPerRound - 1);
   world_.allreduce_sum_quiet(all);
   const auto paths = world_.allgather_strings(my_path.empty() ? "" : fmt::format("{}:{}", my_job, my_path));
+  moved = round_counters(jobs, read_counters);
 
   std::vector<PairMeasurement> out(jobs.size());
   for (std::size_t k = 0; k < jobs.size(); ++k) {
@@ -228,11 +254,18 @@ std::vector<PairMeasurement> PairsRunner::measure(const std::vector<std::vector<
                                                   PairsObserver* observer) {
   std::vector<PairMeasurement> out;
   for (std::size_t r = 0; r < rounds.size(); ++r) {
-    for (auto& m : measure_round(rounds[r])) {
+    std::vector<CounterLine> moved;
+    const std::size_t first = told_;
+    for (auto& m : measure_round(rounds[r], moved)) {
       m.round = static_cast<int>(r);
       m.retest = retest;
       if (observer && world_.rank() == 0) observer->pair(m);
       out.push_back(std::move(m));
+      ++told_;
+    }
+    for (CounterLine& l : moved) {
+      l.row += first;
+      if (observer && world_.rank() == 0) observer->counter(l);
     }
     if (observer && world_.rank() == 0) observer->round_done(static_cast<int>(r) + 1, static_cast<int>(rounds.size()), retest);
   }
