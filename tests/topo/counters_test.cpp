@@ -91,6 +91,29 @@ TEST_F(CounterTree, PlansTheRoceDriversHardwareCounters) {
   EXPECT_EQ(counters_of(plan_counters(s), "eth2").size(), 6u);
 }
 
+// AWS EFA (p5-class): no InfiniBand PortCounters, the driver's SRD counters
+// in hw_counters instead; a path change after a retransmit timeout is a move.
+TEST_F(CounterTree, AnEfaPortsSrdRetransmitTimeoutIsAMoveOnThatPort) {
+  const Sysfs s = copy("efa-2gpu");
+  const std::string hw = "sys/class/infiniband/rdmap36s0/ports/1/hw_counters/";
+  fs::create_directories(root_ + "/" + hw);
+  for (const char* name :
+       {"rx_drops", "rdma_read_wr_err", "rdma_write_wr_err", "retrans_pkts", "retrans_timeout_events",
+        "unresponsive_remote_events", "impaired_remote_conn_events", "tx_bytes"})
+    put(hw + name, "0");
+  const auto port = counters_of(plan_counters(s), "rdmap36s0:1");
+  EXPECT_TRUE(port.count("retrans_timeout_events"));
+  EXPECT_TRUE(port.count("impaired_remote_conn_events"));
+  EXPECT_FALSE(port.count("tx_bytes")) << "traffic is not an error";
+  EXPECT_FALSE(counters_of(plan_counters(s), "rdmap37s0:1").count("retrans_pkts")) << "no hw_counters there";
+  const auto moves = around(s, [&] { put(hw + "retrans_timeout_events", "2"); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].device, "rdmap36s0:1");
+  EXPECT_EQ(moves[0].counter, "retrans_timeout_events");
+  ASSERT_TRUE(moves[0].delta) << moves[0].unknown_reason;
+  EXPECT_EQ(*moves[0].delta, 2u);
+}
+
 TEST_F(CounterTree, AnUnchangedTreeMovesNothing) {
   const Sysfs s = copy("counters-roce");
   EXPECT_TRUE(around(s, [] {}).empty());

@@ -34,6 +34,15 @@ enum class Counter {
   roce_adp_retrans,
   np_cnp_sent,
   rp_cnp_handled,
+  // AWS EFA's hardware counters (ports/<p>/hw_counters/, the Linux efa
+  // driver's port statistics; the SRD network ones on Nitro v4 and later)
+  rx_drops,
+  rdma_read_wr_err,
+  rdma_write_wr_err,
+  retrans_pkts,
+  retrans_timeout_events,
+  unresponsive_remote_events,
+  impaired_remote_conn_events,
   // Ethernet interfaces (net/<if>/statistics/, net/<if>/)
   rx_errors,
   tx_errors,
