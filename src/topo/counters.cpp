@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fabricbench/core/enum_cover.hpp"
+#include "topo_internal.hpp"
 
 namespace fb::topo {
 namespace {
@@ -187,6 +188,9 @@ CounterPlan plan_counters(const Sysfs& sysfs) {
     plan_counter_files(plan, CounterSource::netdev, "sys/class/net/" + ifname, ifname, "interface", sysfs);
     plan_aer_files(plan, sysfs, "sys/class/net/" + ifname + "/device", functions);
   }
+  // The GPUs' PCIe links: a GPU whose link corrects errors all day slows every copy and collective.
+  for (const auto& bus : sysfs.list("sys/bus/pci/devices"))
+    if (is_nvidia_gpu_function(sysfs, bus)) plan_aer_files(plan, sysfs, "sys/bus/pci/devices/" + bus, functions);
   plan_counter_files(plan, CounterSource::node_snmp, "", "node", "node", sysfs);
   for (auto& r : plan.readings)
     if (!r.path.empty() && r.path.front() == '/') r.path.erase(0, 1);  // the node-wide file's empty folder

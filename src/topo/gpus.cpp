@@ -78,10 +78,7 @@ std::vector<Gpu> sysfs_gpus(const Sysfs& sysfs, const std::string& why) {
   std::vector<Gpu> gpus;
   for (const auto& bus : sysfs.list("sys/bus/pci/devices")) {
     const std::string dev = "sys/bus/pci/devices/" + bus;
-    const auto vendor = sysfs.read(dev + "/vendor");
-    const auto cls = sysfs.read(dev + "/class");
-    // PCI class 0x03: display controllers (VGA 0x0300, 3D 0x0302).
-    if (!vendor || *vendor != kNvidiaVendor || !cls || !cls->starts_with("0x03")) continue;
+    if (!is_nvidia_gpu_function(sysfs, bus)) continue;
     Gpu g;
     g.index = static_cast<int>(gpus.size());
     const auto device = sysfs.read(dev + "/device");
@@ -123,6 +120,13 @@ std::vector<Gpu> read_gpus(const Sysfs& sysfs, Nvml& nvml, const std::vector<lon
   auto gpus = sysfs_gpus(sysfs, why);
   for (auto& g : gpus) g.flags = pcie_flags(g.pcie, g.pstate);
   return gpus;
+}
+
+bool is_nvidia_gpu_function(const Sysfs& sysfs, const std::string& bus) {
+  const std::string dev = "sys/bus/pci/devices/" + bus;
+  const auto vendor = sysfs.read(dev + "/vendor");
+  const auto cls = sysfs.read(dev + "/class");
+  return vendor && *vendor == kNvidiaVendor && cls && cls->starts_with("0x03");
 }
 
 }  // namespace fb::topo

@@ -26,6 +26,10 @@ std::string nvlink_text(const NvLinks& links);
 // whose NVLink domain differs from most of the node's (gpu_fabric.cpp).
 void add_fabric_flags(std::vector<Gpu>& gpus);
 
+// Whether PCI function `bus` (sysfs/bus/pci/devices) is an NVIDIA GPU:
+// vendor 0x10de, class 0x03 (display: VGA 0x0300, 3D 0x0302).
+bool is_nvidia_gpu_function(const Sysfs& sysfs, const std::string& bus);
+
 // CUDA's version encoding, 1000 * major + 10 * minor, as "13.0".
 std::string cuda_version_text(int version);
 

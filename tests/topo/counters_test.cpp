@@ -114,6 +114,31 @@ TEST_F(CounterTree, AnEfaPortsSrdRetransmitTimeoutIsAMoveOnThatPort) {
   EXPECT_EQ(*moves[0].delta, 2u);
 }
 
+// A GPU's PCIe link is counted like a NIC's: its function's AER totals,
+// once per GPU, never for the switches and bridges between.
+TEST_F(CounterTree, AGpusCorrectedPcieErrorsAreAMoveOnItsFunction) {
+  const Sysfs s = copy("hgx-h100-8gpu-8ndr");
+  const std::string gpu = "sys/bus/pci/devices/0000:1a:00.0/";
+  const auto aer = [&](int corrected) {
+    put(gpu + "aer_dev_correctable",
+        "RxErr " + std::to_string(corrected) + "\nTOTAL_ERR_COR " + std::to_string(corrected));
+    put(gpu + "aer_dev_nonfatal", "TLP 0\nTOTAL_ERR_NONFATAL 0");
+    put(gpu + "aer_dev_fatal", "DLP 0\nTOTAL_ERR_FATAL 0");
+  };
+  aer(3);
+  const CounterPlan plan = plan_counters(s);
+  EXPECT_EQ(counters_of(plan, "0000:1a:00.0"), (std::set<std::string>{"aer_correctable", "aer_nonfatal", "aer_fatal"}));
+  EXPECT_EQ(counters_of(plan, "0000:3b:00.0").size(), 3u) << "every GPU, its files there or not";
+  EXPECT_TRUE(counters_of(plan, "0000:00:1c.0").empty()) << "a bridge is no GPU";
+  const auto moves = around(s, [&] { aer(10); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].device, "0000:1a:00.0");
+  EXPECT_EQ(moves[0].device_kind, "pci");
+  EXPECT_EQ(moves[0].counter, "aer_correctable");
+  ASSERT_TRUE(moves[0].delta) << moves[0].unknown_reason;
+  EXPECT_EQ(*moves[0].delta, 7u);
+}
+
 TEST_F(CounterTree, AnUnchangedTreeMovesNothing) {
   const Sysfs s = copy("counters-roce");
   EXPECT_TRUE(around(s, [] {}).empty());

@@ -52,7 +52,7 @@ enum class Counter {
   carrier_changes,
   // node-wide
   tcp_retrans_segs,
-  // PCIe AER of the NIC's PCI function (device/aer_dev_*, the TOTAL_ line)
+  // PCIe AER of each NIC's and GPU's PCI function (aer_dev_*, the TOTAL_ line)
   aer_correctable,
   aer_nonfatal,
   aer_fatal,
