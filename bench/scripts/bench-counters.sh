@@ -17,24 +17,14 @@ bin=${BUILD:-$here/build}/fabricbench
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sweep=(-b 8 -e 4M -f 4 --ops all_reduce,pingpong -n 200 -w 10 --median-ci 0)
+sweep=(-b 8 -e 4M -f 4 --ops "all_reduce,pingpong" -n 200 -w 10 --median-ci 0)
 
-one() {  # mode run
-  local mode=$1 k=$2 where t0 t1
-  where=/
-  [[ $mode == off ]] && where=off
-  t0=$(date +%s.%N)
-  if ! mpirun -np 2 --bind-to none "$bin" run "${sweep[@]}" --counters "$where" -q -v \
-    --out "$tmp/$mode.$k.jsonl" "${@:3}" </dev/null >/dev/null 2>"$tmp/$mode.$k.err"; then
-    echo "bench-counters: the $mode run failed:" >&2
-    tail -n 20 "$tmp/$mode.$k.err" >&2
-    exit 1
-  fi
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc >"$tmp/$mode.$k.wall"
-  printf '%-4s run %d: %6.1f s (load %s)\n' "$mode" "$k" "$(cat "$tmp/$mode.$k.wall")" "$(cut -d' ' -f1 /proc/loadavg)"
-  # The rows through the binary (tab-separated), never the record's text.
-  "$bin" report rows "$tmp/$mode.$k.jsonl" >"$tmp/$mode.$k.rows"
+# shellcheck source=bench/scripts/timed-run.sh
+. "$here/bench/scripts/timed-run.sh"
+one() {  # mode run [extra run flags...]
+  local where=/
+  [[ $1 == off ]] && where=off
+  timed_run bench-counters "$tmp/$1.$2" "$bin" "${sweep[@]}" --counters "$where" -q -v "${@:3}"
 }
 
 for k in $(seq "$runs"); do

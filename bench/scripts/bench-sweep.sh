@@ -21,26 +21,18 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# shellcheck source=bench/scripts/timed-run.sh
+. "$here/bench/scripts/timed-run.sh"
 one() {  # mode run [run flags...]
-  local mode=$1 k=$2 t0 t1
+  local mode=$1 k=$2
   shift 2
-  local -a cmd
-  if [[ $mode == before ]]; then
-    if [[ -n $old ]]; then cmd=("$old" run); else cmd=("$bin" run --median-ci 0 -n 20); fi
+  if [[ $mode == before && -n $old ]]; then
+    timed_run bench-sweep "$tmp/$mode.$k" "$old" -q "$@"
+  elif [[ $mode == before ]]; then
+    timed_run bench-sweep "$tmp/$mode.$k" "$bin" --median-ci 0 -n 20 -q "$@"
   else
-    cmd=("$bin" run)
+    timed_run bench-sweep "$tmp/$mode.$k" "$bin" -q "$@"
   fi
-  t0=$(date +%s.%N)
-  if ! mpirun -np 2 --bind-to none "${cmd[@]}" -q --out "$tmp/$mode.$k.jsonl" "$@" </dev/null >/dev/null 2>"$tmp/err"; then
-    echo "bench-sweep: the $mode run failed:" >&2
-    cat "$tmp/err" >&2
-    exit 1
-  fi
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc >"$tmp/$mode.$k.wall"
-  printf '%-6s run %d: %6.1f s (load %s)\n' "$mode" "$k" "$(cat "$tmp/$mode.$k.wall")" "$(cut -d' ' -f1 /proc/loadavg)"
-  # The rows through the binary (tab-separated), never the record's text.
-  "$bin" report rows "$tmp/$mode.$k.jsonl" >"$tmp/$mode.$k.rows"
 }
 
 for k in $(seq "$runs"); do
