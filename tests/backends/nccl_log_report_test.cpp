@@ -254,8 +254,10 @@ TEST(NcclLogReport, MnnvlHostsReadAsOneNvlinkDomain) {
   const std::string text = format_text(log, {"mnnvl-one-domain.log"});
   EXPECT_NE(text.find("one NVLink domain (MNNVL): hosts gb-t01, gb-t02 (8 GPUs)"), std::string::npos) << text;
   const auto j = format_json(log, {"a.log"});
-  EXPECT_EQ(j["communicators"][0]["nvlink_domain"]["hosts"], (std::vector<std::string>{"gb-t01", "gb-t02"}));
-  EXPECT_EQ(j["communicators"][0]["nvlink_domain"]["gpus"], 8);
+  // at(): a missing key throws and fails the test (const operator[] would not).
+  EXPECT_EQ(j.at("communicators").at(0).at("nvlink_domain").at("hosts"),
+            (std::vector<std::string>{"gb-t01", "gb-t02"}));
+  EXPECT_EQ(j.at("communicators").at(0).at("nvlink_domain").at("gpus"), 8);
 }
 
 TEST(NcclLogReport, MnnvlHostsOnTheNetworkAreFlaggedAsAFallback) {
@@ -273,8 +275,8 @@ TEST(NcclLogReport, MnnvlHostsOnTheNetworkAreFlaggedAsAFallback) {
             "NET/IB with GPUDirect RDMA");
   for (std::size_t i = 1; i < pairs.size(); ++i) EXPECT_FALSE(pairs[i].nvlink_fallback) << pairs[i].a;
   const auto j = format_json(log, {"a.log"});
-  EXPECT_TRUE(j["communicators"][0]["nvlink_domain"].is_null());
-  EXPECT_EQ(j["communicators"][0]["node_pairs"][0]["nvlink_fallback"], true);
+  EXPECT_TRUE(j.at("communicators").at(0).at("nvlink_domain").is_null());
+  EXPECT_EQ(j.at("communicators").at(0).at("node_pairs").at(0).at("nvlink_fallback"), true);
 }
 
 // A host whose ranks say "MNNVL 0" (outside the clique) beside hosts on P2P/MNNVL: its pair on
