@@ -239,6 +239,103 @@ TEST(NcclLogReport, JsonNamesEveryCommunicatorLinkAndPair) {
   EXPECT_EQ(c["node_pairs"][0]["verdict"], "NET/IB with GPUDirect RDMA");
 }
 
+// Hand-written logs (fixtures/nccl-log/README.md says where each line shape comes from): no
+// multi-node NVLink machine has been available to record one.
+TEST(NcclLogReport, MnnvlHostsReadAsOneNvlinkDomain) {
+  const Log log = read_log(fixture("mnnvl-one-domain.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_EQ(c.mnnvl, 1);
+  const auto domain = nvlink_domain(c);
+  ASSERT_TRUE(domain);
+  EXPECT_EQ(domain->hosts, (std::vector<std::string>{"gb-t01", "gb-t02"}));
+  EXPECT_EQ(domain->gpus, 8);
+  for (const auto& p : node_pairs(c)) EXPECT_FALSE(p.nvlink_fallback) << p.a << " " << p.b << ": " << p.verdict;
+  const std::string text = format_text(log, {"mnnvl-one-domain.log"});
+  EXPECT_NE(text.find("one NVLink domain (MNNVL): hosts gb-t01, gb-t02 (8 GPUs)"), std::string::npos) << text;
+  const auto j = format_json(log, {"a.log"});
+  // at(): a missing key throws and fails the test (const operator[] would not).
+  EXPECT_EQ(j.at("communicators").at(0).at("nvlink_domain").at("hosts"),
+            (std::vector<std::string>{"gb-t01", "gb-t02"}));
+  EXPECT_EQ(j.at("communicators").at(0).at("nvlink_domain").at("gpus"), 8);
+}
+
+TEST(NcclLogReport, MnnvlHostsOnTheNetworkAreFlaggedAsAFallback) {
+  const Log log = read_log(fixture("mnnvl-ib-fallback.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_FALSE(nvlink_domain(c));
+  const auto pairs = node_pairs(c);
+  ASSERT_FALSE(pairs.empty());
+  EXPECT_EQ(pairs[0].a, "gb-t01");
+  EXPECT_EQ(pairs[0].b, "gb-t02");
+  EXPECT_TRUE(pairs[0].nvlink_fallback);
+  EXPECT_EQ(pairs[0].verdict,
+            "NVLink domain fallback: hosts gb-t01 and gb-t02 are in one MNNVL communicator but connect over NET/IB; "
+            "NET/IB with GPUDirect RDMA");
+  for (std::size_t i = 1; i < pairs.size(); ++i) EXPECT_FALSE(pairs[i].nvlink_fallback) << pairs[i].a;
+  const auto j = format_json(log, {"a.log"});
+  EXPECT_TRUE(j.at("communicators").at(0).at("nvlink_domain").is_null());
+  EXPECT_EQ(j.at("communicators").at(0).at("node_pairs").at(0).at("nvlink_fallback"), true);
+}
+
+// A host whose ranks say "MNNVL 0" (outside the clique) beside hosts on P2P/MNNVL: its pair on
+// the network is flagged, whether the comm lines are in the log or filtered out
+// (NCCL_DEBUG_SUBSYS=P2P,NET: only the channel lines say MNNVL). NCCL 2.28's line shapes, as above.
+TEST(NcclLogReport, AHostOutsideTheCliqueBesideMnnvlPairsIsFlagged) {
+  const std::string channels =
+      "h1:1:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] via P2P/MNNVL\n"
+      "h2:2:9 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [send] via NET/Socket/0\n"
+      "h3:3:9 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [receive] via NET/Socket/0\n";
+  const std::string comm_lines =
+      "h1:1:1 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 3 cudaDev 0 commId 0x77 - Init START\n"
+      "h2:2:2 [0] NCCL INFO ncclCommInitRankConfig comm 0x2 rank 1 nranks 3 cudaDev 0 commId 0x77 - Init START\n"
+      "h3:3:3 [0] NCCL INFO ncclCommInitRankConfig comm 0x3 rank 2 nranks 3 cudaDev 0 commId 0x77 - Init START\n"
+      "h1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 3 nNodes 2 localRanks 2 localRank 0 MNNVL 1\n"
+      "h2:2:2 [0] NCCL INFO comm 0x2 rank 1 nRanks 3 nNodes 2 localRanks 2 localRank 1 MNNVL 1\n"
+      "h3:3:3 [0] NCCL INFO comm 0x3 rank 2 nRanks 3 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n";
+  for (const std::string& text : {comm_lines + channels, channels}) {
+    const Communicator c = read_log(text).comms.at(0);
+    bool flagged = false;
+    for (const auto& p : node_pairs(c)) {
+      if (p.a == "h2" && p.b == "h3") {
+        flagged = p.nvlink_fallback;
+        EXPECT_EQ(p.verdict.rfind("NVLink domain fallback: hosts h2 and h3 are in one MNNVL communicator but connect "
+                                  "over NET/Socket;",
+                                  0),
+                  0u)
+            << p.verdict;
+      } else {
+        EXPECT_FALSE(p.nvlink_fallback) << p.a << " " << p.b;
+      }
+    }
+    EXPECT_TRUE(flagged) << text;
+  }
+}
+
+TEST(NcclLogReport, AnOrdinaryInfinibandJobIsNoDomainAndNoFallback) {
+  const Log log = read_log(fixture("two-nodes-ib-gdr.log"));
+  const auto j = format_json(log, {"a.log"});
+  const auto& c = j["communicators"][0];
+  ASSERT_TRUE(c.contains("nvlink_domain"));
+  EXPECT_TRUE(c["nvlink_domain"].is_null());
+  for (const auto& p : c["node_pairs"]) {
+    ASSERT_TRUE(p.contains("nvlink_fallback"));
+    EXPECT_EQ(p["nvlink_fallback"], false) << p["verdict"];
+    EXPECT_EQ(p["verdict"].get<std::string>().find("NVLink domain"), std::string::npos) << p["verdict"];
+  }
+  EXPECT_EQ(format_text(log, {"a.log"}).find("NVLink domain"), std::string::npos);
+}
+
+TEST(NcclLogCli, AFlaggedFallbackKeepsExitCodeZero) {
+  // The command reports; no verdict changes its exit code (report_nccl_log.cpp), the fallback neither.
+  const auto r =
+      test::run_process(std::string(FB_BINARY) + " report nccl-log " + fixture_path("mnnvl-ib-fallback.log"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gb-t01 <-> gb-t02: NVLink domain fallback: hosts gb-t01 and gb-t02"), std::string::npos)
+      << r.out;
+}
+
 TEST(NcclLogCli, TextReportOfSeveralFiles) {
   const auto r = test::run_process(std::string(FB_BINARY) + " report nccl-log " + fixture_path("two-nodes-ib-gdr.log") +
                                    " " + fixture_path("two-nodes-socket.log"));

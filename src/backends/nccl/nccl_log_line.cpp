@@ -166,6 +166,7 @@ void read_comm(std::string_view body, Line& out) {
   c.rank = to_int(value_after(body, "rank"));
   c.nranks = to_int(value_after(body, init ? "nranks" : "nRanks"));
   c.nnodes = to_int(value_after(body, "nNodes"));
+  if (info) c.mnnvl = to_int(value_after(body, "MNNVL"));
   c.cuda_device = to_int(value_after(body, "cudaDev"));
   c.bus_id = std::string(value_after(body, "busId"));
   if (c.comm.empty() || c.rank < 0) return;

@@ -11,6 +11,7 @@ constexpr const char* kUnnamed = "unnamed";
 void merge_into(Communicator& into, const Communicator& from) {
   into.nranks = std::max(into.nranks, from.nranks);
   into.nnodes = std::max(into.nnodes, from.nnodes);
+  into.mnnvl = std::max(into.mnnvl, from.mnnvl);
   for (const auto& [r, info] : from.ranks) into.ranks.emplace(r, info);
   for (const auto& [key, link] : from.links) {
     auto [at, fresh] = into.links.emplace(key, link);
@@ -76,6 +77,7 @@ void LogReader::on_comm(Process& p, const Writer& w, const CommLine& c) {
   mine->rank = c.rank;
   if (c.nranks > 0) cm.nranks = c.nranks;
   if (c.nnodes > 0) cm.nnodes = c.nnodes;
+  cm.mnnvl = std::max(cm.mnnvl, c.mnnvl);
   RankInfo& r = cm.ranks[c.rank];
   r.host = w.host;
   r.pid = w.pid;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -10,6 +11,30 @@ namespace fb::nccl_log {
 namespace {
 
 bool is_net(const Transport& t) { return t.kind == "NET"; }
+bool is_mnnvl(const Transport& t) { return t.kind == "P2P" && t.mechanism == "MNNVL"; }
+
+// Whether NCCL set the communicator up for multi-node NVLink: a comm line
+// says "MNNVL 1", or two hosts already talk over P2P/MNNVL (so a rank that
+// says "MNNVL 0" beside them is the odd one out, not a plain network job).
+bool mnnvl_communicator(const Communicator& c) {
+  if (c.mnnvl == 1) return true;
+  for (const auto& [key, l] : c.links) {
+    const std::string from = c.host_of(l.from), to = c.host_of(l.to);
+    if (is_mnnvl(l.transport) && !from.empty() && !to.empty() && from != to) return true;
+  }
+  return false;
+}
+
+// For two hosts of an MNNVL communicator: what says that NVLink fell back to
+// the network between them ("" when they use no network transport).
+std::string nvlink_fallback_note(const std::string& a, const std::string& b, const std::vector<Transport>& used) {
+  std::set<std::string> nets;
+  for (const auto& t : used)
+    if (is_net(t)) nets.insert("NET/" + t.mechanism);
+  if (nets.empty()) return {};
+  return fmt::format("NVLink domain fallback: hosts {} and {} are in one MNNVL communicator but connect over {}", a, b,
+                     fmt::join(nets, ", "));
+}
 
 std::string node_of(const Communicator& c, int rank, const Transport& t, const std::string& other) {
   std::string host = c.host_of(rank);
@@ -141,12 +166,38 @@ std::vector<NodePair> node_pairs(const Communicator& comm) {
     for (std::size_t i = 0; i < l.channels.size(); ++i) acc.used.push_back(l.transport);
     acc.channels += l.channels.size();
   }
+  const bool mnnvl = mnnvl_communicator(comm);
   std::vector<NodePair> out;
-  for (const auto& [hosts, acc] : by_pair)
-    out.push_back({hosts.first, hosts.second, acc.tokens, acc.channels, verdict(hosts.first != hosts.second, acc.used)});
+  for (const auto& [hosts, acc] : by_pair) {
+    const bool inter_node = hosts.first != hosts.second;
+    NodePair p{hosts.first, hosts.second, acc.tokens, acc.channels, verdict(inter_node, acc.used)};
+    if (mnnvl && inter_node) {
+      if (std::string note = nvlink_fallback_note(p.a, p.b, acc.used); !note.empty()) {
+        p.verdict = note + "; " + p.verdict;
+        p.nvlink_fallback = true;
+      }
+    }
+    out.push_back(std::move(p));
+  }
   // Inter-node pairs first: the network is what the question is about.
   std::stable_sort(out.begin(), out.end(), [](const NodePair& x, const NodePair& y) { return (x.a != x.b) > (y.a != y.b); });
   return out;
+}
+
+std::optional<NvlinkDomain> nvlink_domain(const Communicator& comm) {
+  if (!mnnvl_communicator(comm)) return std::nullopt;
+  bool between_hosts = false;
+  for (const auto& p : node_pairs(comm)) {
+    if (p.a == p.b) continue;
+    if (p.tokens != std::set<std::string>{"P2P/MNNVL"}) return std::nullopt;
+    between_hosts = true;
+  }
+  if (!between_hosts) return std::nullopt;  // one host: nothing multi-node about it
+  std::set<std::string> hosts;
+  for (const auto& [r, info] : comm.ranks)
+    if (!info.host.empty()) hosts.insert(info.host);
+  return NvlinkDomain{{hosts.begin(), hosts.end()},
+                      comm.nranks > 0 ? comm.nranks : static_cast<int>(comm.ranks.size())};
 }
 
 std::string missing_lines_hint(const Log& log) {
@@ -170,6 +221,10 @@ std::string format_text(const Log& log, const std::vector<std::string>& files) {
                                 log.comms.size() == 1 ? "" : "s");
   for (const auto& c : log.comms) {
     out += "\n" + summary_line(c) + "\n";
+    // NCCL counts an NVLink clique as one node: say which hosts it spans.
+    if (const auto d = nvlink_domain(c))
+      out += fmt::format("  one NVLink domain (MNNVL): hosts {} ({} GPUs), not nodes joined by a network\n",
+                         fmt::join(d->hosts, ", "), d->gpus);
     out += fmt::format("  NVLS: {}   CollNet: {}\n",
                        c.nvls_channels > 0 ? fmt::format("{} channels", c.nvls_channels)
                                            : (c.nvls_support ? "supported, not set up" : "not used"),
@@ -204,12 +259,19 @@ nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string
                        {"gdr", l.transport.gdr}, {"pxn_rank", l.transport.via_rank},
                        {"channels", std::vector<int>(l.channels.begin(), l.channels.end())}});
     for (const auto& p : node_pairs(c))
-      pairs.push_back({{"a", p.a}, {"b", p.b}, {"inter_node", p.a != p.b},
+      pairs.push_back({{"a", p.a},
+                       {"b", p.b},
+                       {"inter_node", p.a != p.b},
                        {"transports", std::vector<std::string>(p.tokens.begin(), p.tokens.end())},
-                       {"channels", p.channels}, {"verdict", p.verdict}});
+                       {"channels", p.channels},
+                       {"verdict", p.verdict},
+                       {"nvlink_fallback", p.nvlink_fallback}});
+    nlohmann::ordered_json domain = nullptr;
+    if (const auto d = nvlink_domain(c)) domain = {{"hosts", d->hosts}, {"gpus", d->gpus}};
     comms.push_back({{"id", c.id},
                      {"nranks", c.nranks},
                      {"nnodes", node_count(c)},
+                     {"nvlink_domain", domain},
                      {"versions", c.versions},
                      {"networks", c.networks},
                      {"nvls_channels", c.nvls_channels},

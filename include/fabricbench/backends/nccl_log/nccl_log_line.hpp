@@ -84,7 +84,8 @@ struct CommLine {
   std::string comm_id;  // "0x9d4c..." (the same on every rank of the communicator); "" when not given
   int rank = -1;
   int nranks = -1;
-  int nnodes = -1;
+  int nnodes = -1;  // NCCL's nodes: with MNNVL 1, its NVLink cliques rather than hosts
+  int mnnvl = -1;   // "MNNVL 1": the ranks share a multi-node NVLink clique; -1 when the line does not say
   int cuda_device = -1;
   std::string bus_id;
 };

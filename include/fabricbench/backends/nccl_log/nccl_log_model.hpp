@@ -43,6 +43,8 @@ struct Communicator {
   std::string id;      // NCCL's commId ("0x9d4c..."), or "unnamed-N" when the log gives none
   int nranks = -1;
   int nnodes = -1;
+  // NCCL's MNNVL flag from the "comm 0x.. rank .. MNNVL 1" lines: 1 when any rank said 1, -1 when none said.
+  int mnnvl = -1;
   std::map<int, RankInfo> ranks;
   std::map<std::tuple<int, int, std::string>, Link> links;  // by (from, to, token)
   std::set<std::string> versions;

@@ -4,6 +4,7 @@
 // verdicts are tested on recorded logs.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,9 +22,22 @@ struct NodePair {
   std::set<std::string> tokens;
   std::size_t channels = 0;  // channel directions (one per line NCCL printed)
   std::string verdict;
+  // Hosts of an MNNVL communicator that reach each other over the network
+  // (NET/IB, NET/Socket): multi-node NVLink fell back for this pair.
+  bool nvlink_fallback = false;
 };
 
 std::vector<NodePair> node_pairs(const Communicator& comm);
+
+// Hosts whose every connection to each other is multi-node NVLink
+// (P2P/MNNVL, a GB200 NVL72 rack): one NVLink domain, not nodes joined by a network.
+struct NvlinkDomain {
+  std::vector<std::string> hosts;
+  int gpus = 0;  // the communicator's ranks, one GPU each
+};
+
+// The domain when the communicator is MNNVL and no pair of its hosts uses another transport.
+std::optional<NvlinkDomain> nvlink_domain(const Communicator& comm);
 
 // The one-line verdict for the transports of one node pair.
 std::string verdict(bool inter_node, const std::vector<Transport>& used);
