@@ -19,6 +19,10 @@
  *                                          raise one while a run measures. A
  *                                          counter not in the file is
  *                                          NOT_SUPPORTED (xid_events: 0).
+ *   FB_FAKE_NVML_FABRIC=UUID:CLIQUE[:STATE] every GPU's multi-node NVLink fabric
+ *                                          (nvmlDeviceGetGpuFabricInfo; STATE an
+ *                                          nvmlGpuFabricState_t, default 3
+ *                                          completed); unset: NOT_SUPPORTED
  * GPU G's bus id is 00000000:E0+G:00.0 (a bus no test machine has).
  */
 #include <stdio.h>
@@ -306,3 +310,49 @@ FAKE_EXPORT int nvmlEventSetWait_v2(FakeEventSet* set, EventData* data, unsigned
 }
 
 FAKE_EXPORT int nvmlEventSetFree(FakeEventSet* set) { return set == &event_set ? kSuccess : kInvalidArgument; }
+
+/* ---- Multi-node NVLink: every GPU in the fabric of FB_FAKE_NVML_FABRIC ---- */
+
+typedef struct GpuFabricInfo { /* nvmlGpuFabricInfo_t */
+  unsigned char cluster_uuid[16];
+  int status;
+  unsigned int clique_id;
+  unsigned char state;
+} GpuFabricInfo;
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* "UUID:CLIQUE[:STATE]" (UUID in 8-4-4-4-12 form, STATE an
+ * nvmlGpuFabricState_t, default 3 completed) into `info`; 0 when malformed. */
+static int parse_fabric(const char* s, GpuFabricInfo* info) {
+  unsigned n = 0;
+  for (; *s && *s != ':'; ++s) {
+    if (*s == '-') continue;
+    const int d = hex_digit(*s);
+    if (d < 0 || n >= 32) return 0;
+    info->cluster_uuid[n / 2] = (unsigned char)(info->cluster_uuid[n / 2] << 4 | d);
+    ++n;
+  }
+  if (n != 32 || *s != ':') return 0;
+  char* end = NULL;
+  info->clique_id = (unsigned)strtoul(s + 1, &end, 10);
+  info->state = 3;
+  if (end && *end == ':') info->state = (unsigned char)strtoul(end + 1, NULL, 10);
+  return 1;
+}
+
+/* A GPU without FB_FAKE_NVML_FABRIC is not a multi-node NVLink GPU: NVML
+ * answers NOT_SUPPORTED, as it does on an HGX. */
+FAKE_EXPORT int nvmlDeviceGetGpuFabricInfo(FakeDevice* device, GpuFabricInfo* info) {
+  const int i = device_index(device);
+  if (i < 0 || !info) return kInvalidArgument;
+  const char* fabric = getenv("FB_FAKE_NVML_FABRIC");
+  if (!fabric || !*fabric) return kNotSupported;
+  memset(info, 0, sizeof(*info));
+  return parse_fabric(fabric, info) ? kSuccess : kInvalidArgument;
+}
