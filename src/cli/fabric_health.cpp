@@ -15,6 +15,7 @@
 #include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/text_table.hpp"
 #include "fabricbench/topo/counters.hpp"
+#include "fabricbench/topo/nvml.hpp"
 
 namespace fb::cli {
 namespace {
@@ -105,7 +106,10 @@ void add_counters_option(CLI::App& app, std::string& where) {
 
 std::unique_ptr<RowCounters> make_node_counters(const NodeMap& nodes, const std::string& where) {
   if (where == kCountersOff) return nullptr;
-  return topo::make_row_counters(topo::Sysfs(counters_root(where, nodes.node)));
+  // Only the leader reads (the engine asks no one else), so only it loads
+  // NVML; where the driver is absent load_nvml says so and no GPU is read.
+  auto nvml = nodes.local_rank == 0 ? topo::load_nvml() : nullptr;
+  return topo::make_row_counters(topo::Sysfs(counters_root(where, nodes.node)), std::move(nvml));
 }
 
 std::unique_ptr<RowSink> make_fabric_health_sink(std::FILE* out, std::string command) {

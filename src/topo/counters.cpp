@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <stdexcept>
 #include <set>
 #include <sstream>
 
@@ -60,9 +62,56 @@ constexpr std::array kCounters{
     CounterRow{Counter::aer_correctable, "aer_correctable", CounterSource::pci_aer, "aer_dev_correctable", 64},
     CounterRow{Counter::aer_nonfatal, "aer_nonfatal", CounterSource::pci_aer, "aer_dev_nonfatal", 64},
     CounterRow{Counter::aer_fatal, "aer_fatal", CounterSource::pci_aer, "aer_dev_fatal", 64},
+    CounterRow{Counter::nvlink_crc_errors, "nvlink_crc_errors", CounterSource::nvml,
+               "nvmlDeviceGetFieldValues NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", 64},
+    CounterRow{Counter::nvlink_replay_errors, "nvlink_replay_errors", CounterSource::nvml,
+               "nvmlDeviceGetFieldValues NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", 64},
+    CounterRow{Counter::nvlink_recovery_errors, "nvlink_recovery_errors", CounterSource::nvml,
+               "nvmlDeviceGetFieldValues NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", 64},
+    CounterRow{Counter::ecc_corrected, "ecc_corrected", CounterSource::nvml,
+               "nvmlDeviceGetTotalEccErrors NVML_MEMORY_ERROR_TYPE_CORRECTED NVML_VOLATILE_ECC", 64},
+    CounterRow{Counter::ecc_uncorrected, "ecc_uncorrected", CounterSource::nvml,
+               "nvmlDeviceGetTotalEccErrors NVML_MEMORY_ERROR_TYPE_UNCORRECTED NVML_VOLATILE_ECC", 64},
+    CounterRow{Counter::xid_events, "xid_events", CounterSource::nvml,
+               "nvmlEventSetWait_v2 nvmlEventTypeXidCriticalError", 64},
+    CounterRow{Counter::throttle_power_us, "throttle_power_us", CounterSource::nvml,
+               "nvmlDeviceGetViolationStatus NVML_PERF_POLICY_POWER", 64},
+    CounterRow{Counter::throttle_thermal_us, "throttle_thermal_us", CounterSource::nvml,
+               "nvmlDeviceGetViolationStatus NVML_PERF_POLICY_THERMAL", 64},
 };
 static_assert(enum_cover::covers<Counter, kCounters>([](const CounterRow& r) { return r.counter; }),
               "kCounters describes every Counter in enum order");
+
+// Each GPU counter of the record, the Nvml counter it reads and how many of
+// NVML's units make one of the record's (throttle time: ns to us).
+struct GpuCounterRow {
+  GpuCounter nvml;
+  Counter counter;
+  std::uint64_t nvml_units_per_unit;
+};
+constexpr std::array kGpuCounters{
+    GpuCounterRow{GpuCounter::nvlink_crc_flit_errors, Counter::nvlink_crc_errors, 1},
+    GpuCounterRow{GpuCounter::nvlink_replay_errors, Counter::nvlink_replay_errors, 1},
+    GpuCounterRow{GpuCounter::nvlink_recovery_errors, Counter::nvlink_recovery_errors, 1},
+    GpuCounterRow{GpuCounter::ecc_corrected_volatile, Counter::ecc_corrected, 1},
+    GpuCounterRow{GpuCounter::ecc_uncorrected_volatile, Counter::ecc_uncorrected, 1},
+    GpuCounterRow{GpuCounter::xid_events, Counter::xid_events, 1},
+    GpuCounterRow{GpuCounter::throttle_power_ns, Counter::throttle_power_us, 1000},
+    GpuCounterRow{GpuCounter::throttle_thermal_ns, Counter::throttle_thermal_us, 1000},
+};
+static_assert(enum_cover::covers<GpuCounter, kGpuCounters>([](const GpuCounterRow& r) { return r.nvml; }),
+              "kGpuCounters reads every GpuCounter in enum order");
+static_assert(std::all_of(kGpuCounters.begin(), kGpuCounters.end(),
+                          [](const GpuCounterRow& r) {
+                            return kCounters[static_cast<std::size_t>(r.counter)].source == CounterSource::nvml;
+                          }),
+              "every GPU counter is one of kCounters' nvml rows");
+
+const GpuCounterRow& gpu_counter_row(Counter c) {
+  for (const auto& row : kGpuCounters)
+    if (row.counter == c) return row;
+  throw std::logic_error("not a GPU counter");
+}
 
 std::uint64_t saturated_at(int bits) { return bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1; }
 
@@ -109,6 +158,8 @@ Fact<std::uint64_t> read_counter_file(const Sysfs& sysfs, const CounterReading& 
     case CounterSource::ib_hw:
     case CounterSource::netdev:
       return parse_counter_text(*text, r.path);
+    case CounterSource::nvml:
+      break;  // not planned from sysfs: read_gpu_counters asks NVML
   }
   return Fact<std::uint64_t>::unknown("unknown counter source");
 }
@@ -148,18 +199,41 @@ std::string why_delta_unknown(const CounterReading& b, const CounterReading& a) 
   return "";
 }
 
-class SysfsRowCounters final : public RowCounters {
+// The node's counters: sysfs's, then the GPUs' (empty without NVML), read
+// in one order so that a snapshot lines up with the one before it.
+class NodeRowCounters final : public RowCounters {
  public:
-  explicit SysfsRowCounters(Sysfs sysfs) : sysfs_(std::move(sysfs)), plan_(plan_counters(sysfs_)) {}
-  void before() override { before_ = read_counters(sysfs_, plan_); }
-  std::vector<CounterMove> after() override { return counter_moves(before_, read_counters(sysfs_, plan_)); }
-  std::size_t size() const override { return plan_.readings.size(); }
+  NodeRowCounters(Sysfs sysfs, std::unique_ptr<Nvml> nvml)
+      : sysfs_(std::move(sysfs)), nvml_(std::move(nvml)), plan_(plan_counters(sysfs_)) {
+    if (nvml_) gpu_plan_ = plan_gpu_counters(*nvml_);
+  }
+  void before() override { before_ = read_all(); }
+  std::vector<CounterMove> after() override { return counter_moves(before_, read_all()); }
+  std::size_t size() const override { return plan_.readings.size() + gpu_plan_.readings.size(); }
 
  private:
+  std::vector<CounterReading> read_all() {
+    auto all = read_counters(sysfs_, plan_);
+    if (!gpu_plan_.readings.empty()) {
+      auto gpus = read_gpu_counters(*nvml_, gpu_plan_);
+      all.insert(all.end(), std::make_move_iterator(gpus.begin()), std::make_move_iterator(gpus.end()));
+    }
+    return all;
+  }
   Sysfs sysfs_;
+  std::unique_ptr<Nvml> nvml_;
   CounterPlan plan_;
+  CounterPlan gpu_plan_;
   std::vector<CounterReading> before_;
 };
+
+// The GPU's device name in the record: its bus id as the inventory spells
+// it, or "gpu<index>" where NVML cannot say (the index is NVML's).
+std::string gpu_device(Nvml& nvml, unsigned gpu) {
+  const auto raw = nvml.pci_bus_id(gpu);
+  const auto bus = raw ? sysfs_bus_id(*raw) : raw;
+  return bus ? *bus : fmt::format("gpu{}", gpu);
+}
 
 }  // namespace
 
@@ -221,8 +295,41 @@ std::vector<CounterMove> counter_moves(const std::vector<CounterReading>& before
   return moves;
 }
 
-std::unique_ptr<RowCounters> make_row_counters(Sysfs sysfs) {
-  return std::make_unique<SysfsRowCounters>(std::move(sysfs));
+// Every GPU NVML lists, not only those this node's ranks use: the engine
+// does not know which GPU a rank's backend picked (mpi-host picks none),
+// and an XID or NVLink error on a neighbour GPU during a row still says the
+// node's fabric was unwell. A counter a GPU or driver does not have (NVML:
+// not supported, or no such call) is planned all the same: it is unknown in
+// both snapshots, and counter_moves leaves such a counter out of the record
+// rather than write a line per row saying so.
+CounterPlan plan_gpu_counters(Nvml& nvml) {
+  CounterPlan plan;
+  if (!nvml.unavailable_reason().empty()) return plan;
+  const auto count = nvml.device_count();
+  if (!count) return plan;
+  for (unsigned gpu = 0; gpu < *count; ++gpu) {
+    const std::string device = gpu_device(nvml, gpu);
+    for (const auto& row : kGpuCounters) {
+      const auto& counter = counter_row(row.counter);
+      plan.readings.push_back(
+          {device, "gpu", row.counter, std::string(counter.file), Fact<std::uint64_t>::unknown("not read"), gpu});
+    }
+  }
+  return plan;
+}
+
+std::vector<CounterReading> read_gpu_counters(Nvml& nvml, const CounterPlan& plan) {
+  std::vector<CounterReading> out = plan.readings;
+  for (auto& r : out) {
+    const auto& row = gpu_counter_row(r.counter);
+    const auto v = nvml.gpu_counter(r.gpu, row.nvml);
+    r.value = v ? Fact<std::uint64_t>(*v / row.nvml_units_per_unit) : v;
+  }
+  return out;
+}
+
+std::unique_ptr<RowCounters> make_row_counters(Sysfs sysfs, std::unique_ptr<Nvml> nvml) {
+  return std::make_unique<NodeRowCounters>(std::move(sysfs), std::move(nvml));
 }
 
 }  // namespace fb::topo

@@ -13,6 +13,7 @@ inline constexpr Return kSuccess = 0;          // NVML_SUCCESS
 inline constexpr Return kInvalidArgument = 2;  // NVML_ERROR_INVALID_ARGUMENT
 inline constexpr Return kNotSupported = 3;     // NVML_ERROR_NOT_SUPPORTED
 inline constexpr Return kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+inline constexpr Return kTimeout = 10;          // NVML_ERROR_TIMEOUT (nvmlEventSetWait: no event waiting)
 
 struct DeviceOpaque;
 using Device = DeviceOpaque*;  // nvmlDevice_t
@@ -132,6 +133,43 @@ struct GpuFabricInfo {
   unsigned char state;                         // nvmlGpuFabricState_t
 };
 
+// ---- Error and throttle counters around each measured row (issue 36) -------
+
+// Field ids (nvml.h, "NvLink Flit/Replay/Recovery Error Counters"): each the
+// total over the GPU's lanes, cumulative since the driver loaded.
+inline constexpr unsigned kFieldNvLinkCrcFlitErrorTotal = 38;   // NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL
+inline constexpr unsigned kFieldNvLinkReplayErrorTotal = 52;    // NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL
+inline constexpr unsigned kFieldNvLinkRecoveryErrorTotal = 59;  // NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL
+
+// nvmlDeviceGetTotalEccErrors's nvmlMemoryErrorType_t and nvmlEccCounterType_t
+// (volatile: since the driver loaded; aggregate: over the GPU's life).
+inline constexpr int kMemoryErrorCorrected = 0;    // NVML_MEMORY_ERROR_TYPE_CORRECTED
+inline constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+inline constexpr int kVolatileEcc = 0;             // NVML_VOLATILE_ECC
+
+// nvmlPerfPolicyType_t, and nvmlViolationTime_t (nvmlDeviceGetViolationStatus):
+// how long the policy held the clocks below the application clocks.
+inline constexpr int kPerfPolicyPower = 0;    // NVML_PERF_POLICY_POWER
+inline constexpr int kPerfPolicyThermal = 1;  // NVML_PERF_POLICY_THERMAL
+struct ViolationTime {
+  unsigned long long reference_time_us;  // CPU timestamp
+  unsigned long long violation_time_ns;  // cumulative
+};
+
+// Events (nvml.h, "Event Handling Methods"): nvmlEventSet_t, the critical XID
+// event type, and nvmlEventData_t as drivers since R450 fill it (the two MIG
+// ids came last; declaring them keeps a newer library inside the buffer).
+struct EventSetOpaque;
+using EventSet = EventSetOpaque*;
+inline constexpr unsigned long long kEventTypeXidCriticalError = 0x8ull;  // nvmlEventTypeXidCriticalError
+struct EventData {
+  Device device;
+  unsigned long long event_type;
+  unsigned long long event_data;  // the XID number for an XID event
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+
 using Init = Return (*)();                                         // nvmlInit_v2
 using Shutdown = Return (*)();                                     // nvmlShutdown
 using ErrorString = const char* (*)(Return);                       // nvmlErrorString
@@ -155,6 +193,12 @@ using DeviceFields = Return (*)(Device, int, FieldValue*);         // nvmlDevice
 using DeviceProcesses = Return (*)(Device, unsigned int*, ProcessInfo*);  // ...GetComputeRunningProcesses_v3
 using DeviceModes = Return (*)(Device, unsigned int*, unsigned int*);     // nvmlDeviceGetMigMode (current, pending)
 using DeviceFabric = Return (*)(Device, GpuFabricInfo*);                  // nvmlDeviceGetGpuFabricInfo
+using DeviceEcc = Return (*)(Device, int, int, unsigned long long*);      // nvmlDeviceGetTotalEccErrors
+using DeviceViolation = Return (*)(Device, int, ViolationTime*);          // nvmlDeviceGetViolationStatus
+using EventSetCreate = Return (*)(EventSet*);                             // nvmlEventSetCreate
+using RegisterEvents = Return (*)(Device, unsigned long long, EventSet);  // nvmlDeviceRegisterEvents
+using EventSetWait = Return (*)(EventSet, EventData*, unsigned int);      // nvmlEventSetWait_v2 (timeout ms)
+using EventSetFree = Return (*)(EventSet);                                // nvmlEventSetFree
 // (compute mode: nvmlDeviceGetComputeMode is DeviceEnum, an nvmlComputeMode_t)
 // (power: nvmlDeviceGetPowerUsage and nvmlDeviceGetEnforcedPowerLimit are DeviceUint, milliwatts)
 

@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "fabricbench/core/enum_cover.hpp"
 #include "fabricbench/topo/nvml.hpp"
 #include "nvml_abi.hpp"
 
@@ -45,6 +48,13 @@ struct Api {
   abi::DeviceEnum compute_mode = nullptr;
   abi::DeviceModes mig_mode = nullptr;
   abi::DeviceFabric fabric = nullptr;
+  // error and throttle counters
+  abi::DeviceEcc ecc_errors = nullptr;
+  abi::DeviceViolation violation = nullptr;
+  abi::EventSetCreate event_set_create = nullptr;
+  abi::RegisterEvents register_events = nullptr;
+  abi::EventSetWait event_set_wait = nullptr;
+  abi::EventSetFree event_set_free = nullptr;
 };
 
 template <typename Fn>
@@ -93,7 +103,53 @@ void find_all(void* lib, Api& a) {
   find(lib, a.compute_mode, "nvmlDeviceGetComputeMode");
   find(lib, a.mig_mode, "nvmlDeviceGetMigMode");
   find(lib, a.fabric, "nvmlDeviceGetGpuFabricInfo");
+  find(lib, a.ecc_errors, "nvmlDeviceGetTotalEccErrors");
+  find(lib, a.violation, "nvmlDeviceGetViolationStatus");
+  find(lib, a.event_set_create, "nvmlEventSetCreate");
+  find(lib, a.register_events, "nvmlDeviceRegisterEvents");
+  // _v2 since R450 (the unversioned one is the same call in older drivers).
+  find(lib, a.event_set_wait, "nvmlEventSetWait_v2", "nvmlEventSetWait");
+  find(lib, a.event_set_free, "nvmlEventSetFree");
 }
+
+// Which NVML call answers each GpuCounter, and with what argument.
+enum class CounterCall { field, ecc_volatile, violation, xid_event };
+struct GpuCounterCall {
+  GpuCounter counter;
+  CounterCall call;
+  int arg;  // the field id, nvmlMemoryErrorType_t or nvmlPerfPolicyType_t
+  const char* what;
+};
+// The throttle time is nvmlDeviceGetViolationStatus's (NVML API reference,
+// "nvmlViolationTime_t": violationTime in ns, per nvmlPerfPolicyType_t): NVML
+// has had it far longer than the clocks-event-reason duration fields
+// (NVML_FI_DEV_CLOCKS_EVENT_REASON_*, which older drivers lack), and it
+// answers for power and thermal as one call each.
+constexpr std::array kGpuCounterCalls{
+    GpuCounterCall{GpuCounter::nvlink_crc_flit_errors, CounterCall::field,
+                   static_cast<int>(abi::kFieldNvLinkCrcFlitErrorTotal),
+                   "NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL"},
+    GpuCounterCall{GpuCounter::nvlink_replay_errors, CounterCall::field,
+                   static_cast<int>(abi::kFieldNvLinkReplayErrorTotal), "NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL"},
+    GpuCounterCall{GpuCounter::nvlink_recovery_errors, CounterCall::field,
+                   static_cast<int>(abi::kFieldNvLinkRecoveryErrorTotal),
+                   "NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL"},
+    GpuCounterCall{GpuCounter::ecc_corrected_volatile, CounterCall::ecc_volatile, abi::kMemoryErrorCorrected,
+                   "nvmlDeviceGetTotalEccErrors (corrected, volatile)"},
+    GpuCounterCall{GpuCounter::ecc_uncorrected_volatile, CounterCall::ecc_volatile, abi::kMemoryErrorUncorrected,
+                   "nvmlDeviceGetTotalEccErrors (uncorrected, volatile)"},
+    GpuCounterCall{GpuCounter::xid_events, CounterCall::xid_event, 0, "nvmlEventSetWait_v2 (critical XID events)"},
+    GpuCounterCall{GpuCounter::throttle_power_ns, CounterCall::violation, abi::kPerfPolicyPower,
+                   "nvmlDeviceGetViolationStatus (power)"},
+    GpuCounterCall{GpuCounter::throttle_thermal_ns, CounterCall::violation, abi::kPerfPolicyThermal,
+                   "nvmlDeviceGetViolationStatus (thermal)"},
+};
+static_assert(enum_cover::covers<GpuCounter, kGpuCounterCalls>([](const GpuCounterCall& c) { return c.counter; }),
+              "kGpuCounterCalls describes every GpuCounter in enum order");
+
+// Events drained per read at most: a GPU in an XID storm must not hold the
+// row up; the rest are counted at the next read.
+constexpr int kMostEventsPerRead = 1024;
 
 // nvmlGpuFabricState_t's values, each with its FabricState.
 constexpr std::pair<unsigned char, FabricState> kFabricStates[] = {
@@ -189,6 +245,7 @@ class LoadedNvml final : public Nvml {
   ~LoadedNvml() override {
     // The library stays loaded: unloading a driver library at exit buys
     // nothing and some versions do not survive it.
+    if (events_ && api_.event_set_free) api_.event_set_free(events_);
     if (initialized_ && api_.shutdown) api_.shutdown();
   }
 
@@ -291,16 +348,8 @@ class LoadedNvml final : public Nvml {
                             [&] { return v; });
   }
   Fact<std::uint64_t> nvlink_data_kib(unsigned gpu, Direction d) override {
-    abi::FieldValue v{};
-    v.field_id = d == Direction::tx ? abi::kFieldNvLinkDataTx : abi::kFieldNvLinkDataRx;
-    v.scope_id = abi::kScopeAllLinks;
-    const auto err = on_device(api_.fields, "nvmlDeviceGetFieldValues", gpu, 1, &v);
-    if (!err.empty()) return Fact<std::uint64_t>::unknown(err);
-    // The call succeeds when any value was filled: each value has its own code.
-    if (v.nvml_return != abi::kSuccess)
-      return Fact<std::uint64_t>::unknown(
-          fmt::format("NVLink throughput field {}: {}", v.field_id, error_text(v.nvml_return)));
-    return field_number(v);
+    return d == Direction::tx ? field_value(gpu, abi::kFieldNvLinkDataTx, abi::kScopeAllLinks, "NVLink throughput")
+                              : field_value(gpu, abi::kFieldNvLinkDataRx, abi::kScopeAllLinks, "NVLink throughput");
   }
   Fact<unsigned> clock_mhz(unsigned gpu, ClockDomain d) override {
     unsigned v = 0;
@@ -377,6 +426,28 @@ class LoadedNvml final : public Nvml {
     return f;
   }
 
+  Fact<std::uint64_t> gpu_counter(unsigned gpu, GpuCounter counter) override {
+    const GpuCounterCall& c = kGpuCounterCalls[static_cast<std::size_t>(counter)];
+    switch (c.call) {
+      case CounterCall::field:
+        // The _TOTAL fields sum the lanes themselves: the scope is not read.
+        return field_value(gpu, static_cast<unsigned>(c.arg), 0, c.what);
+      case CounterCall::ecc_volatile: {
+        unsigned long long n = 0;
+        return answer<std::uint64_t>(on_device(api_.ecc_errors, c.what, gpu, c.arg, abi::kVolatileEcc, &n),
+                                     [&] { return static_cast<std::uint64_t>(n); });
+      }
+      case CounterCall::violation: {
+        abi::ViolationTime t{};
+        return answer<std::uint64_t>(on_device(api_.violation, c.what, gpu, c.arg, &t),
+                                     [&] { return static_cast<std::uint64_t>(t.violation_time_ns); });
+      }
+      case CounterCall::xid_event:
+        return xid_events_seen(gpu);
+    }
+    return Fact<std::uint64_t>::unknown("unknown GPU counter");
+  }
+
   Fact<bool> mig_enabled(unsigned gpu) override {
     unsigned current = 0, pending = 0;
     const auto d = device(gpu);
@@ -436,11 +507,74 @@ class LoadedNvml final : public Nvml {
     return answer<unsigned>(on_device(fn, what, gpu, &v), [&] { return v; });
   }
 
+  // One field of nvmlDeviceGetFieldValues, as a count.
+  Fact<std::uint64_t> field_value(unsigned gpu, unsigned field_id, unsigned scope, const char* what) {
+    abi::FieldValue v{};
+    v.field_id = field_id;
+    v.scope_id = scope;
+    const auto err = on_device(api_.fields, "nvmlDeviceGetFieldValues", gpu, 1, &v);
+    if (!err.empty()) return Fact<std::uint64_t>::unknown(err);
+    // The call succeeds when any value was filled: each value has its own code.
+    if (v.nvml_return != abi::kSuccess)
+      return Fact<std::uint64_t>::unknown(fmt::format("{} field {}: {}", what, field_id, error_text(v.nvml_return)));
+    return field_number(v);
+  }
+
+  // The critical XID events NVML delivered for `gpu` since its first read.
+  // The first read registers the GPU in the process's one event set; each
+  // read then takes every waiting event (timeout 0: it never waits) and
+  // counts it for the GPU it names.
+  Fact<std::uint64_t> xid_events_seen(unsigned gpu) {
+    const auto d = device(gpu);
+    if (!d) return Fact<std::uint64_t>::unknown(d.why());
+    if (const auto why = register_for_xids(gpu, *d); !why.empty()) return Fact<std::uint64_t>::unknown(why);
+    if (const auto why = take_events(); !why.empty()) return Fact<std::uint64_t>::unknown(why);
+    return xids_[gpu];
+  }
+
+  // "" once `gpu` is in the event set, else why it cannot be (the answer of
+  // the first try is kept: a GPU without XID events stays without).
+  std::string register_for_xids(unsigned gpu, abi::Device d) {
+    if (xids_.size() <= gpu) {
+      xids_.resize(gpu + 1, 0);
+      xid_registered_.resize(gpu + 1);
+    }
+    auto& registered = xid_registered_[gpu];
+    if (registered) return *registered;
+    if (!events_) {
+      if (const auto why = call(api_.event_set_create, "nvmlEventSetCreate", &events_); !why.empty()) {
+        events_ = nullptr;
+        return *(registered = why);
+      }
+    }
+    registered = call(api_.register_events, "nvmlDeviceRegisterEvents (critical XID events)", d,
+                      abi::kEventTypeXidCriticalError, events_);
+    return *registered;
+  }
+
+  std::string take_events() {
+    if (!api_.event_set_wait) return "nvmlEventSetWait_v2 is not in this driver's NVML";
+    for (int i = 0; i < kMostEventsPerRead; ++i) {
+      abi::EventData e{};
+      const abi::Return r = api_.event_set_wait(events_, &e, 0);
+      if (r == abi::kTimeout) return "";  // none waiting
+      if (r != abi::kSuccess) return fmt::format("nvmlEventSetWait_v2: {}", error_text(r));
+      if (!(e.event_type & abi::kEventTypeXidCriticalError)) continue;
+      for (std::size_t g = 0; g < handles_.size() && g < xids_.size(); ++g)
+        if (handles_[g] == e.device) ++xids_[g];
+    }
+    return "";
+  }
+
   void* lib_ = nullptr;
   Api api_;
   std::string reason_;
   bool initialized_ = false;
   std::vector<abi::Device> handles_;
+  // XID events: the set, and per GPU the events counted and whether it is in the set.
+  abi::EventSet events_ = nullptr;
+  std::vector<std::uint64_t> xids_;
+  std::vector<std::optional<std::string>> xid_registered_;
 };
 
 // Answers nothing, always with the same reason.
@@ -481,6 +615,7 @@ class AbsentNvml final : public Nvml {
   Fact<ComputeMode> compute_mode(unsigned) override { return no<ComputeMode>(); }
   Fact<bool> mig_enabled(unsigned) override { return no<bool>(); }
   Fact<GpuFabric> fabric(unsigned) override { return no<GpuFabric>(); }
+  Fact<std::uint64_t> gpu_counter(unsigned, GpuCounter) override { return no<std::uint64_t>(); }
 
  private:
   template <typename T>

@@ -2,6 +2,7 @@
 // GPUs, their PCIe links and NVLink links, and calls made to fail on purpose.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +46,8 @@ struct FakeGpu {
   bool mig = false;
   topo::GpuFabric fabric;         // default: not a multi-node NVLink GPU (state not_supported)
   std::set<std::string> failing;  // methods that answer an NVML error
+  // Error and throttle counters now; one not here answers NOT_SUPPORTED.
+  std::map<topo::GpuCounter, std::uint64_t> counters;
 };
 
 class FakeNvml final : public topo::Nvml {
@@ -120,6 +123,13 @@ class FakeNvml final : public topo::Nvml {
   }
   topo::Fact<bool> mig_enabled(unsigned i) override { return ask(i, "mig", &FakeGpu::mig); }
   topo::Fact<topo::GpuFabric> fabric(unsigned i) override { return ask(i, "fabric", &FakeGpu::fabric); }
+  topo::Fact<std::uint64_t> gpu_counter(unsigned i, topo::GpuCounter c) override {
+    const auto all = ask(i, "gpu_counter", &FakeGpu::counters);
+    if (!all) return topo::Fact<std::uint64_t>::unknown(all.why());
+    const auto it = all->find(c);
+    if (it == all->end()) return topo::Fact<std::uint64_t>::unknown("Not Supported (NVML error 3)");
+    return it->second;
+  }
 
  private:
   template <typename T>

@@ -119,5 +119,24 @@ TEST(NvmlAbi, GpuFabricInfoLayoutMatchesTheHeader) {
   EXPECT_EQ(sizeof(unsigned char), sizeof(nvmlGpuFabricState_t));
 }
 
+// The error and throttle counters read around each measured row (issue 36).
+TEST(NvmlAbi, CounterLayoutsAndConstantsMatchTheHeader) {
+  EXPECT_EQ(abi::kTimeout, NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(abi::kFieldNvLinkCrcFlitErrorTotal, static_cast<unsigned>(NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL));
+  EXPECT_EQ(abi::kFieldNvLinkReplayErrorTotal, static_cast<unsigned>(NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL));
+  EXPECT_EQ(abi::kFieldNvLinkRecoveryErrorTotal, static_cast<unsigned>(NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL));
+  EXPECT_EQ(abi::kMemoryErrorCorrected, NVML_MEMORY_ERROR_TYPE_CORRECTED);
+  EXPECT_EQ(abi::kMemoryErrorUncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+  EXPECT_EQ(abi::kVolatileEcc, NVML_VOLATILE_ECC);
+  EXPECT_EQ(abi::kPerfPolicyPower, NVML_PERF_POLICY_POWER);
+  EXPECT_EQ(abi::kPerfPolicyThermal, NVML_PERF_POLICY_THERMAL);
+  EXPECT_EQ(sizeof(abi::ViolationTime), sizeof(nvmlViolationTime_t));
+  EXPECT_EQ(offsetof(abi::ViolationTime, violation_time_ns), offsetof(nvmlViolationTime_t, violationTime));
+  EXPECT_EQ(abi::kEventTypeXidCriticalError, static_cast<unsigned long long>(nvmlEventTypeXidCriticalError));
+  EXPECT_EQ(sizeof(abi::EventData), sizeof(nvmlEventData_t));
+  EXPECT_EQ(offsetof(abi::EventData, event_type), offsetof(nvmlEventData_t, eventType));
+  EXPECT_EQ(offsetof(abi::EventData, event_data), offsetof(nvmlEventData_t, eventData));
+}
+
 }  // namespace
 }  // namespace fb::topo

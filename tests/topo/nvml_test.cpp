@@ -27,6 +27,9 @@ TEST(Nvml, LoadsOrSaysWhyNot) {
     EXPECT_EQ(nvml->nvlink_data_kib(0, Direction::tx).why(), why);
     EXPECT_EQ(nvml->clock_reasons(0).why(), why);
     EXPECT_EQ(nvml->power_mw(0).why(), why);
+    // So do the error counters (the fabric health reader plans none).
+    EXPECT_EQ(nvml->gpu_counter(0, GpuCounter::xid_events).why(), why);
+    EXPECT_EQ(nvml->gpu_counter(0, GpuCounter::ecc_corrected_volatile).why(), why);
   }
 }
 
@@ -58,10 +61,33 @@ TEST(Nvml, SamplingCallsAnswerOrSayWhyOnGpuZero) {
   }
 }
 
+// On a GPU machine: each error counter answers, or is unknown naming the
+// NVML call or field that did not (a GPU without NVLink or ECC).
+TEST(Nvml, ErrorCountersAnswerOrNameTheirCallOnGpuZero) {
+  const auto nvml = load_nvml();
+  if (!nvml->unavailable_reason().empty()) GTEST_SKIP() << nvml->unavailable_reason();
+  const auto count = nvml->device_count();
+  if (!count || *count == 0) GTEST_SKIP() << "no GPU";
+  for (auto c :
+       {GpuCounter::nvlink_crc_flit_errors, GpuCounter::nvlink_replay_errors, GpuCounter::nvlink_recovery_errors,
+        GpuCounter::ecc_corrected_volatile, GpuCounter::ecc_uncorrected_volatile, GpuCounter::xid_events,
+        GpuCounter::throttle_power_ns, GpuCounter::throttle_thermal_ns}) {
+    const auto v = nvml->gpu_counter(0, c);
+    EXPECT_TRUE(v || v.why().find("nvml") != std::string::npos || v.why().find("NVML") != std::string::npos) << v.why();
+  }
+  // Cumulative: a second read is not below the first.
+  const auto first = nvml->gpu_counter(0, GpuCounter::throttle_power_ns);
+  const auto second = nvml->gpu_counter(0, GpuCounter::throttle_power_ns);
+  if (first && second) {
+    EXPECT_GE(*second, *first);
+  }
+}
+
 TEST(Nvml, AnIndexPastTheLastGpuIsUnknownNotACrash) {
   const auto nvml = load_nvml();
   EXPECT_FALSE(nvml->name(4096));
   EXPECT_FALSE(nvml->nvlink_remote_bus_id(4096, 99));
+  EXPECT_FALSE(nvml->gpu_counter(4096, GpuCounter::xid_events));
 }
 
 TEST(Nvml, AbsentAnswersWithItsReason) {
@@ -71,6 +97,7 @@ TEST(Nvml, AbsentAnswersWithItsReason) {
   EXPECT_EQ(nvml->pcie_gen_max(0).why(), "not asked");
   EXPECT_EQ(nvml->temperature_c(0).why(), "not asked");
   EXPECT_EQ(nvml->pcie_throughput_kbps(0, Direction::rx).why(), "not asked");
+  EXPECT_EQ(nvml->gpu_counter(0, GpuCounter::throttle_thermal_ns).why(), "not asked");
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // Error counters of a node's fabric, read from sysfs and procfs under a root
 // ("/" on a machine, a copied tree in tests): InfiniBand and RoCE ports,
 // Ethernet interfaces, TCP retransmissions (node-wide) and the PCIe AER
-// totals of each NIC's PCI function. A snapshot is taken around each
-// measured row (core/row_counters.hpp); a counter that cannot be read is
-// unknown with the reason, never 0.
+// totals of each NIC's PCI function; and each GPU's NVLink, ECC, XID and
+// throttle counters through NVML (topo/nvml.hpp). A snapshot is taken around
+// each measured row (core/row_counters.hpp); a counter that cannot be read
+// is unknown with the reason, never 0.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "fabricbench/core/row_counters.hpp"
+#include "fabricbench/topo/nvml.hpp"
 #include "fabricbench/topo/sysfs.hpp"
 
 namespace fb::topo {
@@ -56,16 +58,26 @@ enum class Counter {
   aer_correctable,
   aer_nonfatal,
   aer_fatal,
+  // each GPU, through NVML (its bus id the device)
+  nvlink_crc_errors,
+  nvlink_replay_errors,
+  nvlink_recovery_errors,
+  ecc_corrected,
+  ecc_uncorrected,
+  xid_events,
+  throttle_power_us,
+  throttle_thermal_us,
 };
 
 // Where a counter lives, relative to its device's folder.
-enum class CounterSource { ib_port, ib_hw, netdev, node_snmp, pci_aer };
+// nvml: not a file but an NVML call (`file` names it), one per GPU.
+enum class CounterSource { ib_port, ib_hw, netdev, node_snmp, pci_aer, nvml };
 
 struct CounterRow {
   Counter counter;
   std::string_view name;  // the record's spelling
   CounterSource source;
-  std::string_view file;  // relative to the device's folder
+  std::string_view file;  // relative to the device's folder; for nvml, the NVML call
   // Bits of the hardware counter: it stops at 2^bits - 1 (InfiniBand's
   // PortCounters saturate, they do not wrap). 64: wide enough never to stop.
   int bits;
@@ -80,10 +92,11 @@ const CounterRow* find_counter(std::string_view name);
 // One counter of one device as read at one moment.
 struct CounterReading {
   std::string device;       // see CounterMove
-  std::string device_kind;  // port, interface, pci, node
+  std::string device_kind;  // port, interface, pci, node, gpu
   Counter counter;
-  std::string path;  // relative to the root
+  std::string path;  // relative to the root; for a GPU, the NVML call
   Fact<std::uint64_t> value;
+  unsigned gpu = 0;  // a GPU's NVML index
 };
 
 // The counters a node has: found once (folders listed), then read each time.
@@ -99,7 +112,14 @@ std::vector<CounterReading> read_counters(const Sysfs& sysfs, const CounterPlan&
 std::vector<CounterMove> counter_moves(const std::vector<CounterReading>& before,
                                        const std::vector<CounterReading>& after);
 
-// The engine's reader (core/row_counters.hpp) over `sysfs`.
-std::unique_ptr<RowCounters> make_row_counters(Sysfs sysfs);
+// Every GPU counter of every GPU NVML lists (none where NVML is absent).
+// The device is the GPU's bus id as the inventory spells it ("0000:1a:00.0").
+CounterPlan plan_gpu_counters(Nvml& nvml);
+// Asks NVML for every planned counter now, in the record's units.
+std::vector<CounterReading> read_gpu_counters(Nvml& nvml, const CounterPlan& plan);
+
+// The engine's reader (core/row_counters.hpp) over `sysfs`, and over the
+// GPUs of `nvml` where it is given.
+std::unique_ptr<RowCounters> make_row_counters(Sysfs sysfs, std::unique_ptr<Nvml> nvml = nullptr);
 
 }  // namespace fb::topo

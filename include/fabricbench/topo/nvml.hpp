@@ -73,6 +73,22 @@ struct GpuFabric {
   std::string domain() const;  // "<cluster_uuid>/<clique_id>"
 };
 
+// A GPU's error and throttle counters (issue 36), each cumulative: NVML
+// counts the NVLink and volatile ECC errors and the throttle time since the
+// driver loaded, and an Nvml counts the critical XID events it has seen
+// since the first time it was asked for them (NVML only delivers events to
+// a set registered before they happen).
+enum class GpuCounter {
+  nvlink_crc_flit_errors,
+  nvlink_replay_errors,
+  nvlink_recovery_errors,
+  ecc_corrected_volatile,
+  ecc_uncorrected_volatile,
+  xid_events,
+  throttle_power_ns,
+  throttle_thermal_ns,
+};
+
 class Nvml {
  public:
   virtual ~Nvml() = default;
@@ -133,6 +149,10 @@ class Nvml {
   // Its multi-node NVLink domain (nvmlDeviceGetGpuFabricInfo); unknown with
   // the reason where this driver's NVML has no such call.
   virtual Fact<GpuFabric> fabric(unsigned gpu) = 0;
+
+  // One error or throttle counter now; unknown with NVML's reason where the
+  // driver lacks the call or the GPU the feature (NVML_ERROR_NOT_SUPPORTED).
+  virtual Fact<std::uint64_t> gpu_counter(unsigned gpu, GpuCounter counter) = 0;
 };
 
 // NVML's fixed upper bound on links per GPU (NVML_NVLINK_MAX_LINKS).
