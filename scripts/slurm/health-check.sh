@@ -47,25 +47,22 @@ timeout "${FB_HEALTH_TIME:-300}" mpirun -np "${FB_HEALTH_RANKS:-2}" --oversubscr
   "$fabricbench" check --profile "$profile" --out-dir "$out" --overwrite --progress off -q </dev/null
 launch_rc=$?
 verdict=$("$fabricbench" report verdict "$out/check.json" 2>/dev/null)
-rc=${verdict##* }
-if [ -z "$verdict" ] && [ "$launch_rc" -eq 124 ]; then
-  rc=3  # killed before it could write check.json: a hang the watchdog did not end
-elif [ -z "$verdict" ]; then
-  echo "health-check.sh: the check wrote no check.json (mpirun exit $launch_rc); nothing drained" >&2
-  exit 2
-fi
-case $rc in
-  0) echo "health-check.sh: $profile passed; node left alone"; exit 0 ;;
-  2) echo "health-check.sh: $profile is bad input (above); nothing drained" >&2; exit 2 ;;
-esac
-
 node=${SLURMD_NODENAME:-$(hostname -s)}
 if [ -z "$verdict" ]; then
+  if [ "$launch_rc" -ne 124 ]; then
+    echo "health-check.sh: the check wrote no check.json (mpirun exit $launch_rc); nothing drained" >&2
+    exit 2
+  fi
+  # Killed before it could write check.json: a hang the watchdog did not end.
   reason="${FB_DRAIN_PREFIX:-fabricbench}: $profile did not finish within ${FB_HEALTH_TIME:-300} s"
   scontrol update nodename="$node" state=drain reason="$reason" || exit 3
   echo "health-check.sh: drained $node: $reason"
   exit 0
 fi
+case ${verdict##* } in
+  0) echo "health-check.sh: $profile passed; node left alone"; exit 0 ;;
+  2) echo "health-check.sh: $profile is bad input (above); nothing drained" >&2; exit 2 ;;
+esac
 # The check ran here alone: what it blames on no node is this node's
 # (MPI names hosts as gethostname() does, which `hostname` prints).
 exec "$here/scripts/slurm/drain-blamed.sh" --or-host "$(hostname)" "$out/check.json"

@@ -37,8 +37,10 @@ ReportSubcommand add_report_verdict(CLI::App& report) {
 
 namespace {
 
-// What one blame says, short enough for a Slurm drain reason.
+// What one blame says, short enough for a Slurm drain reason; a blame
+// without a figure (a run that did not finish) is its text alone.
 std::string blame_text(const report::Blamed& b) {
+  if (b.figure == 0 && b.unit.empty()) return b.rule;
   std::string where = b.device.empty() ? "" : b.device + " ";
   if (!b.peer.empty()) where += "to " + b.peer + " ";
   return fmt::format("{} ({}{:.4g} {})", b.rule, where, b.figure, b.unit);
@@ -82,7 +84,7 @@ int print_blamed(const std::string& path, const std::string& or_host) {
   for (const auto& h : hosts) {
     std::vector<std::string> parts;
     for (const auto& [b, times] : of_host[h]) {
-      std::string text = b.figure == 0 && b.unit.empty() ? b.rule : blame_text(b);
+      std::string text = blame_text(b);
       if (times > 1) text += fmt::format(" x{}", times);
       parts.push_back(std::move(text));
     }
