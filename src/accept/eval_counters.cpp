@@ -28,6 +28,7 @@ struct DeviceCount {
   std::string host;
   double count = 0;      // the known deltas, summed
   std::size_t rows = 0;  // rows it moved in
+  std::size_t used = 0;  // those whose scope used the device
   std::size_t unknown = 0;
   std::string why;  // the first unknown row's reason
 };
@@ -55,6 +56,7 @@ std::map<std::pair<int, std::string>, DeviceCount> count_devices(const Results& 
     DeviceCount& d = out[{c.node, c.device}];
     d.host = c.host;
     ++d.rows;
+    if (c.exercised) ++d.used;
     if (c.delta)
       d.count += static_cast<double>(*c.delta);
     else if (d.unknown++ == 0)
@@ -85,7 +87,8 @@ Verdict eval_counters(const Rule& rule, const Results& run) {
     const std::string where = fmt::format("node {} ({}) {}", key.first, d.host, key.second);
     if (d.unknown) unknown.push_back(fmt::format("{}: {} rows unknown ({})", where, d.unknown, d.why));
     if (figure_of > rule.counter_max) {
-      over.push_back(fmt::format("{}: {} over {} rows", where, figure(figure_of, v.unit), d.rows));
+      over.push_back(
+          fmt::format("{}: {} over {} rows ({} using it)", where, figure(figure_of, v.unit), d.rows, d.used));
       v.offenders.push_back({d.host, -1, "", figure_of, v.unit, key.second});
     }
   }

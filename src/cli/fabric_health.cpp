@@ -39,10 +39,20 @@ std::string counters_root(const std::string& where, int node) {
 struct Moved {
   std::uint64_t delta = 0;  // over the rows where it is known
   std::size_t rows = 0;     // rows where it moved or became unknown
+  std::size_t used = 0;     // those of them that used the device (their scope reached it)
   std::size_t unknown = 0;  // rows whose delta is unknown
   std::string first_reason;
   std::set<std::string> pairs;  // pairs: the node pairs measured while it moved ("n1-n2")
 };
+
+// What a reader must know beside the figures: rows whose change is unknown,
+// and a device that moved only while the rows measured something else.
+std::string remark(const Moved& m) {
+  std::vector<std::string> notes;
+  if (m.unknown) notes.push_back(fmt::format("{} rows unknown: {}", m.unknown, m.first_reason));
+  if (m.used == 0) notes.push_back("no row that used it was measured while it moved");
+  return fmt::format("{}", fmt::join(notes, "; "));
+}
 
 class FabricHealthSink final : public RowSink {
  public:
@@ -56,6 +66,7 @@ class FabricHealthSink final : public RowSink {
     if (!c) return;
     Moved& m = moved_[{c->node, c->host, c->device, c->counter}];
     ++m.rows;
+    if (c->exercised) ++m.used;
     // A link whose bandwidth passed can still be failing: name the pair it measured.
     if (c->op == kPairsCounterOp && c->row < pairs_.size()) m.pairs.insert(pairs_[c->row]);
     if (c->delta) {
@@ -68,16 +79,23 @@ class FabricHealthSink final : public RowSink {
     if (moved_.empty()) return;
     const bool of_pairs = !pairs_.empty();
     TextTable t;
-    t.columns = {{"node"}, {"host"}, {"device"}, {"counter"}, {"delta", Align::right}, {"rows", Align::right}};
+    t.columns = {{"node"},
+                 {"host"},
+                 {"device"},
+                 {"counter"},
+                 {"delta", Align::right},
+                 {"rows", Align::right},
+                 {"using it", Align::right}};
     if (of_pairs) t.columns.push_back({"pairs"});
     t.head_prefix = "# ";
     t.row_prefix = "  ";
     for (const auto& [key, m] : moved_) {
       const auto& [node, host, device, counter] = key;
-      std::vector<std::string> cells{std::to_string(node),  host, device, counter, fmt::format("{}", m.delta),
-                                     std::to_string(m.rows)};
+      std::vector<std::string> cells{
+          std::to_string(node),  host, device, counter, fmt::format("{}", m.delta), std::to_string(m.rows),
+          std::to_string(m.used)};
       if (of_pairs) cells.push_back(fmt::format("{}", fmt::join(m.pairs, " ")));
-      t.add_row(cells, m.unknown ? fmt::format("{} rows unknown: {}", m.unknown, m.first_reason) : "");
+      t.add_row(cells, remark(m));
     }
     std::fprintf(out_, "%s: fabric health: error counters that moved during measured rows (docs/run.md)\n",
                  command_.c_str());

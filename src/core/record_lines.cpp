@@ -612,11 +612,11 @@ namespace {
 
 const auto& counter_fields() {
   using L = CounterLine;
-  static const auto f =
-      fields(take("run_id", &L::run_id), need("row", &L::row), take("op", &L::op), take("scope", &L::scope),
-             take("bytes", &L::bytes), take("in_place", &L::in_place), need("node", &L::node), take("host", &L::host),
-             need("device", &L::device), need("device_kind", &L::device_kind), need("counter", &L::counter),
-             take("delta", &L::delta), when_set("unknown_reason", &L::unknown_reason));
+  static const auto f = fields(
+      take("run_id", &L::run_id), need("row", &L::row), take("op", &L::op), take("scope", &L::scope),
+      take("bytes", &L::bytes), take("in_place", &L::in_place), need("node", &L::node), take("host", &L::host),
+      need("device", &L::device), need("device_kind", &L::device_kind), take_or("exercised", true, &L::exercised),
+      need("counter", &L::counter), take("delta", &L::delta), when_set("unknown_reason", &L::unknown_reason));
   return f;
 }
 

@@ -60,8 +60,15 @@ std::vector<CounterMove> decode_moves(const std::string& text) {
   return moves;
 }
 
+bool row_uses(const RowReach& reach, std::string_view device_kind) {
+  if (device_kind == "gpu") return reach.on_gpus;
+  if (device_kind == "port" || device_kind == "interface" || device_kind == "pci" || device_kind == "node")
+    return reach.left_node;
+  return true;
+}
+
 std::vector<CounterLine> gather_counter_moves(const Comm& world, const NodeMap& nodes,
-                                              const std::vector<CounterMove>& mine) {
+                                              const std::vector<CounterMove>& mine, const RowReach& reach) {
   std::int64_t moved[1] = {mine.empty() ? 0 : 1};
   world.allreduce_max_quiet(std::span<std::int64_t>(moved));
   if (moved[0] == 0) return {};
@@ -75,6 +82,7 @@ std::vector<CounterLine> gather_counter_moves(const Comm& world, const NodeMap& 
         l.host = nodes.node_hosts[static_cast<std::size_t>(l.node)];
       l.device = std::move(move.device);
       l.device_kind = std::move(move.device_kind);
+      l.exercised = row_uses(reach, l.device_kind);
       l.counter = std::move(move.counter);
       l.delta = move.delta;
       l.unknown_reason = std::move(move.unknown_reason);

@@ -111,7 +111,9 @@ std::vector<CounterLine> Runner::counter_lines(const OpSpec& spec, Scope scope) 
   if (nodes_.local_rank == 0 && world_.rank() == 0)
     spdlog::debug("counters: {} files read before and after the row: {:.1f} us before, {:.1f} us after",
                   counters_->size(), counters_before_us_, now_us() - start_us);
-  std::vector<CounterLine> lines = gather_counter_moves(world_, nodes_, mine);
+  // An intra row stays inside each node; the others leave it when there are nodes to reach.
+  const RowReach reach{scope != Scope::intra && nodes_.nodes > 1, backend_.on_gpus()};
+  std::vector<CounterLine> lines = gather_counter_moves(world_, nodes_, mine, reach);
   for (CounterLine& l : lines) {
     l.op = std::string(name(spec.op));
     l.scope = std::string(name(scope));

@@ -72,7 +72,8 @@ footer { margin-top: 30px; color: var(--mute); font-size: 12px; border-top: 1px 
 std::string render_html(const HtmlInputs& in) {
   section::reset_ids();
   const std::vector<section::Section> sections{section::verdict(in), section::quotes(in),  section::overview(in),
-                                               section::compare(in), section::curves(in),  section::pairs(in)};
+                                               section::health(in),  section::compare(in), section::curves(in),
+                                               section::pairs(in)};
   std::string subject;
   for (const auto& r : in.records)
     subject += (subject.empty() ? "" : " against ") + (in.records.size() > 1 ? r.label + " " : "") +

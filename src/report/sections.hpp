@@ -21,6 +21,7 @@ Section overview(const HtmlInputs& in);  // section_overview.cpp
 Section compare(const HtmlInputs& in);   // section_compare.cpp
 Section curves(const HtmlInputs& in);    // section_curves.cpp
 Section pairs(const HtmlInputs& in);     // section_pairs.cpp
+Section health(const HtmlInputs& in);    // section_health.cpp
 
 // ---- shared (section_common.cpp) ------------------------------------------
 

@@ -176,14 +176,15 @@ void plan_counter_files(CounterPlan& plan, CounterSource source, const std::stri
   }
 }
 
-// The AER totals of the PCI function behind `device_link`, once per function.
-void plan_aer_files(CounterPlan& plan, const Sysfs& sysfs, const std::string& device_link,
+// The AER totals of the PCI function behind `device_link`, once per function;
+// `kind` pci for a NIC's function, gpu for a GPU's (its NVML counters' device).
+void plan_aer_files(CounterPlan& plan, const Sysfs& sysfs, const std::string& device_link, const char* kind,
                     std::set<std::string>& seen) {
   const auto real = sysfs.resolve(device_link);
   if (!real) return;  // a virtual interface has no PCI function
   const std::string bus = std::filesystem::path(*real).filename().string();
   if (!is_bus_id(bus) || !seen.insert(bus).second) return;
-  plan_counter_files(plan, CounterSource::pci_aer, *real, bus, "pci", sysfs);
+  plan_counter_files(plan, CounterSource::pci_aer, *real, bus, kind, sysfs);
 }
 
 std::string why_delta_unknown(const CounterReading& b, const CounterReading& a) {
@@ -255,16 +256,16 @@ CounterPlan plan_counters(const Sysfs& sysfs) {
     for (const auto& port : sysfs.list(base + "/ports"))
       for (auto source : {CounterSource::ib_port, CounterSource::ib_hw})
         plan_counter_files(plan, source, base + "/ports/" + port, dev + ":" + port, "port", sysfs);
-    plan_aer_files(plan, sysfs, base + "/device", functions);
+    plan_aer_files(plan, sysfs, base + "/device", "pci", functions);
   }
   for (const auto& ifname : sysfs.list("sys/class/net")) {
     if (ifname == "lo") continue;  // not a fabric: its drops are the host's own
     plan_counter_files(plan, CounterSource::netdev, "sys/class/net/" + ifname, ifname, "interface", sysfs);
-    plan_aer_files(plan, sysfs, "sys/class/net/" + ifname + "/device", functions);
+    plan_aer_files(plan, sysfs, "sys/class/net/" + ifname + "/device", "pci", functions);
   }
   // The GPUs' PCIe links: a GPU whose link corrects errors all day slows every copy and collective.
   for (const auto& bus : sysfs.list("sys/bus/pci/devices"))
-    if (is_nvidia_gpu_function(sysfs, bus)) plan_aer_files(plan, sysfs, "sys/bus/pci/devices/" + bus, functions);
+    if (is_nvidia_gpu_function(sysfs, bus)) plan_aer_files(plan, sysfs, "sys/bus/pci/devices/" + bus, "gpu", functions);
   plan_counter_files(plan, CounterSource::node_snmp, "", "node", "node", sysfs);
   for (auto& r : plan.readings)
     if (!r.path.empty() && r.path.front() == '/') r.path.erase(0, 1);  // the node-wide file's empty folder

@@ -6,12 +6,14 @@
 // prints the fabric health section, and check's counters rule exits 1
 // blaming node 1's port. With the trees left alone: no line, no section,
 // exit 0.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -69,6 +71,14 @@ class CountersCli : public ::testing::Test {
     bumper.join();
     return r;
   }
+  // The record's HTML report, as `report html` writes it.
+  std::string html_of(const std::string& record) const {
+    const auto r =
+        run_process(std::string(FB_BINARY) + " report html " + path(record) + " -o " + path(record + ".html"));
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::ifstream in(path(record + ".html"));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
   std::string dir_;
 };
 
@@ -81,6 +91,7 @@ TEST_F(CountersCli, AnUnchangedTreeAddsNoLineAndNoSection) {
   EXPECT_TRUE(res.counters.empty());
   EXPECT_EQ(res.header.schema_version, schema_version());
   EXPECT_EQ(res.header.counters, path("node{node}"));
+  EXPECT_EQ(html_of("quiet.jsonl").find("id=\"health\""), std::string::npos) << "a healthy run shows no health section";
   const auto c = run_process(check_command("quiet"));
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 }
@@ -107,6 +118,10 @@ TEST_F(CountersCli, SymbolErrorsDuringTheRunAreRecordedOnThatNodesPort) {
   const auto section = lines_with(r.err, "fabric health");
   ASSERT_EQ(section.size(), 1u) << r.err;
   EXPECT_FALSE(lines_with(r.err, "mlx5_0:1").empty()) << r.err;
+  // The HTML report shows them too, by device and counter.
+  const std::string page = html_of("errors.jsonl");
+  EXPECT_NE(page.find("<section id=\"health\""), std::string::npos);
+  EXPECT_NE(page.find("data-device=\"mlx5_0:1\" data-counter=\"symbol_error\""), std::string::npos);
 }
 
 TEST_F(CountersCli, CheckFailsBlamingTheNodeAndPort) {
@@ -167,6 +182,34 @@ TEST_F(CountersCli, PairsNamesThePairMeasuredWhileTheCounterMoved) {
   const auto section = lines_with(r.err, "mlx5_0:1");
   ASSERT_EQ(section.size(), 1u) << r.err;
   EXPECT_NE(section[0].find(res.header.hosts.at(0) + "-" + res.header.hosts.at(1)), std::string::npos) << r.err;
+}
+
+// Every device of a node is read around every row, so a port that counts
+// errors during an intra row is recorded with it, but as a device that row
+// did not use: 2 nodes of 2 ranks, intra and inter rows on the host backend.
+TEST_F(CountersCli, APortIsUsedByTheRowsThatLeaveTheNodeOnly) {
+  const std::string command = "timeout 180 " + test::mpirun(4) +
+                              " -x FABRICBENCH_RANKS_PER_NODE=2 -x FABRICBENCH_COUNTERS_ROOT=" + path("node{node}") +
+                              " " + FB_BINARY +
+                              " run --progress off -q --scope intra,inter -b 1K -e 64K -f 4 -n 20 -w 2 --median-ci 0 "
+                              "--out " +
+                              path("scopes.jsonl");
+  const auto r = with_errors_rising(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("scopes.jsonl"));
+  std::size_t used = 0, beside = 0;
+  for (const auto& c : res.counters) {
+    ASSERT_LT(c.row, res.measurements.size());
+    const std::string& scope = res.measurements[c.row].scope;
+    EXPECT_EQ(c.scope, scope);
+    EXPECT_EQ(c.exercised, scope != "intra") << scope << " row " << c.row;
+    ++(c.exercised ? used : beside);
+  }
+  EXPECT_GE(used, 1u) << "no inter row saw node 1's symbol_error rise";
+  EXPECT_GE(beside, 1u) << "no intra row saw node 1's symbol_error rise";
+  const auto section = lines_with(r.err, "mlx5_0:1");
+  ASSERT_EQ(section.size(), 1u) << r.err;
+  EXPECT_TRUE(section[0].ends_with(fmt::format(" {}", used))) << "the rows using it, last: " << r.err;
 }
 
 TEST_F(CountersCli, ARootThatIsNoFolderIsRefused) {

@@ -133,7 +133,7 @@ TEST_F(CounterTree, AGpusCorrectedPcieErrorsAreAMoveOnItsFunction) {
   const auto moves = around(s, [&] { aer(10); });
   ASSERT_EQ(moves.size(), 1u);
   EXPECT_EQ(moves[0].device, "0000:1a:00.0");
-  EXPECT_EQ(moves[0].device_kind, "pci");
+  EXPECT_EQ(moves[0].device_kind, "gpu") << "the GPU is the device, as for its NVML counters: a row on GPUs uses it";
   EXPECT_EQ(moves[0].counter, "aer_correctable");
   ASSERT_TRUE(moves[0].delta) << moves[0].unknown_reason;
   EXPECT_EQ(*moves[0].delta, 7u);

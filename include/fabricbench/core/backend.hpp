@@ -155,6 +155,9 @@ class Backend {
   // Does it run on the test doubles of the GPU backends (tests only)? Its
   // records then say so (RunHeader::simulated), and check and model refuse them.
   virtual bool simulated() const { return false; }
+  // Are its buffers in GPU memory? Its rows then use the node's GPUs, and a
+  // GPU's error counter that moved during one is the row's (row_counters.hpp).
+  virtual bool on_gpus() const { return false; }
   // The ops this backend has code for, as data. The engine refuses every other
   // op (backend_runs) before it asks supports() or prepares anything, so an op
   // a backend does not implement is never timed.

@@ -187,7 +187,10 @@ struct CounterLine {
   int node = -1;  // the node whose leader read it
   std::string host;
   std::string device;                  // "mlx5_0:1", "eth0", "0000:17:00.0", "node"
-  std::string device_kind;             // port, interface, pci, node (node-wide: every process's traffic)
+  std::string device_kind;             // port, interface, pci, node (node-wide: every process's traffic), gpu
+  // Did the row use that device (core/row_counters.hpp, row_uses)? Since
+  // 1.13; true when absent: an older record cannot tell.
+  bool exercised = true;
   std::string counter;                 // symbol_error, tcp_retrans_segs, ... (docs/results-schema.md)
   std::optional<std::uint64_t> delta;  // null: unknown, unknown_reason says why
   std::string unknown_reason;          // written only when delta is null

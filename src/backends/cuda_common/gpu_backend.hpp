@@ -32,6 +32,7 @@ class GpuBackend : public Backend {
     return placement_;
   }
   bool simulated() const override { return devices_.simulated(); }
+  bool on_gpus() const override { return true; }
   // A size that does not fit is skipped by BackendGroup::allocate, not refused here.
   Support fits(std::uint64_t, int) const override { return Support::yes(); }
   // The GPU's local CPUs: its rank is timed there, not on CPU 0 of the other socket.

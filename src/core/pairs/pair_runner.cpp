@@ -180,8 +180,9 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
 // on rank 0, each line's row the index of its node's pair within `jobs`.
 std::vector<CounterLine> PairsRunner::round_counters(const std::vector<PairJob>& jobs, bool read) {
   if (!counters_) return {};
-  std::vector<CounterLine> lines =
-      gather_counter_moves(world_, nodes_, read ? counters_->after() : std::vector<CounterMove>{});
+  // A pair is two nodes: its traffic always leaves the node.
+  std::vector<CounterLine> lines = gather_counter_moves(
+      world_, nodes_, read ? counters_->after() : std::vector<CounterMove>{}, {true, backend_.on_gpus()});
   for (CounterLine& l : lines) {
     l.op = kPairsCounterOp;
     l.scope = std::string(name(options_.rails ? Scope::rail : Scope::inter));
