@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
 #include <stdexcept>
 #include <set>
 #include <sstream>
 
 #include "fabricbench/core/enum_cover.hpp"
+#include "fabricbench/topo/ethtool.hpp"
 #include "topo_internal.hpp"
 
 namespace fb::topo {
@@ -19,7 +21,7 @@ namespace {
 // The widths of InfiniBand's PortCounters attribute (IBA 1.3, 16.1.3.5):
 // 16 bits for most, 8 for the link's own recovery and downed counts, 4 for
 // the integrity and overrun counts. The driver's hw_counters, the netdev
-// statistics, SNMP and AER totals are 64-bit kernel counters.
+// and ethtool statistics, SNMP and AER totals are 64-bit kernel counters.
 constexpr std::array kCounters{
     CounterRow{Counter::symbol_error, "symbol_error", CounterSource::ib_port, "counters/symbol_error", 16},
     CounterRow{Counter::link_error_recovery, "link_error_recovery", CounterSource::ib_port,
@@ -58,6 +60,8 @@ constexpr std::array kCounters{
     CounterRow{Counter::rx_dropped, "rx_dropped", CounterSource::netdev, "statistics/rx_dropped", 64},
     CounterRow{Counter::tx_dropped, "tx_dropped", CounterSource::netdev, "statistics/tx_dropped", 64},
     CounterRow{Counter::carrier_changes, "carrier_changes", CounterSource::netdev, "carrier_changes", 64},
+    CounterRow{Counter::rx_pause_frames, "rx_pause_frames", CounterSource::ethtool, "ETHTOOL_GSTATS", 64},
+    CounterRow{Counter::tx_pause_frames, "tx_pause_frames", CounterSource::ethtool, "ETHTOOL_GSTATS", 64},
     CounterRow{Counter::tcp_retrans_segs, "tcp_retrans_segs", CounterSource::node_snmp, "proc/net/snmp", 64},
     CounterRow{Counter::aer_correctable, "aer_correctable", CounterSource::pci_aer, "aer_dev_correctable", 64},
     CounterRow{Counter::aer_nonfatal, "aer_nonfatal", CounterSource::pci_aer, "aer_dev_nonfatal", 64},
@@ -160,6 +164,8 @@ Fact<std::uint64_t> read_counter_file(const Sysfs& sysfs, const CounterReading& 
       return parse_counter_text(*text, r.path);
     case CounterSource::nvml:
       break;  // not planned from sysfs: read_gpu_counters asks NVML
+    case CounterSource::ethtool:
+      break;  // not a count per file: read_pause_sum sums the driver's statistics
   }
   return Fact<std::uint64_t>::unknown("unknown counter source");
 }
@@ -174,6 +180,71 @@ void plan_counter_files(CounterPlan& plan, CounterSource source, const std::stri
     if (source == CounterSource::ib_hw && !sysfs.exists(path)) continue;
     plan.readings.push_back({device, kind, row.counter, path, Fact<std::uint64_t>::unknown("not read")});
   }
+}
+
+// Pause frames come from the driver on the machine, and from the captured
+// text of `ethtool -S IF` in a copied tree, whose interfaces no ioctl reaches.
+bool reads_this_machine(const Sysfs& sysfs) { return sysfs.root() == "/"; }
+
+std::string ethtool_text_file(const std::string& ifname) { return "ethtool/" + ifname; }
+
+Fact<EthtoolStats> read_ethtool_text(const Sysfs& sysfs, const std::string& ifname) {
+  const auto text = sysfs.read(ethtool_text_file(ifname));
+  if (!text) return Fact<EthtoolStats>::unknown(text.why());
+  return parse_ethtool_stats(*text, (sysfs.root() / ethtool_text_file(ifname)).string());
+}
+
+Fact<std::vector<std::string>> ethtool_names_of(const Sysfs& sysfs, const std::string& ifname) {
+  if (reads_this_machine(sysfs)) return ethtool_stat_names(ifname);
+  const auto stats = read_ethtool_text(sysfs, ifname);
+  if (!stats) return Fact<std::vector<std::string>>::unknown(stats.why());
+  return stats->names;
+}
+
+// The rx and tx pause sums of `ifname`, each where its driver lists a pause
+// statistic: the names are listed once here, a read only fetches values.
+void plan_pause_counters(CounterPlan& plan, const Sysfs& sysfs, const std::string& ifname) {
+  // Pause frames are a physical link's: a virtual interface (bridge, veth,
+  // bond) has none of its own, and an ioctl per container veth each row
+  // would cost the leader for nothing.
+  if (!sysfs.exists("sys/class/net/" + ifname + "/device")) return;
+  const auto names = ethtool_names_of(sysfs, ifname);
+  // A driver without ethtool statistics, or a tree without the file, has
+  // nothing to count: not a gap to report on every row (as hw_counters).
+  if (!names) return;
+  const std::string path =
+      reads_this_machine(sysfs) ? "SIOCETHTOOL ETHTOOL_GSTATS " + ifname : ethtool_text_file(ifname);
+  for (const auto& [counter, direction] : {std::pair{Counter::rx_pause_frames, PauseDirection::rx},
+                                           std::pair{Counter::tx_pause_frames, PauseDirection::tx}}) {
+    auto indices = pause_stat_indices(*names, direction);
+    if (indices.empty()) continue;
+    CounterReading r{ifname, "interface", counter, path, Fact<std::uint64_t>::unknown("not read")};
+    r.stat_indices = std::move(indices);
+    r.stat_count = names->size();
+    plan.readings.push_back(std::move(r));
+  }
+}
+
+// One ETHTOOL_GSTATS (or parse of the file) per interface and snapshot,
+// shared by its rx and tx sums.
+using EthtoolValuesSeen = std::map<std::string, Fact<std::vector<std::uint64_t>>>;
+
+Fact<std::vector<std::uint64_t>> ethtool_values_of(const Sysfs& sysfs, const CounterReading& r) {
+  using Values = Fact<std::vector<std::uint64_t>>;
+  if (reads_this_machine(sysfs)) return ethtool_stat_values(r.device, r.stat_count);
+  const auto stats = read_ethtool_text(sysfs, r.device);
+  if (!stats) return Values::unknown(stats.why());
+  if (stats->values.size() != r.stat_count)
+    return Values::unknown(fmt::format("{}: {} statistics, {} when the counters were planned: not comparable",
+                                       (sysfs.root() / r.path).string(), stats->values.size(), r.stat_count));
+  return stats->values;
+}
+
+Fact<std::uint64_t> read_pause_sum(const Sysfs& sysfs, const CounterReading& r, EthtoolValuesSeen& seen) {
+  auto it = seen.find(r.device);
+  if (it == seen.end()) it = seen.emplace(r.device, ethtool_values_of(sysfs, r)).first;
+  if (!it->second) return Fact<std::uint64_t>::unknown(it->second.why());
+  return sum_stats(*it->second, r.stat_indices, "ethtool statistics of " + r.device);
 }
 
 // The AER totals of the PCI function behind `device_link`, once per function;
@@ -261,6 +332,7 @@ CounterPlan plan_counters(const Sysfs& sysfs) {
   for (const auto& ifname : sysfs.list("sys/class/net")) {
     if (ifname == "lo") continue;  // not a fabric: its drops are the host's own
     plan_counter_files(plan, CounterSource::netdev, "sys/class/net/" + ifname, ifname, "interface", sysfs);
+    plan_pause_counters(plan, sysfs, ifname);
     plan_aer_files(plan, sysfs, "sys/class/net/" + ifname + "/device", "pci", functions);
   }
   // The GPUs' PCIe links: a GPU whose link corrects errors all day slows every copy and collective.
@@ -274,7 +346,10 @@ CounterPlan plan_counters(const Sysfs& sysfs) {
 
 std::vector<CounterReading> read_counters(const Sysfs& sysfs, const CounterPlan& plan) {
   std::vector<CounterReading> out = plan.readings;
-  for (auto& r : out) r.value = read_counter_file(sysfs, r);
+  EthtoolValuesSeen ethtool;
+  for (auto& r : out)
+    r.value = counter_row(r.counter).source == CounterSource::ethtool ? read_pause_sum(sysfs, r, ethtool)
+                                                                      : read_counter_file(sysfs, r);
   return out;
 }
 

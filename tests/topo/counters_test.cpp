@@ -88,7 +88,82 @@ TEST_F(CounterTree, PlansTheRoceDriversHardwareCounters) {
   EXPECT_EQ(port.size(), 14u);
   EXPECT_TRUE(port.count("roce_adp_retrans"));
   EXPECT_TRUE(port.count("np_cnp_sent"));
+  const auto eth2 = counters_of(plan_counters(s), "eth2");
+  EXPECT_EQ(eth2.size(), 6u + 2u);  // statistics/ and carrier_changes, and the pause sums of ethtool/eth2
+  EXPECT_TRUE(eth2.count("rx_pause_frames"));
+  EXPECT_TRUE(eth2.count("tx_pause_frames"));
+}
+
+// The RoCE tree's ethtool/eth2 as `ethtool -S eth2` would print it, with
+// these values of the link-level and priority-3 receive pause counts and
+// the statistics beside them that are not pause frames.
+std::string mlx5_ethtool_text(int rx_link_pause, int rx_prio3_pause, int rx_prio3_duration_us) {
+  return "NIC statistics:\n     rx_packets: 1200\n     tx_packets: 1100\n     rx_pause_ctrl_phy: " +
+         std::to_string(rx_link_pause) +
+         "\n     tx_pause_ctrl_phy: 0\n     rx_prio3_bytes: 9000\n     rx_prio3_packets: 300\n     rx_prio3_pause: " +
+         std::to_string(rx_prio3_pause) + "\n     rx_prio3_pause_duration: " + std::to_string(rx_prio3_duration_us) +
+         "\n     rx_prio3_pause_transition: 10\n     tx_prio3_pause: 4\n     tx_prio3_pause_duration: 16\n"
+         "     link_down_events_phy: 1";
+}
+
+// PFC on a RoCE link: the switch paused priority 3 fifteen times and the
+// whole link twice during the row; the interface's received pause frames
+// moved by their sum, and the transmit side, unchanged, did not move.
+TEST_F(CounterTree, PfcAndLinkPauseFramesAreOneMoveOfTheirSumOnTheInterface) {
+  const Sysfs s = copy("counters-roce");
+  put("ethtool/eth2", mlx5_ethtool_text(0, 10, 40));
+  const auto moves = around(s, [&] { put("ethtool/eth2", mlx5_ethtool_text(2, 25, 9000)); });
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].device, "eth2");
+  EXPECT_EQ(moves[0].device_kind, "interface");
+  EXPECT_EQ(moves[0].counter, "rx_pause_frames");
+  ASSERT_TRUE(moves[0].delta) << moves[0].unknown_reason;
+  EXPECT_EQ(*moves[0].delta, 17u) << "rx_prio3_pause 10 -> 25 and rx_pause_ctrl_phy 0 -> 2; not the duration";
+}
+
+TEST_F(CounterTree, AnInterfaceWhoseDriverListsNoPauseStatisticPlansNoPauseCounter) {
+  const Sysfs s = copy("counters-roce");
+  put("ethtool/eth2",
+      "NIC statistics:\n     rx_queue_0_packets: 10\n     tx_queue_0_packets: 12\n     rx_prio3_pause_duration: 5");
+  const auto eth2 = counters_of(plan_counters(s), "eth2");
+  EXPECT_EQ(eth2.size(), 6u) << "the netdev counters only";
+  EXPECT_FALSE(eth2.count("rx_pause_frames"));
+  EXPECT_FALSE(eth2.count("tx_pause_frames"));
+  // No file at all: the tree holds no ethtool -S output for it, nothing to plan either.
+  fs::remove(root_ + "/ethtool/eth2");
   EXPECT_EQ(counters_of(plan_counters(s), "eth2").size(), 6u);
+}
+
+TEST_F(CounterTree, AMalformedEthtoolLineIsUnknownNamingTheFileNotZero) {
+  const Sysfs s = copy("counters-roce");
+  const auto moves = around(s, [&] {
+    put("ethtool/eth2",
+        "NIC statistics:\n     rx_pause_ctrl_phy: 0\n     rx_prio3_pause: lots\n     tx_prio3_pause: 4");
+  });
+  ASSERT_EQ(moves.size(), 2u) << "the file says nothing of either direction";
+  for (const auto& m : moves) {
+    EXPECT_EQ(m.device, "eth2");
+    EXPECT_FALSE(m.delta) << m.counter;
+    EXPECT_NE(m.unknown_reason.find("ethtool/eth2: line 3"), std::string::npos) << m.unknown_reason;
+    EXPECT_NE(m.unknown_reason.find("'lots' is not a count"), std::string::npos) << m.unknown_reason;
+  }
+}
+
+// PFC switched on for one more priority lists two more statistics: every
+// planned position may now name another statistic, so no delta is told.
+TEST_F(CounterTree, AChangedStatisticsListIsUnknownNotADelta) {
+  const Sysfs s = copy("counters-roce");
+  const auto moves = around(s, [&] {
+    put("ethtool/eth2", mlx5_ethtool_text(0, 10, 40) + "\n     rx_prio4_pause: 0\n     tx_prio4_pause: 0");
+  });
+  ASSERT_EQ(moves.size(), 2u);
+  EXPECT_EQ(moves[0].counter, "rx_pause_frames");
+  EXPECT_EQ(moves[1].counter, "tx_pause_frames");
+  for (const auto& m : moves) {
+    EXPECT_FALSE(m.delta);
+    EXPECT_NE(m.unknown_reason.find("14 statistics, 12 when the counters were planned"), std::string::npos)
+        << m.unknown_reason;
+  }
 }
 
 // AWS EFA (p5-class): no InfiniBand PortCounters, the driver's SRD counters

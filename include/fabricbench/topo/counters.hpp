@@ -1,6 +1,7 @@
 // Error counters of a node's fabric, read from sysfs and procfs under a root
 // ("/" on a machine, a copied tree in tests): InfiniBand and RoCE ports,
-// Ethernet interfaces, TCP retransmissions (node-wide) and the PCIe AER
+// Ethernet interfaces (and their pause frames, through ethtool: see
+// topo/ethtool.hpp), TCP retransmissions (node-wide) and the PCIe AER
 // totals of each NIC's PCI function; and each GPU's NVLink, ECC, XID and
 // throttle counters through NVML (topo/nvml.hpp). A snapshot is taken around
 // each measured row (core/row_counters.hpp); a counter that cannot be read
@@ -52,6 +53,10 @@ enum class Counter {
   rx_dropped,
   tx_dropped,
   carrier_changes,
+  // pause frames (IEEE 802.3x and PFC) of an interface with a device: the
+  // driver's ethtool statistics, summed (topo/ethtool.hpp)
+  rx_pause_frames,
+  tx_pause_frames,
   // node-wide
   tcp_retrans_segs,
   // PCIe AER of each NIC's and GPU's PCI function (aer_dev_*, the TOTAL_ line)
@@ -71,7 +76,9 @@ enum class Counter {
 
 // Where a counter lives, relative to its device's folder.
 // nvml: not a file but an NVML call (`file` names it), one per GPU.
-enum class CounterSource { ib_port, ib_hw, netdev, node_snmp, pci_aer, nvml };
+// ethtool: the SIOCETHTOOL ioctl on a machine, the file ethtool/<interface>
+// (the text of `ethtool -S`) under a copied tree's root.
+enum class CounterSource { ib_port, ib_hw, netdev, ethtool, node_snmp, pci_aer, nvml };
 
 struct CounterRow {
   Counter counter;
@@ -94,9 +101,13 @@ struct CounterReading {
   std::string device;       // see CounterMove
   std::string device_kind;  // port, interface, pci, node, gpu
   Counter counter;
-  std::string path;  // relative to the root; for a GPU, the NVML call
+  std::string path;  // relative to the root; for a GPU, the NVML call; for ethtool on "/", the ioctl
   Fact<std::uint64_t> value;
   unsigned gpu = 0;  // a GPU's NVML index
+  // ethtool: the positions of the summed statistics in the driver's list,
+  // and that list's length, as planned (a read compares the length).
+  std::vector<std::size_t> stat_indices{};
+  std::size_t stat_count = 0;
 };
 
 // The counters a node has: found once (folders listed), then read each time.
