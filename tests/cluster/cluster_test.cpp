@@ -607,6 +607,7 @@ TEST_F(ClusterCounters, RetransmitsLandOnTheNodeWhoseLinkDrops) {
   EXPECT_GT(by_host[host(2)], 10 * by_host[host(1)]) << "node 1's sends were not dropped";
   EXPECT_NE(r.err.find("fabric health"), std::string::npos) << r.err;
   const auto c = judge("dropped");
+  std::printf("%s\n", c.out.c_str());  // the verdict's figures, for the record of this test's runs
   EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
   std::ifstream in(tmp_ + "/dropped/check.json");
   const auto report = nlohmann::json::parse(in);
