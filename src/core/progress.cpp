@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <array>
+#include <chrono>
 
 #include "fabricbench/core/backend.hpp"
 
@@ -87,8 +88,11 @@ ProgressSnapshot ProgressBoard::read() const {
 }
 
 void ProgressBoard::set_active_group(BackendGroup* group) {
-  std::lock_guard lock(group_mutex_);
-  group_ = group;
+  {
+    std::lock_guard lock(group_mutex_);
+    group_ = group;
+  }
+  group_left_.notify_all();
 }
 
 void ProgressBoard::set_opening(Backend* backend) {
@@ -108,6 +112,14 @@ void ProgressBoard::abort_active_group() {
   else if (opening_)
     opening_->abort_open();
   if (hook_) hook_();
+}
+
+bool ProgressBoard::abort_active_group_and_wait(double seconds) {
+  abort_active_group();
+  std::unique_lock lock(group_mutex_);
+  BackendGroup* const aborted = group_;
+  if (!aborted || !aborted->abort_ends_wait()) return true;
+  return group_left_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return group_ != aborted; });
 }
 
 }  // namespace fb

@@ -94,5 +94,49 @@ TEST(Progress, AbortReachesOnlyTheActiveGroup) {
   EXPECT_EQ(group.aborts, 1);
 }
 
+// A group whose abort the engine's thread acts on, as NCCL's (the flag seen at its next poll).
+class PollingGroup final : public BackendGroup {
+ public:
+  void reserve(std::uint64_t, std::uint64_t) override {}
+  std::unique_ptr<PreparedOp> prepare(const OpSpec&) override { return nullptr; }
+  std::string path() const override { return ""; }
+  void abort() override { aborted = true; }
+  bool abort_ends_wait() const override { return true; }
+  std::atomic<bool> aborted{false};
+};
+
+// A process about to end (a signal, a hang) waits for the engine's thread
+// to abort its group and leave it; without that wait it ended before the
+// thread's next poll and NCCL's communicator was never aborted.
+TEST(Progress, AbortAndWaitReturnsOnceTheEngineLeftTheGroup) {
+  ProgressBoard board;
+  PollingGroup group;
+  std::atomic<bool> entered{false};
+  std::thread engine([&] {
+    const ActiveGroup active(&board, &group);
+    entered = true;
+    while (!group.aborted) std::this_thread::yield();  // an op's polled wait
+  });
+  while (!entered) std::this_thread::yield();
+  EXPECT_TRUE(board.abort_active_group_and_wait(60));
+  engine.join();
+}
+
+// No wait for a group whose abort ends nothing (host MPI), nor when the
+// engine's thread is still inside the group when the time is up.
+TEST(Progress, AbortAndWaitWaitsOnlyForAGroupThatLeaves) {
+  ProgressBoard board;
+  CountingGroup host;
+  PollingGroup polled;
+  {
+    const ActiveGroup active(&board, &host);
+    EXPECT_TRUE(board.abort_active_group_and_wait(0));
+  }
+  EXPECT_EQ(host.aborts, 1);
+  const ActiveGroup active(&board, &polled);
+  EXPECT_FALSE(board.abort_active_group_and_wait(0)) << "still inside the group";
+  EXPECT_TRUE(polled.aborted);
+}
+
 }  // namespace
 }  // namespace fb

@@ -2,6 +2,7 @@
 // through (tree.hpp), driven by events and times alone.
 #include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "judge.hpp"
 #include "tree.hpp"
@@ -115,6 +116,35 @@ TEST(WatchJudge, ALostRankIsReportedNotAHangOfTheRanksWaitingOnIt) {
   ASSERT_TRUE(end);
   EXPECT_EQ(end->status, "rank_lost");
   EXPECT_EQ(end->report.get()["lost_ranks"], std::vector<int>{1});
+}
+
+// A rank that receives a signal has its backend aborted at once (relay.cpp),
+// so its run then fails with "communicator aborted" and says so: that failure
+// is the signal's doing, and the record must say the signal ended the run.
+TEST(WatchJudge, AFailureAfterASignalLeavesTheSignalAsTheCause) {
+  const Tree t({0, 0, 0, 0}, {"node-a"});
+  Judge j(t, TimeoutPolicy{5}, 0);
+  j.signal(2, SIGTERM);
+  j.fail(2, "waiting on NCCL: the run was ended (hang watchdog, lost rank or signal): NCCL communicator aborted");
+  const auto end = j.verdict(0.1);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->status, "killed") << end->message;
+  EXPECT_EQ(end->exit_code, 128 + SIGTERM);
+  EXPECT_EQ(end->report.get()["signal"], "SIGTERM");
+  EXPECT_EQ(end->report.get()["rank"], 2);
+}
+
+// A failure before any signal stays the cause (mpirun sends SIGTERM to the
+// other ranks once one has failed).
+TEST(WatchJudge, AFailureBeforeASignalStaysTheCause) {
+  const Tree t({0, 0, 0, 0}, {"node-a"});
+  Judge j(t, TimeoutPolicy{5}, 0);
+  j.fail(1, "injected error");
+  j.signal(3, SIGTERM);
+  const auto end = j.verdict(0.1);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->status, "error");
+  EXPECT_EQ(end->exit_code, 3);
 }
 
 // Issue 17: after a suspend of the whole job every rank had been silent for

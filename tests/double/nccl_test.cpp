@@ -232,10 +232,14 @@ TEST(SimNccl, ARecordMadeThroughTheDoublesIsRefusedAsAMeasurement) {
   world.barrier();
   if (my_rank() != 0) return;
   EXPECT_TRUE(read_results(path).header.simulated);
-  const std::string profile = std::string(FB_SOURCE_DIR) + "/profiles/local-smoke.yaml";
-  for (const std::string& args :
-       {"check --progress off --out-dir " + path + ".check --profile " + profile + " --results " + path,
-        "model fit " + path}) {
+  const std::string profiles = std::string(FB_SOURCE_DIR) + "/profiles/";
+  const auto check = [&](const std::string& profile) {
+    return "check --progress off --out-dir " + path + "." + profile + ".check --profile " + profiles + profile +
+           " --results " + path;
+  };
+  // check judges the record under the smoke profile and under a GPU cluster's
+  // acceptance profile (issue 34: "check and model refuse it as a measurement").
+  for (const std::string& args : {check("local-smoke.yaml"), check("h100-8x-ndr400.yaml"), "model fit " + path}) {
     // A command of its own, not a rank of this job: without the launcher's environment.
     const auto r = test::run_process(
         "timeout 60 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" "

@@ -1,6 +1,7 @@
 #include "sim_devices.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,13 +36,18 @@ class SimStream;
 // dropped with the view, as CudaQueue's is.
 class QueueView final : public gpu::DeviceQueue {
  public:
-  QueueView(SimQueue& q, std::function<void()> poll) : q_(q), poll_(std::move(poll)) {}
+  QueueView(SimQueue& q, const SimDevices& d, std::function<void()> poll) : q_(q), d_(d), poll_(std::move(poll)) {}
   ~QueueView() override { q_.drop_graph(); }
   void ensure_events(std::size_t n) override { q_.ensure_events(n); }
   void record(std::size_t e) override { q_.record(e); }
   void wait(std::size_t e) override {
     q_.wait(e);
     if (poll_) poll_();  // the work has run: one poll, as a waiter's first query would make
+    // A stalled device never reaches the event: only what a poll throws (an abort) ends the wait.
+    while (d_.stalled()) {
+      if (poll_) poll_();
+      sched_yield();
+    }
   }
   double elapsed_us(std::size_t from, std::size_t to) override { return q_.elapsed_us(from, to); }
   void begin_capture() override { q_.begin_capture(); }
@@ -53,6 +59,7 @@ class QueueView final : public gpu::DeviceQueue {
 
  private:
   SimQueue& q_;
+  const SimDevices& d_;
   std::function<void()> poll_;
 };
 
@@ -61,7 +68,7 @@ class SimStream final : public gpu::DeviceStream {
   SimStream(SimDevices& devices, int device) : d_(devices), device_(device), gpu_(devices.physical(device)) {}
 
   std::unique_ptr<gpu::DeviceQueue> timing_queue(std::function<void()> poll) override {
-    return std::make_unique<QueueView>(q_, std::move(poll));
+    return std::make_unique<QueueView>(q_, d_, std::move(poll));
   }
 
   void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind) override {
@@ -120,9 +127,13 @@ class SimStream final : public gpu::DeviceStream {
     q_.clock_us = std::max(q_.clock_us, o.q_.clock_us);
   }
 
-  void synchronize() override {}  // work has already run
+  // Work has already run, unless the device stalled: then, as on a GPU, a
+  // synchronize never returns and a mark is never passed.
+  void synchronize() override {
+    while (d_.stalled()) sched_yield();
+  }
   void mark() override {}
-  bool mark_passed() override { return true; }
+  bool mark_passed() override { return !d_.stalled(); }
 
   void queue(double cost_us, std::function<void()> work) { target().enqueue(cost_us, std::move(work)); }
   SimQueue& target() { return joined_ ? joined_->target() : q_; }
@@ -141,8 +152,14 @@ class SimStream final : public gpu::DeviceStream {
 
 void sim_enqueue(gpu::DeviceStream& stream, double cost_us, std::function<void(double& clock_us)> work) {
   auto& s = dynamic_cast<SimStream&>(stream);
-  s.queue(cost_us, [&s, work = std::move(work)] { work(s.target().clock_us); });
+  s.queue(cost_us, [&s, work = std::move(work)] {
+    if (!s.devices().stalled()) work(s.target().clock_us);  // a stalled device runs nothing more
+  });
 }
+
+void sim_stall(gpu::DeviceStream& stream) { dynamic_cast<SimStream&>(stream).devices().stall(); }
+
+bool sim_replaying(gpu::DeviceStream& stream) { return dynamic_cast<SimStream&>(stream).target().replaying(); }
 
 double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
   auto& s = dynamic_cast<SimStream&>(stream);

@@ -103,6 +103,12 @@ class SimDevices final : public gpu::Devices {
   std::vector<PeerCopy> peer_copies;  // one per peer copy run
   std::uint64_t device_bytes_in_use(int device) const;
   int current() const { return current_; }  // the device last made current (placement's)
+  // From now on the GPUs never finish their work, as a GPU stuck in a kernel:
+  // queued work does not run, synchronize() never returns, a mark is never
+  // passed and a timing queue's wait returns only through what its poll
+  // throws (NCCL's waits: an abort). For a run ended while a row is in flight.
+  void stall() { stalled_ = true; }
+  bool stalled() const { return stalled_; }
 
   // Used by the streams.
   struct Allocation {
@@ -127,6 +133,7 @@ class SimDevices final : public gpu::Devices {
   int current_ = 0;
   std::map<const std::byte*, Allocation> allocations_;
   std::vector<std::pair<int, int>> peer_on_;  // (device, peer) pairs with access enabled
+  bool stalled_ = false;
 };
 
 // For the NCCL double (sim_nccl.hpp): queues `work` on a stream of a
@@ -136,5 +143,9 @@ class SimDevices final : public gpu::Devices {
 // from the stream's GPU, its slow factor included.
 void sim_enqueue(gpu::DeviceStream& stream, double cost_us, std::function<void(double& clock_us)> work);
 double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps);
+// The stream's devices stall (SimDevices::stall).
+void sim_stall(gpu::DeviceStream& stream);
+// Whether the work running now on the stream runs from a graph launch.
+bool sim_replaying(gpu::DeviceStream& stream);
 
 }  // namespace fb::test

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -200,9 +202,37 @@ void SimNccl::destroy(nccl::CommHandle comm) noexcept {
 
 void SimNccl::abort(nccl::CommHandle comm) noexcept {
   SimComm* c = sim(comm);
+  std::fprintf(stderr, "SimNccl: rank %d aborted a communicator of %d ranks (ncclCommAbort)\n", Comm::world().rank(),
+               c->nranks);
   MPI_Comm_free(&c->mpi);
   delete c;
   ++communicators_aborted;
+}
+
+// The fault's moment: the first replay of a collective of the size asked for.
+bool SimNccl::signal_due(gpu::DeviceStream& stream, std::size_t bytes) {
+  if (faults_.signal == 0 || signal_sent_ || bytes != faults_.signal_in_replay_of || !sim_replaying(stream))
+    return false;
+  signal_sent_ = true;
+  return true;
+}
+
+// A collective's work, when the device reaches it (at once, or in a replay).
+void SimNccl::run_collective(const char* call, nccl::CommHandle comm, gpu::DeviceStream& stream, std::size_t bytes,
+                             const std::function<void(void*)>& work, double& clock_us) {
+  SimComm* s = sim(comm);
+  if (signal_due(stream, bytes)) {
+    // Every rank of the job gets here at the same replay: each is sent the signal, as a scheduler signals them all.
+    sim_stall(stream);
+    if (::kill(::getpid(), faults_.signal) != 0) throw std::runtime_error("SimNccl: kill(getpid()) failed");
+    return;
+  }
+  // A collective ends after its last rank arrived: every rank's clock moves to the latest.
+  double latest = clock_us;
+  check_mpi_call(MPI_Allreduce(MPI_IN_PLACE, &latest, 1, MPI_DOUBLE, MPI_MAX, s->mpi), "MPI_Allreduce (clock)");
+  clock_us = latest;
+  work(&s->mpi);
+  ran.push_back({call, bytes, s->world_ranks});
 }
 
 Status SimNccl::queue_collective(const char* call, nccl::CommHandle comm, gpu::DeviceStream& stream,
@@ -233,13 +263,10 @@ Status SimNccl::queue_collective(const char* call, nccl::CommHandle comm, gpu::D
   ++s->ops;
   bool spans = false;
   for (int w : s->world_ranks) spans = spans || w / ranks_per_node_ != s->world_ranks[0] / ranks_per_node_;
-  sim_enqueue(stream, sim_cost_us(stream, bytes, spans ? kInterGbps : kIntraGbps), [s, work](double& clock_us) {
-    // A collective ends after its last rank arrived: every rank's clock moves to the latest.
-    double latest = clock_us;
-    check_mpi_call(MPI_Allreduce(MPI_IN_PLACE, &latest, 1, MPI_DOUBLE, MPI_MAX, s->mpi), "MPI_Allreduce (clock)");
-    clock_us = latest;
-    work(&s->mpi);
-  });
+  sim_enqueue(stream, sim_cost_us(stream, bytes, spans ? kInterGbps : kIntraGbps),
+              [this, call, comm, on = &stream, bytes, work](double& clock_us) {
+                run_collective(call, comm, *on, bytes, work, clock_us);
+              });
   return Status::ok();
 }
 

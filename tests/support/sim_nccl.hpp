@@ -16,7 +16,9 @@
 //   between nodes, so a row's path label is derived end to end.
 // - Faults on demand: initialisation or a split that never completes (the
 //   communicator stays in progress until aborted), an asynchronous error
-//   after a number of operations.
+//   after a number of operations, a signal sent to the process in the middle
+//   of a graph replay (the devices stalled there). An abort says so on stderr.
+// - Keeps each collective that ran (`ran`), for tests of what a workload issued.
 #pragma once
 
 #include <functional>
@@ -32,6 +34,13 @@ struct SimNcclFaults {
   bool hang_in_init = false;
   bool hang_in_split = false;
   int async_error_after_ops = -1;  // -1: never
+  // `signal` (SIGTERM, as a scheduler sends at a time limit) sent to this
+  // process when the first graph replay of a collective of `signal_in_replay_of`
+  // bytes reaches it; the devices stall there (SimDevices::stall), so the
+  // row is in flight, and stays so until its communicator is aborted,
+  // whenever the process handles the signal. 0: never.
+  int signal = 0;
+  std::size_t signal_in_replay_of = 0;
 };
 
 class SimNccl final : public nccl::Collectives {
@@ -65,18 +74,31 @@ class SimNccl final : public nccl::Collectives {
   nccl::Status group_start() override;
   nccl::Status group_end() override;
 
-  int communicators_aborted = 0;  // for the tests
+  // For the tests; an abort also says so on stderr, for a test that reads a job's output.
+  int communicators_aborted = 0;
   int communicators_destroyed = 0;
+  // Each collective that ran on the simulated devices, in order (a capture
+  // adds none, each replay its own): for tests that check what a workload issued.
+  struct Ran {
+    std::string call;              // "ncclAllReduce"
+    std::size_t bytes = 0;         // as the cost model takes it: all_gather and reduce_scatter the whole buffer
+    std::vector<int> world_ranks;  // of the communicator's ranks
+  };
+  std::vector<Ran> ran;
 
  private:
   struct Pending;
   nccl::Status queue_collective(const char* call, nccl::CommHandle comm, gpu::DeviceStream& stream,
                                 std::size_t bytes, std::function<void(void* mpi_comm)> work);
+  void run_collective(const char* call, nccl::CommHandle comm, gpu::DeviceStream& stream, std::size_t bytes,
+                      const std::function<void(void*)>& work, double& clock_us);
+  bool signal_due(gpu::DeviceStream& stream, std::size_t bytes);
   nccl::Status point_to_point(bool is_send, const Call& c, nccl::CommHandle comm, gpu::DeviceStream& stream);
 
   int ranks_per_node_;
   SimNcclFaults faults_;
   bool has_gather_;
+  bool signal_sent_ = false;
   int group_depth_ = 0;
   std::vector<std::shared_ptr<Pending>> grouped_;
 };

@@ -63,7 +63,9 @@ class SimQueue final : public gpu::DeviceQueue {
   void launch_graph() override {
     need_graph("launch");
     ++launches;
+    replaying_ = true;
     for (const Work& w : graph_) run(w);
+    replaying_ = false;
   }
   void drop_graph() noexcept override {
     graph_.clear();
@@ -71,6 +73,8 @@ class SimQueue final : public gpu::DeviceQueue {
   }
 
   bool capturing() const { return capturing_; }
+  // Whether the work running now runs from a graph launch (a replay).
+  bool replaying() const { return replaying_; }
 
   double clock_us = 0;  // device time so far
   int runs = 0;         // pieces of work that ran (queued or replayed)
@@ -102,6 +106,7 @@ class SimQueue final : public gpu::DeviceQueue {
   std::vector<Work> captured_;
   std::vector<Work> graph_;
   bool has_graph_ = false;
+  bool replaying_ = false;
 };
 
 }  // namespace fb::test

@@ -87,6 +87,7 @@ class ForwardingGroup : public BackendGroup {
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override { return inner_->prepare(spec); }
   std::string path() const override { return inner_->path(); }
   void abort() override { inner_->abort(); }
+  bool abort_ends_wait() const override { return inner_->abort_ends_wait(); }
 
  private:
   std::unique_ptr<BackendGroup> inner_;

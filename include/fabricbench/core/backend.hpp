@@ -145,6 +145,12 @@ class BackendGroup {
   // device (NCCL: ncclCommAbort). Must not wait for the engine's thread.
   // Default: nothing (MPI has no per-communicator abort; MPI_Abort follows).
   virtual void abort() {}
+  // Whether abort() ends the engine's wait in this group: its thread, which
+  // polls, then tears the group's library state down itself (NCCL:
+  // ncclCommAbort) and leaves the group. A process about to end waits for
+  // that (ProgressBoard::abort_active_group_and_wait) instead of leaving the
+  // communicator to the process's end.
+  virtual bool abort_ends_wait() const { return false; }
 };
 
 class Backend {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string_view>
@@ -77,6 +78,12 @@ class ProgressBoard {
   // backend (storage removes its files); plain, so no allocation.
   void set_abort_hook(void (*hook)());
   void abort_active_group();
+  // abort_active_group(), then, for a group whose abort the engine's thread
+  // acts on (BackendGroup::abort_ends_wait), waits up to `seconds` for that
+  // thread to leave the group, its abort done: for a process about to end,
+  // which would otherwise end before the thread's next poll. False when the
+  // wait ran out (a thread that never polls again: a wedged driver).
+  bool abort_active_group_and_wait(double seconds);
 
  private:
   void begin_write();
@@ -97,6 +104,7 @@ class ProgressBoard {
   // watchdog's reads of the label do not pull it away from the engine.
   alignas(64) std::atomic<std::int64_t> issued_{0};
   alignas(64) std::mutex group_mutex_;
+  std::condition_variable group_left_;  // the engine's thread left the active group
   BackendGroup* group_ = nullptr;
   Backend* opening_ = nullptr;
   void (*hook_)() = nullptr;

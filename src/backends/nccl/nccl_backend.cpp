@@ -70,6 +70,7 @@ class NcclGroup final : public BackendGroup {
   // NCCL: only a flag, so it returns at once whatever NCCL does; the engine's
   // thread aborts the communicator at its next poll (nccl_comm.hpp).
   void abort() override { nccl_->request_abort(); }
+  bool abort_ends_wait() const override { return true; }
 
   // Collective over the group, after the row's traffic: each member reads its
   // own log (NCCL logs a connection in the log of the rank that made it) and

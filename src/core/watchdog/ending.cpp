@@ -14,6 +14,16 @@ namespace {
 // How long aborting the backend and flushing stdout may take before the
 // process ends regardless.
 constexpr auto kLeaveGrace = std::chrono::seconds(5);
+// How long the engine's thread may take to abort its group (NCCL: it sees the
+// flag at its next poll and calls ncclCommAbort): within kLeaveGrace.
+constexpr double kAbortGraceS = 2;
+
+// The group's abort runs on the engine's thread (nccl_comm.hpp): without this
+// wait the process ended before that thread's next poll, and the
+// communicator was never aborted through NCCL, only dropped by the exit.
+void abort_group(ProgressBoard* board) {
+  if (board) board->abort_active_group_and_wait(kAbortGraceS);
+}
 
 }  // namespace
 
@@ -27,7 +37,7 @@ void leave_job(ProgressBoard* board, int exit_code) {
     std::this_thread::sleep_for(kLeaveGrace);
     ::_exit(exit_code);
   }).detach();
-  if (board) board->abort_active_group();
+  abort_group(board);
   std::fflush(stdout);
   // _exit, not MPI_Abort: the engine's thread is blocked inside MPI, and
   // MPI_Abort from this thread (outside MPI_THREAD_FUNNELED) garbles Open
@@ -36,6 +46,11 @@ void leave_job(ProgressBoard* board, int exit_code) {
   // code; every other rank has been told to leave over the side channel
   // anyway, so srun without --kill-on-bad-exit ends too.
   ::_exit(exit_code);
+}
+
+void die_of_signal(ProgressBoard* board, int signal) {
+  abort_group(board);
+  die_of(signal);
 }
 
 }  // namespace fb

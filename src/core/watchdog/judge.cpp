@@ -50,7 +50,10 @@ void Judge::own(const StateReport& s) {
 void Judge::bye(int rank) { views_[static_cast<std::size_t>(rank)].finished = true; }
 
 void Judge::fail(int rank, const std::string& what) {
-  if (!failure_) failure_ = error_end(rank, what, views_);
+  // After a signal, a failure is the signal's doing: a rank's watchdog aborts
+  // its backend as the signal arrives (relay.cpp), and its run then fails
+  // with "communicator aborted". The record says the signal ended the run.
+  if (!failure_ && signal_ == 0) failure_ = error_end(rank, what, views_);
 }
 
 void Judge::signal(int rank, int sig) {

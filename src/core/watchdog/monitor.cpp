@@ -138,10 +138,7 @@ class Monitor : public Hub::Events {
   void finish_run(const RunEnd& end) {
     if (c_.on_end) c_.on_end(end);
     hub_.stop_all(end.status, kMonitorStopDrainS);
-    if (const int sig = judge_.signal_number(); sig != 0 && !c_.leave) {
-      c_.board->abort_active_group();
-      die_of(sig);
-    }
+    if (const int sig = judge_.signal_number(); sig != 0 && !c_.leave) die_of_signal(c_.board, sig);
     leave(end.exit_code);
   }
 

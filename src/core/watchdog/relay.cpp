@@ -63,7 +63,7 @@ class Relay : public Hub::Events {
       const double now = cadence_.after_poll(away);
       if (away > 0 && live_) restart(now, away);
       if (signal_ != 0 && signal_at_s_ < 0) signal_at_s_ = now;
-      if (signal_ != 0 && now - signal_at_s_ > kSignalGraceS) die_of(signal_);
+      if (signal_ != 0 && now - signal_at_s_ > kSignalGraceS) die_of_signal(c_.board, signal_);
       if (n > 0) {
         if (fds[0].revents) on_requests(now);
         if (over_) break;
@@ -74,7 +74,7 @@ class Relay : public Hub::Events {
         if (hub_) hub_->handle(fds, now, *this);
       }
       if (!live_) continue;
-      if (finishing_ && signal_ != 0) die_of(signal_);
+      if (finishing_ && signal_ != 0) die_of_signal(c_.board, signal_);
       if (finishing_ && (!hub_ || hub_->all_done())) return say_bye();
       if (now >= next_report) {
         report(now);
@@ -211,7 +211,7 @@ class Relay : public Hub::Events {
 
   void stop_here(const std::string& why) {
     if (hub_) hub_->stop_all(why, kRelayStopDrainS);
-    if (signal_ != 0) die_of(signal_);  // rank 0 has sealed the record (or is gone)
+    if (signal_ != 0) die_of_signal(c_.board, signal_);  // rank 0 has sealed the record (or is gone)
     over_ = true;
     if (c_.leave)
       c_.leave(kExitRunError);

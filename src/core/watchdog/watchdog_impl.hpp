@@ -28,6 +28,9 @@ double monotonic_s();
 // How a rank leaves an aborted run: the active backend group aborted, then
 // _exit(exit_code) (see ending.cpp for why not MPI_Abort).
 [[noreturn]] void leave_job(ProgressBoard* board, int exit_code);
+// How a rank dies of a signal that ended the run: the active backend group
+// aborted, then the signal's default action (die_of).
+[[noreturn]] void die_of_signal(ProgressBoard* board, int signal);
 
 namespace watch {
 

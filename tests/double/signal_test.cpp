@@ -1,0 +1,138 @@
+// A `run --graph` on the nccl backend through the doubles, ended by SIGTERM
+// (a scheduler's time limit, scancel) while a graph-captured row is measured:
+// the job ends with the signal's status, the record keeps every finished row
+// and says the signal ended the run, the row in flight is not written, and
+// every rank's communicator is aborted through the collective library.
+//
+// Why a job of its own: an ending signal ends the process by the signal's
+// default action (die_of, so the launcher sees what it sent), which inside
+// this gtest job would end the job. So rank 0 of this job starts a fresh
+// mpirun of this binary that runs only the scenario (a disabled test, run
+// when asked for by name), and judges what that job left: its exit status,
+// its stderr and its record. The signal lands mid-row by construction, not by
+// timing: the NCCL double sends it from the row's first graph replay and
+// stalls the simulated GPUs there, so the row cannot finish first.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/record.hpp"
+#include "fabricbench/core/runner.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/sinks.hpp"
+#include "json_lines.hpp"
+#include "nccl/nccl_backend.hpp"
+#include "process.hpp"
+#include "sim_devices.hpp"
+#include "sim_nccl.hpp"
+#include "watched_run.hpp"
+
+namespace fb {
+namespace {
+
+constexpr const char* kRecordVariable = "FB_SIM_SIGNAL_RECORD";
+constexpr int kJobRanks = 4;
+// The sweep: all_reduce out of place at 1K, 4K and 16K; the signal comes in the 16K row.
+constexpr std::uint64_t kSignalledBytes = 16 << 10;
+
+RunOptions graph_sweep() {
+  RunOptions o;
+  o.backend = "nccl";
+  o.ops = {Op::all_reduce};
+  o.grid = {1024, kSignalledBytes, 4.0, 0};
+  o.iters = 3;
+  o.warmup = 1;
+  o.check = true;
+  o.graph = true;
+  o.in_place = false;
+  return o;
+}
+
+// The scenario, as `fabricbench run` measures (cli/measuring_command.cpp):
+// the watched run, rank 0's record opened under it and closed by the
+// watchdog when the run ends early. Runs only in the job the test below starts.
+TEST(SimSignal, DISABLED_GraphRunEndedBySigterm) {
+  const char* record = std::getenv(kRecordVariable);
+  ASSERT_NE(record, nullptr) << "run by SimSignal.ARunEndedBySigtermMidGraphRow..., which sets " << kRecordVariable;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  test::SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  test::SimNccl lib(world.size(), {.signal = SIGTERM, .signal_in_replay_of = kSignalledBytes});
+  auto backend = make_nccl_backend(devices, lib);
+  cli::WatchedRun watched(world, nodes, watch::TimeoutPolicy{60}, "run");
+  std::unique_ptr<RowSink> sink;
+  watched.run([&] {
+    if (world.rank() == 0) {
+      const auto open = [&] {
+        sink = make_record_sink(record, false);
+        RunHeader header;
+        header.command = "run";
+        header.ranks = world.size();
+        header.backend = std::string(backend->name());
+        header.backend_version = backend->version();
+        header.simulated = backend->simulated();
+        sink->begin(header);
+      };
+      watched.open_record(open, [&](const Summary& summary) { sink->abort(summary); });
+    }
+    Runner runner(world, nodes, *backend, graph_sweep(), sink.get());
+    runner.watch(&watched.board());
+    runner.preflight();
+    runner.run();
+  });
+  if (sink) sink->end(Summary{});
+  ADD_FAILURE() << "the run ended normally: the signal never came";
+}
+
+// What the scenario's job left, on rank 0 of this job.
+void expect_signal_ending(const std::string& record) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  // A job of its own, not ranks of this one: without this launcher's environment.
+  const auto r = test::run_process(
+      "timeout 120 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" OMPI_ALLOW_RUN_AS_ROOT=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+      std::string(kRecordVariable) + "=" + record + " " + test::mpirun(kJobRanks) + " " + self +
+      " --gtest_also_run_disabled_tests --gtest_filter=SimSignal.DISABLED_GraphRunEndedBySigterm </dev/null");
+  // docs/run.md: a run ended by signal n ends with 128 + n.
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  const Results res = read_results(record);  // every line whole, or this throws
+  EXPECT_EQ(res.status, "killed") << r.err;
+  const auto summary = test::json_lines(record).back();
+  EXPECT_EQ(summary.value("exit_code", 0), 128 + SIGTERM) << summary.dump();
+  EXPECT_EQ(summary["report"].value("signal", ""), "SIGTERM") << summary.dump();
+  // The rows finished before the signal, verified; not the one in flight.
+  ASSERT_EQ(res.measurements.size(), 2u) << r.err;
+  EXPECT_EQ(res.measurements[0].bytes, 1024u);
+  EXPECT_EQ(res.measurements[1].bytes, 4096u);
+  for (const Measurement& m : res.measurements) {
+    EXPECT_EQ(m.op, "all_reduce");
+    EXPECT_EQ(m.wrong, 0) << m.bytes;
+  }
+  // Each rank's row communicator torn down by ncclCommAbort (the double says so), not left to the process's end.
+  for (int rank = 0; rank < kJobRanks; ++rank)
+    EXPECT_NE(r.err.find(fmt::format("SimNccl: rank {} aborted a communicator", rank)), std::string::npos)
+        << "rank " << rank << ":\n"
+        << r.err;
+}
+
+TEST(SimSignal, ARunEndedBySigtermMidGraphRowKeepsFinishedRowsAndAbortsNccl) {
+  const Comm world = Comm::world();
+  if (world.rank() == 0) {
+    const std::string dir = test::make_temp_dir("fb_sim_signal_");
+    try {
+      expect_signal_ending(dir + "/killed.jsonl");
+    } catch (const std::exception& e) {  // an unreadable record: fail here, still meet the others below
+      ADD_FAILURE() << e.what();
+    }
+    std::filesystem::remove_all(dir);
+  }
+  world.barrier_quiet();  // the other ranks wait without spinning on the cores the job needs
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,194 @@
+// `fabricbench step --backend nccl` through the doubles: the step executor
+// (step/executor.hpp) on the nccl backend's own code over the simulated
+// devices and NCCL, with a simulated GEMM compute in place of the gemm
+// plugin's cuBLAS products, as step_command.cpp wires them (set_up_backend,
+// then the compute, then the executor), and the step line it records
+// (cli/step_report.hpp) read back from a record. Two nodes of two GPUs
+// (FABRICBENCH_RANKS_PER_NODE=2): tensor parallel inside a node, data
+// parallel across the two.
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/record.hpp"
+#include "fabricbench/core/scope.hpp"
+#include "fabricbench/core/sinks.hpp"
+#include "fabricbench/step/executor.hpp"
+#include "nccl/nccl_backend.hpp"
+#include "process.hpp"
+#include "sim_devices.hpp"
+#include "sim_nccl.hpp"
+#include "step_report.hpp"
+
+namespace fb {
+namespace {
+
+double thread_cpu_us() {
+  timespec t{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) throw std::runtime_error("clock_gettime failed");
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) * 1e-3;
+}
+
+// The gemm plugin's compute (GemmCompute) as a test double: work of the
+// length asked for, in slices with the step's progress polled between them
+// (the calls queued under the compute start and complete meanwhile). Timed
+// on this thread's CPU clock, so a stretch is never shorter than asked
+// however loaded the machine; it keeps what the executor asked for.
+class SimGemmCompute final : public ComputeKernel {
+ public:
+  void compute(double us, const std::function<void()>& poll) override {
+    asked_us += us;
+    const double end = thread_cpu_us() + us;
+    while (thread_cpu_us() < end) {
+      const double slice_end = std::min(end, thread_cpu_us() + kSliceUs);
+      while (thread_cpu_us() < slice_end) {
+      }
+      poll();
+    }
+  }
+  std::string describe() const override { return "simulated GEMM products (fabricbench's test double)"; }
+  double asked_us = 0;  // the compute asked for over the whole run
+
+ private:
+  static constexpr double kSliceUs = 50;
+};
+
+constexpr double kComputeUs = 2000;
+constexpr int kSteps = 3;
+constexpr int kWarmup = 1;
+constexpr std::uint64_t kTpBytes = 64 << 10;
+constexpr std::uint64_t kDpBytes = 256 << 10;
+
+// tp 2 x dp 2: a TP all-reduce that blocks the compute, DP gradient
+// all-reduces under the last half of it.
+step::StepSchedule tp_dp_step() {
+  step::StepSchedule s;
+  s.tp = 2;
+  s.dp = 2;
+  s.compute_us = kComputeUs;
+  s.comms.push_back({"TP activation all-reduce", Op::all_reduce, step::Group::tp, kTpBytes, 2, 0});
+  s.comms.push_back({"DP gradient all-reduce", Op::all_reduce, step::Group::dp, kDpBytes, 3, 0.5});
+  return s;
+}
+
+// Rank 0 writes the step's lines into a record as the step command does
+// (job().sinks.record_line), and reads them back; the others get nothing.
+Results recorded(const Comm& world, const std::vector<RecordLine>& lines, bool simulated) {
+  Results res;
+  if (world.rank() == 0) {
+    const std::string path = test::make_temp_dir("fb_sim_step_") + "/step.jsonl";
+    auto sink = make_record_sink(path, false, ClosingTotals::none);
+    RunHeader header;
+    header.command = "step";
+    header.ranks = world.size();
+    header.backend = "nccl";
+    header.simulated = simulated;
+    sink->begin(header);
+    for (const RecordLine& line : lines) sink->record_line(line);
+    sink->end(Summary{});
+    res = read_results(path);
+    std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+  }
+  return res;
+}
+
+// The communicator of each collective that ran: TP inside a node, DP across the two.
+void expect_groups(const std::vector<test::SimNccl::Ran>& ran, const NodeMap& nodes) {
+  int tp = 0, dp = 0;
+  for (const auto& r : ran) {
+    ASSERT_EQ(r.call, "ncclAllReduce");
+    ASSERT_EQ(r.world_ranks.size(), 2u) << r.bytes;
+    const bool one_node = nodes.rank_node[static_cast<std::size_t>(r.world_ranks[0])] ==
+                          nodes.rank_node[static_cast<std::size_t>(r.world_ranks[1])];
+    if (r.bytes == kTpBytes) {
+      ++tp;
+      EXPECT_TRUE(one_node) << "TP all-reduce over world ranks " << r.world_ranks[0] << ", " << r.world_ranks[1];
+    } else {
+      ++dp;
+      EXPECT_EQ(r.bytes, kDpBytes);
+      EXPECT_FALSE(one_node) << "DP all-reduce over world ranks " << r.world_ranks[0] << ", " << r.world_ranks[1];
+    }
+  }
+  // Per step: the schedule's calls in the three modes that communicate,
+  // over warm-up and timed steps, then each call alone once per timed step.
+  EXPECT_EQ(tp, 2 * 3 * (kSteps + kWarmup) + kSteps);
+  EXPECT_EQ(dp, 3 * 3 * (kSteps + kWarmup) + kSteps);
+}
+
+TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  if (nodes.nodes != 2 || nodes.local_size != 2)
+    GTEST_SKIP() << "two nodes of two ranks (FABRICBENCH_RANKS_PER_NODE=2 with 4 ranks): TP inside a node, DP across";
+  test::SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  test::SimNccl lib(nodes.local_size);
+  auto backend = make_nccl_backend(devices, lib);
+  set_up_backend(world, *backend, RunOptions{});  // placement, as step's make_compute does first
+  SimGemmCompute compute;
+  const step::StepSchedule schedule = tp_dp_step();
+  step::StepReport report;
+  {
+    step::Executor executor(world, *backend, compute, schedule, Dtype::bfloat16);
+    report = executor.run(kSteps, kWarmup);
+  }
+  // The compute asked for: the planned compute of every step that computes (three modes of four).
+  EXPECT_DOUBLE_EQ(compute.asked_us, 3.0 * (kSteps + kWarmup) * kComputeUs);
+  expect_groups(lib.ran, nodes);
+
+  model::Workload workload;
+  workload.name = "simulated tp2 dp2";
+  const cli::StepView view{workload, schedule, report, compute.describe(), "nccl", {}};
+  const Results res = recorded(world, cli::step_lines(view), backend->simulated());
+  if (world.rank() != 0) return;
+  EXPECT_TRUE(res.header.simulated);
+  ASSERT_EQ(res.steps.size(), 1u);
+  const StepLine& line = res.steps[0];
+  EXPECT_EQ(line.backend, "nccl");
+  EXPECT_EQ(line.kernel, compute.describe());
+  EXPECT_EQ(line.tp, 2);
+  EXPECT_EQ(line.dp, 2);
+  EXPECT_EQ(line.planned_compute_us, kComputeUs);
+  ASSERT_EQ(line.modes.size(), 4u);
+  const auto median = [&](const char* mode) {
+    const auto it = std::find_if(line.modes.begin(), line.modes.end(), [&](const auto& m) { return m.mode == mode; });
+    EXPECT_NE(it, line.modes.end()) << mode;
+    return it == line.modes.end() ? 0.0 : it->time_median_us;
+  };
+  for (const auto& m : line.modes) EXPECT_EQ(m.iterations, static_cast<std::size_t>(kSteps)) << m.mode;
+  // The compute's figure is the simulated compute's: never less than planned (its own thread's CPU time).
+  const double compute_us = median("compute_only");
+  const double comm_us = median("comm_only");
+  EXPECT_GE(compute_us, kComputeUs);
+  EXPECT_GT(comm_us, 0);
+  EXPECT_GE(median("serial"), kComputeUs);
+  EXPECT_GE(median("overlapped"), kComputeUs);
+  // The shares, between 0 and 1, and from the figures beside them.
+  EXPECT_GT(line.comm_share, 0);
+  EXPECT_LT(line.comm_share, 1);
+  EXPECT_NEAR(line.comm_share, comm_us / (compute_us + comm_us), 1e-9);
+  EXPECT_GE(line.exposed_share, 0);
+  EXPECT_LT(line.exposed_share, 1);
+  EXPECT_NEAR(line.efficiency, compute_us / median("overlapped"), 1e-9);
+  // The step's collectives, as scheduled, each timed.
+  ASSERT_EQ(line.comms.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& c = line.comms[i];
+    EXPECT_EQ(c.name, schedule.comms[i].name);
+    EXPECT_EQ(c.op, "all_reduce");
+    EXPECT_EQ(c.bytes, schedule.comms[i].bytes);
+    EXPECT_EQ(c.calls, schedule.comms[i].calls);
+    EXPECT_GT(c.per_call_us, 0) << c.name;
+    EXPECT_NEAR(c.per_step_us, c.per_call_us * c.calls, 1e-6 * c.per_step_us) << c.name;
+  }
+  EXPECT_EQ(line.comms[0].group, "tp");
+  EXPECT_EQ(line.comms[1].group, "dp");
+}
+
+}  // namespace
+}  // namespace fb
