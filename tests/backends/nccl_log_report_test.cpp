@@ -313,6 +313,137 @@ TEST(NcclLogReport, AHostOutsideTheCliqueBesideMnnvlPairsIsFlagged) {
   }
 }
 
+// NCCL's two clique lines (src/init.cc fillInfo, src/mnnvl.cc; fixtures/nccl-log/README.md):
+// "0xa" and "a" must read as one clique, or every rank would look alone.
+TEST(NcclLogLine, CliqueLinesOfBothShapesNameOneClique) {
+  const Line fill = parse_line(
+      "0: nvl-a01:9000:9000 [0] NCCL INFO MNNVL busId 0x801000 fabric UUID 3f1a0c2e9b7d4411.8c2e5a7b1d3f6609 "
+      "cliqueId 0xA state 3 healthMask 0x0 degradedBw false");
+  ASSERT_TRUE(fill.clique);
+  EXPECT_EQ(fill.clique->cluster_uuid, "3f1a0c2e9b7d4411.8c2e5a7b1d3f6609");
+  EXPECT_EQ(fill.clique->clique_id, "a");
+  const Line check = parse_line("0: nvl-a01:9000:9000 [0] NCCL INFO MNNVL 1 cliqueId a cliqueSize 8 cliqueRank 0");
+  ASSERT_TRUE(check.clique);
+  EXPECT_EQ(check.clique->cluster_uuid, "");
+  EXPECT_EQ(check.clique->clique_id, "a");
+  EXPECT_EQ(check.clique->clique_size, 8);
+  // The comm line also says "MNNVL 1": it names no clique.
+  EXPECT_FALSE(
+      parse_line("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 1").clique);
+}
+
+std::string without_lines_containing(const std::string& text, const std::string& what) {
+  std::string out;
+  for (const auto l : lines_of(text))
+    if (l.find(what) == std::string_view::npos) out += std::string(l) + "\n";
+  return out;
+}
+
+// Two NVL72-style racks (2 hosts x 4 GPUs each, cliques 0xa and 0xb) joined by InfiniBand on
+// purpose: two NVLink domains, the network between them is no fallback.
+TEST(NcclLogReport, TwoRacksJoinedByInfinibandAreTwoDomainsNotAFallback) {
+  const Log log = read_log(fixture("mnnvl-two-racks-ib.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_TRUE(nvlink_cliques_logged(c));
+  EXPECT_FALSE(nvlink_domain(c));  // not one domain
+  const auto domains = nvlink_domains(c);
+  ASSERT_EQ(domains.size(), 2u);
+  EXPECT_EQ(domains[0].hosts, (std::vector<std::string>{"nvl-a01", "nvl-a02"}));
+  EXPECT_EQ(domains[0].clique_id, "0xa");
+  EXPECT_EQ(domains[0].cluster_uuid, "3f1a0c2e9b7d4411.8c2e5a7b1d3f6609");
+  EXPECT_EQ(domains[0].gpus, 8);
+  EXPECT_EQ(domains[1].hosts, (std::vector<std::string>{"nvl-b01", "nvl-b02"}));
+  EXPECT_EQ(domains[1].clique_id, "0xb");
+  EXPECT_EQ(domains[1].gpus, 8);
+  std::size_t across = 0;
+  for (const auto& p : node_pairs(c)) {
+    EXPECT_FALSE(p.nvlink_fallback) << p.a << " " << p.b << ": " << p.verdict;
+    const bool other_rack = p.a.substr(0, 5) != p.b.substr(0, 5);
+    EXPECT_EQ(p.across_nvlink_domains, other_rack) << p.a << " " << p.b;
+    if (!other_rack) continue;
+    ++across;
+    EXPECT_EQ(p.verdict, "two NVLink domains joined by the network: hosts " + p.a + " and " + p.b +
+                             " are in different NVLink cliques (0xa, 0xb); NET/IB with GPUDirect RDMA");
+  }
+  EXPECT_EQ(across, 2u);  // the ring crosses between the racks twice: a02 -> b01, b02 -> a01
+  const std::string text = format_text(log, {"mnnvl-two-racks-ib.log"});
+  EXPECT_NE(
+      text.find("  2 NVLink domains (MNNVL cliques) joined by the network:\n"
+                "    clique 0xa (cluster UUID 3f1a0c2e9b7d4411.8c2e5a7b1d3f6609): hosts nvl-a01, nvl-a02 (8 GPUs)\n"
+                "    clique 0xb (cluster UUID 7d4b21e0c9a83f52.1e6d0b9a4c7f2318): hosts nvl-b01, nvl-b02 (8 GPUs)\n"),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("fallback"), std::string::npos) << text;
+  EXPECT_EQ(text.find("did not log"), std::string::npos) << text;
+  const auto j = format_json(log, {"a.log"}).at("communicators").at(0);
+  EXPECT_TRUE(j.at("nvlink_domain").is_null());
+  ASSERT_EQ(j.at("nvlink_domains").size(), 2u);
+  EXPECT_EQ(j.at("nvlink_domains").at(1).at("hosts"), (std::vector<std::string>{"nvl-b01", "nvl-b02"}));
+  EXPECT_EQ(j.at("nvlink_domains").at(1).at("clique_id"), "0xb");
+  EXPECT_EQ(j.at("nvlink_cliques_logged"), true);
+  for (const auto& p : j.at("node_pairs")) EXPECT_EQ(p.at("nvlink_fallback"), false) << p.at("verdict");
+}
+
+// NCCL joins two GPUs only when the cluster UUID matches too (src/mnnvl.cc): racks whose
+// cliques share an id but whose UUIDs differ are still two domains.
+TEST(NcclLogReport, OneCliqueIdUnderTwoClusterUuidsIsTwoDomains) {
+  std::string text = fixture("mnnvl-two-racks-ib.log");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"cliqueId 0xa ", "cliqueId 0x7fff "},
+                                                                                 {"cliqueId 0xb ", "cliqueId 0x7fff "},
+                                                                                 {"cliqueId a ", "cliqueId 7fff "},
+                                                                                 {"cliqueId b ", "cliqueId 7fff "}})
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+      text.replace(at, from.size(), to);
+  ASSERT_EQ(text.find("cliqueId 0xa"), std::string::npos);
+  const Communicator c = read_log(text).comms.at(0);
+  EXPECT_EQ(nvlink_domains(c).size(), 2u);
+  for (const auto& p : node_pairs(c)) EXPECT_FALSE(p.nvlink_fallback) << p.a << " " << p.b << ": " << p.verdict;
+}
+
+// mnnvl-ib-fallback.log: every rank logs clique 0x7ffe, yet the hosts connect over NET/IB.
+TEST(NcclLogReport, HostsOfOneCliqueOnTheNetworkAreStillAFallback) {
+  const Log log = read_log(fixture("mnnvl-ib-fallback.log"));
+  const Communicator& c = log.comms.at(0);
+  EXPECT_TRUE(nvlink_cliques_logged(c));
+  const auto domains = nvlink_domains(c);
+  ASSERT_EQ(domains.size(), 1u);
+  EXPECT_EQ(domains[0].clique_id, "0x7ffe");
+  EXPECT_EQ(domains[0].hosts, (std::vector<std::string>{"gb-t01", "gb-t02"}));
+  std::size_t flagged = 0;
+  for (const auto& p : node_pairs(c)) {
+    EXPECT_FALSE(p.across_nvlink_domains) << p.a << " " << p.b;
+    flagged += p.nvlink_fallback;
+  }
+  EXPECT_EQ(flagged, 1u);
+  const std::string text = format_text(log, {"mnnvl-ib-fallback.log"});
+  EXPECT_NE(text.find("  one NVLink domain (MNNVL), some of whose hosts connect over the network:\n"
+                      "    clique 0x7ffe: hosts gb-t01, gb-t02 (8 GPUs)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("did not log"), std::string::npos) << text;  // the cliques say it is a fallback
+}
+
+// The same log cut of its clique lines (an older NCCL, NCCL_DEBUG_SUBSYS without INIT): the
+// verdict stays a fallback, and the report says it cannot tell it from two racks.
+TEST(NcclLogReport, WithoutCliqueLinesTheFallbackStandsAndTheReportSaysWhy) {
+  const Log log = read_log(without_lines_containing(fixture("mnnvl-ib-fallback.log"), "cliqueId"));
+  const Communicator& c = log.comms.at(0);
+  EXPECT_FALSE(nvlink_cliques_logged(c));
+  const auto pairs = node_pairs(c);
+  ASSERT_FALSE(pairs.empty());
+  EXPECT_TRUE(pairs[0].nvlink_fallback);
+  EXPECT_FALSE(pairs[0].across_nvlink_domains);
+  EXPECT_EQ(pairs[0].verdict.rfind("NVLink domain fallback: hosts gb-t01 and gb-t02 are in one MNNVL communicator", 0),
+            0u)
+      << pairs[0].verdict;
+  const std::string text = format_text(log, {"a.log"});
+  EXPECT_NE(text.find("note: NCCL did not log the NVLink clique of these ranks"), std::string::npos) << text;
+  EXPECT_NE(text.find("cannot be told from two domains (racks) joined by the network on purpose"), std::string::npos)
+      << text;
+  EXPECT_EQ(format_json(log, {"a.log"}).at("communicators").at(0).at("nvlink_cliques_logged"), false);
+}
+
 TEST(NcclLogReport, AnOrdinaryInfinibandJobIsNoDomainAndNoFallback) {
   const Log log = read_log(fixture("two-nodes-ib-gdr.log"));
   const auto j = format_json(log, {"a.log"});
@@ -334,6 +465,15 @@ TEST(NcclLogCli, AFlaggedFallbackKeepsExitCodeZero) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("gb-t01 <-> gb-t02: NVLink domain fallback: hosts gb-t01 and gb-t02"), std::string::npos)
       << r.out;
+}
+
+TEST(NcclLogCli, TwoRacksReadAsTwoDomains) {
+  const auto r =
+      test::run_process(std::string(FB_BINARY) + " report nccl-log " + fixture_path("mnnvl-two-racks-ib.log"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 NVLink domains (MNNVL cliques) joined by the network"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nvl-a02 <-> nvl-b01: two NVLink domains joined by the network"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fallback"), std::string::npos) << r.out;
 }
 
 TEST(NcclLogCli, TextReportOfSeveralFiles) {

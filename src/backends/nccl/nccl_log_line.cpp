@@ -173,6 +173,27 @@ void read_comm(std::string_view body, Line& out) {
   out.comm = std::move(c);
 }
 
+// "0x0A" and "a" name the same clique: src/init.cc prints "0x%x", src/mnnvl.cc "%x".
+std::string hex_id(std::string_view s) {
+  if (starts_with(s, "0x") || starts_with(s, "0X")) s.remove_prefix(2);
+  while (s.size() > 1 && s.front() == '0') s.remove_prefix(1);
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+void read_clique(std::string_view body, Line& out) {
+  // Both shapes start "MNNVL " and name the clique; the comm line says "MNNVL 1" too but starts "comm 0x".
+  if (!starts_with(body, "MNNVL ")) return;
+  const std::string_view id = value_after(body, "cliqueId");
+  if (id.empty()) return;
+  CliqueLine c;
+  c.clique_id = hex_id(id);
+  c.cluster_uuid = std::string(value_after(body, "UUID"));  // "fabric UUID 5a1c.93e0"
+  c.clique_size = to_int(value_after(body, "cliqueSize"));
+  out.clique = std::move(c);
+}
+
 void read_counts(std::string_view body, Line& out) {
   // "[comm 0x.., ]24 coll channels, 0 collnet channels, 16 nvls channels, ..."
   if (body.find(" coll channels, ") == std::string_view::npos) return;
@@ -268,6 +289,7 @@ Line parse_line(std::string_view line) {
   out.nvls_support = starts_with(body, "NVLS multicast support is available");
   read_connection(body, out);
   read_comm(body, out);
+  read_clique(body, out);
   read_counts(body, out);
   read_tuning(body, out);
   read_pattern(body, out);

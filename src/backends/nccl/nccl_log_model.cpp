@@ -12,7 +12,13 @@ void merge_into(Communicator& into, const Communicator& from) {
   into.nranks = std::max(into.nranks, from.nranks);
   into.nnodes = std::max(into.nnodes, from.nnodes);
   into.mnnvl = std::max(into.mnnvl, from.mnnvl);
-  for (const auto& [r, info] : from.ranks) into.ranks.emplace(r, info);
+  for (const auto& [r, info] : from.ranks) {
+    auto [at, fresh] = into.ranks.emplace(r, info);
+    if (fresh) continue;
+    // The clique line may sit in the half that lacked the commId (an older NCCL names it late).
+    if (at->second.cluster_uuid.empty()) at->second.cluster_uuid = info.cluster_uuid;
+    if (at->second.clique_id.empty()) at->second.clique_id = info.clique_id;
+  }
   for (const auto& [key, link] : from.links) {
     auto [at, fresh] = into.links.emplace(key, link);
     if (!fresh) at->second.channels.insert(link.channels.begin(), link.channels.end());
@@ -24,6 +30,11 @@ void merge_into(Communicator& into, const Communicator& from) {
   into.nvls_support = into.nvls_support || from.nvls_support;
   into.collnet_connected = into.collnet_connected || from.collnet_connected;
   for (const auto& [f, algos] : from.algorithms) into.algorithms[f].insert(algos.begin(), algos.end());
+}
+
+void set_clique(RankInfo& r, const CliqueLine& c) {
+  if (!c.cluster_uuid.empty()) r.cluster_uuid = c.cluster_uuid;  // src/mnnvl.cc's line omits it: keep fillInfo's
+  r.clique_id = c.clique_id;
 }
 
 }  // namespace
@@ -83,6 +94,21 @@ void LogReader::on_comm(Process& p, const Writer& w, const CommLine& c) {
   r.pid = w.pid;
   r.device = c.cuda_device >= 0 ? c.cuda_device : (r.device >= 0 ? r.device : w.device);
   if (!c.bus_id.empty()) r.bus_id = c.bus_id;
+  if (p.clique) {
+    set_clique(r, *p.clique);
+    p.clique.reset();
+  }
+}
+
+void LogReader::on_clique(Process& p, const CliqueLine& c) {
+  // NCCL prints it while setting up the communicator this process started last (src/init.cc
+  // fillInfo, src/mnnvl.cc), after its "Init START" line; without one yet, keep it for the next.
+  if (p.comms.empty() || p.comms.back().rank < 0) {
+    p.clique = c;
+    return;
+  }
+  const ProcComm& pc = p.comms.back();
+  set_clique(comms_[pc.comm].ranks[pc.rank], c);
 }
 
 std::size_t LogReader::comm_for(Process& p, const Line& line) {
@@ -118,6 +144,7 @@ void LogReader::add_line(const Line& line, std::string_view text) {
   if (line.version) p.version = *line.version;
   if (line.network) p.network = *line.network;
   if (line.comm) on_comm(p, line.writer, *line.comm);
+  if (line.clique) on_clique(p, *line.clique);
   const bool about_comm = line.connection || line.channels || line.tuning || line.nvls_support ||
                           !line.path_types.empty() || (line.network && !p.comms.empty());
   if (!about_comm) return;
@@ -131,7 +158,8 @@ void LogReader::add_line(const Line& line, std::string_view text) {
     l.channels.insert(c->channel);
     // The sender's process wrote it: that is where `from` runs.
     const int me = c->side == Side::receive ? c->to : c->from;
-    if (me >= 0 && !cm.ranks.count(me)) cm.ranks[me] = {line.writer.host, line.writer.pid, line.writer.device, ""};
+    if (me >= 0 && !cm.ranks.count(me))
+      cm.ranks[me] = {line.writer.host, line.writer.pid, line.writer.device, "", "", ""};
   }
   if (const auto& n = line.channels) {
     cm.nvls_channels = std::max(cm.nvls_channels, n->nvls);

@@ -25,15 +25,76 @@ bool mnnvl_communicator(const Communicator& c) {
   return false;
 }
 
-// For two hosts of an MNNVL communicator: what says that NVLink fell back to
-// the network between them ("" when they use no network transport).
-std::string nvlink_fallback_note(const std::string& a, const std::string& b, const std::vector<Transport>& used) {
+// Each rank's NVLink clique as one key, "<cluster UUID>/<clique id>": NCCL joins two GPUs in
+// one domain only when both match (src/mnnvl.cc). A rank that logged only src/mnnvl.cc's line
+// (no UUID) takes the UUID its clique's other ranks logged, when they agree on one.
+std::map<int, std::string> clique_keys(const Communicator& c) {
+  std::map<std::string, std::set<std::string>> uuids;  // clique id -> the UUIDs logged with it
+  for (const auto& [r, info] : c.ranks)
+    if (!info.clique_id.empty() && !info.cluster_uuid.empty()) uuids[info.clique_id].insert(info.cluster_uuid);
+  std::map<int, std::string> out;
+  for (const auto& [r, info] : c.ranks) {
+    if (info.clique_id.empty()) continue;
+    std::string uuid = info.cluster_uuid;
+    const auto known = uuids.find(info.clique_id);
+    if (uuid.empty() && known != uuids.end() && known->second.size() == 1) uuid = *known->second.begin();
+    out[r] = uuid + "/" + info.clique_id;
+  }
+  return out;
+}
+
+std::string clique_uuid_of(const std::string& key) { return key.substr(0, key.rfind('/')); }
+std::string clique_label_of(const std::string& key) { return "0x" + key.substr(key.rfind('/') + 1); }
+
+// Host -> the cliques of its ranks (one, on a sane machine).
+std::map<std::string, std::set<std::string>> host_cliques(const Communicator& c) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& [r, key] : clique_keys(c))
+    if (const std::string host = c.host_of(r); !host.empty()) out[host].insert(key);
+  return out;
+}
+
+enum class CliqueRelation { unknown, shared, separate };
+
+CliqueRelation clique_relation(const std::map<std::string, std::set<std::string>>& cliques, const std::string& a,
+                               const std::string& b) {
+  const auto x = cliques.find(a), y = cliques.find(b);
+  if (x == cliques.end() || y == cliques.end()) return CliqueRelation::unknown;
+  for (const auto& key : x->second)
+    if (y->second.count(key)) return CliqueRelation::shared;
+  return CliqueRelation::separate;
+}
+
+std::set<std::string> network_transports(const std::vector<Transport>& used) {
   std::set<std::string> nets;
   for (const auto& t : used)
     if (is_net(t)) nets.insert("NET/" + t.mechanism);
-  if (nets.empty()) return {};
-  return fmt::format("NVLink domain fallback: hosts {} and {} are in one MNNVL communicator but connect over {}", a, b,
-                     fmt::join(nets, ", "));
+  return nets;
+}
+
+// Two hosts of an MNNVL communicator that use the network: a fallback unless NCCL logged
+// them in different cliques (two racks joined by the network on purpose). Without cliques
+// it stays a fallback, as before clique lines were read; the report says it could be either.
+void judge_nvlink_pair(NodePair& p, const std::vector<Transport>& used,
+                       const std::map<std::string, std::set<std::string>>& cliques) {
+  const std::set<std::string> nets = network_transports(used);
+  if (nets.empty()) return;
+  if (clique_relation(cliques, p.a, p.b) == CliqueRelation::separate) {
+    std::set<std::string> labels;
+    for (const auto* host : {&p.a, &p.b})
+      for (const auto& key : cliques.at(*host)) labels.insert(clique_label_of(key));
+    p.across_nvlink_domains = true;
+    p.verdict = fmt::format(
+                    "two NVLink domains joined by the network: hosts {} and {} are in different NVLink "
+                    "cliques ({}); ",
+                    p.a, p.b, fmt::join(labels, ", ")) +
+                p.verdict;
+    return;
+  }
+  p.nvlink_fallback = true;
+  p.verdict = fmt::format("NVLink domain fallback: hosts {} and {} are in one MNNVL communicator but connect over {}; ",
+                          p.a, p.b, fmt::join(nets, ", ")) +
+              p.verdict;
 }
 
 std::string node_of(const Communicator& c, int rank, const Transport& t, const std::string& other) {
@@ -132,6 +193,43 @@ std::string summary_line(const Communicator& c) {
   return out;
 }
 
+std::string domain_line(const NvlinkDomain& d) {
+  return fmt::format("clique {}{}: hosts {} ({} GPUs)", d.clique_id,
+                     d.cluster_uuid.empty() ? "" : " (cluster UUID " + d.cluster_uuid + ")", fmt::join(d.hosts, ", "),
+                     d.gpus);
+}
+
+nlohmann::ordered_json domain_json(const NvlinkDomain& d) {
+  return {{"hosts", d.hosts}, {"gpus", d.gpus}, {"clique_id", d.clique_id}, {"cluster_uuid", d.cluster_uuid}};
+}
+
+// NCCL counts an NVLink clique as one node: say which hosts each domain spans, and whether
+// the log can tell a fallback from domains joined by the network.
+std::string nvlink_domain_text(const Communicator& c, const std::vector<NodePair>& pairs) {
+  std::string out;
+  if (const auto one = nvlink_domain(c)) {
+    out += fmt::format("  one NVLink domain (MNNVL): hosts {} ({} GPUs), not nodes joined by a network\n",
+                       fmt::join(one->hosts, ", "), one->gpus);
+  } else if (const auto domains = nvlink_domains(c); !domains.empty() && !domains[0].clique_id.empty()) {
+    // Only cliques NCCL logged name domains here; without them the node pairs say what is known.
+    out += domains.size() > 1
+               ? fmt::format("  {} NVLink domains (MNNVL cliques) joined by the network:\n", domains.size())
+               : "  one NVLink domain (MNNVL), some of whose hosts connect over the network:\n";
+    for (const auto& d : domains) out += "    " + domain_line(d) + "\n";
+  }
+  // A flagged pair with a host whose clique is not in the log (none logged, or a cut log) may be two racks.
+  const auto cliques = host_cliques(c);
+  bool unproven = false;
+  for (const auto& p : pairs)
+    unproven = unproven || (p.nvlink_fallback && clique_relation(cliques, p.a, p.b) == CliqueRelation::unknown);
+  if (unproven)
+    out +=
+        "  note: NCCL did not log the NVLink clique of these ranks (\"MNNVL busId .. fabric UUID .. cliqueId ..\", "
+        "NCCL_DEBUG_SUBSYS=INIT), so a fallback inside one NVLink domain cannot be told from two domains (racks) "
+        "joined by the network on purpose\n";
+  return out;
+}
+
 }  // namespace
 
 std::string channel_ranges(const std::set<int>& channels) {
@@ -167,16 +265,12 @@ std::vector<NodePair> node_pairs(const Communicator& comm) {
     acc.channels += l.channels.size();
   }
   const bool mnnvl = mnnvl_communicator(comm);
+  const auto cliques = host_cliques(comm);
   std::vector<NodePair> out;
   for (const auto& [hosts, acc] : by_pair) {
     const bool inter_node = hosts.first != hosts.second;
     NodePair p{hosts.first, hosts.second, acc.tokens, acc.channels, verdict(inter_node, acc.used)};
-    if (mnnvl && inter_node) {
-      if (std::string note = nvlink_fallback_note(p.a, p.b, acc.used); !note.empty()) {
-        p.verdict = note + "; " + p.verdict;
-        p.nvlink_fallback = true;
-      }
-    }
+    if (mnnvl && inter_node) judge_nvlink_pair(p, acc.used, cliques);
     out.push_back(std::move(p));
   }
   // Inter-node pairs first: the network is what the question is about.
@@ -196,8 +290,45 @@ std::optional<NvlinkDomain> nvlink_domain(const Communicator& comm) {
   std::set<std::string> hosts;
   for (const auto& [r, info] : comm.ranks)
     if (!info.host.empty()) hosts.insert(info.host);
-  return NvlinkDomain{{hosts.begin(), hosts.end()},
-                      comm.nranks > 0 ? comm.nranks : static_cast<int>(comm.ranks.size())};
+  NvlinkDomain d{
+      {hosts.begin(), hosts.end()}, comm.nranks > 0 ? comm.nranks : static_cast<int>(comm.ranks.size()), "", ""};
+  std::set<std::string> keys;
+  for (const auto& [r, key] : clique_keys(comm)) keys.insert(key);
+  if (keys.size() == 1) {  // name the clique only when every rank that logged one agrees
+    d.clique_id = clique_label_of(*keys.begin());
+    d.cluster_uuid = clique_uuid_of(*keys.begin());
+  }
+  return d;
+}
+
+std::vector<NvlinkDomain> nvlink_domains(const Communicator& comm) {
+  if (!mnnvl_communicator(comm)) return {};
+  const auto keys = clique_keys(comm);
+  if (keys.empty()) {
+    if (auto d = nvlink_domain(comm)) return {*d};
+    return {};
+  }
+  std::map<std::string, NvlinkDomain> by_clique;
+  std::map<std::string, std::set<std::string>> hosts;
+  for (const auto& [r, key] : keys) {
+    NvlinkDomain& d = by_clique[key];
+    d.clique_id = clique_label_of(key);
+    d.cluster_uuid = clique_uuid_of(key);
+    ++d.gpus;
+    if (const std::string host = comm.host_of(r); !host.empty()) hosts[key].insert(host);
+  }
+  std::vector<NvlinkDomain> out;
+  for (auto& [key, d] : by_clique) {
+    d.hosts.assign(hosts[key].begin(), hosts[key].end());
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+bool nvlink_cliques_logged(const Communicator& comm) {
+  for (const auto& [r, info] : comm.ranks)
+    if (!info.clique_id.empty()) return true;
+  return false;
 }
 
 std::string missing_lines_hint(const Log& log) {
@@ -221,10 +352,8 @@ std::string format_text(const Log& log, const std::vector<std::string>& files) {
                                 log.comms.size() == 1 ? "" : "s");
   for (const auto& c : log.comms) {
     out += "\n" + summary_line(c) + "\n";
-    // NCCL counts an NVLink clique as one node: say which hosts it spans.
-    if (const auto d = nvlink_domain(c))
-      out += fmt::format("  one NVLink domain (MNNVL): hosts {} ({} GPUs), not nodes joined by a network\n",
-                         fmt::join(d->hosts, ", "), d->gpus);
+    const auto pairs = node_pairs(c);
+    out += nvlink_domain_text(c, pairs);
     out += fmt::format("  NVLS: {}   CollNet: {}\n",
                        c.nvls_channels > 0 ? fmt::format("{} channels", c.nvls_channels)
                                            : (c.nvls_support ? "supported, not set up" : "not used"),
@@ -237,7 +366,6 @@ std::string format_text(const Log& log, const std::vector<std::string>& files) {
     for (const auto& [key, l] : c.links)
       out += fmt::format("    {} -> {}: {} [{}]{}\n", rank_label(c, l.from), rank_label(c, l.to), l.token,
                          channel_ranges(l.channels), l.transport.text.empty() ? "" : "  via " + l.transport.text);
-    const auto pairs = node_pairs(c);
     if (!pairs.empty()) out += "  node pairs:\n";
     for (const auto& p : pairs)
       out += fmt::format("    {}: {}\n", p.a == p.b ? p.a + " (inside the node)" : p.a + " <-> " + p.b, p.verdict);
@@ -265,13 +393,17 @@ nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string
                        {"transports", std::vector<std::string>(p.tokens.begin(), p.tokens.end())},
                        {"channels", p.channels},
                        {"verdict", p.verdict},
-                       {"nvlink_fallback", p.nvlink_fallback}});
-    nlohmann::ordered_json domain = nullptr;
-    if (const auto d = nvlink_domain(c)) domain = {{"hosts", d->hosts}, {"gpus", d->gpus}};
+                       {"nvlink_fallback", p.nvlink_fallback},
+                       {"across_nvlink_domains", p.across_nvlink_domains}});
+    nlohmann::ordered_json domain = nullptr, domains = nlohmann::ordered_json::array();
+    if (const auto d = nvlink_domain(c)) domain = domain_json(*d);
+    for (const auto& d : nvlink_domains(c)) domains.push_back(domain_json(d));
     comms.push_back({{"id", c.id},
                      {"nranks", c.nranks},
                      {"nnodes", node_count(c)},
                      {"nvlink_domain", domain},
+                     {"nvlink_domains", domains},
+                     {"nvlink_cliques_logged", nvlink_cliques_logged(c)},
                      {"versions", c.versions},
                      {"networks", c.networks},
                      {"nvls_channels", c.nvls_channels},

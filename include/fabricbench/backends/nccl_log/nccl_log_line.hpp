@@ -13,6 +13,9 @@
 //   "ncclCommInitRankConfig comm 0x55.. rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9d.. - Init START"
 //   "ncclCommSplit comm 0x.. rank 3 nranks 8 ... parent 0x.. color 1 key 3 commId 0x.. ... - Init COMPLETE"
 //   "comm 0x55.. rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0"
+//   "MNNVL busId 0x801000 fabric UUID 5a1c.93e0 cliqueId 0xa state 3 healthMask 0x0 degradedBw false"
+//                                                  (src/init.cc fillInfo; "degradedBw" only in newer NCCL)
+//   "MNNVL 1 cliqueId a cliqueSize 8 cliqueRank 0 nvlDomainSize 8"   (src/mnnvl.cc; no "nvlDomainSize" before 2.28)
 //   "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"           (also /CE, MNNVL, IPC, "direct pointer")
 //   "Channel 00/0 : 0[0] -> 9[1] via P2P/indirect/1[1]/read"
 //   "Channel 00 : 0[0] -> 1[1] via SHM/direct/direct"          (older: "via direct shared memory")
@@ -90,6 +93,16 @@ struct CommLine {
   std::string bus_id;
 };
 
+// The NVLink clique of the writer's GPU in the communicator it is setting up
+// (the line names neither: it is the process's latest one). NCCL puts two
+// GPUs in one multi-node NVLink domain when their cluster UUID and clique id
+// match (src/mnnvl.cc), so the pair is what tells two racks apart.
+struct CliqueLine {
+  std::string cluster_uuid;  // "5a1c.93e0" as NCCL prints it; "" on the src/mnnvl.cc line, which omits it
+  std::string clique_id;     // hex without "0x", lower case, no leading zeros: "a" for "0xa" and "a" alike
+  int clique_size = -1;      // src/mnnvl.cc only: ranks of the communicator in this clique
+};
+
 // "24 coll channels, 24 collnet channels, 16 nvls channels, ...": the NVLS
 // count (the collnet count only repeats the coll count in NCCL 2.19-2.28).
 struct ChannelCounts {
@@ -112,6 +125,7 @@ struct Line {
   std::optional<std::string> version;
   std::optional<std::string> network;
   std::optional<CommLine> comm;
+  std::optional<CliqueLine> clique;
   std::optional<Connection> connection;
   std::optional<ChannelCounts> channels;
   std::optional<Tuning> tuning;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -28,6 +29,9 @@ struct RankInfo {
   std::string pid;
   int device = -1;
   std::string bus_id;
+  // The GPU's NVLink clique from its "MNNVL ... cliqueId" lines (nccl_log_line.hpp); "" when not logged.
+  std::string cluster_uuid;
+  std::string clique_id;
 };
 
 // Every channel one transport carries from one rank to another.
@@ -85,9 +89,11 @@ class LogReader {
     std::vector<ProcComm> comms;  // in creation order
     std::string version;          // the last "NCCL version" line of the process
     std::string network;          // the last "Using network" line, for the communicators after it
+    std::optional<CliqueLine> clique;  // a clique line before any communicator line: for the next one
   };
   void add_line(const Line& line, std::string_view text);
   void on_comm(Process& p, const Writer& w, const CommLine& c);
+  void on_clique(Process& p, const CliqueLine& c);
   std::size_t comm_for(Process& p, const Line& line);
   std::size_t new_comm(std::string id);
 

@@ -25,6 +25,9 @@ struct NodePair {
   // Hosts of an MNNVL communicator that reach each other over the network
   // (NET/IB, NET/Socket): multi-node NVLink fell back for this pair.
   bool nvlink_fallback = false;
+  // Hosts of an MNNVL communicator in different NVLink cliques (different racks), so the
+  // network between them is the design, not a fallback. Only when NCCL logged both cliques.
+  bool across_nvlink_domains = false;
 };
 
 std::vector<NodePair> node_pairs(const Communicator& comm);
@@ -34,10 +37,21 @@ std::vector<NodePair> node_pairs(const Communicator& comm);
 struct NvlinkDomain {
   std::vector<std::string> hosts;
   int gpus = 0;  // the communicator's ranks, one GPU each
+  std::string clique_id;     // "0x7ffe" when NCCL logged the clique, "" otherwise
+  std::string cluster_uuid;  // "" when not logged
 };
 
 // The domain when the communicator is MNNVL and no pair of its hosts uses another transport.
 std::optional<NvlinkDomain> nvlink_domain(const Communicator& comm);
+
+// Every NVLink domain of an MNNVL communicator: one per clique NCCL logged (two NVL72 racks
+// joined by InfiniBand: two), or nvlink_domain's one when no clique was logged; empty when
+// the communicator is not MNNVL.
+std::vector<NvlinkDomain> nvlink_domains(const Communicator& comm);
+
+// Whether any rank's NVLink clique is in the log. Without it, hosts of an MNNVL communicator
+// on the network may be one domain that fell back or two domains joined on purpose.
+bool nvlink_cliques_logged(const Communicator& comm);
 
 // The one-line verdict for the transports of one node pair.
 std::string verdict(bool inter_node, const std::vector<Transport>& used);
