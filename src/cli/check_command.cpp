@@ -64,7 +64,7 @@ std::string load_profile_everywhere(const Comm& world, const CheckFlags& flags, 
 std::string prepare_rank0(const Comm& world, const CheckFlags& flags, CheckSetup& setup) {
   // Only rank 0 judges, so only it needs the quote's rules (and its files).
   if (!flags.quote.empty()) try {
-      add_quote_rules(flags.quote, flags.quote_name, setup.profile.rules);
+      add_quote_rules(flags.quote, flags.quote_name, setup.profile);
     } catch (const UsageError& e) {
       return fmt::format("--quote {}: {}", flags.quote, e.what());
     }

@@ -4,9 +4,11 @@
 // accept's rules, and the module table lets only cli include both.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fabricbench/accept/profile.hpp"
 #include "fabricbench/accept/rule.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/quotes.hpp"
@@ -21,7 +23,16 @@ namespace fb::cli {
 std::vector<accept::Rule> quote_rules(const model::QuoteSet& set, const std::string& quote_name,
                                       const model::Presets& presets, const std::string& file);
 
-// Reads FILE (and the presets file it names) and appends its quote's rules to `rules`.
-void add_quote_rules(const std::string& file, const std::string& quote_name, std::vector<accept::Rule>& rules);
+// The busbw its network promises between nodes, per rank: all_reduce at the
+// largest size the profile's `sweeps` measure on a rail (else inter), at
+// least 0.80 of the line rate of the NICs each rank there drives. None for a
+// quote of one node or without a network.
+std::optional<accept::Rule> quote_busbw_rule(const model::QuoteSet& set, const std::string& quote_name,
+                                             const model::Presets& presets, const std::string& file,
+                                             const std::vector<accept::Sweep>& sweeps);
+
+// Reads FILE (and the presets file it names) and appends its quote's rules
+// (the hardware promises, then the busbw promise) to the profile's.
+void add_quote_rules(const std::string& file, const std::string& quote_name, accept::Profile& profile);
 
 }  // namespace fb::cli

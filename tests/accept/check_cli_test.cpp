@@ -586,11 +586,39 @@ TEST_F(CheckQuoteCli, AQuoteThisMachineCannotMeetFailsNamingEachPromise) {
   const auto nodes = verdict(report, "quote sold: 2 nodes");
   EXPECT_EQ(nodes["status"], "fail") << report.dump();
   EXPECT_EQ(nodes["measured"], 1);
+  // The profile measures no all_reduce between nodes: the busbw promise is not judged.
+  const auto busbw = verdict(report, "quote sold: all_reduce busbw inter at 1 GiB >= 40 GB/s");
+  ASSERT_FALSE(busbw.is_null()) << report.dump();
+  EXPECT_EQ(busbw["status"], "fail") << busbw.dump();
   const auto junit = test::junit_counts(path("out/junit.xml"));
-  EXPECT_EQ(junit["testsuite"]["failures"], "4") << junit.dump();
+  EXPECT_EQ(junit["testsuite"]["failures"], "5") << junit.dump();
   int named = 0;
   for (const auto& n : junit["names"]) named += n.get<std::string>().rfind("quote sold: ", 0) == 0;
-  EXPECT_EQ(named, 4) << junit.dump();
+  EXPECT_EQ(named, 5) << junit.dump();
+}
+
+// The network's busbw promise judged on rows this check measured: 2 local
+// ranks as 2 nodes (shared memory, some GB/s between them) meet what one
+// 10GbE port per GPU promises (0.80 of 1.25 GB/s) and miss what one 400G
+// NDR port promises (0.80 of 50 GB/s).
+TEST_F(CheckQuoteCli, TheBusbwPromiseIsJudgedOnTheRowsBetweenNodes) {
+  std::ofstream(path("net.yaml"))
+      << "name: net\nbackend: mpi\nsweeps:\n"
+         "  - {ops: [all_reduce], scopes: [inter], minbytes: 256K, maxbytes: 1M, iters: 20, check: true}\n"
+         "rules:\n  - {name: element check, kind: correctness}\n";
+  const std::string launch = "timeout 240 " + mpirun(2) + " -x FABRICBENCH_RANKS_PER_NODE=1 " + FB_BINARY +
+                             " check --progress off -q --profile " + path("net.yaml") + " --quote-name sold ";
+  const auto slow = run_process(launch + "--quote " + quote("1x10gbe", 1, 2) + " --out-dir " + path("tcp"));
+  const auto tcp = verdict(json_file("tcp/check.json"), "quote sold: all_reduce busbw inter at 1 MiB >= 1 GB/s");
+  ASSERT_FALSE(tcp.is_null()) << slow.out << slow.err;
+  EXPECT_EQ(tcp["status"], "pass") << tcp.dump();
+  EXPECT_GE(tcp["measured"].get<double>(), 1.0) << tcp.dump();
+  const auto fast = run_process(launch + "--quote " + quote("1x400g-ndr-ib", 1, 2) + " --out-dir " + path("ib"));
+  EXPECT_EQ(fast.exit_code, 1) << fast.out << fast.err;
+  const auto ib = verdict(json_file("ib/check.json"), "quote sold: all_reduce busbw inter at 1 MiB >= 40 GB/s");
+  ASSERT_FALSE(ib.is_null()) << fast.out;
+  EXPECT_EQ(ib["status"], "fail") << ib.dump();
+  EXPECT_LT(ib["measured"].get<double>(), 40.0) << ib.dump();
 }
 
 // A quote naming a preset fabricbench does not know is refused before

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "fabricbench/core/errors.hpp"
 
@@ -19,10 +21,35 @@ bool quote_says(const std::string& text, const std::string& part) { return text.
 
 std::string quotes_file(const std::string& name) { return std::string(FB_SOURCE_DIR) + "/profiles/quotes/" + name; }
 
+// The quote's hardware rules, as `check --quote` adds them to a profile.
 std::vector<accept::Rule> rules_of(const std::string& file, const std::string& quote) {
-  std::vector<accept::Rule> rules;
-  add_quote_rules(file, quote, rules);
-  return rules;
+  accept::Profile profile;
+  add_quote_rules(file, quote, profile);
+  std::vector<accept::Rule> hardware;
+  for (auto& r : profile.rules)
+    if (r.kind == accept::RuleKind::hardware) hardware.push_back(std::move(r));
+  return hardware;
+}
+
+// Its busbw rule, added after the hardware rules, against `profile`'s sweeps.
+accept::Rule busbw_of(const std::string& file, const std::string& quote, accept::Profile profile) {
+  const std::size_t before = profile.rules.size();
+  add_quote_rules(file, quote, profile);
+  EXPECT_GT(profile.rules.size(), before);
+  EXPECT_EQ(profile.rules.back().kind, accept::RuleKind::absolute) << profile.rules.back().name;
+  return profile.rules.back();
+}
+
+accept::Profile shipped_profile(const std::string& name) {
+  const std::string file = std::string(FB_SOURCE_DIR) + "/profiles/" + name;
+  std::ifstream in(file);
+  return accept::parse_profile(std::string(std::istreambuf_iterator<char>(in), {}), file);
+}
+
+accept::Profile profile_measuring(const std::string& scopes) {
+  return accept::parse_profile("name: p\nbackend: nccl\nsweeps:\n  - {ops: [all_reduce], scopes: [" + scopes +
+                                   "], minbytes: 1M, maxbytes: 256M, check: true}\nrules:\n  - {kind: correctness}\n",
+                               "p.yaml");
 }
 
 TEST(CheckQuote, EveryShippedQuoteGivesItsPromises) {
@@ -102,6 +129,50 @@ TEST(CheckQuote, AnNvl72QuoteSellsItsNvlinkDomain) {
   EXPECT_EQ(quote_rules(racks, "q", model::builtin_presets(), "test.yaml")[3].hardware.count, 72);
   for (const auto& r : rules_of(quotes_file("todays-clusters.yaml"), "b200-8x800g-xdr"))
     EXPECT_NE(r.hardware.item, HardwareItem::nvlink_domain) << r.name;
+}
+
+// The network's promise in bus bandwidth: the shipped H100 profile measures
+// every rail up to 8 GiB, so 8 NDR NICs for 8 GPUs promise each rail 0.80 of
+// one NIC's 50 GB/s there, the profile's own per-NIC floor.
+TEST(CheckQuote, TheNetworkPromisesBusbwPerRailAtTheLargestSizeMeasured) {
+  const auto ib =
+      busbw_of(quotes_file("h100-10gbe-vs-400g-ib.yaml"), "vendor-b-400g-ib", shipped_profile("h100-8x-ndr400.yaml"));
+  EXPECT_EQ(ib.rows.op, "all_reduce");
+  EXPECT_EQ(ib.rows.scope, "rail");
+  EXPECT_EQ(ib.rows.bytes, 8ull << 30);
+  EXPECT_EQ(ib.metric, accept::Metric::busbw);
+  ASSERT_EQ(ib.limits.size(), 1u);
+  EXPECT_EQ(ib.limits[0].bound, accept::Bound::min);
+  EXPECT_DOUBLE_EQ(ib.limits[0].value, 40.0);
+  EXPECT_TRUE(quote_says(ib.name, "networks.yaml 400g-ndr-ib line_gbps 50")) << ib.name;
+  // One 10GbE port for 8 GPUs: eight rails share it, an eighth of 1.25 GB/s each.
+  const auto tcp =
+      busbw_of(quotes_file("h100-10gbe-vs-400g-ib.yaml"), "vendor-a-10gbe", shipped_profile("h100-8x-ndr400.yaml"));
+  EXPECT_EQ(tcp.rows.scope, "rail");
+  EXPECT_NEAR(tcp.limits[0].value, 0.8 * 1.25 / 8, 1e-9);
+}
+
+// Without a rail sweep, one rank per node drives the NICs of one GPU (at
+// least one NIC); where the profile measures nothing between nodes the
+// promise is still a rule, which no row answers: not judged, a failure.
+TEST(CheckQuote, WithoutRailsTheInterScopeCarriesThePromiseOrNothingAnswersIt) {
+  const auto set = model::parse_quotes(
+      "quotes:\n  - {name: q, gpu: h100-sxm, gpus_per_node: 8, nodes: 2, network: 1x10gbe, price_per_gpu_hour: 2}\n");
+  const auto presets = model::builtin_presets();
+  const auto inter = quote_busbw_rule(set, "q", presets, "test.yaml", profile_measuring("inter, global").sweeps);
+  ASSERT_TRUE(inter);
+  EXPECT_EQ(inter->rows.scope, "inter");
+  EXPECT_EQ(inter->rows.bytes, 256ull << 20);
+  EXPECT_DOUBLE_EQ(inter->limits[0].value, 0.8 * 1.25);
+  const auto none = quote_busbw_rule(set, "q", presets, "test.yaml", profile_measuring("intra").sweeps);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->rows.scope, "inter");
+  EXPECT_EQ(none->rows.bytes, 1ull << 30);
+  EXPECT_TRUE(quote_says(none->name, "the profile's sweeps measure no all_reduce there")) << none->name;
+  const auto one_node = model::parse_quotes(
+      "quotes:\n  - {name: q, gpu: h100-sxm, gpus_per_node: 8, nodes: 1, network: 1x10gbe, price_per_gpu_hour: 2}\n");
+  EXPECT_FALSE(quote_busbw_rule(one_node, "q", presets, "test.yaml", profile_measuring("inter").sweeps))
+      << "one node sends nothing over its network";
 }
 
 }  // namespace
