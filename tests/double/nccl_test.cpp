@@ -217,13 +217,7 @@ TEST(SimNccl, ARecordMadeThroughTheDoublesIsRefusedAsAMeasurement) {
   const std::string path = world.bcast_string_quiet(test::make_temp_dir("fb_sim_record_"), 0) + "/simulated.jsonl";
   {
     std::unique_ptr<RowSink> sink = my_rank() == 0 ? make_record_sink(path, false) : nullptr;
-    RunHeader header;
-    header.command = "run";
-    header.ranks = world.size();
-    header.backend = std::string(backend->name());
-    header.backend_version = backend->version();
-    header.simulated = backend->simulated();
-    if (sink) sink->begin(header);
+    if (sink) sink->begin(test::simulated_run_header(*backend, world.size()));
     Runner runner(world, map_nodes(world), *backend, collectives({Op::all_reduce}), sink.get());
     runner.preflight();
     runner.run();

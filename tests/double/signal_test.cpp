@@ -70,13 +70,7 @@ TEST(SimSignal, DISABLED_GraphRunEndedBySigterm) {
     if (world.rank() == 0) {
       const auto open = [&] {
         sink = make_record_sink(record, false);
-        RunHeader header;
-        header.command = "run";
-        header.ranks = world.size();
-        header.backend = std::string(backend->name());
-        header.backend_version = backend->version();
-        header.simulated = backend->simulated();
-        sink->begin(header);
+        sink->begin(test::simulated_run_header(*backend, world.size()));
       };
       watched.open_record(open, [&](const Summary& summary) { sink->abort(summary); });
     }

@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "cuda_common/devices.hpp"
+#include "fabricbench/core/backend.hpp"
+#include "fabricbench/core/record_lines.hpp"
 
 namespace fb::test {
 
@@ -147,5 +149,17 @@ double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps);
 void sim_stall(gpu::DeviceStream& stream);
 // Whether the work running now on the stream runs from a graph launch.
 bool sim_replaying(gpu::DeviceStream& stream);
+
+// The header of a `run` record made through the doubles on `ranks` ranks:
+// the backend's name and version, and `simulated` as the backend says.
+inline RunHeader simulated_run_header(const Backend& backend, int ranks) {
+  RunHeader header;
+  header.command = "run";
+  header.ranks = ranks;
+  header.backend = std::string(backend.name());
+  header.backend_version = backend.version();
+  header.simulated = backend.simulated();
+  return header;
+}
 
 }  // namespace fb::test
