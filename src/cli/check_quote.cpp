@@ -169,6 +169,11 @@ std::optional<accept::Rule> quote_busbw_rule(const model::QuoteSet& set, const s
   const model::Quote& q = find_quote(set, quote_name, file);
   if (q.network.empty() || q.nodes < 2) return std::nullopt;
   const std::string where = fmt::format("quote {}", q.name);
+  // All its GPUs in one NVLink domain (NVL72 trays): its rows between hosts
+  // run over NVLink, and no scope yet measures the network between domains.
+  if (const auto domain = domain_rule(q, presets.gpu(q.gpu, where + ": gpu"), presets, where);
+      domain && domain->hardware.count >= q.gpus_per_node * q.nodes)
+    return std::nullopt;
   // quote_rules resolved the network already: a bad one was refused there.
   const model::Link link =
       model::resolve_network(q.network, presets, std::filesystem::path(file).parent_path().string());

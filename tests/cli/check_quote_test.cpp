@@ -175,5 +175,23 @@ TEST(CheckQuote, WithoutRailsTheInterScopeCarriesThePromiseOrNothingAnswersIt) {
       << "one node sends nothing over its network";
 }
 
+// Four NVL72 trays are one NVLink domain: their rows between hosts run over
+// NVLink, so no row shows the network they were sold with. Two racks' worth
+// (36 trays of 4) cross the network between the domains.
+TEST(CheckQuote, TraysOfOneNvlinkDomainPromiseNoNetworkBusbw) {
+  const auto trays = model::parse_quotes(
+      "quotes:\n  - {name: q, gpu: gb200, gpus_per_node: 4, nodes: 4, network: 4x400g-ndr-ib, "
+      "price_per_gpu_hour: 5}\n");
+  const auto presets = model::builtin_presets();
+  EXPECT_FALSE(quote_busbw_rule(trays, "q", presets, "test.yaml", profile_measuring("rail").sweeps));
+  const auto racks = model::parse_quotes(
+      "quotes:\n  - {name: q, gpu: gb200, gpus_per_node: 4, nodes: 36, network: 4x400g-ndr-ib, "
+      "price_per_gpu_hour: 5}\n");
+  const auto between = quote_busbw_rule(racks, "q", presets, "test.yaml", profile_measuring("rail").sweeps);
+  ASSERT_TRUE(between);
+  EXPECT_EQ(between->rows.scope, "rail");
+  EXPECT_DOUBLE_EQ(between->limits[0].value, 40.0);
+}
+
 }  // namespace
 }  // namespace fb::cli
