@@ -110,7 +110,9 @@ class PairsRunner {
   OpSpec spec(Op op, std::uint64_t bytes, int from, int to) const;
 
   const Comm& world_;
-  const NodeMap& nodes_;
+  // A copy: callers pass map_nodes(world) as a temporary, and a reference
+  // to it dangled (counter lines read host names from freed memory).
+  const NodeMap nodes_;
   Backend& backend_;
   PairsOptions options_;
   std::vector<int> selection_;

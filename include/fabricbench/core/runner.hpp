@@ -73,7 +73,9 @@ class Runner {
   OpSpec spec_for(Op op, bool in_place, std::uint64_t bytes, int group_size) const;
 
   const Comm& world_;
-  const NodeMap& nodes_;
+  // A copy: callers pass map_nodes(world) as a temporary, and a reference
+  // to it dangled (counter lines read host names from freed memory).
+  const NodeMap nodes_;
   Backend& backend_;
   RunOptions options_;
   RowSink* sink_;
