@@ -1,6 +1,5 @@
 #include "mpi_cuda_backend.hpp"
 
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -9,10 +8,8 @@
 #include <mpi-ext.h>
 #endif
 
-#include "cuda_common/device_check.hpp"
+#include "cuda_common/devices.hpp"
 #include "cuda_common/gpu_backend.hpp"
-#include "cuda_common/gpu_error.hpp"
-#include "cuda_common/cuda_devices.hpp"
 #include "cuda_common/gpu_memory.hpp"
 #include "gpu_backends.hpp"
 #include "mpi_host/mpi_op.hpp"
@@ -21,47 +18,50 @@
 namespace fb {
 namespace {
 
-// MpiOp with the check on the device: the buffers are device memory.
+// MpiOp with the check on the device, through the device layer: the buffers
+// are device memory (host memory under the test doubles).
 class MpiDeviceOp final : public MpiOp {
  public:
-  MpiDeviceOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out, int device)
-      : MpiOp(comm, spec, in, out), device_(device) {}
+  MpiDeviceOp(MPI_Comm comm, const OpSpec& spec, void* in, void* out, gpu::Devices& devices, int device)
+      : MpiOp(comm, spec, in, out), devices_(devices), device_(device) {}
 
   void fill_check() override {
     const CheckContext ctx = check_context();
-    gpu::poison(result(), spec().layout.out_elems * dtype_bytes(spec().dtype), nullptr, device_);
-    gpu::fill_input(ctx, input(), nullptr, device_);
-    gpu::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", device_);
+    // Poison first: in-place inputs share the output buffer and must survive.
+    devices_.poison(device_, result(), spec().layout.out_elems * dtype_bytes(spec().dtype));
+    devices_.fill_input(device_, ctx, input());
   }
 
   std::uint64_t count_wrong() override {
     const CheckContext ctx = check_context();
-    return has_checked_output(ctx) ? gpu::count_wrong(ctx, result(), nullptr, device_) : 0;
+    return has_checked_output(ctx) ? devices_.count_wrong(device_, ctx, result()) : 0;
   }
 
   void corrupt_output_element(std::uint64_t index) override {
-    if (index < spec().layout.out_elems) gpu::corrupt_element(spec().dtype, result(), index, device_);
+    if (index < spec().layout.out_elems) devices_.corrupt_element(device_, spec().dtype, result(), index);
   }
 
  private:
+  gpu::Devices& devices_;
   int device_;
 };
 
 class MpiCudaGroup final : public BackendGroup {
  public:
-  MpiCudaGroup(const Comm& comm, int device)
+  MpiCudaGroup(const Comm& comm, gpu::Devices& devices, int device)
       : comm_(comm.dup()),
         path_(mpi_path(comm_)),
+        devices_(devices),
         device_(device),
-        in_(gpu::cuda_devices(), gpu::MemoryKind::device, device),
-        out_(gpu::cuda_devices(), gpu::MemoryKind::device, device) {}
+        in_(devices, gpu::MemoryKind::device, device),
+        out_(devices, gpu::MemoryKind::device, device) {}
 
   void reserve(std::uint64_t, std::uint64_t) override {}
 
   Support allocate(const OpSpec& spec) override { return gpu::make_room(in_, out_, spec); }
 
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
-    return std::make_unique<MpiDeviceOp>(comm_.native(), spec, in_.data(), out_.data(), device_);
+    return std::make_unique<MpiDeviceOp>(comm_.native(), spec, in_.data(), out_.data(), devices_, device_);
   }
 
   std::string path() const override { return path_ + " (device buffers)"; }
@@ -69,6 +69,7 @@ class MpiCudaGroup final : public BackendGroup {
  private:
   Comm comm_;
   std::string path_;
+  gpu::Devices& devices_;
   int device_;
   gpu::Buffer in_;
   gpu::Buffer out_;
@@ -76,7 +77,7 @@ class MpiCudaGroup final : public BackendGroup {
 
 class MpiCudaBackend final : public gpu::GpuBackend {
  public:
-  MpiCudaBackend() : GpuBackend(gpu::cuda_devices()) {}
+  explicit MpiCudaBackend(gpu::Devices& devices) : GpuBackend(devices) {}
   std::string_view name() const override { return "mpi-cuda"; }
   std::string version() const override { return MpiSession::library_version(); }
 
@@ -90,7 +91,7 @@ class MpiCudaBackend final : public gpu::GpuBackend {
   std::string_view elsewhere() const override { return kMpiElsewhere; }
   Support supports(const OpSpec& spec) const override { return mpi_supports(spec, name()); }
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<MpiCudaGroup>(comm, gpu_.device);
+    return std::make_unique<MpiCudaGroup>(comm, devices_, gpu_.device);
   }
 };
 
@@ -110,6 +111,8 @@ std::string mpi_cuda_awareness() {
 #endif
 }
 
-std::unique_ptr<Backend> make_mpi_cuda_backend() { return std::make_unique<MpiCudaBackend>(); }
+std::unique_ptr<Backend> make_mpi_cuda_backend(gpu::Devices& devices) {
+  return std::make_unique<MpiCudaBackend>(devices);
+}
 
 }  // namespace fb

@@ -11,7 +11,13 @@
 
 namespace fb {
 
-std::unique_ptr<Backend> make_mpi_cuda_backend();
+namespace gpu {
+class Devices;
+}
+
+// Over `devices` (the CUDA layer in the plugin, the host double in tests),
+// which must outlive it.
+std::unique_ptr<Backend> make_mpi_cuda_backend(gpu::Devices& devices);
 
 // "" when the MPI library says it takes device buffers; else why it does not.
 // Needs MPI initialised.

@@ -1,6 +1,7 @@
 // The mpi-cuda plugin: MPI on device buffers, where the MPI library is CUDA-aware.
 #include <string>
 
+#include "cuda_common/cuda_devices.hpp"
 #include "fabricbench/backends/plugin.hpp"
 #include "gpu_backends.hpp"
 #include "mpi_cuda/mpi_cuda_backend.hpp"
@@ -17,7 +18,7 @@ const fb::PluginApi* fabricbench_plugin() {
                                    const std::string gpu = fb::gpu::absent_reason();
                                    return gpu.empty() ? fb::mpi_cuda_awareness() : gpu;
                                  },
-                                 fb::make_mpi_cuda_backend,
+                                 [] { return fb::make_mpi_cuda_backend(fb::gpu::cuda_devices()); },
                                  nullptr,
                                  fb::gpu::cuda_versions};
   return &api;
