@@ -151,6 +151,10 @@ class NcclBackend final : public gpu::GpuBackend {
   void abort_open() override {
     if (NcclComm* world = abortable_.load(std::memory_order_acquire)) world->request_abort();
   }
+  // The flag alone ends nothing: the engine's thread aborts at its next poll.
+  // Before the world communicator exists (the unique id's broadcast) there is
+  // no flag to raise, and the wait for the open's end runs out instead.
+  bool abort_open_ends_wait() const override { return true; }
 
  private:
   // The world's communicator, the parent of every group's: created at the
