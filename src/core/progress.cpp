@@ -96,8 +96,11 @@ void ProgressBoard::set_active_group(BackendGroup* group) {
 }
 
 void ProgressBoard::set_opening(Backend* backend) {
-  std::lock_guard lock(group_mutex_);
-  opening_ = backend;
+  {
+    std::lock_guard lock(group_mutex_);
+    opening_ = backend;
+  }
+  group_left_.notify_all();
 }
 
 void ProgressBoard::set_abort_hook(void (*hook)()) {
@@ -105,8 +108,7 @@ void ProgressBoard::set_abort_hook(void (*hook)()) {
   hook_ = hook;
 }
 
-void ProgressBoard::abort_active_group() {
-  std::lock_guard lock(group_mutex_);
+void ProgressBoard::abort_locked() {
   if (group_)
     group_->abort();
   else if (opening_)
@@ -114,12 +116,24 @@ void ProgressBoard::abort_active_group() {
   if (hook_) hook_();
 }
 
+void ProgressBoard::abort_active_group() {
+  std::lock_guard lock(group_mutex_);
+  abort_locked();
+}
+
+// One hold of the lock from the abort to the wait, so the wait is for what was
+// aborted: a group, or with none the backend being opened.
 bool ProgressBoard::abort_active_group_and_wait(double seconds) {
-  abort_active_group();
   std::unique_lock lock(group_mutex_);
-  BackendGroup* const aborted = group_;
-  if (!aborted || !aborted->abort_ends_wait()) return true;
-  return group_left_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return group_ != aborted; });
+  abort_locked();
+  const auto limit = std::chrono::duration<double>(seconds);
+  if (BackendGroup* const aborted = group_) {
+    if (!aborted->abort_ends_wait()) return true;
+    return group_left_.wait_for(lock, limit, [&] { return group_ != aborted; });
+  }
+  Backend* const opening = opening_;
+  if (!opening || !opening->abort_open_ends_wait()) return true;
+  return group_left_.wait_for(lock, limit, [&] { return opening_ != opening; });
 }
 
 }  // namespace fb

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <thread>
 
 #include "fabricbench/core/backend.hpp"
@@ -136,6 +137,56 @@ TEST(Progress, AbortAndWaitWaitsOnlyForAGroupThatLeaves) {
   const ActiveGroup active(&board, &polled);
   EXPECT_FALSE(board.abort_active_group_and_wait(0)) << "still inside the group";
   EXPECT_TRUE(polled.aborted);
+}
+
+// A backend whose abort_open() the engine's thread acts on, as NCCL's: the
+// flag ends a hang in its initialisation at the thread's next poll.
+class PollingOpen final : public Backend {
+ public:
+  std::string_view name() const override { return "polling-open"; }
+  std::string version() const override { return ""; }
+  OpSet ops() const override { return {}; }
+  Support supports(const OpSpec&) const override { return Support::yes(); }
+  Support fits(std::uint64_t, int) const override { return Support::yes(); }
+  std::unique_ptr<BackendGroup> open(const Comm&) override { return nullptr; }
+  void abort_open() override { aborted = true; }
+  bool abort_open_ends_wait() const override { return abort_ends_wait; }
+  bool abort_ends_wait = true;
+  std::atomic<bool> aborted{false};
+};
+
+// A hang while a group opens (NCCL's init, a split): a process about to end
+// waits for the engine's thread to abort the half-made communicator and
+// leave open(), which it leaves by a throw.
+TEST(Progress, AbortAndWaitReturnsOnceTheEngineLeftTheOpen) {
+  ProgressBoard board;
+  PollingOpen backend;
+  std::atomic<bool> entered{false};
+  std::thread engine([&] {
+    try {
+      const OpeningBackend opening(&board, &backend);
+      entered = true;
+      while (!backend.aborted) std::this_thread::yield();  // init's polled wait
+      throw std::runtime_error("NCCL communicator aborted");
+    } catch (const std::runtime_error&) {
+    }
+  });
+  while (!entered) std::this_thread::yield();
+  EXPECT_TRUE(board.abort_active_group_and_wait(60));
+  engine.join();
+}
+
+// No wait for an open whose abort ends nothing; a wait that runs out while
+// the engine's thread is still in open() says so.
+TEST(Progress, AbortAndWaitWaitsOnlyForAnOpenThatEnds) {
+  ProgressBoard board;
+  PollingOpen backend;
+  const OpeningBackend opening(&board, &backend);
+  backend.abort_ends_wait = false;
+  EXPECT_TRUE(board.abort_active_group_and_wait(0));
+  EXPECT_TRUE(backend.aborted);
+  backend.abort_ends_wait = true;
+  EXPECT_FALSE(board.abort_active_group_and_wait(0)) << "still inside open()";
 }
 
 }  // namespace

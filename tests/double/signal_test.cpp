@@ -12,6 +12,10 @@
 // its stderr and its record. The signal lands mid-row by construction, not by
 // timing: the NCCL double sends it from the row's first graph replay and
 // stalls the simulated GPUs there, so the row cannot finish first.
+//
+// The same jobs for a run ended while its backend opens: NCCL's initialisation
+// hangs (the double's fault) and the hang watchdog or a SIGTERM sent from the
+// initialisation ends it; every rank's half-made communicator is aborted.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,6 +25,7 @@
 #include <memory>
 
 #include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/scope.hpp"
@@ -83,15 +88,20 @@ TEST(SimSignal, DISABLED_GraphRunEndedBySigterm) {
   ADD_FAILURE() << "the run ended normally: the signal never came";
 }
 
-// What the scenario's job left, on rank 0 of this job.
-void expect_signal_ending(const std::string& record) {
+// Runs the disabled test `scenario` of this binary as a job of its own, its record at `record`.
+test::ProcessResult run_scenario(const std::string& scenario, const std::string& record) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   // A job of its own, not ranks of this one: without this launcher's environment.
-  const auto r = test::run_process(
+  return test::run_process(
       "timeout 120 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" OMPI_ALLOW_RUN_AS_ROOT=1 "
       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
       std::string(kRecordVariable) + "=" + record + " " + test::mpirun(kJobRanks) + " " + self +
-      " --gtest_also_run_disabled_tests --gtest_filter=SimSignal.DISABLED_GraphRunEndedBySigterm </dev/null");
+      " --gtest_also_run_disabled_tests --gtest_filter=SimSignal." + scenario + " </dev/null");
+}
+
+// What the scenario's job left, on rank 0 of this job.
+void expect_signal_ending(const std::string& record) {
+  const auto r = run_scenario("DISABLED_GraphRunEndedBySigterm", record);
   // docs/run.md: a run ended by signal n ends with 128 + n.
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
   const Results res = read_results(record);  // every line whole, or this throws
@@ -114,18 +124,113 @@ void expect_signal_ending(const std::string& record) {
         << r.err;
 }
 
-TEST(SimSignal, ARunEndedBySigtermMidGraphRowKeepsFinishedRowsAndAbortsNccl) {
+// Rank 0 of this job judges, by `expect`, the record a scenario's job left in
+// a folder of its own; the other ranks wait.
+void on_rank_zero(const char* file, void (*expect)(const std::string& record)) {
   const Comm world = Comm::world();
   if (world.rank() == 0) {
     const std::string dir = test::make_temp_dir("fb_sim_signal_");
     try {
-      expect_signal_ending(dir + "/killed.jsonl");
+      expect(dir + "/" + file);
     } catch (const std::exception& e) {  // an unreadable record: fail here, still meet the others below
       ADD_FAILURE() << e.what();
     }
     std::filesystem::remove_all(dir);
   }
   world.barrier_quiet();  // the other ranks wait without spinning on the cores the job needs
+}
+
+TEST(SimSignal, ARunEndedBySigtermMidGraphRowKeepsFinishedRowsAndAbortsNccl) {
+  on_rank_zero("killed.jsonl", expect_signal_ending);
+}
+
+// ---- Ended while the backend opens (issue 34, defect 11) ----
+// NCCL's initialisation of the world communicator never completes (the
+// double's hang_in_init); the run ends there, by the hang watchdog or by a
+// signal, and every rank's half-made communicator must be torn down by
+// ncclCommAbort on the engine's thread before the process ends.
+
+RunOptions one_row() {
+  RunOptions o;
+  o.backend = "nccl";
+  o.ops = {Op::all_reduce};
+  o.grid = {1024, 1024, 2.0, 0};
+  o.iters = 1;
+  o.warmup = 0;
+  return o;
+}
+
+// The scenario as in DISABLED_GraphRunEndedBySigterm, hanging in the first open.
+void run_hung_open(test::SimNcclFaults faults, watch::TimeoutPolicy timeout) {
+  const char* record = std::getenv(kRecordVariable);
+  ASSERT_NE(record, nullptr) << "run by a SimSignal test that sets " << kRecordVariable;
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  test::SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  test::SimNccl lib(world.size(), faults);
+  auto backend = make_nccl_backend(devices, lib);
+  cli::WatchedRun watched(world, nodes, timeout, "run");
+  std::unique_ptr<RowSink> sink;
+  watched.run([&] {
+    if (world.rank() == 0) {
+      const auto open = [&] {
+        sink = make_record_sink(record, false);
+        sink->begin(test::simulated_run_header(*backend, world.size()));
+      };
+      watched.open_record(open, [&](const Summary& summary) { sink->abort(summary); });
+    }
+    Runner runner(world, nodes, *backend, one_row(), sink.get());
+    runner.watch(&watched.board());
+    runner.preflight();
+    runner.run();
+  });
+  if (sink) sink->end(Summary{});
+  ADD_FAILURE() << "the run ended normally: the initialisation never hung";
+}
+
+TEST(SimSignal, DISABLED_InitHangEndedByWatchdog) { run_hung_open({.hang_in_init = true}, watch::TimeoutPolicy{2}); }
+
+TEST(SimSignal, DISABLED_InitHangEndedBySigterm) {
+  run_hung_open({.hang_in_init = true, .signal = SIGTERM, .signal_in_init = true}, watch::TimeoutPolicy{60});
+}
+
+// Each rank's world communicator, still initialising, aborted through the
+// library (the double says so), not dropped by the process's end.
+void expect_half_made_aborted(const test::ProcessResult& r) {
+  for (int rank = 0; rank < kJobRanks; ++rank)
+    EXPECT_NE(r.err.find(fmt::format("SimNccl: rank {} aborted a communicator of {} ranks, its initialisation "
+                                     "unfinished",
+                                     rank, kJobRanks)),
+              std::string::npos)
+        << "rank " << rank << ":\n"
+        << r.err;
+}
+
+void expect_init_hang_ending(const std::string& record) {
+  const auto r = run_scenario("DISABLED_InitHangEndedByWatchdog", record);
+  EXPECT_EQ(r.exit_code, kExitRunError) << r.err;  // docs/run.md: a hang ends with 3
+  const Results res = read_results(record);
+  EXPECT_EQ(res.status, "hang") << r.err;
+  EXPECT_TRUE(res.measurements.empty());
+  expect_half_made_aborted(r);
+}
+
+void expect_init_signal_ending(const std::string& record) {
+  const auto r = run_scenario("DISABLED_InitHangEndedBySigterm", record);
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  const Results res = read_results(record);
+  EXPECT_EQ(res.status, "killed") << r.err;
+  EXPECT_EQ(test::json_lines(record).back()["report"].value("signal", ""), "SIGTERM");
+  EXPECT_TRUE(res.measurements.empty());
+  expect_half_made_aborted(r);
+}
+
+TEST(SimSignal, AHangInNcclInitEndedByTheWatchdogAbortsEveryHalfMadeCommunicator) {
+  on_rank_zero("hang.jsonl", expect_init_hang_ending);
+}
+
+TEST(SimSignal, ASigtermDuringNcclInitAbortsEveryHalfMadeCommunicator) {
+  on_rank_zero("killed.jsonl", expect_init_signal_ending);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ struct SimComm {
   std::vector<int> world_ranks;  // of each rank of this communicator
   Status state;
   int ops = 0;
+  bool initialising = false;  // its initialisation hangs (hang_in_init): half-made until aborted
   bool ring_logged = false;
   std::set<int> peers_logged;
 };
@@ -168,7 +169,11 @@ Status SimNccl::init_rank(nccl::CommHandle& comm, int nranks, const std::string&
   comm = c;
   if (c->nranks != nranks || c->rank != rank)
     return failed(fmt::format("ncclInvalidArgument (rank {} of {} on a world of {})", rank, nranks, c->nranks));
-  if (faults_.hang_in_init) c->state = {State::in_progress, ""};
+  if (!faults_.hang_in_init) return c->state;
+  c->state = {State::in_progress, ""};
+  c->initialising = true;
+  if (faults_.signal != 0 && faults_.signal_in_init && ::kill(::getpid(), faults_.signal) != 0)
+    throw std::runtime_error("SimNccl: kill(getpid()) failed");
   return c->state;
 }
 
@@ -202,8 +207,8 @@ void SimNccl::destroy(nccl::CommHandle comm) noexcept {
 
 void SimNccl::abort(nccl::CommHandle comm) noexcept {
   SimComm* c = sim(comm);
-  std::fprintf(stderr, "SimNccl: rank %d aborted a communicator of %d ranks (ncclCommAbort)\n", Comm::world().rank(),
-               c->nranks);
+  std::fprintf(stderr, "SimNccl: rank %d aborted a communicator of %d ranks%s (ncclCommAbort)\n", Comm::world().rank(),
+               c->nranks, c->initialising ? ", its initialisation unfinished" : "");
   MPI_Comm_free(&c->mpi);
   delete c;
   ++communicators_aborted;

@@ -17,7 +17,9 @@
 // - Faults on demand: initialisation or a split that never completes (the
 //   communicator stays in progress until aborted), an asynchronous error
 //   after a number of operations, a signal sent to the process in the middle
-//   of a graph replay (the devices stalled there). An abort says so on stderr.
+//   of a graph replay (the devices stalled there) or of a hung initialisation.
+//   An abort says so on stderr, and whether the communicator's
+//   initialisation was unfinished (a half-made communicator).
 // - Keeps each collective that ran (`ran`), for tests of what a workload issued.
 #pragma once
 
@@ -41,6 +43,10 @@ struct SimNcclFaults {
   // whenever the process handles the signal. 0: never.
   int signal = 0;
   std::size_t signal_in_replay_of = 0;
+  // With hang_in_init: `signal` sent to this process from the initialisation
+  // instead, the communicator left half-made (every rank, as a scheduler
+  // signals them all), so the signal lands while the backend opens.
+  bool signal_in_init = false;
 };
 
 class SimNccl final : public nccl::Collectives {

@@ -110,6 +110,7 @@ class ForwardingBackend : public Backend {
   std::unique_ptr<BackendGroup> open(const Comm& comm) override { return inner_->open(comm); }
   void skip_open() override { inner_->skip_open(); }
   void abort_open() override { inner_->abort_open(); }
+  bool abort_open_ends_wait() const override { return inner_->abort_open_ends_wait(); }
   std::vector<int> near_cpus() const override { return inner_->near_cpus(); }
   std::vector<std::string> notes() const override { return inner_->notes(); }
 

@@ -194,6 +194,12 @@ class Backend {
   // BackendGroup::abort() does for an op; there is no group to abort yet.
   // Must return at once. Default: nothing.
   virtual void abort_open() {}
+  // Whether abort_open() ends the engine's wait in open() or skip_open(): its
+  // thread, which polls, then tears the half-made communicator down itself
+  // (NCCL: ncclCommAbort) and leaves the open with an error. A process about
+  // to end waits for that (ProgressBoard::abort_active_group_and_wait), as for
+  // BackendGroup::abort_ends_wait.
+  virtual bool abort_open_ends_wait() const { return false; }
   // After setup(): the CPUs next to this rank's device (its GPU's local CPUs),
   // where the engine holds the rank's thread while it is timed (cpu_pin.hpp);
   // empty: no preference (host backends).

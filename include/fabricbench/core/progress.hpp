@@ -80,12 +80,16 @@ class ProgressBoard {
   void abort_active_group();
   // abort_active_group(), then, for a group whose abort the engine's thread
   // acts on (BackendGroup::abort_ends_wait), waits up to `seconds` for that
-  // thread to leave the group, its abort done: for a process about to end,
-  // which would otherwise end before the thread's next poll. False when the
-  // wait ran out (a thread that never polls again: a wedged driver).
+  // thread to leave the group, its abort done; likewise, with no group, for an
+  // opening backend whose abort_open() the thread acts on
+  // (Backend::abort_open_ends_wait) to leave open(), its half-made
+  // communicator aborted: for a process about to end, which would otherwise
+  // end before the thread's next poll. False when the wait ran out (a thread
+  // that never polls again: a wedged driver).
   bool abort_active_group_and_wait(double seconds);
 
  private:
+  void abort_locked();  // abort_active_group's work, group_mutex_ held
   void begin_write();
   void end_write();
   void new_step(Phase phase, std::int64_t step, std::int64_t first_iteration);
@@ -104,7 +108,7 @@ class ProgressBoard {
   // watchdog's reads of the label do not pull it away from the engine.
   alignas(64) std::atomic<std::int64_t> issued_{0};
   alignas(64) std::mutex group_mutex_;
-  std::condition_variable group_left_;  // the engine's thread left the active group
+  std::condition_variable group_left_;  // the engine's thread left the active group or the open
   BackendGroup* group_ = nullptr;
   Backend* opening_ = nullptr;
   void (*hook_)() = nullptr;

@@ -147,10 +147,19 @@ class NcclBackend final : public gpu::GpuBackend {
   void skip_open() override { NcclComm::split_out(world_nccl()); }
   // From the watchdog's thread: the world communicator's initialisation and
   // every split poll its abort flag (nccl_comm.cpp), so raising it ends a
-  // hang there with ncclCommAbort on the engine's thread.
+  // hang there with ncclCommAbort on the engine's thread. An abort that
+  // comes before the communicator exists (a signal that lands inside
+  // ncclCommInitRankConfig's call) is kept in open_aborted_
+  // and raised by world_nccl() once it does: both sides store, then load, so
+  // one of them sees the other (sequentially consistent).
   void abort_open() override {
-    if (NcclComm* world = abortable_.load(std::memory_order_acquire)) world->request_abort();
+    open_aborted_.store(true);
+    if (NcclComm* world = abortable_.load()) world->request_abort();
   }
+  // The flag alone ends nothing: the engine's thread aborts at its next poll.
+  // Before the world communicator exists (the unique id's broadcast) there is
+  // no flag to raise, and the wait for the open's end runs out instead.
+  bool abort_open_ends_wait() const override { return true; }
 
  private:
   // The world's communicator, the parent of every group's: created at the
@@ -160,7 +169,8 @@ class NcclBackend final : public gpu::GpuBackend {
     if (!world_.valid()) throw RunError("the nccl backend was not set up (setup() comes before open())");
     const std::string id = world_.bcast_string_quiet(world_.rank() == 0 ? lib_.unique_id() : std::string(), 0);
     world_nccl_ = std::make_unique<NcclComm>(lib_, world_.size(), id, world_.rank(), gpu_.device);
-    abortable_.store(world_nccl_.get(), std::memory_order_release);
+    abortable_.store(world_nccl_.get());
+    if (open_aborted_.load()) world_nccl_->request_abort();
     world_nccl_->ready();
     return *world_nccl_;
   }
@@ -169,6 +179,7 @@ class NcclBackend final : public gpu::GpuBackend {
   Comm world_;
   std::unique_ptr<NcclComm> world_nccl_;
   std::atomic<NcclComm*> abortable_{nullptr};  // world_nccl_, for the watchdog's thread
+  std::atomic<bool> open_aborted_{false};      // abort_open() was called, for world_nccl()
 };
 
 }  // namespace
