@@ -189,6 +189,7 @@ int SimDevices::physical(int device) const {
 std::string SimDevices::make_current(int device) {
   if (device < 0 || device >= count()) return fmt::format("invalid device ordinal {}", device);
   current_ = device;
+  if (std::find(opened_.begin(), opened_.end(), physical(device)) == opened_.end()) opened_.push_back(physical(device));
   return {};
 }
 

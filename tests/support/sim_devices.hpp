@@ -105,6 +105,9 @@ class SimDevices final : public gpu::Devices {
   std::vector<PeerCopy> peer_copies;  // one per peer copy run
   std::uint64_t device_bytes_in_use(int device) const;
   int current() const { return current_; }  // the device last made current (placement's)
+  // The node's GPUs this process made current, as NVML lists a context's
+  // process on each (SimNvml): a CUDA context stays until the process ends.
+  const std::vector<int>& opened() const { return opened_; }
   // From now on the GPUs never finish their work, as a GPU stuck in a kernel:
   // queued work does not run, synchronize() never returns, a mark is never
   // passed and a timing queue's wait returns only through what its poll
@@ -133,6 +136,7 @@ class SimDevices final : public gpu::Devices {
   std::vector<int> visible_;
   SimCosts costs_;
   int current_ = 0;
+  std::vector<int> opened_;  // node GPUs made current, each once
   std::map<const std::byte*, Allocation> allocations_;
   std::vector<std::pair<int, int>> peer_on_;  // (device, peer) pairs with access enabled
   bool stalled_ = false;
