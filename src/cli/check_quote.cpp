@@ -169,10 +169,14 @@ std::optional<accept::Rule> quote_busbw_rule(const model::QuoteSet& set, const s
   const model::Quote& q = find_quote(set, quote_name, file);
   if (q.network.empty() || q.nodes < 2) return std::nullopt;
   const std::string where = fmt::format("quote {}", q.name);
-  // All its GPUs in one NVLink domain (NVL72 trays): its rows between hosts
-  // run over NVLink, and no scope yet measures the network between domains.
-  if (const auto domain = domain_rule(q, presets.gpu(q.gpu, where + ": gpu"), presets, where);
-      domain && domain->hardware.count >= q.gpus_per_node * q.nodes)
+  // All its GPUs in one NVLink domain that spans hosts (NVL72 trays): its
+  // rows between hosts run over NVLink, and no scope yet measures the
+  // network between domains.
+  const auto& gpu = presets.gpu(q.gpu, where + ": gpu");
+  const std::string& node_name = q.node.empty() ? gpu.node : q.node;
+  if (const auto domain = domain_rule(q, gpu, presets, where);
+      domain && presets.node(node_name, where + ": node").domain_gpus > presets.node(node_name, where).gpus &&
+      domain->hardware.count >= q.gpus_per_node * q.nodes)
     return std::nullopt;
   // quote_rules resolved the network already: a bad one was refused there.
   const model::Link link =
