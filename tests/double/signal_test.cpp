@@ -61,15 +61,18 @@ RunOptions graph_sweep() {
 // The scenario, as `fabricbench run` measures (cli/measuring_command.cpp):
 // the watched run, rank 0's record opened under it and closed by the
 // watchdog when the run ends early. Runs only in the job the test below starts.
-TEST(SimSignal, DISABLED_GraphRunEndedBySigterm) {
+// A watched nccl run over the doubles with `faults`, rank 0's record at the
+// path the launching test gives; it must end early, through the watchdog.
+void run_watched_scenario(test::SimNcclFaults faults, watch::TimeoutPolicy timeout, const RunOptions& options,
+                          const char* never_came) {
   const char* record = std::getenv(kRecordVariable);
-  ASSERT_NE(record, nullptr) << "run by SimSignal.ARunEndedBySigtermMidGraphRow..., which sets " << kRecordVariable;
+  ASSERT_NE(record, nullptr) << "run by a SimSignal test that sets " << kRecordVariable;
   const Comm world = Comm::world();
   const NodeMap nodes = map_nodes(world);
   test::SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
-  test::SimNccl lib(world.size(), {.signal = SIGTERM, .signal_in_replay_of = kSignalledBytes});
+  test::SimNccl lib(world.size(), faults);
   auto backend = make_nccl_backend(devices, lib);
-  cli::WatchedRun watched(world, nodes, watch::TimeoutPolicy{60}, "run");
+  cli::WatchedRun watched(world, nodes, timeout, "run");
   std::unique_ptr<RowSink> sink;
   watched.run([&] {
     if (world.rank() == 0) {
@@ -79,13 +82,18 @@ TEST(SimSignal, DISABLED_GraphRunEndedBySigterm) {
       };
       watched.open_record(open, [&](const Summary& summary) { sink->abort(summary); });
     }
-    Runner runner(world, nodes, *backend, graph_sweep(), sink.get());
+    Runner runner(world, nodes, *backend, options, sink.get());
     runner.watch(&watched.board());
     runner.preflight();
     runner.run();
   });
   if (sink) sink->end(Summary{});
-  ADD_FAILURE() << "the run ended normally: the signal never came";
+  ADD_FAILURE() << "the run ended normally: " << never_came;
+}
+
+TEST(SimSignal, DISABLED_GraphRunEndedBySigterm) {
+  run_watched_scenario({.signal = SIGTERM, .signal_in_replay_of = kSignalledBytes}, watch::TimeoutPolicy{60},
+                       graph_sweep(), "the signal never came");
 }
 
 // Runs the disabled test `scenario` of this binary as a job of its own, its record at `record`.
@@ -162,30 +170,7 @@ RunOptions one_row() {
 
 // The scenario as in DISABLED_GraphRunEndedBySigterm, hanging in the first open.
 void run_hung_open(test::SimNcclFaults faults, watch::TimeoutPolicy timeout) {
-  const char* record = std::getenv(kRecordVariable);
-  ASSERT_NE(record, nullptr) << "run by a SimSignal test that sets " << kRecordVariable;
-  const Comm world = Comm::world();
-  const NodeMap nodes = map_nodes(world);
-  test::SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
-  test::SimNccl lib(world.size(), faults);
-  auto backend = make_nccl_backend(devices, lib);
-  cli::WatchedRun watched(world, nodes, timeout, "run");
-  std::unique_ptr<RowSink> sink;
-  watched.run([&] {
-    if (world.rank() == 0) {
-      const auto open = [&] {
-        sink = make_record_sink(record, false);
-        sink->begin(test::simulated_run_header(*backend, world.size()));
-      };
-      watched.open_record(open, [&](const Summary& summary) { sink->abort(summary); });
-    }
-    Runner runner(world, nodes, *backend, one_row(), sink.get());
-    runner.watch(&watched.board());
-    runner.preflight();
-    runner.run();
-  });
-  if (sink) sink->end(Summary{});
-  ADD_FAILURE() << "the run ended normally: the initialisation never hung";
+  run_watched_scenario(faults, timeout, one_row(), "the initialisation never hung");
 }
 
 TEST(SimSignal, DISABLED_InitHangEndedByWatchdog) { run_hung_open({.hang_in_init = true}, watch::TimeoutPolicy{2}); }
