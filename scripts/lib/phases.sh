@@ -64,19 +64,32 @@ phase() {
 # in turn (each test carries exactly one label), each a phase "PREFIX:LABEL"
 # with PREFIX from FB_PHASE_PREFIX (default "tests"). A label left with no
 # test by the arguments (-LE gpu) is passed over. All labels run even when
-# one fails; the status is the first failure's.
+# one fails; the status is the first failure's. The failed tests of every
+# label are named again at the end: CI keeps only the log's tail, which
+# otherwise shows the last label's passes and not what failed earlier.
 ctest_by_label() {
   local build=$1 jobs=$2
   shift 2
-  local label status=0 rc n
+  local label status=0 rc n failed=""
   for label in $(ctest --test-dir "$build" --print-labels | sed -n 's/^  \([a-z0-9_-]*\)$/\1/p'); do
     # Several -L are all required (ctest 3.25): "-L unit" from the caller leaves only that label.
     n=$(ctest --test-dir "$build" -N -L "^$label\$" "$@" | sed -n 's/^Total Tests: //p')
     [ "${n:-0}" -gt 0 ] || continue
     rc=0
+    rm -f "$build/Testing/Temporary/LastTestsFailed.log"  # a label over its ceiling names no test of another's
     phase "${FB_PHASE_PREFIX:-tests}:$label" \
       ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "^$label\$" "$@" || rc=$?
+    [ "$rc" -eq 0 ] || failed+="  $label: $(failed_tests "$build")"$'\n'
     [ "$status" -ne 0 ] || status=$rc
   done
+  [ -z "$failed" ] || printf 'Failed, by label:\n%s' "$failed" >&2
   return "$status"
+}
+
+# failed_tests BUILD: the names ctest's last run in BUILD failed, on one line
+# ("(none named)" when the run failed before any test, e.g. a bad argument).
+failed_tests() {
+  local log=$1/Testing/Temporary/LastTestsFailed.log names
+  names=$( [ -f "$log" ] && cut -d: -f2- "$log" | tr '\n' ' ')
+  echo "${names:-(none named)}"
 }

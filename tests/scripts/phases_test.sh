@@ -26,4 +26,23 @@ grep -Eq "phase 'slow' took [12] s, past its ceiling of 0 s" "$dir/err" || { ech
 CI=1 phase quick sh -c 'exit 7' 2>/dev/null; expect "a failing command's status" 7 $?
 phase nameless true 2>/dev/null; expect "a phase with no ceiling" 1 $?
 [ "$(cut -f1 "$dir/log" | tr '\n' ' ')" = "quick slow slow quick " ] || { echo "FAIL: log: $(cat "$dir/log")"; failures=$((failures + 1)); }
+
+# ctest_by_label runs every label and names the failed tests at the end, where CI's kept tail shows them.
+mkdir -p "$dir/proj"
+cat >"$dir/proj/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(labels NONE)
+enable_testing()
+add_test(NAME first_fails COMMAND false)
+set_tests_properties(first_fails PROPERTIES LABELS early)
+add_test(NAME later_passes COMMAND true)
+set_tests_properties(later_passes PROPERTIES LABELS late)
+CMAKE
+cmake -S "$dir/proj" -B "$dir/proj/build" >/dev/null || { echo "FAIL: the scratch project did not configure"; exit 1; }
+FB_CEILING_S[tests:early]=60
+FB_CEILING_S[tests:late]=60
+ctest_by_label "$dir/proj/build" 1 >"$dir/out" 2>"$dir/err"; expect "a label with a failed test fails the run" 8 $?
+grep -q "later_passes" "$dir/out" || { echo "FAIL: the label after the failure did not run: $(cat "$dir/out")"; failures=$((failures + 1)); }
+tail -n 2 "$dir/err" | grep -q "^  early: first_fails $" ||
+  { echo "FAIL: the end of stderr does not name the failed test: $(cat "$dir/err")"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ]
