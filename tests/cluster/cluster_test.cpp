@@ -285,22 +285,41 @@ TEST_F(ClusterHostTcp, CheckNamesTheSlowNodeAloneAndPassesWhenNoLinkIsSlow) {
 }
 
 // The model's first check against the world: the same data-parallel step on
-// two nodes joined by 1 Gbit/s and by 250 Mbit/s links. The measured
+// two nodes joined by 500 Mbit/s and by 250 Mbit/s links. The measured
 // communication share must rise as the link slows, and the model, given a
 // sweep on the same link and the step's measured compute, must predict the
-// measured step time within 15%.
+// measured communication within 15% and the step within 25%.
+//
+// The faster link is node 2's, slowed to 500 Mbit/s for this test (and put
+// back after): at 1 Gbit/s the bottleneck is this 2-core VM's TCP stack, not
+// the link, and the rate depends on what the run did before. The same 1 MiB
+// all-reduce ran at 9.2 ms as a sweep's first row and at 10.9-11.8 ms after
+// smaller rows (14 runs of 14; the step's own calls ran at 8.7 ms), so the
+// model was 23% high on two of three pairs in one run. At 500 and 250 Mbit/s
+// the row is the same whatever came before (20.0-21.2 ms, 36.8 ms).
 //
 // The model's network comes from a sweep, the step it is compared with is a
 // second run: the machine's load may change between the two (the model was
 // once 17.9% under the step; at a load average of 12 one pair had it 29.8%
 // under, the next 14.6%). So the sweep is timed beside its step, in pairs, sweep then
-// step, kTrials pairs per link, every one of them run, and the comparison is
-// made on the pair whose model error is the median: one pair disturbed by
-// the load does not decide it either way, and a model wrong by more than the
-// bound misses it in most pairs, so in the median. (No pair is run again
-// because an earlier one missed: that would be a retry until it passes.)
+// step, kTrials pairs per link, every one of them run, and each claim is judged
+// on its median over the pairs (the communication's error, the step's error):
+// one pair disturbed by the load does not decide it either way, and a model
+// wrong by more than the bound misses it in most pairs, so in the median. (No
+// pair is run again because an earlier one missed: that would be a retry until
+// it passes.)
 class ClusterStep : public Cluster {
  protected:
+  void SetUp() override {
+    Cluster::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(reshaped_ = reshape(2, "500mbit")) << "tc could not re-shape node 2's link";
+  }
+  void TearDown() override {
+    if (reshaped_) reshape(2, "1gbit");  // the other tests need node 2 at 1 Gbit/s
+    Cluster::TearDown();
+  }
+  bool reshaped_ = false;
   static constexpr int kTrials = 3;
   // The sweep prices the step's communication: that is the model's claim about the network, held to 15%.
   static constexpr double kCommBound = 0.15;
@@ -318,21 +337,31 @@ class ClusterStep : public Cluster {
     double predicted_comm_us = 0;
     double hidden_us = 0;
     double diff() const { return step_us > 0 ? (predicted_step_us - step_us) / step_us : 1e300; }
+    double comm_diff() const { return comm_us > 0 ? (predicted_comm_us - comm_us) / comm_us : 1e300; }
+  };
+  // A link's pairs and, for each claim, the pair whose error on it is the median.
+  struct Link {
+    std::vector<Measured> pairs;
+    Measured median_by(double (Measured::*error)() const) const {
+      std::vector<Measured> sorted = pairs;
+      std::sort(sorted.begin(), sorted.end(),
+                [&](const Measured& x, const Measured& y) { return (x.*error)() < (y.*error)(); });
+      return sorted[sorted.size() / 2];
+    }
   };
   Measured step_between(int a, int b, int trial) {
     const std::string hosts = "--host " + address(a) + "," + address(b);
     // One pair's files each (an existing --out is refused without --overwrite).
     const std::string pair = std::to_string(a) + "-" + std::to_string(b) + "-" + std::to_string(trial);
     const std::string sweep = tmp_ + "/sweep-" + pair + ".jsonl", steps = tmp_ + "/step-" + pair + ".jsonl";
-    // The step all-reduces 4,000,000 bytes, which the 1 MiB and 4 MiB rows bracket. Over ob1/TCP on the shaped
-    // link a 4 MiB all-reduce is bimodal: mostly 62 ms, but runs of up to 7 calls at 35 ms when the rendezvous
-    // pipelines both directions (measured here; unidir and bidir stay at 35 ms). A 5-call row's median caught
-    // the fast mode in 2 of 3 sweeps in one CI run while the step's 20 calls stayed slow, and the model came out
-    // 16% low. 30 calls per row put the median in the mode the step sees (16 of 16 sweeps here, both links).
+    // The step all-reduces 1,000,000-byte buckets, which the 512 KiB and 1 MiB rows bracket. It used 4 MB
+    // buckets until a 4 MiB all-reduce over ob1/TCP turned out bimodal within a run (at 1 Gbit/s 35 or 62 ms, in
+    // runs of calls): a sweep could catch one mode and the step the other (CI: the model 43% low on two pairs).
     // The fit reads out-of-place rows only, so only those are measured.
     auto r = test::run_process(mpirun_ + " -np 2 " + hosts + " " + FB_BINARY +
-                               " run --backend mpi --ops all_reduce --placement out -b 256K -e 4M -f 4 -n 30 -w 1"
-                               " --progress off --out " + sweep);
+                               " run --backend mpi --ops all_reduce --placement out -b 256K -e 1M -f 2 -n 20 -w 1"
+                               " --progress off --out " +
+                               sweep);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     r = test::run_process(mpirun_ + " -np 2 " + hosts + " " + FB_BINARY + " step -w " FB_SOURCE_DIR
                           "/profiles/workloads/host-dp-2ranks.yaml --steps 4 --warmup 1 --compare-model --network " +
@@ -355,36 +384,39 @@ class ClusterStep : public Cluster {
     }
     return m;
   }
-  // Every pair on the link, then the one with the median model error.
-  Measured median_pair(int a, int b) {
-    std::vector<Measured> pairs;
+  // Every pair on the link.
+  Link pairs_between(int a, int b) {
+    Link link;
     for (int trial = 0; trial < kTrials; ++trial) {
-      pairs.push_back(step_between(a, b, trial));
-      const Measured& m = pairs.back();
-      std::printf("nodes %d-%d, pair %d: step %.0f us, model %.0f us (%+.1f%%)\n", a, b, trial, m.step_us,
-                  m.predicted_step_us, 100 * m.diff());
+      link.pairs.push_back(step_between(a, b, trial));
+      const Measured& m = link.pairs.back();
+      std::printf(
+          "nodes %d-%d, pair %d: comm %.0f us, model %.0f us (%+.1f%%); step %.0f us, model %.0f us (%+.1f%%)\n", a, b,
+          trial, m.comm_us, m.predicted_comm_us, 100 * m.comm_diff(), m.step_us, m.predicted_step_us, 100 * m.diff());
     }
-    std::sort(pairs.begin(), pairs.end(), [](const Measured& x, const Measured& y) { return x.diff() < y.diff(); });
-    return pairs[pairs.size() / 2];
+    return link;
   }
 };
 
 TEST_F(ClusterStep, ShareRisesAsTheLinkSlowsAndTheModelHoldsTheCommunicationTo15Percent) {
-  const Measured fast = median_pair(1, 2);
-  const Measured slow = median_pair(1, 3);
+  const Link faster = pairs_between(1, 2), slower = pairs_between(1, 3);
+  const Measured fast = faster.median_by(&Measured::diff), slow = slower.median_by(&Measured::diff);
   ASSERT_GT(fast.step_us, 0);
   ASSERT_GT(slow.step_us, 0);
-  std::printf("1 Gbit: step %.0f us (model %.0f), exposed %.1f%%; 250 Mbit: step %.0f us (model %.0f), exposed %.1f%%\n",
-              fast.step_us, fast.predicted_step_us, 100 * fast.exposed_share, slow.step_us, slow.predicted_step_us,
-              100 * slow.exposed_share);
+  std::printf(
+      "500 Mbit: step %.0f us (model %.0f), exposed %.1f%%; 250 Mbit: step %.0f us (model %.0f), exposed "
+      "%.1f%%\n",
+      fast.step_us, fast.predicted_step_us, 100 * fast.exposed_share, slow.step_us, slow.predicted_step_us,
+      100 * slow.exposed_share);
   EXPECT_GT(slow.comm_share, fast.comm_share);
   EXPECT_GT(slow.exposed_share, fast.exposed_share);
   // Over TCP the kernel moves the bytes: the overlap hides some of them.
   EXPECT_GT(slow.hidden_us, 0);
-  for (const Measured* m : {&fast, &slow}) {
-    ASSERT_GT(m->comm_us, 0);
-    EXPECT_NEAR(m->predicted_comm_us, m->comm_us, kCommBound * m->comm_us);
-    EXPECT_NEAR(m->predicted_step_us, m->step_us, kStepBound * m->step_us);
+  for (const Link* link : {&faster, &slower}) {
+    const Measured comm = link->median_by(&Measured::comm_diff), step = link->median_by(&Measured::diff);
+    ASSERT_GT(comm.comm_us, 0);
+    EXPECT_NEAR(comm.predicted_comm_us, comm.comm_us, kCommBound * comm.comm_us);
+    EXPECT_NEAR(step.predicted_step_us, step.step_us, kStepBound * step.step_us);
   }
 }
 
@@ -567,7 +599,9 @@ namespace {
 class ClusterCounters : public Cluster {
  protected:
   void TearDown() override {
-    if (shaped_) EXPECT_TRUE(reshape(2, "1gbit")) << "node 2's link left with its shallow queue";
+    if (shaped_) {
+      EXPECT_TRUE(reshape(2, "1gbit")) << "node 2's link left with its shallow queue";
+    }
     Cluster::TearDown();
   }
   bool shallow_queue_on_node2() {
