@@ -15,6 +15,8 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <regex>
+#include <set>
 
 #include "capture_sink.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -49,6 +51,25 @@ std::vector<int> neighbour_first(int r) {  // rank r's index r is GPU r+1
   return v;
 }
 std::vector<int> reversed(int) { return {7, 6, 5, 4, 3, 2, 1, 0}; }
+
+// A UUID cut to its first `digits` hex digits after "GPU-" (32: whole), the
+// short form CUDA accepts while it names one GPU.
+std::string uuid_prefix(const std::string& uuid, std::size_t digits) {
+  std::string entry = "GPU-";
+  for (std::size_t i = entry.size(); i < uuid.size() && digits > 0; ++i) {
+    entry += uuid[i];
+    if (uuid[i] != '-') --digits;
+  }
+  return entry;
+}
+
+// CUDA_VISIBLE_DEVICES naming `gpus` by UUID, as Slurm's and Kubernetes'
+// device plugins hand them out: whole, or each cut to `digits` hex digits.
+std::string as_uuids(const test::SimNode& fixture, const std::vector<int>& gpus, std::size_t digits = 32) {
+  std::vector<std::string> entries;
+  for (int g : gpus) entries.push_back(uuid_prefix(fixture.gpus.at(static_cast<std::size_t>(g)).uuid, digits));
+  return fmt::format("{}", fmt::join(entries, ","));
+}
 
 // CUDA_VISIBLE_DEVICES as the layout gives it, for the inventory's
 // CudaView::from_environment; the old value back at the end.
@@ -164,6 +185,34 @@ std::string layout_title(const ::testing::TestParamInfo<RankGpu::ParamType>& inf
 
 INSTANTIATE_TEST_SUITE_P(SimNvml, RankGpu, ::testing::Values(all_eight, own_gpu, neighbour_first, reversed),
                          layout_title);
+
+// Every simulated GPU has a UUID in NVML's form, its own on the node and
+// across nodes, its first 8 digits included (CUDA_VISIBLE_DEVICES may name a
+// GPU by them), and the same in every rank's fixture (each rank builds its
+// own, and a UUID list is only good where every process reads it alike);
+// NVML answers it.
+TEST(SimNvml, EachSimulatedGpuHasItsOwnUuidInNvmlsForm) {
+  const auto built = Comm::world().allgather_strings(as_uuids(test::hgx_node(), all_eight(0)));
+  for (std::size_t r = 1; r < built.size(); ++r) EXPECT_EQ(built[r], built[0]) << "rank " << r << "'s fixture";
+  const std::regex form("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+  std::set<std::string> prefixes;
+  std::size_t gpus = 0;
+  for (int n : {0, 1})
+    for (const test::SimNode& fixture :
+         {test::hgx_node(test::kSimGpuBytes, n), test::pcie_node(test::kSimGpuBytes, n)}) {
+      SimNvml nvml(fixture);
+      for (std::size_t g = 0; g < fixture.gpus.size(); ++g, ++gpus) {
+        const std::string& uuid = fixture.gpus[g].uuid;
+        EXPECT_TRUE(std::regex_match(uuid, form)) << uuid;
+        prefixes.insert(uuid.substr(0, 12));
+        const auto said = nvml.uuid(nvml.index_of(static_cast<int>(g)));
+        ASSERT_TRUE(said) << said.why();
+        EXPECT_EQ(*said, uuid) << fixture.model << " GPU " << g;
+      }
+    }
+  EXPECT_EQ(prefixes.size(), gpus) << "two simulated GPUs share the first 8 digits of their UUIDs";
+  EXPECT_FALSE(SimNvml(test::hgx_node()).uuid(8)) << "NVML has no GPU 8 on an 8-GPU node";
+}
 
 // The NVLink links topo reads for the rank's GPU, and the GPUs the double
 // copies to over NVLink from it (peer access on an NVLink node), both as

@@ -21,12 +21,41 @@ namespace {
 using gpu::CopyKind;
 using gpu::MemoryKind;
 
-SimNode node_of(std::string model, int gpus, bool nvlink, std::uint64_t memory_bytes) {
+// SplitMix64's step: spreads a seed over all 64 bits, so fixtures that
+// differ in one GPU or node index get unrelated UUIDs, as real GPUs have.
+std::uint64_t spread(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// FNV-1a of the model's name: a seed fixed by the text alone, unlike
+// std::hash, which may differ between standard libraries.
+std::uint64_t name_seed(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// A fixture GPU's UUID in NVML's 8-4-4-4-12 form, drawn from the model, the
+// node and the GPU's index: stable across processes and runs (every rank
+// builds its node's fixture alone), distinct between GPUs and nodes.
+std::string sim_uuid(const std::string& model, int node, int gpu) {
+  std::uint64_t state = name_seed(model) ^ (static_cast<std::uint64_t>(node) << 32) ^ static_cast<std::uint64_t>(gpu);
+  const std::uint64_t hi = spread(state);
+  const std::uint64_t lo = spread(state);
+  return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff, hi & 0xffff, lo >> 48,
+                     lo & 0xffffffffffffull);
+}
+
+SimNode node_of(std::string model, int gpus, bool nvlink, std::uint64_t memory_bytes, int node_index) {
   SimNode node;
   node.model = std::move(model);
   node.nvlink = nvlink;
   for (int g = 0; g < gpus; ++g)
-    node.gpus.push_back({fmt::format("00FB:{:02X}:00.0", 0x10 + g), g < gpus / 2 ? 0 : 1, memory_bytes, 1.0});
+    node.gpus.push_back({fmt::format("00FB:{:02X}:00.0", 0x10 + g), sim_uuid(node.model, node_index, g),
+                         g < gpus / 2 ? 0 : 1, memory_bytes, 1.0});
   return node;
 }
 
@@ -166,8 +195,8 @@ double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
   return s.devices().cost_us(s.gpu(), bytes, gbps);
 }
 
-SimNode hgx_node(std::uint64_t memory_bytes) { return node_of("H100 SXM", 8, true, memory_bytes); }
-SimNode pcie_node(std::uint64_t memory_bytes) { return node_of("L40S PCIe", 4, false, memory_bytes); }
+SimNode hgx_node(std::uint64_t memory_bytes, int node) { return node_of("H100 SXM", 8, true, memory_bytes, node); }
+SimNode pcie_node(std::uint64_t memory_bytes, int node) { return node_of("L40S PCIe", 4, false, memory_bytes, node); }
 
 SimDevices::SimDevices(SimNode node, std::vector<int> visible) : node_(std::move(node)), visible_(std::move(visible)) {
   for (int g : visible_)

@@ -5,8 +5,9 @@
 // paths, peer identity, path labels) runs multi-rank in CI on CPU.
 //
 // - Devices carry PCI bus ids (domain 00fb, which no real machine has, so
-//   sysfs lookups find nothing), memory sizes and a P2P topology: every pair
-//   on an NVLink node; pairs of one socket on a PCIe node.
+//   sysfs lookups find nothing), UUIDs in NVML's form, memory sizes and a
+//   P2P topology: every pair on an NVLink node; pairs of one socket on a
+//   PCIe node.
 // - Device memory is host memory held to the GPU's size; every allocation
 //   is known by its GPU, and copies refuse a pointer on the wrong GPU or of
 //   the wrong kind, as a real copy would fail or go astray. Peer copies are
@@ -35,6 +36,7 @@ namespace fb::test {
 
 struct SimGpu {
   std::string bus_id;
+  std::string uuid;  // "GPU-8c1c4e0b-...", as NVML and nvidia-smi write it
   int socket = 0;
   std::uint64_t memory_bytes = 0;
   double slow = 1.0;  // device time multiplier: 2 = every piece of work takes twice as long
@@ -49,10 +51,14 @@ struct SimNode {
   int cc_minor = 0;
 };
 
-// An 8-GPU HGX node on two sockets (GPUs 0-3 and 4-7), NVLink between every pair.
-SimNode hgx_node(std::uint64_t memory_bytes = std::uint64_t{64} << 20);
+inline constexpr std::uint64_t kSimGpuBytes = std::uint64_t{64} << 20;
+
+// An 8-GPU HGX node on two sockets (GPUs 0-3 and 4-7), NVLink between every
+// pair. `node` numbers the job's nodes: each node's GPUs have their own
+// UUIDs, as real GPUs do, the same in every process and run.
+SimNode hgx_node(std::uint64_t memory_bytes = kSimGpuBytes, int node = 0);
 // A 4-GPU PCIe node on two sockets, P2P only inside a socket.
-SimNode pcie_node(std::uint64_t memory_bytes = std::uint64_t{64} << 20);
+SimNode pcie_node(std::uint64_t memory_bytes = kSimGpuBytes, int node = 0);
 
 // Link rates of the cost model (GB/s) and the fixed cost of queuing work (us).
 struct SimCosts {
@@ -105,6 +111,9 @@ class SimDevices final : public gpu::Devices {
   std::vector<PeerCopy> peer_copies;  // one per peer copy run
   std::uint64_t device_bytes_in_use(int device) const;
   int current() const { return current_; }  // the device last made current (placement's)
+  // The UUID of the GPU behind this process's index, as NVML lists it
+  // (cudaDeviceProp::uuid; the device layer's props do not carry it).
+  const std::string& uuid(int device) const { return node_.gpus[static_cast<std::size_t>(physical(device))].uuid; }
   // The node's GPUs this process made current, as NVML lists a context's
   // process on each (SimNvml): a CUDA context stays until the process ends.
   const std::vector<int>& opened() const { return opened_; }
