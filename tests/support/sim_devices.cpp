@@ -4,8 +4,11 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <string_view>
 #include <type_traits>
 
 #include "fabricbench/core/check_inexact.hpp"
@@ -57,6 +60,32 @@ SimNode node_of(std::string model, int gpus, bool nvlink, std::uint64_t memory_b
     node.gpus.push_back({fmt::format("00FB:{:02X}:00.0", 0x10 + g), sim_uuid(node.model, node_index, g),
                          g < gpus / 2 ? 0 : 1, memory_bytes, 1.0});
   return node;
+}
+
+// The node GPU a CUDA_VISIBLE_DEVICES index names, or -1: a whole decimal
+// number below the GPU count ("1x" or "-1" name none, and stop the list).
+int gpu_by_index(const SimNode& node, std::string_view entry) {
+  int index = -1;
+  const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
+  if (ec != std::errc() || end != entry.data() + entry.size()) return -1;
+  return index >= 0 && index < static_cast<int>(node.gpus.size()) ? index : -1;
+}
+
+// The node GPU whose UUID starts with `entry`, or -1. A prefix two GPUs
+// share names neither: CUDA asks for enough digits to pick out one GPU.
+int gpu_by_uuid(const SimNode& node, std::string_view entry) {
+  int found = -1;
+  for (std::size_t g = 0; g < node.gpus.size(); ++g) {
+    if (!std::string_view(node.gpus[g].uuid).starts_with(entry)) continue;
+    if (found >= 0) return -1;
+    found = static_cast<int>(g);
+  }
+  return found;
+}
+
+// The node GPU one CUDA_VISIBLE_DEVICES entry names, or -1.
+int named_gpu(const SimNode& node, std::string_view entry) {
+  return entry.starts_with("GPU-") ? gpu_by_uuid(node, entry) : gpu_by_index(node, entry);
 }
 
 class SimStream;
@@ -197,6 +226,25 @@ double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
 
 SimNode hgx_node(std::uint64_t memory_bytes, int node) { return node_of("H100 SXM", 8, true, memory_bytes, node); }
 SimNode pcie_node(std::uint64_t memory_bytes, int node) { return node_of("L40S PCIe", 4, false, memory_bytes, node); }
+
+std::vector<int> cuda_visible(const SimNode& node, const std::string& list) {
+  std::vector<int> visible;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const int gpu = named_gpu(node, std::string_view(list).substr(start, comma - start));
+    if (gpu < 0) break;  // CUDA shows the GPUs named before it and ignores the rest
+    visible.push_back(gpu);
+    start = comma + 1;
+  }
+  return visible;
+}
+
+std::vector<int> cuda_visible(const SimNode& node) {
+  if (const char* list = std::getenv("CUDA_VISIBLE_DEVICES")) return cuda_visible(node, list);
+  std::vector<int> every(node.gpus.size());
+  std::iota(every.begin(), every.end(), 0);
+  return every;
+}
 
 SimDevices::SimDevices(SimNode node, std::vector<int> visible) : node_(std::move(node)), visible_(std::move(visible)) {
   for (int g : visible_)

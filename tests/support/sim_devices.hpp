@@ -8,6 +8,9 @@
 //   sysfs lookups find nothing), UUIDs in NVML's form, memory sizes and a
 //   P2P topology: every pair on an NVLink node; pairs of one socket on a
 //   PCIe node.
+// - A process sees the GPUs its CUDA_VISIBLE_DEVICES names, read as the CUDA
+//   runtime reads it (cuda_visible): indices or UUID prefixes, up to the
+//   first entry that names no GPU.
 // - Device memory is host memory held to the GPU's size; every allocation
 //   is known by its GPU, and copies refuse a pointer on the wrong GPU or of
 //   the wrong kind, as a real copy would fail or go astray. Peer copies are
@@ -60,6 +63,15 @@ SimNode hgx_node(std::uint64_t memory_bytes = kSimGpuBytes, int node = 0);
 // A 4-GPU PCIe node on two sockets, P2P only inside a socket.
 SimNode pcie_node(std::uint64_t memory_bytes = kSimGpuBytes, int node = 0);
 
+// The node's GPUs (indices into node.gpus) a process sees under
+// CUDA_VISIBLE_DEVICES `list`, in its CUDA order, read as the CUDA runtime
+// reads it: each entry an index (the double's CUDA order is the fixture's)
+// or a UUID, whole or cut to enough of its start to name one GPU ("GPU-8c1c"),
+// up to the first entry that names no GPU; CUDA ignores the rest.
+std::vector<int> cuda_visible(const SimNode& node, const std::string& list);
+// The same from this process's CUDA_VISIBLE_DEVICES: every GPU when unset.
+std::vector<int> cuda_visible(const SimNode& node);
+
 // Link rates of the cost model (GB/s) and the fixed cost of queuing work (us).
 struct SimCosts {
   double launch_us = 2.5;
@@ -73,7 +85,7 @@ struct SimCosts {
 class SimDevices final : public gpu::Devices {
  public:
   // `visible`: the node's GPUs this process sees, in its CUDA order (its
-  // CUDA_VISIBLE_DEVICES as indices into node.gpus).
+  // CUDA_VISIBLE_DEVICES as indices into node.gpus: cuda_visible).
   SimDevices(SimNode node, std::vector<int> visible);
   ~SimDevices() override;
 
