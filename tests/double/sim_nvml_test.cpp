@@ -15,6 +15,8 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <regex>
+#include <set>
 
 #include "capture_sink.hpp"
 #include "fabricbench/core/comm.hpp"
@@ -33,7 +35,6 @@ namespace {
 
 using test::SimDevices;
 using test::SimNvml;
-using Layout = std::function<std::vector<int>(int)>;
 
 // The layouts (copy_paths_test.cpp's, and a reversed order): which of the
 // node's GPUs local rank r sees, in its CUDA order.
@@ -50,14 +51,42 @@ std::vector<int> neighbour_first(int r) {  // rank r's index r is GPU r+1
 }
 std::vector<int> reversed(int) { return {7, 6, 5, 4, 3, 2, 1, 0}; }
 
+// CUDA_VISIBLE_DEVICES naming `gpus` (indices into the fixture) by index.
+std::string as_indices(const std::vector<int>& gpus) { return fmt::format("{}", fmt::join(gpus, ",")); }
+
+// A UUID cut to its first `digits` hex digits after "GPU-" (32: whole), the
+// short form CUDA accepts while it names one GPU.
+std::string uuid_prefix(const std::string& uuid, std::size_t digits) {
+  std::string entry = "GPU-";
+  for (std::size_t i = entry.size(); i < uuid.size() && digits > 0; ++i) {
+    entry += uuid[i];
+    if (uuid[i] != '-') --digits;
+  }
+  return entry;
+}
+
+// CUDA_VISIBLE_DEVICES naming `gpus` by UUID, as Slurm's and Kubernetes'
+// device plugins hand them out: whole, or each cut to `digits` hex digits.
+std::string as_uuids(const test::SimNode& fixture, const std::vector<int>& gpus, std::size_t digits = 32) {
+  std::vector<std::string> entries;
+  for (int g : gpus) entries.push_back(uuid_prefix(fixture.gpus.at(static_cast<std::size_t>(g)).uuid, digits));
+  return fmt::format("{}", fmt::join(entries, ","));
+}
+
+// A UUID no GPU of the fixture has: a GPU of another node, as a job step
+// handed another host's device would see.
+std::string stranger_uuid(int node) { return test::hgx_node(test::kSimGpuBytes, node + 1000).gpus[0].uuid; }
+
 // CUDA_VISIBLE_DEVICES as the layout gives it, for the inventory's
-// CudaView::from_environment; the old value back at the end.
+// CudaView::from_environment and the double's cuda_visible; the old value
+// back at the end.
 class VisibleDevices {
  public:
-  explicit VisibleDevices(const std::vector<int>& visible) {
+  explicit VisibleDevices(const std::string& list) {
     if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) old_ = v;
-    setenv("CUDA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(visible, ",")).c_str(), 1);
+    setenv("CUDA_VISIBLE_DEVICES", list.c_str(), 1);
   }
+  explicit VisibleDevices(const std::vector<int>& visible) : VisibleDevices(as_indices(visible)) {}
   ~VisibleDevices() {
     if (old_)
       setenv("CUDA_VISIBLE_DEVICES", old_->c_str(), 1);
@@ -135,35 +164,109 @@ std::string placed_bus(SimDevices& sim) {
   return sysfs ? *sysfs : "unspellable: " + cuda;
 }
 
+// A layout: the CUDA_VISIBLE_DEVICES local rank r of node `node` is given.
+struct Layout {
+  const char* title;
+  std::function<std::string(const test::SimNode& fixture, int node, int r)> list;
+};
+
+const Layout kLayouts[] = {
+    {"EveryGpuVisible", [](const test::SimNode&, int, int r) { return as_indices(all_eight(r)); }},
+    {"OneGpuPerRank", [](const test::SimNode&, int, int r) { return as_indices(own_gpu(r)); }},
+    {"EachRankItsOwnOrder", [](const test::SimNode&, int, int r) { return as_indices(neighbour_first(r)); }},
+    {"ReversedOrder", [](const test::SimNode&, int, int r) { return as_indices(reversed(r)); }},
+    {"FullUuidsReversedOrder", [](const test::SimNode& f, int, int r) { return as_uuids(f, reversed(r)); }},
+    {"UuidPrefixesEachRankItsOwnOrder",
+     [](const test::SimNode& f, int, int r) { return as_uuids(f, neighbour_first(r), 8); }},
+    // Rank r's own GPU, another host's, then its neighbour's: CUDA shows rank r its own GPU only.
+    {"OwnUuidThenAnUnknownOne",
+     [](const test::SimNode& f, int node, int r) {
+       return as_uuids(f, own_gpu(r)) + "," + stranger_uuid(node) + "," + as_uuids(f, {(r + 1) % 8}, 8);
+     }},
+};
+
+// gtest names a failing layout by its title, not its bytes.
+void PrintTo(const Layout& layout, std::ostream* out) { *out << layout.title; }
+
 class RankGpu : public ::testing::TestWithParam<Layout> {};
 
 // The inventory picks the rank's GPU from NVML (PCI order) and
-// CUDA_VISIBLE_DEVICES; the backend from the device layer's own numbering.
-// Both must name one bus id, or topo's facts describe another GPU.
+// CUDA_VISIBLE_DEVICES; the backend from the device layer's own numbering,
+// the double reading the same CUDA_VISIBLE_DEVICES as CUDA would. Both must
+// name one bus id, or topo's facts describe another GPU.
 TEST_P(RankGpu, TheInventorysRankGpuIsTheGpuTheNcclBackendPlacedTheRankOn) {
   const Comm node = split_nodes(Comm::world());
-  const std::vector<int> visible = GetParam()(node.rank());
-  const VisibleDevices env(visible);
-  SimDevices sim(test::hgx_node(), visible);
+  const int node_index = map_nodes(Comm::world()).node;
+  const test::SimNode fixture = test::hgx_node(test::kSimGpuBytes, node_index);
+  const std::string list = GetParam().list(fixture, node_index, node.rank());
+  const VisibleDevices env(list);
+  SimDevices sim(fixture, test::cuda_visible(fixture));
   run_all_reduce(sim);
-  SimNvml nvml(test::hgx_node());
+  SimNvml nvml(fixture);
   test::node_holders(nvml, sim, node);
   const topo::Inventory inv = inventory_of(nvml, node, node_pids(node));
   const auto placed = Comm::world().allgather_strings(placed_bus(sim));
   const auto listed = Comm::world().allgather_strings(rank_gpu_bus(inv));
-  const auto seen = Comm::world().allgather_strings(fmt::format("{}", fmt::join(visible, ",")));
+  const auto seen = Comm::world().allgather_strings(list);
   if (Comm::world().rank() != 0) return;
   for (std::size_t r = 0; r < placed.size(); ++r)
     EXPECT_EQ(listed[r], placed[r]) << "rank " << r << " with CUDA_VISIBLE_DEVICES=" << seen[r];
 }
 
-std::string layout_title(const ::testing::TestParamInfo<RankGpu::ParamType>& info) {
-  static const char* const names[] = {"EveryGpuVisible", "OneGpuPerRank", "EachRankItsOwnOrder", "ReversedOrder"};
-  return names[info.index];
+INSTANTIATE_TEST_SUITE_P(SimNvml, RankGpu, ::testing::ValuesIn(kLayouts),
+                         [](const ::testing::TestParamInfo<Layout>& info) { return info.param.title; });
+
+// Every simulated GPU has a UUID in NVML's form, its own on the node and
+// across nodes, its first 8 digits included (CUDA_VISIBLE_DEVICES may name a
+// GPU by them), and the same in every rank's fixture (each rank builds its
+// own, and a UUID list is only good where every process reads it alike);
+// NVML answers it.
+TEST(SimNvml, EachSimulatedGpuHasItsOwnUuidInNvmlsForm) {
+  const auto built = Comm::world().allgather_strings(as_uuids(test::hgx_node(), all_eight(0)));
+  for (std::size_t r = 1; r < built.size(); ++r) EXPECT_EQ(built[r], built[0]) << "rank " << r << "'s fixture";
+  const std::regex form("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+  std::set<std::string> prefixes;
+  std::size_t gpus = 0;
+  for (int n : {0, 1})
+    for (const test::SimNode& fixture :
+         {test::hgx_node(test::kSimGpuBytes, n), test::pcie_node(test::kSimGpuBytes, n)}) {
+      SimNvml nvml(fixture);
+      for (std::size_t g = 0; g < fixture.gpus.size(); ++g, ++gpus) {
+        const std::string& uuid = fixture.gpus[g].uuid;
+        EXPECT_TRUE(std::regex_match(uuid, form)) << uuid;
+        prefixes.insert(uuid.substr(0, 12));
+        const auto said = nvml.uuid(nvml.index_of(static_cast<int>(g)));
+        ASSERT_TRUE(said) << said.why();
+        EXPECT_EQ(*said, uuid) << fixture.model << " GPU " << g;
+      }
+    }
+  EXPECT_EQ(prefixes.size(), gpus) << "two simulated GPUs share the first 8 digits of their UUIDs";
+  EXPECT_FALSE(SimNvml(test::hgx_node()).uuid(8)) << "NVML has no GPU 8 on an 8-GPU node";
 }
 
-INSTANTIATE_TEST_SUITE_P(SimNvml, RankGpu, ::testing::Values(all_eight, own_gpu, neighbour_first, reversed),
-                         layout_title);
+// CUDA reads CUDA_VISIBLE_DEVICES up to the first entry that names no GPU
+// and ignores the rest: another host's UUID after two good entries leaves
+// those two visible, in the double and in topo alike (local ranks 0..3 take
+// GPUs 6, 2, 6, 2; read on, topo would give local rank 2 GPU 3).
+TEST(SimNvml, AnUnknownUuidEndsTheVisibleListInTheDoubleAndInTopo) {
+  const Comm node = split_nodes(Comm::world());  // collective: before any assertion may return
+  const test::SimNode fixture = test::hgx_node();
+  const std::string list = as_uuids(fixture, {6}) + "," + as_uuids(fixture, {2}, 8) + "," + stranger_uuid(0) + ",3";
+  const std::vector<int> expected{6, 2};
+  EXPECT_EQ(test::cuda_visible(fixture, list), expected) << list;
+  SimDevices sim(fixture, test::cuda_visible(fixture, list));
+  ASSERT_EQ(sim.count(), 2) << list;
+  EXPECT_EQ(sim.uuid(1), fixture.gpus[2].uuid);
+  SimNvml nvml(fixture);
+  const topo::Inventory inv = inventory_of(nvml, node, {});  // its GPUs, with NVML's UUIDs
+  for (int local = 0; local < 4; ++local) {
+    const auto picked = topo::pick_rank_gpu(inv.gpus, local, topo::CudaView{list, std::nullopt, -1});
+    ASSERT_TRUE(picked) << "local rank " << local << ": " << picked.why();
+    const auto uuid = nvml.uuid(static_cast<unsigned>(*picked));
+    EXPECT_EQ(uuid ? *uuid : uuid.why(), fixture.gpus[static_cast<std::size_t>(expected[local % 2])].uuid)
+        << "local rank " << local << " with CUDA_VISIBLE_DEVICES=" << list;
+  }
+}
 
 // The NVLink links topo reads for the rank's GPU, and the GPUs the double
 // copies to over NVLink from it (peer access on an NVLink node), both as

@@ -4,8 +4,11 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <string_view>
 #include <type_traits>
 
 #include "fabricbench/core/check_inexact.hpp"
@@ -21,13 +24,68 @@ namespace {
 using gpu::CopyKind;
 using gpu::MemoryKind;
 
-SimNode node_of(std::string model, int gpus, bool nvlink, std::uint64_t memory_bytes) {
+// SplitMix64's step: spreads a seed over all 64 bits, so fixtures that
+// differ in one GPU or node index get unrelated UUIDs, as real GPUs have.
+std::uint64_t spread(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// FNV-1a of the model's name: a seed fixed by the text alone, unlike
+// std::hash, which may differ between standard libraries.
+std::uint64_t name_seed(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// A fixture GPU's UUID in NVML's 8-4-4-4-12 form, drawn from the model, the
+// node and the GPU's index: stable across processes and runs (every rank
+// builds its node's fixture alone), distinct between GPUs and nodes.
+std::string sim_uuid(const std::string& model, int node, int gpu) {
+  std::uint64_t state = name_seed(model) ^ (static_cast<std::uint64_t>(node) << 32) ^ static_cast<std::uint64_t>(gpu);
+  const std::uint64_t hi = spread(state);
+  const std::uint64_t lo = spread(state);
+  return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff, hi & 0xffff, lo >> 48,
+                     lo & 0xffffffffffffull);
+}
+
+SimNode node_of(std::string model, int gpus, bool nvlink, std::uint64_t memory_bytes, int node_index) {
   SimNode node;
   node.model = std::move(model);
   node.nvlink = nvlink;
   for (int g = 0; g < gpus; ++g)
-    node.gpus.push_back({fmt::format("00FB:{:02X}:00.0", 0x10 + g), g < gpus / 2 ? 0 : 1, memory_bytes, 1.0});
+    node.gpus.push_back({fmt::format("00FB:{:02X}:00.0", 0x10 + g), sim_uuid(node.model, node_index, g),
+                         g < gpus / 2 ? 0 : 1, memory_bytes, 1.0});
   return node;
+}
+
+// The node GPU a CUDA_VISIBLE_DEVICES index names, or -1: a whole decimal
+// number below the GPU count ("1x" or "-1" name none, and stop the list).
+int gpu_by_index(const SimNode& node, std::string_view entry) {
+  int index = -1;
+  const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
+  if (ec != std::errc() || end != entry.data() + entry.size()) return -1;
+  return index >= 0 && index < static_cast<int>(node.gpus.size()) ? index : -1;
+}
+
+// The node GPU whose UUID starts with `entry`, or -1. A prefix two GPUs
+// share names neither: CUDA asks for enough digits to pick out one GPU.
+int gpu_by_uuid(const SimNode& node, std::string_view entry) {
+  int found = -1;
+  for (std::size_t g = 0; g < node.gpus.size(); ++g) {
+    if (!std::string_view(node.gpus[g].uuid).starts_with(entry)) continue;
+    if (found >= 0) return -1;
+    found = static_cast<int>(g);
+  }
+  return found;
+}
+
+// The node GPU one CUDA_VISIBLE_DEVICES entry names, or -1.
+int named_gpu(const SimNode& node, std::string_view entry) {
+  return entry.starts_with("GPU-") ? gpu_by_uuid(node, entry) : gpu_by_index(node, entry);
 }
 
 class SimStream;
@@ -166,8 +224,27 @@ double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
   return s.devices().cost_us(s.gpu(), bytes, gbps);
 }
 
-SimNode hgx_node(std::uint64_t memory_bytes) { return node_of("H100 SXM", 8, true, memory_bytes); }
-SimNode pcie_node(std::uint64_t memory_bytes) { return node_of("L40S PCIe", 4, false, memory_bytes); }
+SimNode hgx_node(std::uint64_t memory_bytes, int node) { return node_of("H100 SXM", 8, true, memory_bytes, node); }
+SimNode pcie_node(std::uint64_t memory_bytes, int node) { return node_of("L40S PCIe", 4, false, memory_bytes, node); }
+
+std::vector<int> cuda_visible(const SimNode& node, const std::string& list) {
+  std::vector<int> visible;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const int gpu = named_gpu(node, std::string_view(list).substr(start, comma - start));
+    if (gpu < 0) break;  // CUDA shows the GPUs named before it and ignores the rest
+    visible.push_back(gpu);
+    start = comma + 1;
+  }
+  return visible;
+}
+
+std::vector<int> cuda_visible(const SimNode& node) {
+  if (const char* list = std::getenv("CUDA_VISIBLE_DEVICES")) return cuda_visible(node, list);
+  std::vector<int> every(node.gpus.size());
+  std::iota(every.begin(), every.end(), 0);
+  return every;
+}
 
 SimDevices::SimDevices(SimNode node, std::vector<int> visible) : node_(std::move(node)), visible_(std::move(visible)) {
   for (int g : visible_)

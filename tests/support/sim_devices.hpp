@@ -5,8 +5,12 @@
 // paths, peer identity, path labels) runs multi-rank in CI on CPU.
 //
 // - Devices carry PCI bus ids (domain 00fb, which no real machine has, so
-//   sysfs lookups find nothing), memory sizes and a P2P topology: every pair
-//   on an NVLink node; pairs of one socket on a PCIe node.
+//   sysfs lookups find nothing), UUIDs in NVML's form, memory sizes and a
+//   P2P topology: every pair on an NVLink node; pairs of one socket on a
+//   PCIe node.
+// - A process sees the GPUs its CUDA_VISIBLE_DEVICES names, read as the CUDA
+//   runtime reads it (cuda_visible): indices or UUID prefixes, up to the
+//   first entry that names no GPU.
 // - Device memory is host memory held to the GPU's size; every allocation
 //   is known by its GPU, and copies refuse a pointer on the wrong GPU or of
 //   the wrong kind, as a real copy would fail or go astray. Peer copies are
@@ -35,6 +39,7 @@ namespace fb::test {
 
 struct SimGpu {
   std::string bus_id;
+  std::string uuid;  // "GPU-8c1c4e0b-...", as NVML and nvidia-smi write it
   int socket = 0;
   std::uint64_t memory_bytes = 0;
   double slow = 1.0;  // device time multiplier: 2 = every piece of work takes twice as long
@@ -49,10 +54,23 @@ struct SimNode {
   int cc_minor = 0;
 };
 
-// An 8-GPU HGX node on two sockets (GPUs 0-3 and 4-7), NVLink between every pair.
-SimNode hgx_node(std::uint64_t memory_bytes = std::uint64_t{64} << 20);
+inline constexpr std::uint64_t kSimGpuBytes = std::uint64_t{64} << 20;
+
+// An 8-GPU HGX node on two sockets (GPUs 0-3 and 4-7), NVLink between every
+// pair. `node` numbers the job's nodes: each node's GPUs have their own
+// UUIDs, as real GPUs do, the same in every process and run.
+SimNode hgx_node(std::uint64_t memory_bytes = kSimGpuBytes, int node = 0);
 // A 4-GPU PCIe node on two sockets, P2P only inside a socket.
-SimNode pcie_node(std::uint64_t memory_bytes = std::uint64_t{64} << 20);
+SimNode pcie_node(std::uint64_t memory_bytes = kSimGpuBytes, int node = 0);
+
+// The node's GPUs (indices into node.gpus) a process sees under
+// CUDA_VISIBLE_DEVICES `list`, in its CUDA order, read as the CUDA runtime
+// reads it: each entry an index (the double's CUDA order is the fixture's)
+// or a UUID, whole or cut to enough of its start to name one GPU ("GPU-8c1c"),
+// up to the first entry that names no GPU; CUDA ignores the rest.
+std::vector<int> cuda_visible(const SimNode& node, const std::string& list);
+// The same from this process's CUDA_VISIBLE_DEVICES: every GPU when unset.
+std::vector<int> cuda_visible(const SimNode& node);
 
 // Link rates of the cost model (GB/s) and the fixed cost of queuing work (us).
 struct SimCosts {
@@ -67,7 +85,7 @@ struct SimCosts {
 class SimDevices final : public gpu::Devices {
  public:
   // `visible`: the node's GPUs this process sees, in its CUDA order (its
-  // CUDA_VISIBLE_DEVICES as indices into node.gpus).
+  // CUDA_VISIBLE_DEVICES as indices into node.gpus: cuda_visible).
   SimDevices(SimNode node, std::vector<int> visible);
   ~SimDevices() override;
 
@@ -105,6 +123,9 @@ class SimDevices final : public gpu::Devices {
   std::vector<PeerCopy> peer_copies;  // one per peer copy run
   std::uint64_t device_bytes_in_use(int device) const;
   int current() const { return current_; }  // the device last made current (placement's)
+  // The UUID of the GPU behind this process's index, as NVML lists it
+  // (cudaDeviceProp::uuid; the device layer's props do not carry it).
+  const std::string& uuid(int device) const { return node_.gpus[static_cast<std::size_t>(physical(device))].uuid; }
   // The node's GPUs this process made current, as NVML lists a context's
   // process on each (SimNvml): a CUDA context stays until the process ends.
   const std::vector<int>& opened() const { return opened_; }

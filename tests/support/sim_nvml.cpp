@@ -72,7 +72,10 @@ Fact<std::string> SimNvml::name(unsigned gpu) {
   return node_.model + " (simulated)";  // as SimDevices::props names it
 }
 
-Fact<std::string> SimNvml::uuid(unsigned gpu) { return per_gpu<std::string>(gpu, "GPU UUIDs"); }
+Fact<std::string> SimNvml::uuid(unsigned gpu) {
+  if (!at(gpu)) return Fact<std::string>::unknown(kInvalid);
+  return at(gpu)->uuid;  // the UUID the device double resolves CUDA_VISIBLE_DEVICES by
+}
 
 Fact<std::string> SimNvml::pci_bus_id(unsigned gpu) {
   if (!at(gpu)) return Fact<std::string>::unknown(kInvalid);

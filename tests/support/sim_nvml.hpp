@@ -15,8 +15,10 @@
 // - MIG off, compute mode default (the double lets any process open any
 //   device), fabric not supported (no multi-node NVLink in the fixtures),
 //   error and throttle counters 0 until raise() moves one.
+// - UUIDs are the fixture's (SimGpu::uuid), the ones SimDevices reads a
+//   CUDA_VISIBLE_DEVICES of UUIDs by.
 // - What the fixture does not say (driver, PCIe link, clocks, power,
-//   utilization, UUIDs...) answers unknown with that reason.
+//   utilization...) answers unknown with that reason.
 #pragma once
 
 #include <map>

@@ -275,6 +275,8 @@ TEST(Inventory, RankGpuFollowsCudaVisibleDevices) {
   EXPECT_EQ(*pick_rank_gpu(gpus, 1, visible("6,7")), 7);
   EXPECT_EQ(*pick_rank_gpu(gpus, 0, visible("GPU-00000000-0000-0000-0000-000000000003")), 3);
   EXPECT_EQ(*pick_rank_gpu(gpus, 1, visible("5,99,6")), 5);  // CUDA stops at the first bad entry
+  // An unknown UUID ends the list too: local rank 2 wraps to GPU 5, not on to GPU 3.
+  EXPECT_EQ(*pick_rank_gpu(gpus, 2, visible("GPU-00000000-0000-0000-0000-000000000005,6,GPU-ffffffff,3")), 5);
   EXPECT_FALSE(pick_rank_gpu(gpus, 0, visible("")));
   EXPECT_FALSE(pick_rank_gpu({}, 0, visible(std::nullopt)));
 }
