@@ -29,6 +29,8 @@ void abort_group(ProgressBoard* board) {
 
 double monotonic_s() { return now_us() * 1e-6; }
 
+void abort_before_stopping_others(ProgressBoard* board) { abort_group(board); }
+
 void leave_job(ProgressBoard* board, int exit_code) {
   // Whatever happens below, the process ends: an abort that blocks (a wedged
   // driver) or a stdout lock held by the stuck engine thread must not keep a

@@ -137,6 +137,7 @@ class Monitor : public Hub::Events {
 
   void finish_run(const RunEnd& end) {
     if (c_.on_end) c_.on_end(end);
+    if (!c_.leave) abort_before_stopping_others(c_.board);
     hub_.stop_all(end.status, kMonitorStopDrainS);
     if (const int sig = judge_.signal_number(); sig != 0 && !c_.leave) die_of_signal(c_.board, sig);
     leave(end.exit_code);
@@ -148,6 +149,7 @@ class Monitor : public Hub::Events {
     spdlog::error("{}; this rank (0) had stopped answering, so the record is left without its closing line (readers "
                   "report it incomplete)",
                   *abandoned_);
+    if (!c_.leave) abort_before_stopping_others(c_.board);
     hub_.stop_all("abandoned", kMonitorStopDrainS);
     leave(kExitRunError);
   }

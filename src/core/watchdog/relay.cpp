@@ -210,6 +210,7 @@ class Relay : public Hub::Events {
   }
 
   void stop_here(const std::string& why) {
+    if (hub_ && !c_.leave) abort_before_stopping_others(c_.board);  // a leader: its node's ranks leave at once
     if (hub_) hub_->stop_all(why, kRelayStopDrainS);
     if (signal_ != 0) die_of_signal(c_.board, signal_);  // rank 0 has sealed the record (or is gone)
     over_ = true;

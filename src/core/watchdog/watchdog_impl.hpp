@@ -25,6 +25,11 @@ namespace fb {
 
 double monotonic_s();
 
+// The active backend group aborted and waited for, before a rank that ends
+// the job tells the ranks below it to stop: they exit at once, non-zero, and
+// mpirun then kills this rank, which would lose its abort if it came after.
+// leave_job and die_of_signal abort again, finding nothing left to abort.
+void abort_before_stopping_others(ProgressBoard* board);
 // How a rank leaves an aborted run: the active backend group aborted, then
 // _exit(exit_code) (see ending.cpp for why not MPI_Abort).
 [[noreturn]] void leave_job(ProgressBoard* board, int exit_code);
