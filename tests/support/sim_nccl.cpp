@@ -166,6 +166,7 @@ Status SimNccl::init_rank(nccl::CommHandle& comm, int nranks, const std::string&
   MPI_Comm dup = MPI_COMM_NULL;
   check_mpi_call(MPI_Comm_dup(MPI_COMM_WORLD, &dup), "MPI_Comm_dup");
   SimComm* c = adopt(dup);
+  ++communicators_made;
   comm = c;
   if (c->nranks != nranks || c->rank != rank)
     return failed(fmt::format("ncclInvalidArgument (rank {} of {} on a world of {})", rank, nranks, c->nranks));
@@ -182,7 +183,10 @@ Status SimNccl::split(nccl::CommHandle parent, int color, int key, nccl::CommHan
   if (p->state.state != State::ok) return failed("ncclInvalidUsage (a split of a communicator not ready)");
   MPI_Comm out = MPI_COMM_NULL;
   check_mpi_call(MPI_Comm_split(p->mpi, color < 0 ? MPI_UNDEFINED : color, key, &out), "MPI_Comm_split");
-  if (color >= 0) child = adopt(out);
+  if (color >= 0) {
+    child = adopt(out);
+    ++communicators_made;
+  }
   if (faults_.hang_in_split) {
     p->state = {State::in_progress, ""};  // the parent carries the split's progress, which never ends
     return p->state;

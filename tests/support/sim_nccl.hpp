@@ -81,6 +81,7 @@ class SimNccl final : public nccl::Collectives {
   nccl::Status group_end() override;
 
   // For the tests; an abort also says so on stderr, for a test that reads a job's output.
+  int communicators_made = 0;  // by init_rank and split, each to end aborted or destroyed
   int communicators_aborted = 0;
   int communicators_destroyed = 0;
   // Each collective that ran on the simulated devices, in order (a capture

@@ -29,6 +29,20 @@ void NcclComm::split_out(NcclComm& parent) {
 }
 
 void NcclComm::split(NcclComm& parent, int color, int key) {
+  try {
+    split_and_wait(parent, color, key);
+  } catch (...) {
+    // A constructor that throws runs no destructor: a child that NCCL had
+    // already handed over (a split whose wait was ended by an abort or an
+    // error) would be left to the process's end. Abort it here. One handed
+    // over after this point cannot be reached: NCCL offers no way to cancel
+    // a split in flight but aborting its parent, which the wait has done.
+    if (const nccl::CommHandle child = __atomic_exchange_n(&comm_, nullptr, __ATOMIC_ACQ_REL)) lib_.abort(child);
+    throw;
+  }
+}
+
+void NcclComm::split_and_wait(NcclComm& parent, int color, int key) {
   const nccl::CommHandle p = parent.ready();
   // The parent carries the split's progress until every rank of it joined.
   parent.check(lib_.split(p, color, key, comm_), "ncclCommSplit");

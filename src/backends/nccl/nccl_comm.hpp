@@ -61,6 +61,7 @@ class NcclComm {
  private:
   void wait_in_progress(const char* call);
   void split(NcclComm& parent, int color, int key);
+  void split_and_wait(NcclComm& parent, int color, int key);
   [[noreturn]] void abort_now(const char* during);
   [[noreturn]] void fail(const char* call, const nccl::Status& status) const;
 
