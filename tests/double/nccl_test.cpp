@@ -299,6 +299,21 @@ TEST(SimNccl, AHangInInitialisationIsAborted) {
 // The world communicator and the split's child, already handed over when the split's wait hung.
 TEST(SimNccl, AHangInASplitIsAborted) { expect_hang_aborted({.hang_in_split = true}, "ncclCommSplit", 2); }
 
+// An end while the backend opens waits for NCCL's abort only once there is a
+// communicator to abort: before it, while rank 0's unique id is broadcast over
+// MPI, the engine's thread never polls, and the ending waited its 2 s out.
+TEST(SimNccl, AnEndBeforeTheWorldCommunicatorExistsDoesNotWaitForAnAbort) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  auto backend = make_nccl_backend(devices, lib);
+  const Comm world = Comm::world();
+  RunOptions options = collectives({Op::all_reduce});
+  ASSERT_TRUE(backend->setup(world, options).ok);
+  EXPECT_FALSE(backend->abort_open_ends_wait()) << "set up, no communicator yet";
+  { auto group = backend->open(world); }
+  EXPECT_TRUE(backend->abort_open_ends_wait()) << "the world communicator exists: its abort ends the wait";
+}
+
 // An asynchronous error (a peer lost mid-run) ends the wait on NCCL's work
 // with NCCL's reason, not a hang.
 TEST(SimNccl, AnAsynchronousErrorEndsTheRunWithItsReason) {

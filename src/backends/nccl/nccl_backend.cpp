@@ -156,10 +156,13 @@ class NcclBackend final : public gpu::GpuBackend {
     open_aborted_.store(true);
     if (NcclComm* world = abortable_.load()) world->request_abort();
   }
-  // The flag alone ends nothing: the engine's thread aborts at its next poll.
-  // Before the world communicator exists (the unique id's broadcast) there is
-  // no flag to raise, and the wait for the open's end runs out instead.
-  bool abort_open_ends_wait() const override { return true; }
+  // The flag alone ends nothing: the engine's thread aborts at its next poll,
+  // which a process about to end waits for. Before the world communicator
+  // exists the engine's thread is inside MPI (the unique id's broadcast) and
+  // never polls: nothing is to be aborted, and a wait would only run out its
+  // 2 s. A communicator made just after this answer is still aborted (by
+  // open_aborted_), only not waited for.
+  bool abort_open_ends_wait() const override { return abortable_.load() != nullptr; }
 
  private:
   // The world's communicator, the parent of every group's: created at the
