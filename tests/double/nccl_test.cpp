@@ -249,11 +249,14 @@ TEST(SimNccl, ARecordMadeThroughTheDoublesIsRefusedAsAMeasurement) {
 // whatever the engine is opening or driving (ProgressBoard::abort_active_group).
 class AbortingWatchdog {
  public:
-  explicit AbortingWatchdog(ProgressBoard& board)
-      : thread_([this, &board] {
+  // Aborts only once this rank's NCCL call hangs (lib.hanging()): an abort raised sooner, on a loaded machine
+  // before the rank reached the hang, ended the world's initialisation instead, and the other ranks then waited
+  // in the split's MPI_Comm_split for a rank that had left (the job hung in 8 of 25 runs beside two busy loops).
+  AbortingWatchdog(ProgressBoard& board, const SimNccl& lib)
+      : thread_([this, &board, &lib] {
           while (!stop_.load()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            board.abort_active_group();
+            if (lib.hanging()) board.abort_active_group();
           }
         }) {}
   ~AbortingWatchdog() {
@@ -275,7 +278,7 @@ void expect_hang_aborted(test::SimNcclFaults faults, const char* during, int com
   ProgressBoard board;
   std::string error;
   {
-    AbortingWatchdog watchdog(board);
+    AbortingWatchdog watchdog(board, lib);
     try {
       run_nccl(devices, lib, collectives({Op::all_reduce}), &board);
     } catch (const RunError& e) {

@@ -173,6 +173,7 @@ Status SimNccl::init_rank(nccl::CommHandle& comm, int nranks, const std::string&
   if (!faults_.hang_in_init) return c->state;
   c->state = {State::in_progress, ""};
   c->initialising = true;
+  hanging_.store(true);
   if (faults_.signal != 0 && faults_.signal_in_init && ::kill(::getpid(), faults_.signal) != 0)
     throw std::runtime_error("SimNccl: kill(getpid()) failed");
   return c->state;
@@ -189,6 +190,7 @@ Status SimNccl::split(nccl::CommHandle parent, int color, int key, nccl::CommHan
   }
   if (faults_.hang_in_split) {
     p->state = {State::in_progress, ""};  // the parent carries the split's progress, which never ends
+    hanging_.store(true);
     return p->state;
   }
   return Status::ok();

@@ -23,6 +23,8 @@
 // - Keeps each collective that ran (`ran`), for tests of what a workload issued.
 #pragma once
 
+#include <atomic>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -81,6 +83,8 @@ class SimNccl final : public nccl::Collectives {
   nccl::Status group_end() override;
 
   // For the tests; an abort also says so on stderr, for a test that reads a job's output.
+  // A fault's hang has been entered on this rank (init or split answered "in progress" for good).
+  bool hanging() const { return hanging_.load(); }
   int communicators_made = 0;  // by init_rank and split, each to end aborted or destroyed
   int communicators_aborted = 0;
   int communicators_destroyed = 0;
@@ -104,6 +108,7 @@ class SimNccl final : public nccl::Collectives {
 
   int ranks_per_node_;
   SimNcclFaults faults_;
+  std::atomic<bool> hanging_{false};  // set on the engine's thread, read by a test's watchdog thread
   bool has_gather_;
   bool signal_sent_ = false;
   int group_depth_ = 0;
