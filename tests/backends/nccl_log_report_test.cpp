@@ -444,6 +444,30 @@ TEST(NcclLogReport, WithoutCliqueLinesTheFallbackStandsAndTheReportSaysWhy) {
   EXPECT_EQ(format_json(log, {"a.log"}).at("communicators").at(0).at("nvlink_cliques_logged"), false);
 }
 
+// src/init.cc fillInfo's fabric fields (fixtures/nccl-log/README.md): each read when present, and
+// unknown, not healthy, when the line lacks it (an older NCCL, src/mnnvl.cc's line).
+TEST(NcclLogLine, FabricStateHealthMaskAndDegradedBwAreRead) {
+  const Line degraded = parse_line(
+      "9: nvl-b01:9201:9201 [1] NCCL INFO MNNVL busId 0x901000 fabric UUID 7d4b21e0c9a83f52.1e6d0b9a4c7f2318 "
+      "cliqueId 0xb state 3 healthMask 0x1 degradedBw true");
+  ASSERT_TRUE(degraded.clique);
+  EXPECT_EQ(degraded.clique->health.state, 3);
+  EXPECT_EQ(degraded.clique->health.health_mask, 0x1u);
+  EXPECT_EQ(degraded.clique->health.degraded_bw, "true");
+  const Line older = parse_line(
+      "3: nvl-a01:9003:9003 [3] NCCL INFO MNNVL busId 0x1901000 fabric UUID 3f1a.8c2e cliqueId 0xa state 2 "
+      "healthMask 0x1A0");
+  ASSERT_TRUE(older.clique);
+  EXPECT_EQ(older.clique->health.state, 2);
+  EXPECT_EQ(older.clique->health.health_mask, 0x1a0u);
+  EXPECT_EQ(older.clique->health.degraded_bw, "");
+  const Line check = parse_line("0: nvl-a01:9000:9000 [0] NCCL INFO MNNVL 1 cliqueId a cliqueSize 8 cliqueRank 0");
+  ASSERT_TRUE(check.clique);
+  EXPECT_FALSE(check.clique->health.logged());
+  EXPECT_FALSE(check.clique->health.state);
+  EXPECT_FALSE(check.clique->health.health_mask);
+}
+
 TEST(NcclLogReport, AnOrdinaryInfinibandJobIsNoDomainAndNoFallback) {
   const Log log = read_log(fixture("two-nodes-ib-gdr.log"));
   const auto j = format_json(log, {"a.log"});
