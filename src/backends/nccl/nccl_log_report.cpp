@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace fb::nccl_log {
@@ -234,18 +235,9 @@ std::string nvlink_domain_text(const Communicator& c, const std::vector<NodePair
 constexpr int kFabricStateCompleted = 3;
 
 std::string fabric_state_name(int state) {
-  switch (state) {
-    case 0:
-      return "not supported";
-    case 1:
-      return "not started";
-    case 2:
-      return "in progress";
-    case kFabricStateCompleted:
-      return "completed";
-    default:
-      return "unknown to NVML's list";
-  }
+  // Indexed by NVML's value: a log's number may be any int, so no switch over an enum.
+  static constexpr const char* kNames[] = {"not supported", "not started", "in progress", "completed"};
+  return state >= 0 && state < static_cast<int>(std::size(kNames)) ? kNames[state] : "unknown to NVML's list";
 }
 
 // NVML's health mask is a row of fields (nvml.h NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_* and _WIDTH_*;
@@ -270,22 +262,13 @@ constexpr unsigned kConfigShift = 8;
 constexpr std::uint32_t kConfigBits = 0xf;
 
 std::string configuration_fault(std::uint32_t value) {
-  switch (value) {
-    case 2:
-      return "incorrect configuration: SysGUID";
-    case 3:
-      return "incorrect configuration: chassis serial number";
-    case 4:
-      return "incorrect configuration: no partition";
-    case 5:
-      return "incorrect configuration: insufficient NVLinks";
-    case 6:
-      return "incorrect configuration: incompatible GPU firmware";
-    case 7:
-      return "incorrect configuration: invalid location";
-    default:
-      return fmt::format("incorrect configuration {}", value);
-  }
+  // NVML's values 2 to 7, in order; a later driver's new value is still named by its number.
+  static constexpr const char* kFaults[] = {
+      "SysGUID",         "chassis serial number", "no partition", "insufficient NVLinks", "incompatible GPU firmware",
+      "invalid location"};
+  const std::uint32_t at = value - 2;
+  return at < std::size(kFaults) ? fmt::format("incorrect configuration: {}", kFaults[at])
+                                 : fmt::format("incorrect configuration {}", value);
 }
 
 std::vector<std::string> fabric_problems(const FabricHealth& h) {
