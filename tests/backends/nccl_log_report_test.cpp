@@ -444,6 +444,90 @@ TEST(NcclLogReport, WithoutCliqueLinesTheFallbackStandsAndTheReportSaysWhy) {
   EXPECT_EQ(format_json(log, {"a.log"}).at("communicators").at(0).at("nvlink_cliques_logged"), false);
 }
 
+// src/init.cc fillInfo's fabric fields (fixtures/nccl-log/README.md): each read when present, and
+// unknown, not healthy, when the line lacks it (an older NCCL, src/mnnvl.cc's line).
+TEST(NcclLogLine, FabricStateHealthMaskAndDegradedBwAreRead) {
+  const Line degraded = parse_line(
+      "9: nvl-b01:9201:9201 [1] NCCL INFO MNNVL busId 0x901000 fabric UUID 7d4b21e0c9a83f52.1e6d0b9a4c7f2318 "
+      "cliqueId 0xb state 3 healthMask 0x1 degradedBw true");
+  ASSERT_TRUE(degraded.clique);
+  EXPECT_EQ(degraded.clique->health.state, 3);
+  EXPECT_EQ(degraded.clique->health.health_mask, 0x1u);
+  EXPECT_EQ(degraded.clique->health.degraded_bw, "true");
+  const Line older = parse_line(
+      "3: nvl-a01:9003:9003 [3] NCCL INFO MNNVL busId 0x1901000 fabric UUID 3f1a.8c2e cliqueId 0xa state 2 "
+      "healthMask 0x1A0");
+  ASSERT_TRUE(older.clique);
+  EXPECT_EQ(older.clique->health.state, 2);
+  EXPECT_EQ(older.clique->health.health_mask, 0x1a0u);
+  EXPECT_EQ(older.clique->health.degraded_bw, "");
+  const Line check = parse_line("0: nvl-a01:9000:9000 [0] NCCL INFO MNNVL 1 cliqueId a cliqueSize 8 cliqueRank 0");
+  ASSERT_TRUE(check.clique);
+  EXPECT_FALSE(check.clique->health.logged());
+  EXPECT_FALSE(check.clique->health.state);
+  EXPECT_FALSE(check.clique->health.health_mask);
+}
+
+// NVML's mask holds fields, not fault bits: "false" is 2 in each, so a healthy GPU's mask is not zero.
+TEST(NcclLogReport, HealthMaskFaultsFollowNvmlFields) {
+  EXPECT_TRUE(health_mask_faults(0x0).empty());    // nothing supported
+  EXPECT_TRUE(health_mask_faults(0x2).empty());    // bandwidth not degraded
+  EXPECT_TRUE(health_mask_faults(0x1aa).empty());  // every field false, configuration "none"
+  EXPECT_EQ(health_mask_faults(0x1), (std::vector<std::string>{"bandwidth degraded"}));
+  EXPECT_EQ(health_mask_faults(0x2 | (1u << 4) | (5u << 8)),
+            (std::vector<std::string>{"route unhealthy", "incorrect configuration: insufficient NVLinks"}));
+  EXPECT_EQ(health_mask_faults((1u << 2) | (1u << 6)),
+            (std::vector<std::string>{"route recovery in progress", "access timeout recovery in progress"}));
+}
+
+// mnnvl-fabric-unhealthy.log: rank 3's fabric is still in progress (so NCCL kept MNNVL off for the
+// whole communicator) and rank 9 reports degraded bandwidth.
+TEST(NcclLogReport, RanksWithAnUnhealthyFabricAreFlagged) {
+  const Log log = read_log(fixture("mnnvl-fabric-unhealthy.log"));
+  ASSERT_EQ(log.comms.size(), 1u);
+  const Communicator& c = log.comms[0];
+  EXPECT_TRUE(nvlink_fabric_health_logged(c));
+  const auto flagged = nvlink_fabric_unhealthy_ranks(c);
+  ASSERT_EQ(flagged.size(), 2u);
+  EXPECT_EQ(flagged[0].rank, 3);
+  EXPECT_EQ(flagged[0].problems, (std::vector<std::string>{"fabric state 2 (in progress), not completed"}));
+  EXPECT_EQ(flagged[1].rank, 9);
+  EXPECT_EQ(flagged[1].problems, (std::vector<std::string>{"healthMask 0x1: bandwidth degraded", "degradedBw true"}));
+  const std::string text = format_text(log, {"mnnvl-fabric-unhealthy.log"});
+  EXPECT_NE(text.find("  NVLink fabric not healthy on 2 ranks (may have fallen back from MNNVL or run at reduced "
+                      "NVLink bandwidth):\n"
+                      "    rank 3 (nvl-a01 GPU 3) busId 1901000: fabric state 2 (in progress), not completed\n"
+                      "    rank 9 (nvl-b01 GPU 1) busId 901000: healthMask 0x1: bandwidth degraded; degradedBw true\n"),
+            std::string::npos)
+      << text;
+  const auto j = format_json(log, {"a.log"}).at("communicators").at(0);
+  EXPECT_EQ(j.at("nvlink_fabric_health_logged"), true);
+  const auto& ranks = j.at("nvlink_fabric_unhealthy_ranks");
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks.at(0).at("rank"), 3);
+  EXPECT_EQ(ranks.at(0).at("host"), "nvl-a01");
+  EXPECT_EQ(ranks.at(0).at("bus_id"), "1901000");
+  EXPECT_EQ(ranks.at(0).at("fabric_state"), 2);
+  EXPECT_EQ(ranks.at(0).at("health_mask"), "0x0");
+  EXPECT_EQ(ranks.at(0).at("degraded_bw"), "not-supported");
+  EXPECT_EQ(ranks.at(1).at("rank"), 9);
+  EXPECT_EQ(ranks.at(1).at("fabric_state"), 3);
+  EXPECT_EQ(ranks.at(1).at("health_mask"), "0x1");
+  EXPECT_EQ(ranks.at(1).at("degraded_bw"), "true");
+}
+
+// A healthy log says nothing of the fabric; one without the fields is unknown, not healthy.
+TEST(NcclLogReport, AHealthyFabricIsNotMentionedAndAnUnloggedOneIsUnknown) {
+  const Log healthy = read_log(fixture("mnnvl-two-racks-ib.log"));
+  EXPECT_TRUE(nvlink_fabric_health_logged(healthy.comms.at(0)));
+  EXPECT_TRUE(nvlink_fabric_unhealthy_ranks(healthy.comms.at(0)).empty());
+  EXPECT_EQ(format_text(healthy, {"a.log"}).find("NVLink fabric"), std::string::npos);  // not "# fabricbench"
+  EXPECT_TRUE(format_json(healthy, {"a.log"}).at("communicators").at(0).at("nvlink_fabric_unhealthy_ranks").empty());
+  const Log unlogged = read_log(fixture("mnnvl-one-domain.log"));
+  EXPECT_FALSE(nvlink_fabric_health_logged(unlogged.comms.at(0)));
+  EXPECT_EQ(format_json(unlogged, {"a.log"}).at("communicators").at(0).at("nvlink_fabric_health_logged"), false);
+}
+
 TEST(NcclLogReport, AnOrdinaryInfinibandJobIsNoDomainAndNoFallback) {
   const Log log = read_log(fixture("two-nodes-ib-gdr.log"));
   const auto j = format_json(log, {"a.log"});
@@ -474,6 +558,30 @@ TEST(NcclLogCli, TwoRacksReadAsTwoDomains) {
   EXPECT_NE(r.out.find("2 NVLink domains (MNNVL cliques) joined by the network"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nvl-a02 <-> nvl-b01: two NVLink domains joined by the network"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("fallback"), std::string::npos) << r.out;
+}
+
+TEST(NcclLogCli, UnhealthyFabricRanksAreNamedAndAHealthyLogIsQuiet) {
+  const auto r =
+      test::run_process(std::string(FB_BINARY) + " report nccl-log " + fixture_path("mnnvl-fabric-unhealthy.log"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("NVLink fabric not healthy on 2 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 3 (nvl-a01 GPU 3) busId 1901000: fabric state 2 (in progress), not completed"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("rank 9 (nvl-b01 GPU 1) busId 901000: healthMask 0x1: bandwidth degraded; degradedBw true"),
+            std::string::npos)
+      << r.out;
+  const auto json = test::run_process(std::string(FB_BINARY) + " report nccl-log --format json " +
+                                      fixture_path("mnnvl-fabric-unhealthy.log"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto ranks = nlohmann::json::parse(json.out)["communicators"][0]["nvlink_fabric_unhealthy_ranks"];
+  ASSERT_EQ(ranks.size(), 2u) << json.out;
+  EXPECT_EQ(ranks[0]["rank"], 3);
+  EXPECT_EQ(ranks[1]["rank"], 9);
+  const auto healthy =
+      test::run_process(std::string(FB_BINARY) + " report nccl-log " + fixture_path("mnnvl-two-racks-ib.log"));
+  ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
+  EXPECT_EQ(healthy.out.find("fabric not healthy"), std::string::npos) << healthy.out;
 }
 
 TEST(NcclLogCli, TextReportOfSeveralFiles) {

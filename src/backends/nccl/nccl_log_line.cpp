@@ -182,6 +182,24 @@ std::string hex_id(std::string_view s) {
   return out;
 }
 
+// "0x1a" -> 26; nullopt for anything that is not hex, so a garbled field stays unknown.
+std::optional<std::uint32_t> hex_value(std::string_view s) {
+  if (starts_with(s, "0x") || starts_with(s, "0X")) s.remove_prefix(2);
+  std::uint32_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// src/init.cc fillInfo's "... state %d healthMask 0x%x degradedBw %s": each field only when present.
+FabricHealth read_fabric_health(std::string_view body) {
+  FabricHealth h;
+  if (const std::string_view state = value_after(body, "state"); all_digits(state)) h.state = to_int(state);
+  h.health_mask = hex_value(value_after(body, "healthMask"));
+  h.degraded_bw = std::string(value_after(body, "degradedBw"));
+  return h;
+}
+
 void read_clique(std::string_view body, Line& out) {
   // Both shapes start "MNNVL " and name the clique; the comm line says "MNNVL 1" too but starts "comm 0x".
   if (!starts_with(body, "MNNVL ")) return;
@@ -191,6 +209,7 @@ void read_clique(std::string_view body, Line& out) {
   c.clique_id = hex_id(id);
   c.cluster_uuid = std::string(value_after(body, "UUID"));  // "fabric UUID 5a1c.93e0"
   c.clique_size = to_int(value_after(body, "cliqueSize"));
+  c.health = read_fabric_health(body);
   out.clique = std::move(c);
 }
 

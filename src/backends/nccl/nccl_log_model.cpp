@@ -18,6 +18,7 @@ void merge_into(Communicator& into, const Communicator& from) {
     // The clique line may sit in the half that lacked the commId (an older NCCL names it late).
     if (at->second.cluster_uuid.empty()) at->second.cluster_uuid = info.cluster_uuid;
     if (at->second.clique_id.empty()) at->second.clique_id = info.clique_id;
+    if (!at->second.fabric_health.logged()) at->second.fabric_health = info.fabric_health;
   }
   for (const auto& [key, link] : from.links) {
     auto [at, fresh] = into.links.emplace(key, link);
@@ -35,6 +36,7 @@ void merge_into(Communicator& into, const Communicator& from) {
 void set_clique(RankInfo& r, const CliqueLine& c) {
   if (!c.cluster_uuid.empty()) r.cluster_uuid = c.cluster_uuid;  // src/mnnvl.cc's line omits it: keep fillInfo's
   r.clique_id = c.clique_id;
+  if (c.health.logged()) r.fabric_health = c.health;  // src/mnnvl.cc's line says nothing of it: keep fillInfo's
 }
 
 }  // namespace
@@ -159,7 +161,7 @@ void LogReader::add_line(const Line& line, std::string_view text) {
     // The sender's process wrote it: that is where `from` runs.
     const int me = c->side == Side::receive ? c->to : c->from;
     if (me >= 0 && !cm.ranks.count(me))
-      cm.ranks[me] = {line.writer.host, line.writer.pid, line.writer.device, "", "", ""};
+      cm.ranks[me] = {line.writer.host, line.writer.pid, line.writer.device, "", "", "", {}};
   }
   if (const auto& n = line.channels) {
     cm.nvls_channels = std::max(cm.nvls_channels, n->nvls);

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace fb::nccl_log {
@@ -230,7 +231,116 @@ std::string nvlink_domain_text(const Communicator& c, const std::vector<NodePair
   return out;
 }
 
+// NVML's fabric states (nvml.h NVML_GPU_FABRIC_STATE_*; NVML API reference, "Fabric definitions").
+constexpr int kFabricStateCompleted = 3;
+
+std::string fabric_state_name(int state) {
+  // Indexed by NVML's value: a log's number may be any int, so no switch over an enum.
+  static constexpr const char* kNames[] = {"not supported", "not started", "in progress", "completed"};
+  return state >= 0 && state < static_cast<int>(std::size(kNames)) ? kNames[state] : "unknown to NVML's list";
+}
+
+// NVML's health mask is a row of fields (nvml.h NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_* and _WIDTH_*;
+// NVML API reference, "Fabric definitions"). Each yes/no field is two bits: 0 not supported,
+// 1 true (the fault), 2 false. NCCL's own copy of nvml.h (src/include/nvmlwrap.h) names the
+// first one, degraded bandwidth at bit 0; the others came with later drivers.
+struct YesNoField {
+  unsigned shift;
+  const char* fault;  // what "true" means, in NVML's words
+};
+constexpr YesNoField kYesNoFields[] = {
+    {0, "bandwidth degraded"},                   // _DEGRADED_BW
+    {2, "route recovery in progress"},           // _ROUTE_RECOVERY
+    {4, "route unhealthy"},                      // _ROUTE_UNHEALTHY
+    {6, "access timeout recovery in progress"},  // _ACCESS_TIMEOUT_RECOVERY
+};
+constexpr std::uint32_t kYesNoBits = 0x3;
+constexpr std::uint32_t kYesNoTrue = 1;
+
+// _INCORRECT_CONFIGURATION: four bits at bit 8; 0 not supported, 1 none, 2 and up a named fault.
+constexpr unsigned kConfigShift = 8;
+constexpr std::uint32_t kConfigBits = 0xf;
+
+std::string configuration_fault(std::uint32_t value) {
+  // NVML's values 2 to 7, in order; a later driver's new value is still named by its number.
+  static constexpr const char* kFaults[] = {
+      "SysGUID",         "chassis serial number", "no partition", "insufficient NVLinks", "incompatible GPU firmware",
+      "invalid location"};
+  const std::uint32_t at = value - 2;
+  return at < std::size(kFaults) ? fmt::format("incorrect configuration: {}", kFaults[at])
+                                 : fmt::format("incorrect configuration {}", value);
+}
+
+std::vector<std::string> fabric_problems(const FabricHealth& h) {
+  std::vector<std::string> out;
+  if (h.state && *h.state != kFabricStateCompleted)
+    out.push_back(fmt::format("fabric state {} ({}), not completed", *h.state, fabric_state_name(*h.state)));
+  if (h.health_mask) {
+    if (const auto faults = health_mask_faults(*h.health_mask); !faults.empty())
+      out.push_back(fmt::format("healthMask {:#x}: {}", *h.health_mask, fmt::join(faults, ", ")));
+  }
+  if (h.degraded_bw == "true") out.push_back("degradedBw true");
+  return out;
+}
+
+std::string rank_with_bus_id(const Communicator& c, int rank) {
+  const auto it = c.ranks.find(rank);
+  const std::string bus = it == c.ranks.end() ? "" : it->second.bus_id;
+  return "rank " + rank_label(c, rank) + (bus.empty() ? "" : " busId " + bus);
+}
+
+// Said only when a rank is flagged: a healthy log, or one without the fields, prints nothing here.
+std::string fabric_health_text(const Communicator& c) {
+  const auto flagged = nvlink_fabric_unhealthy_ranks(c);
+  if (flagged.empty()) return {};
+  std::string out = fmt::format(
+      "  NVLink fabric not healthy on {} rank{} (may have fallen back from MNNVL or run at reduced NVLink "
+      "bandwidth):\n",
+      flagged.size(), flagged.size() == 1 ? "" : "s");
+  for (const auto& f : flagged)
+    out += fmt::format("    {}: {}\n", rank_with_bus_id(c, f.rank), fmt::join(f.problems, "; "));
+  return out;
+}
+
+nlohmann::ordered_json unhealthy_rank_json(const Communicator& c, const UnhealthyFabricRank& f) {
+  const RankInfo& info = c.ranks.at(f.rank);
+  const FabricHealth& h = f.health;
+  return {
+      {"rank", f.rank},
+      {"host", info.host},
+      {"cuda_device", info.device},
+      {"bus_id", info.bus_id},
+      {"fabric_state", h.state ? nlohmann::ordered_json(*h.state) : nlohmann::ordered_json(nullptr)},
+      {"health_mask",
+       h.health_mask ? nlohmann::ordered_json(fmt::format("{:#x}", *h.health_mask)) : nlohmann::ordered_json(nullptr)},
+      {"degraded_bw", h.degraded_bw.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h.degraded_bw)},
+      {"problems", f.problems}};
+}
+
 }  // namespace
+
+std::vector<std::string> health_mask_faults(std::uint32_t mask) {
+  std::vector<std::string> out;
+  for (const auto& f : kYesNoFields)
+    if (((mask >> f.shift) & kYesNoBits) == kYesNoTrue) out.push_back(f.fault);
+  if (const std::uint32_t config = (mask >> kConfigShift) & kConfigBits; config >= 2)
+    out.push_back(configuration_fault(config));
+  return out;
+}
+
+std::vector<UnhealthyFabricRank> nvlink_fabric_unhealthy_ranks(const Communicator& comm) {
+  std::vector<UnhealthyFabricRank> out;
+  for (const auto& [r, info] : comm.ranks)
+    if (auto problems = fabric_problems(info.fabric_health); !problems.empty())
+      out.push_back({r, info.fabric_health, std::move(problems)});
+  return out;
+}
+
+bool nvlink_fabric_health_logged(const Communicator& comm) {
+  for (const auto& [r, info] : comm.ranks)
+    if (info.fabric_health.logged()) return true;
+  return false;
+}
 
 std::string channel_ranges(const std::set<int>& channels) {
   std::string out;
@@ -354,6 +464,7 @@ std::string format_text(const Log& log, const std::vector<std::string>& files) {
     out += "\n" + summary_line(c) + "\n";
     const auto pairs = node_pairs(c);
     out += nvlink_domain_text(c, pairs);
+    out += fabric_health_text(c);
     out += fmt::format("  NVLS: {}   CollNet: {}\n",
                        c.nvls_channels > 0 ? fmt::format("{} channels", c.nvls_channels)
                                            : (c.nvls_support ? "supported, not set up" : "not used"),
@@ -398,12 +509,16 @@ nlohmann::ordered_json format_json(const Log& log, const std::vector<std::string
     nlohmann::ordered_json domain = nullptr, domains = nlohmann::ordered_json::array();
     if (const auto d = nvlink_domain(c)) domain = domain_json(*d);
     for (const auto& d : nvlink_domains(c)) domains.push_back(domain_json(d));
+    nlohmann::ordered_json unhealthy = nlohmann::ordered_json::array();
+    for (const auto& f : nvlink_fabric_unhealthy_ranks(c)) unhealthy.push_back(unhealthy_rank_json(c, f));
     comms.push_back({{"id", c.id},
                      {"nranks", c.nranks},
                      {"nnodes", node_count(c)},
                      {"nvlink_domain", domain},
                      {"nvlink_domains", domains},
                      {"nvlink_cliques_logged", nvlink_cliques_logged(c)},
+                     {"nvlink_fabric_health_logged", nvlink_fabric_health_logged(c)},
+                     {"nvlink_fabric_unhealthy_ranks", unhealthy},
                      {"versions", c.versions},
                      {"networks", c.networks},
                      {"nvls_channels", c.nvls_channels},

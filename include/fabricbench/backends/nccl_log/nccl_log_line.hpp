@@ -13,7 +13,7 @@
 //   "ncclCommInitRankConfig comm 0x55.. rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9d.. - Init START"
 //   "ncclCommSplit comm 0x.. rank 3 nranks 8 ... parent 0x.. color 1 key 3 commId 0x.. ... - Init COMPLETE"
 //   "comm 0x55.. rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0"
-//   "MNNVL busId 0x801000 fabric UUID 5a1c.93e0 cliqueId 0xa state 3 healthMask 0x0 degradedBw false"
+//   "MNNVL busId 0x801000 fabric UUID 5a1c.93e0 cliqueId 0xa state 3 healthMask 0x2 degradedBw false"
 //                                                  (src/init.cc fillInfo; "degradedBw" only in newer NCCL)
 //   "MNNVL 1 cliqueId a cliqueSize 8 cliqueRank 0 nvlDomainSize 8"   (src/mnnvl.cc; no "nvlDomainSize" before 2.28)
 //   "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"           (also /CE, MNNVL, IPC, "direct pointer")
@@ -93,6 +93,20 @@ struct CommLine {
   std::string bus_id;
 };
 
+// What NVML told NCCL about the NVLink fabric of one GPU (nvmlGpuFabricInfo_v2_t, printed by src/init.cc
+// fillInfo; see fixtures/nccl-log/README.md for the sources). Each part is absent when the line lacks
+// it (src/mnnvl.cc's line, an NCCL older than the field): unknown, which is not the same as healthy.
+struct FabricHealth {
+  // NVML_GPU_FABRIC_STATE_*: 0 not supported, 1 not started, 2 in progress, 3 completed. NCCL prints
+  // the line only when the state is not 0, and turns MNNVL off unless every rank is at 3 (src/mnnvl.cc).
+  std::optional<int> state;
+  // NVML_GPU_FABRIC_HEALTH_MASK_*: fields of two or four bits, not one bit per fault (decoded by the report).
+  std::optional<std::uint32_t> health_mask;
+  // NCCL's own reading of the mask's degraded-bandwidth field: "true", "false", "not-supported", "unknown".
+  std::string degraded_bw;  // "" when the line does not say
+  [[nodiscard]] bool logged() const { return state || health_mask || !degraded_bw.empty(); }
+};
+
 // The NVLink clique of the writer's GPU in the communicator it is setting up
 // (the line names neither: it is the process's latest one). NCCL puts two
 // GPUs in one multi-node NVLink domain when their cluster UUID and clique id
@@ -101,6 +115,7 @@ struct CliqueLine {
   std::string cluster_uuid;  // "5a1c.93e0" as NCCL prints it; "" on the src/mnnvl.cc line, which omits it
   std::string clique_id;     // hex without "0x", lower case, no leading zeros: "a" for "0xa" and "a" alike
   int clique_size = -1;      // src/mnnvl.cc only: ranks of the communicator in this clique
+  FabricHealth health;       // src/init.cc's line only
 };
 
 // "24 coll channels, 24 collnet channels, 16 nvls channels, ...": the NVLS

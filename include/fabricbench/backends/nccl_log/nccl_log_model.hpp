@@ -32,6 +32,8 @@ struct RankInfo {
   // The GPU's NVLink clique from its "MNNVL ... cliqueId" lines (nccl_log_line.hpp); "" when not logged.
   std::string cluster_uuid;
   std::string clique_id;
+  // The GPU's NVLink fabric state and health from the same src/init.cc line; not logged: unknown.
+  FabricHealth fabric_health;
 };
 
 // Every channel one transport carries from one rank to another.

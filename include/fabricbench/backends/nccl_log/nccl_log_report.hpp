@@ -4,6 +4,7 @@
 // verdicts are tested on recorded logs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +53,23 @@ std::vector<NvlinkDomain> nvlink_domains(const Communicator& comm);
 // Whether any rank's NVLink clique is in the log. Without it, hosts of an MNNVL communicator
 // on the network may be one domain that fell back or two domains joined on purpose.
 bool nvlink_cliques_logged(const Communicator& comm);
+
+// A rank whose GPU's NVLink fabric NCCL logged as not ready or not healthy: it may have
+// fallen back from MNNVL (NCCL turns MNNVL off unless every rank's fabric state is
+// completed, src/mnnvl.cc) or run at reduced NVLink bandwidth.
+struct UnhealthyFabricRank {
+  int rank = -1;
+  FabricHealth health;
+  std::vector<std::string> problems;  // "fabric state 2 (in progress), not completed", "healthMask 0x1: ..."
+};
+// Ranks whose logged fabric state is not completed, whose health mask holds a fault, or
+// whose degradedBw is "true". Empty for a healthy log, and for one without these fields.
+std::vector<UnhealthyFabricRank> nvlink_fabric_unhealthy_ranks(const Communicator& comm);
+// Whether any rank logged its fabric state or health, so an empty list above means healthy.
+bool nvlink_fabric_health_logged(const Communicator& comm);
+// The faults an NVML fabric health mask holds, in NVML's words; none for a healthy mask
+// (which is not zero: "false" is 2 in each field) or one whose fields are not supported.
+std::vector<std::string> health_mask_faults(std::uint32_t mask);
 
 // The one-line verdict for the transports of one node pair.
 std::string verdict(bool inter_node, const std::vector<Transport>& used);
