@@ -446,21 +446,23 @@ TEST(NcclLogReport, WithoutCliqueLinesTheFallbackStandsAndTheReportSaysWhy) {
 
 // src/init.cc fillInfo's fabric fields (fixtures/nccl-log/README.md): each read when present, and
 // unknown, not healthy, when the line lacks it (an older NCCL, src/mnnvl.cc's line).
+void expect_fabric_health(const std::string& line, int state, unsigned health_mask, const std::string& degraded_bw) {
+  const Line read = parse_line(line);
+  ASSERT_TRUE(read.clique) << line;
+  EXPECT_EQ(read.clique->health.state, state) << line;
+  EXPECT_EQ(read.clique->health.health_mask, health_mask) << line;
+  EXPECT_EQ(read.clique->health.degraded_bw, degraded_bw) << line;
+}
+
 TEST(NcclLogLine, FabricStateHealthMaskAndDegradedBwAreRead) {
-  const Line degraded = parse_line(
+  expect_fabric_health(
       "9: nvl-b01:9201:9201 [1] NCCL INFO MNNVL busId 0x901000 fabric UUID 7d4b21e0c9a83f52.1e6d0b9a4c7f2318 "
-      "cliqueId 0xb state 3 healthMask 0x1 degradedBw true");
-  ASSERT_TRUE(degraded.clique);
-  EXPECT_EQ(degraded.clique->health.state, 3);
-  EXPECT_EQ(degraded.clique->health.health_mask, 0x1u);
-  EXPECT_EQ(degraded.clique->health.degraded_bw, "true");
-  const Line older = parse_line(
+      "cliqueId 0xb state 3 healthMask 0x1 degradedBw true",
+      3, 0x1u, "true");
+  expect_fabric_health(
       "3: nvl-a01:9003:9003 [3] NCCL INFO MNNVL busId 0x1901000 fabric UUID 3f1a.8c2e cliqueId 0xa state 2 "
-      "healthMask 0x1A0");
-  ASSERT_TRUE(older.clique);
-  EXPECT_EQ(older.clique->health.state, 2);
-  EXPECT_EQ(older.clique->health.health_mask, 0x1a0u);
-  EXPECT_EQ(older.clique->health.degraded_bw, "");
+      "healthMask 0x1A0",
+      2, 0x1a0u, "");
   const Line check = parse_line("0: nvl-a01:9000:9000 [0] NCCL INFO MNNVL 1 cliqueId a cliqueSize 8 cliqueRank 0");
   ASSERT_TRUE(check.clique);
   EXPECT_FALSE(check.clique->health.logged());
