@@ -4,6 +4,8 @@
 # fails, a failing command's status comes through, and each phase is logged.
 #   phases_test.sh SOURCE_DIR
 set -u
+# The scripts that run this test may export their own prefix (sanitize.sh: FB_PHASE_PREFIX=sanitize).
+unset FB_PHASE_PREFIX
 source "${1:?usage: phases_test.sh SOURCE_DIR}/scripts/lib/phases.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
