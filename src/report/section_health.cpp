@@ -1,7 +1,9 @@
-// Fabric health: the error counters that moved while rows were measured
-// (record `counters` lines, issue 36), per record: which node, device and
+// Fabric health, per record: the error counters that moved while rows were
+// measured (record `counters` lines, issue 36): which node, device and
 // counter, by how much, during which rows, and whether those rows used the
-// device. Left out when no counter moved, as `run` prints nothing then.
+// device; and the rows and links whose iteration times fell into two modes
+// (core/modes.hpp), with both modes and their shares, as `run` and `pairs`
+// warn. Left out when neither happened, as `run` prints nothing then.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,6 +11,8 @@
 #include <set>
 #include <tuple>
 
+#include "fabricbench/core/modes.hpp"
+#include "fabricbench/core/sizes.hpp"
 #include "html_text.hpp"
 #include "sections.hpp"
 
@@ -62,15 +66,39 @@ std::string table_of(const Results& r) {
                "num");
 }
 
+// Rows and node pairs whose times fell into two modes: what the median alone
+// would average away.
+std::string modes_of(const Results& r) {
+  std::vector<Row> rows;
+  for (const auto& m : r.measurements) {
+    if (!m.modes) continue;
+    const std::string what =
+        fmt::format("{}/{} {} {}{}", m.op, m.scope, m.backend, format_bytes(m.bytes), m.in_place ? " in-place" : "");
+    rows.push_back({{html::text(what), html::text(modes_text(*m.modes))},
+                    fmt::format(" data-op=\"{}\" data-bytes=\"{}\"", html::attr(m.op), m.bytes)});
+  }
+  for (const auto& p : r.pairs) {
+    if (!p.modes) continue;
+    const std::string what =
+        fmt::format("link {} - {} {} ({})", p.host_a, p.host_b, p.modes->op, format_bytes(p.bytes));
+    rows.push_back({{html::text(what), html::text(modes_text(*p.modes))},
+                    fmt::format(" data-link=\"{}-{}\"", p.node_a, p.node_b)});
+  }
+  if (rows.empty()) return {};
+  return "<h4>Two modes</h4>\n" + table({"row or link", "iteration times"}, rows, "modes");
+}
+
 }  // namespace
 
 Section health(const HtmlInputs& in) {
   std::string body;
   for (const auto& rec : in.records) {
-    if (rec.results.counters.empty()) continue;
+    const std::string counters = rec.results.counters.empty() ? "" : table_of(rec.results);
+    const std::string modes = modes_of(rec.results);
+    if (counters.empty() && modes.empty()) continue;
     const std::string prefix = record_prefix(rec, in);
-    body += fmt::format("<h3>{}{}</h3>\n{}\n", html::text(prefix.empty() ? "" : prefix + ": "),
-                        html::text(record_identity(rec.results)), table_of(rec.results));
+    body += fmt::format("<h3>{}{}</h3>\n{}{}\n", html::text(prefix.empty() ? "" : prefix + ": "),
+                        html::text(record_identity(rec.results)), counters, modes);
   }
   if (body.empty()) return {};
   const std::string intro =
@@ -78,7 +106,9 @@ Section health(const HtmlInputs& in) {
       "after every row (docs/run.md, \"Fabric health\"). <em>rows</em>: the rows during which it moved; <em>using "
       "it</em>: those whose scope used the device (the network's devices when the row's ranks spanned nodes, the "
       "GPUs when its buffers were in GPU memory). A counter that moved only beside the rows is still that device's "
-      "fault; the rows' figures do not carry it.</p>\n";
+      "fault; the rows' figures do not carry it. <em>Two modes</em>: rows and links whose iteration times fell into "
+      "two separate groups (a flapping link, a path that alternates), each with its share; their median is a "
+      "figure no iteration had (docs/run.md, \"Bimodal rows\").</p>\n";
   return {"health", "Fabric health", wrap("health", "Fabric health", intro + body)};
 }
 
