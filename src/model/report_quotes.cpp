@@ -23,6 +23,7 @@ json hours_split(const QuoteResult& r) {
   const double run_hours = r.hours / (r.quote.billing == Billing::spot ? 1.0 + r.quote.preemption_overhead : 1.0);
   const double per_us = run_hours / r.step.step_us;
   return {{"compute", r.step.compute_us * per_us},
+          {"non_gemm", r.step.non_gemm_us * per_us},
           {"bubble", r.step.bubble_us * per_us},
           {"exposed_comm", r.step.exposed_us * per_us},
           {"preemption", r.hours - run_hours}};
