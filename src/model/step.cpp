@@ -273,6 +273,13 @@ struct NonGemmTime {
   std::string how, caveat;
 };
 
+// What the backward repeats of the forward's non-GEMM work.
+std::string_view recompute_words(const Workload& w) {
+  if (w.recompute == Recompute::full) return ", the forward's again for recompute";
+  if (w.recompute == Recompute::selective && !w.flash_attention) return ", the softmax's forward again for recompute";
+  return "";
+}
+
 NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset& gpu, std::string_view source) {
   NonGemmTime t;
   if (std::find(std::begin(kProductsOnly), std::end(kProductsOnly), source) == std::end(kProductsOnly)) {
@@ -300,12 +307,12 @@ NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset&
   t.bytes = (forward + backward) * layer_passes + per_param * params;
   t.how = fmt::format(
       "non-GEMM work: {:.4g} GB per GPU per step at {}'s {:.4g} TB/s memory bandwidth = {:.4g} ms: per layer and "
-      "micro-batch {:.4g} MB forward and {:.4g} MB backward{} (norms, GeLU, residual adds{}: one kernel each, reading "
-      "its inputs and writing its outputs once), the optimizer {:.0f} bytes per parameter over {:.4g} parameters (one "
-      "fused Adam pass and the gradient norm)",
+      "micro-batch {:.4g} MB forward and {:.4g} MB backward{} (norms, GeLU, residual adds{}, one kernel each reading "
+      "its inputs and writing its outputs once{}), the optimizer {:.0f} bytes per parameter over {:.4g} parameters "
+      "(one fused Adam pass and the gradient norm)",
       t.bytes / 1e9, gpu.name, gpu.memory_tbps, (t.forward_us + t.backward_us + t.optimizer_us) / 1e3, forward / 1e6,
-      backward / 1e6, w.recompute == Recompute::full ? ", the forward's again for recompute" : "",
-      w.flash_attention ? "; the softmax inside flash attention" : ", softmax", per_param, params);
+      backward / 1e6, recompute_words(w), w.flash_attention ? "" : ", softmax",
+      w.flash_attention ? "; the softmax inside flash attention" : "", per_param, params);
   return t;
 }
 
