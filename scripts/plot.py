@@ -132,11 +132,11 @@ def plot_quotes(data, fig, args):
     # A measured network is a file path: say it is measured, and which file, by name only.
     names = [f'{q["rank"]}. {q["name"]}\n' + (f'measured: {os.path.basename(q["network"])}' if os.sep in q["network"]
                                                else q["network"]) for q in quotes]
-    parts = [("compute", "compute", "C0"), ("bubble", "pipeline bubble", "C1"),
+    parts = [("compute", "compute", "C0"), ("non_gemm", "non-GEMM work", "C2"), ("bubble", "pipeline bubble", "C1"),
              ("exposed_comm", "exposed communication", "C3"), ("preemption", "spot preemption", "C7")]
     bottom = [0.0] * len(quotes)
     for key, label, colour in parts:
-        values = [q["hours_split"][key] for q in quotes]
+        values = [q["hours_split"].get(key, 0.0) for q in quotes]  # records before non_gemm lack it
         if any(v > 0 for v in values):
             ax.bar(names, values, bottom=bottom, label=label, color=colour)
             bottom = [b + v for b, v in zip(bottom, values)]

@@ -28,10 +28,14 @@ int parse_count(std::string_view text, std::string_view entry, std::string_view 
   return n;
 }
 
+// A step's work in its layers: products and their non-GEMM work (the
+// optimizer step is not the layers').
+double layer_work_us(const StepCost& s) { return s.compute_us + s.non_gemm_us - s.optimizer_us; }
+
 // One stage's compute per step: its share of the layers, on its GPUs alone.
 double stage_us(int layers, int total_layers, const MixedGroup& g, int all_gpus) {
   return static_cast<double>(layers) / total_layers * (static_cast<double>(all_gpus) / g.group.count) *
-         g.uniform.compute_us;
+         layer_work_us(g.uniform);
 }
 
 PipelineSplit split_with(std::vector<int> layers, const MixedStep& m, int total_layers, int all_gpus) {
@@ -117,7 +121,7 @@ MixedStep predict_mixed(const Workload& w, const std::vector<GpuGroup>& mix, con
     MixedGroup mg;
     mg.group = g;
     mg.uniform = predict_step(one, fabric, presets, exposed_target);
-    mg.busy_us = mg.uniform.compute_us + mg.uniform.imbalance_us + mg.uniform.bubble_us;
+    mg.busy_us = mg.uniform.compute_us + mg.uniform.non_gemm_us + mg.uniform.imbalance_us + mg.uniform.bubble_us;
     m.groups.push_back(std::move(mg));
   }
   for (std::size_t i = 1; i < m.groups.size(); ++i)
@@ -138,7 +142,7 @@ MixedStep predict_mixed(const Workload& w, const std::vector<GpuGroup>& mix, con
   }
   m.has_pipeline = true;
   std::vector<double> rates;  // GPUs x rate: a group's layers per unit time
-  for (const auto& g : m.groups) rates.push_back(g.group.count / g.uniform.compute_us);
+  for (const auto& g : m.groups) rates.push_back(g.group.count / layer_work_us(g.uniform));
   m.uniform = split_with(even_layers(w.layers, mix.size()), m, w.layers, gpus);
   m.proportional = split_with(proportional_layers(w.layers, rates), m, w.layers, gpus);
   return m;

@@ -202,7 +202,7 @@ GemmPresetCurve gemm_preset_curve(const Fields& gpu) {
 GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
   const Fields f(n, std::move(where),
                  {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
-                  "interconnect", "node", "source", "nvml_names", "gemm_curve"});
+                  "memory_tbps", "interconnect", "node", "source", "nvml_names", "gemm_curve"});
   GpuPreset p;
   p.name = preset_name(f);
   p.description = f.optional_text("description").value_or("");
@@ -213,6 +213,10 @@ GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
   if (f.has("fp8_tflops")) p.fp8_tflops = f.number("fp8_tflops");
   if (p.memory_gib <= 0 || p.bf16_tflops <= 0 || p.fp16_tflops <= 0 || (f.has("fp8_tflops") && p.fp8_tflops <= 0))
     throw UsageError(fmt::format("{}: memory_gib and TFLOP/s must be positive", f.where()));
+  if (f.has("memory_tbps")) {
+    p.memory_tbps = f.number("memory_tbps");
+    if (p.memory_tbps <= 0) throw UsageError(fmt::format("{}: must be positive, TB/s", f.name("memory_tbps")));
+  }
   p.interconnect = f.text("interconnect");
   p.node = f.text("node");
   p.source = f.text("source");

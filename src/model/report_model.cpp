@@ -140,15 +140,15 @@ json fit_json(const std::vector<Curve>& curves, const std::string& results_path)
 
 Table steps_table(const std::vector<StepCost>& steps) {
   Table t;
-  t.header = {"network", "line_gbit", "achv_gbps", "step_s", "compute_s", "exposed_s", "comm_pct", "exposed_pct",
-              "efficiency_pct", "mfu_pct", "target_gbps", "compute_source"};
+  t.header = {"network",  "line_gbit",   "achv_gbps",      "step_s",  "compute_s",   "non_gemm_s",    "exposed_s",
+              "comm_pct", "exposed_pct", "efficiency_pct", "mfu_pct", "target_gbps", "compute_source"};
   std::vector<std::pair<std::string, const StepCost*>> all;
   for (const auto& s : steps) {
     t.rows.push_back({s.network, s.network_line_gbps > 0 ? cell(gbit_of(s.network_line_gbps), 0) : "measured",
                       cell(s.network_bw_gbps, 2), cell(s.step_us / 1e6, 3), cell(s.compute_us / 1e6, 3),
-                      cell(s.exposed_us / 1e6, 3), percent(s.comm_share), percent(s.exposed_share),
-                      percent(s.efficiency), percent(s.mfu), s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-",
-                      s.compute_source});
+                      cell(s.non_gemm_us / 1e6, 3), cell(s.exposed_us / 1e6, 3), percent(s.comm_share),
+                      percent(s.exposed_share), percent(s.efficiency), percent(s.mfu),
+                      s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-", s.compute_source});
     t.notes.push_back(target_note(s));
     if (s.memory_bytes > s.memory_capacity_bytes) t.notes.push_back(memory_note(s));
     all.emplace_back(s.network, &s);
@@ -170,12 +170,14 @@ Table step_items_table(const StepCost& s) {
   const auto& p = s.parallel;
   t.notes.push_back(fmt::format("{} nodes x {} {} (node {}, network {}): dp {} x tp {} x pp {}, {} micro-batches",
                                 p.nodes, p.gpus_per_node, s.gpu, s.node, s.network, p.dp, p.tp, p.pp, p.micro_batches));
-  t.notes.push_back(fmt::format("step {:.3f} s = compute {:.3f} + stage imbalance {:.3f} + bubble {:.3f} + exposed "
-                                "communication {:.3f}; communication {:.1f}% of the step without overlap, {:.1f}% "
-                                "exposed; effective efficiency {:.1f}%, MFU {:.1f}%",
-                                s.step_us / 1e6, s.compute_us / 1e6, s.imbalance_us / 1e6, s.bubble_us / 1e6,
-                                s.exposed_us / 1e6, 100 * s.comm_share, 100 * s.exposed_share, 100 * s.efficiency,
-                                100 * s.mfu));
+  t.notes.push_back(
+      fmt::format("step {:.3f} s = compute {:.3f} + non-GEMM work {:.3f} (optimizer {:.3f}) + stage "
+                  "imbalance {:.3f} + bubble {:.3f} + exposed communication {:.3f}; communication "
+                  "{:.1f}% of the step without overlap, {:.1f}% exposed; effective efficiency {:.1f}%, "
+                  "MFU {:.1f}%",
+                  s.step_us / 1e6, s.compute_us / 1e6, s.non_gemm_us / 1e6, s.optimizer_us / 1e6, s.imbalance_us / 1e6,
+                  s.bubble_us / 1e6, s.exposed_us / 1e6, 100 * s.comm_share, 100 * s.exposed_share, 100 * s.efficiency,
+                  100 * s.mfu));
   for (const auto& i : s.items) t.notes.push_back(fmt::format("{}: {}", i.name, i.formula));
   t.notes.push_back(target_note(s));
   if (s.memory_bytes > s.memory_capacity_bytes) t.notes.push_back(memory_note(s));
@@ -195,22 +197,44 @@ json step_json(const StepCost& s) {
                      {"inter_wire_bytes", i.inter_wire_bytes}, {"basis", std::string(name(i.basis))},
                      {"formula", i.formula}});
   const auto& p = s.parallel;
-  return {{"network", s.network}, {"node", s.node}, {"gpu", s.gpu},
-          {"nodes", p.nodes}, {"gpus_per_node", p.gpus_per_node}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp},
+  return {{"network", s.network},
+          {"node", s.node},
+          {"gpu", s.gpu},
+          {"nodes", p.nodes},
+          {"gpus_per_node", p.gpus_per_node},
+          {"dp", p.dp},
+          {"tp", p.tp},
+          {"pp", p.pp},
           {"micro_batches", p.micro_batches},
           // Link rates in Gbit/s as the text and CSV give them (docs/results-schema.md: `_gbit`).
           {"network_line_gbit", s.network_line_gbps > 0 ? json(gbit_of(s.network_line_gbps)) : json(nullptr)},
-          {"network_bw_gbps", s.network_bw_gbps}, {"tokens_per_step", s.tokens},
-          {"model_flops_per_step", s.model_flops}, {"rate_tflops", s.rate_tflops},
-          {"compute_source", s.compute_source}, {"compute_us", s.compute_us},
-          {"imbalance_us", s.imbalance_us}, {"bubble_us", s.bubble_us},
-          {"comm_us", s.comm_us}, {"exposed_us", s.exposed_us}, {"step_us", s.step_us},
-          {"comm_share", s.comm_share}, {"exposed_share", s.exposed_share}, {"efficiency", s.efficiency},
-          {"mfu", s.mfu}, {"inter_wire_bytes_per_node", s.inter_wire_bytes},
-          {"exposed_target", s.exposed_target}, {"target_gbps_per_node", number_or_null(s.target_gbps)},
-          {"exposed_floor", s.exposed_floor}, {"memory_bytes", s.memory_bytes},
-          {"memory_capacity_bytes", s.memory_capacity_bytes}, {"assumptions", assumptions_json(s)},
-          {"caveats", s.caveats}, {"items", items}};
+          {"network_bw_gbps", s.network_bw_gbps},
+          {"tokens_per_step", s.tokens},
+          {"model_flops_per_step", s.model_flops},
+          {"rate_tflops", s.rate_tflops},
+          {"compute_source", s.compute_source},
+          {"compute_us", s.compute_us},
+          {"non_gemm_us", s.non_gemm_us},
+          {"optimizer_us", s.optimizer_us},
+          {"non_gemm_bytes", s.non_gemm_bytes},
+          {"imbalance_us", s.imbalance_us},
+          {"bubble_us", s.bubble_us},
+          {"comm_us", s.comm_us},
+          {"exposed_us", s.exposed_us},
+          {"step_us", s.step_us},
+          {"comm_share", s.comm_share},
+          {"exposed_share", s.exposed_share},
+          {"efficiency", s.efficiency},
+          {"mfu", s.mfu},
+          {"inter_wire_bytes_per_node", s.inter_wire_bytes},
+          {"exposed_target", s.exposed_target},
+          {"target_gbps_per_node", number_or_null(s.target_gbps)},
+          {"exposed_floor", s.exposed_floor},
+          {"memory_bytes", s.memory_bytes},
+          {"memory_capacity_bytes", s.memory_capacity_bytes},
+          {"assumptions", assumptions_json(s)},
+          {"caveats", s.caveats},
+          {"items", items}};
 }
 
 json steps_json(const std::string& workload, const std::vector<StepCost>& steps) {
@@ -236,8 +260,8 @@ void add_share_fit(Table& t, json& j, const ShareFit& fit) {
 
 Table scale_table(const Scaling& scaling) {
   Table t;
-  t.header = {"network", "nodes", "gpus", "dp", "micro_batches", "step_s", "comm_pct", "exposed_pct",
-              "efficiency_pct", "mfu_pct", "tokens_per_s", "target_gbps", "compute_source"};
+  t.header = {"network",  "nodes",       "gpus",           "dp",      "micro_batches", "step_s",      "non_gemm_s",
+              "comm_pct", "exposed_pct", "efficiency_pct", "mfu_pct", "tokens_per_s",  "target_gbps", "compute_source"};
   std::vector<std::pair<std::string, const StepCost*>> first_points;
   for (const auto& [network, points] : scaling) {
     bool first = true;
@@ -251,9 +275,10 @@ Table scale_table(const Scaling& scaling) {
       first = false;
       t.rows.push_back({network, std::to_string(pt.nodes), std::to_string(s.parallel.gpus),
                         std::to_string(s.parallel.dp), std::to_string(s.parallel.micro_batches),
-                        cell(s.step_us / 1e6, 3), percent(s.comm_share), percent(s.exposed_share),
-                        percent(s.efficiency), percent(s.mfu), cell(s.tokens / (s.step_us / 1e6), 0),
-                        s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-", s.compute_source});
+                        cell(s.step_us / 1e6, 3), cell(s.non_gemm_us / 1e6, 3), percent(s.comm_share),
+                        percent(s.exposed_share), percent(s.efficiency), percent(s.mfu),
+                        cell(s.tokens / (s.step_us / 1e6), 0), s.inter_wire_bytes > 0 ? cell(s.target_gbps, 2) : "-",
+                        s.compute_source});
     }
   }
   if (!first_points.empty())

@@ -23,6 +23,7 @@ json hours_split(const QuoteResult& r) {
   const double run_hours = r.hours / (r.quote.billing == Billing::spot ? 1.0 + r.quote.preemption_overhead : 1.0);
   const double per_us = run_hours / r.step.step_us;
   return {{"compute", r.step.compute_us * per_us},
+          {"non_gemm", r.step.non_gemm_us * per_us},
           {"bubble", r.step.bubble_us * per_us},
           {"exposed_comm", r.step.exposed_us * per_us},
           {"preemption", r.hours - run_hours}};
@@ -130,9 +131,10 @@ Table presets_table(const Presets& p) {
   for (const auto& g : p.gpus)
     t.rows.push_back(
         {"gpu", g.name,
-         fmt::format("{}, {:.0f} GiB, bf16 {:.0f} / fp16 {:.0f}{} TFLOP/s, {}, node {}", name(g.arch), g.memory_gib,
-                     g.bf16_tflops, g.fp16_tflops, g.fp8_tflops > 0 ? fmt::format(" / fp8 {:.0f}", g.fp8_tflops) : "",
-                     g.interconnect, g.node)});
+         fmt::format("{}, {:.0f} GiB{}, bf16 {:.0f} / fp16 {:.0f}{} TFLOP/s, {}, node {}", name(g.arch), g.memory_gib,
+                     g.memory_tbps > 0 ? fmt::format(" at {:.4g} TB/s", g.memory_tbps) : "", g.bf16_tflops,
+                     g.fp16_tflops, g.fp8_tflops > 0 ? fmt::format(" / fp8 {:.0f}", g.fp8_tflops) : "", g.interconnect,
+                     g.node)});
   for (const auto& n : p.networks) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& n : p.nodes) t.notes.push_back(n.name + ": " + n.source);
   for (const auto& g : p.gpus) t.notes.push_back(g.name + ": " + g.source);
@@ -184,6 +186,7 @@ json presets_json(const Presets& p) {
                            {"bf16_tflops", g.bf16_tflops},
                            {"fp16_tflops", g.fp16_tflops},
                            {"fp8_tflops", g.fp8_tflops},
+                           {"memory_tbps", g.memory_tbps > 0 ? json(g.memory_tbps) : json(nullptr)},
                            {"interconnect", g.interconnect},
                            {"node", g.node},
                            {"source", g.source},

@@ -12,6 +12,7 @@
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/domain.hpp"
 #include "fabricbench/model/formulas.hpp"
+#include "fabricbench/model/non_gemm.hpp"
 
 namespace fb::model {
 namespace {
@@ -260,6 +261,61 @@ std::string pipeline_words(const Workload& w, const Parallel& p) {
                      w.pp_scatter_gather && p.tp > 1 ? ", sends scattered over tp and gathered on arrival" : "");
 }
 
+// The compute sources whose rate prices the products alone (a GEMM curve):
+// the step's memory-bound work is priced beside them. An MFU or a stated
+// TFLOP/s is a whole step's rate and holds that work already.
+constexpr std::string_view kProductsOnly[] = {"measured_curve", "stated_curve", "preset_curve"};
+
+// Per GPU per step, the layers' share on an average stage (the fullest
+// stage's extra goes with the compute's into the stage imbalance).
+struct NonGemmTime {
+  double forward_us = 0, backward_us = 0, optimizer_us = 0, bytes = 0;
+  std::string how, caveat;
+};
+
+// What the backward repeats of the forward's non-GEMM work.
+std::string_view recompute_words(const Workload& w) {
+  if (w.recompute == Recompute::full) return ", the forward's again for recompute";
+  if (w.recompute == Recompute::selective && !w.flash_attention) return ", the softmax's forward again for recompute";
+  return "";
+}
+
+NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset& gpu, std::string_view source) {
+  NonGemmTime t;
+  if (std::find(std::begin(kProductsOnly), std::end(kProductsOnly), source) == std::end(kProductsOnly)) {
+    t.how = fmt::format("non-GEMM work (norms, activations, optimizer): inside the {} rate, a whole step's", source);
+    return t;
+  }
+  if (!w.transformer()) {
+    t.how = "non-GEMM work: not priced (a model given by its forward FLOPs has no layer shapes)";
+    return t;
+  }
+  if (gpu.memory_tbps <= 0) {
+    t.how = fmt::format("non-GEMM work: not priced ({} has no memory bandwidth in its preset)", gpu.name);
+    t.caveat = fmt::format(
+        "{}'s preset gives no memory bandwidth (memory_tbps): the step's norms, activations and "
+        "optimizer step are not priced, only its products",
+        gpu.name);
+    return t;
+  }
+  const double layer_passes = static_cast<double>(w.layers) / p.pp * p.micro_batches;
+  const double forward = layer_non_gemm_bytes(w, Pass::forward), backward = layer_non_gemm_bytes(w, Pass::backward);
+  const double per_param = optimizer_bytes_per_param(w), params = optimizer_params(w, p);
+  t.forward_us = memory_time_us(forward * layer_passes, gpu.memory_tbps);
+  t.backward_us = memory_time_us(backward * layer_passes, gpu.memory_tbps);
+  t.optimizer_us = memory_time_us(per_param * params, gpu.memory_tbps);
+  t.bytes = (forward + backward) * layer_passes + per_param * params;
+  t.how = fmt::format(
+      "non-GEMM work: {:.4g} GB per GPU per step at {}'s {:.4g} TB/s memory bandwidth = {:.4g} ms: per layer and "
+      "micro-batch {:.4g} MB forward and {:.4g} MB backward{} (norms, GeLU, residual adds{}, one kernel each reading "
+      "its inputs and writing its outputs once{}), the optimizer {:.0f} bytes per parameter over {:.4g} parameters "
+      "(one fused Adam pass and the gradient norm)",
+      t.bytes / 1e9, gpu.name, gpu.memory_tbps, (t.forward_us + t.backward_us + t.optimizer_us) / 1e3, forward / 1e6,
+      backward / 1e6, recompute_words(w), w.flash_attention ? "" : ", softmax",
+      w.flash_attention ? "; the softmax inside flash attention" : "", per_param, params);
+  return t;
+}
+
 // The step without the bandwidth target.
 StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& presets) {
   StepCost s;
@@ -278,15 +334,22 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   s.rate_tflops = rate.tflops;
   s.compute_source = rate.source;
   s.compute_us = hardware / (p.gpus * rate.tflops * 1e12) * 1e6;
-  // The fullest stage sets the pipeline's pace (uneven layers).
+  const NonGemmTime non_gemm = non_gemm_time(w, p, gpu, rate.source);
+  s.optimizer_us = non_gemm.optimizer_us;
+  s.non_gemm_us = non_gemm.forward_us + non_gemm.backward_us + non_gemm.optimizer_us;
+  s.non_gemm_bytes = non_gemm.bytes;
+  // The fullest stage sets the pipeline's pace (uneven layers). The layers'
+  // non-GEMM work runs in their passes; the optimizer step once the
+  // pipeline has drained, hiding nothing.
+  const double layers_us = s.compute_us + non_gemm.forward_us + non_gemm.backward_us;
   const double imbalance = static_cast<double>(p.stage_layers) * p.pp / w.layers;
-  const double stage_us = s.compute_us * imbalance;
-  s.imbalance_us = stage_us - s.compute_us;
+  const double stage_us = layers_us * imbalance;
+  s.imbalance_us = stage_us - layers_us;
   s.bubble_us = stage_us * bubble_fraction(p.pp, p.virtual_stages, p.micro_batches);
-  const double bwd = backward_share(w.recompute);
+  const double backward_us = (s.compute_us * backward_share(w.recompute) + non_gemm.backward_us) * imbalance;
   const DomainLayout domain = domain_layout(fabric.intra, p.gpus_per_node, p.nodes, p.tp, p.tp * p.dp);
   const Fabric seen = domain_fabric(fabric, domain);
-  const Context c{w, p, seen, domain, stage_us, stage_us * bwd, stage_us * (1 - bwd)};
+  const Context c{w, p, seen, domain, stage_us, backward_us, stage_us - backward_us};
   add_tp(c, s.items);
   add_dp(c, s.items);
   add_pp(c, s.items);
@@ -299,10 +362,10 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   // Windows of different collectives can name the same compute: never hide
   // more communication than there is compute to hide it under.
   s.exposed_us = std::max(s.exposed_us, s.comm_us - stage_us);
-  s.step_us = stage_us + s.bubble_us + s.exposed_us;
-  s.comm_share = s.comm_us / (stage_us + s.bubble_us + s.comm_us);
+  s.step_us = stage_us + s.bubble_us + s.exposed_us + s.optimizer_us;
+  s.comm_share = s.comm_us / (stage_us + s.bubble_us + s.optimizer_us + s.comm_us);
   s.exposed_share = s.exposed_us / s.step_us;
-  s.efficiency = s.compute_us / s.step_us;
+  s.efficiency = (s.compute_us + s.non_gemm_us) / s.step_us;
   s.mfu = s.model_flops / (s.step_us * 1e-6 * p.gpus * peak_of(w, gpu) * 1e12);
   if (!std::isfinite(s.step_us) || !std::isfinite(s.mfu) || !std::isfinite(s.comm_us) || s.step_us <= 0)
     throw UsageError(fmt::format("workload '{}': its numbers give no finite step time (check params, sizes and rates)",
@@ -319,6 +382,8 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   if (p.nodes > 1) s.assumptions.push_back("network: " + describe(fabric.inter, true));
   if (const std::string d = describe(domain, fabric); !d.empty()) s.assumptions.push_back(d);
   s.assumptions.push_back(rate.how);
+  s.assumptions.push_back(non_gemm.how);
+  if (!non_gemm.caveat.empty()) s.caveats.push_back(non_gemm.caveat);
   s.assumptions.push_back(overlap_words(w));
   s.assumptions.push_back(share_words(w));
   s.assumptions.push_back(bucket_words(w, p));

@@ -233,8 +233,10 @@ void read_compute(const Fields& top, Workload& w, const std::string& base_dir) {
       w.gemm.source = "stated";
     }
     if (!f.has("of_gemm"))
-      throw UsageError("workload: compute: of_gemm: missing: the share of the GEMM rate the whole step reaches, e.g. "
-                       "0.7 (calibrate it once with `fabricbench step --calibrated-workload`)");
+      throw UsageError(
+          "workload: compute: of_gemm: missing: the share of the GEMM rate the step's products reach (a "
+          "transformer's norms, activations and optimizer are priced beside them), e.g. 0.7 (calibrate it once with "
+          "`fabricbench step --calibrated-workload`)");
     w.gemm.of_gemm = f.fraction_or("of_gemm", 0);
     if (w.gemm.of_gemm <= 0) throw UsageError("workload: compute: of_gemm must be above 0");
     if (f.has("gemm_size")) w.gemm.size = f.number("gemm_size");

@@ -87,6 +87,10 @@ struct GpuPreset {
   double bf16_tflops = 0;  // peak dense (no sparsity)
   double fp16_tflops = 0;
   double fp8_tflops = 0;     // peak dense fp8, 0 = not given (listed; steps price bf16/fp16)
+  // Peak memory (HBM, GDDR) bandwidth from the datasheet, TB/s: what prices
+  // a step's memory-bound work beside its products (model/non_gemm.hpp).
+  // 0 = not given: that work is then not priced, and the step says so.
+  double memory_tbps = 0;
   std::string interconnect;  // "NVLink 4, 900 GB/s total" or "PCIe Gen4 x16"
   std::string node;          // default node preset
   std::string source;

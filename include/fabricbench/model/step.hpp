@@ -52,6 +52,13 @@ struct StepCost {
   // record), stated_curve or preset_curve (the GPU's published curve).
   std::string compute_source;
   double compute_us = 0;            // ideal: hardware FLOPs at the achieved rate
+  // The memory-bound work beside the products (norms, activations, residual
+  // adds, the optimizer step; model/non_gemm.hpp) at the GPU's memory
+  // bandwidth, per GPU per step; 0 where the rate is a whole step's (mfu,
+  // stated_tflops) or the GPU's preset gives no memory bandwidth.
+  double non_gemm_us = 0;
+  double optimizer_us = 0;          // the optimizer step's part of it, once per step after the pipeline drains
+  double non_gemm_bytes = 0;        // per GPU per step, read and written
   double imbalance_us = 0;          // the fullest pipeline stage's extra compute (uneven layers)
   double bubble_us = 0;
   double comm_us = 0;
@@ -59,7 +66,7 @@ struct StepCost {
   double step_us = 0;
   double comm_share = 0;     // communication / (compute + bubble + communication): nothing overlapped
   double exposed_share = 0;  // exposed communication / step
-  double efficiency = 0;     // compute / step
+  double efficiency = 0;     // (compute + non-GEMM work) / step
   double mfu = 0;
   double inter_wire_bytes = 0;  // per node per step
   // The achievable network bandwidth per node that brings the exposed share

@@ -45,7 +45,9 @@ struct ClusterSpec {
 
 // A compute rate that follows the size of the workload's matrix products:
 // TFLOP/s of square GEMMs by size (from `fabricbench gemm --out` records or
-// stated), times the share of it the whole step reaches (the calibration).
+// stated), times the share of it the step reaches (the calibration): for a
+// transformer the share its products reach, its non-GEMM work priced beside
+// them (model/non_gemm.hpp).
 struct GemmCurve {
   // One measured product shape: what `fabricbench gemm --shapes-of` records.
   struct Shape {
