@@ -61,7 +61,9 @@ class DomainScopeCli : public ::testing::Test {
 };
 
 TEST_F(DomainScopeCli, TwoDomainsOfTwoHostsAreMeasuredAtOnceAgainstTheirNvlinkPeak) {
-  const auto r = test::run_process(hosts({7, 7, 8, 8}, std::string("run --scope domain") + kSweep + path("d.jsonl")));
+  // -c: every element of the domain rows checked.
+  const auto r =
+      test::run_process(hosts({7, 7, 8, 8}, std::string("run --scope domain -c") + kSweep + path("d.jsonl")));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Results res = read_results(path("d.jsonl"));
   ASSERT_EQ(res.header.hosts.size(), 4u);
@@ -70,6 +72,7 @@ TEST_F(DomainScopeCli, TwoDomainsOfTwoHostsAreMeasuredAtOnceAgainstTheirNvlinkPe
     EXPECT_EQ(m.scope, "domain");
     EXPECT_EQ(m.groups, 2) << "two NVLink domains, measured at once";
     EXPECT_EQ(m.nranks, 2) << "two hosts in each";
+    EXPECT_EQ(m.wrong, 0);
   }
   // Each rank's inventory has the domain path: its GPU's NVLink, naming the domain.
   ASSERT_EQ(res.inventory.size(), 4u);
