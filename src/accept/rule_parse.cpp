@@ -34,7 +34,7 @@ std::string checked_name(const Field& f, Parse parse, const std::string& allowed
 void parse_rows(const Field& f, RowFilter& rows, bool required) {
   if (required || f.has("op")) rows.op = checked_name<Op>(f["op"], parse_op, allowed_ops());
   if (auto v = f.find("scope")) {
-    rows.scope = checked_name<Scope>(*v, parse_scope, "global, intra, inter, rail");
+    rows.scope = checked_name<Scope>(*v, parse_scope, scope_names());
   } else if (required) {
     rows.scope = "global";
   }

@@ -169,11 +169,12 @@ std::string needs_more_nodes(const Profile& profile, const NodeMap& nodes, const
       if (s == Scope::global || s == Scope::intra) return "";
   if (pairs && pairs->not_run().empty()) return "";
   if (profile.sweeps.empty() && !pairs) return "";
-  return fmt::format("profile {} measures between nodes only (its sweeps' scopes are inter or rail{}), and this job "
-                     "runs on one node ({}): launch it on two or more nodes (mpirun --host NODE1,NODE2 ..., or srun "
-                     "-N 2), or use a profile for one node such as local-smoke",
-                     profile.name, pairs ? ", its pairs are across nodes" : "",
-                     nodes.node_hosts.empty() ? "?" : nodes.node_hosts.front());
+  return fmt::format(
+      "profile {} measures between nodes only (its sweeps' scopes are inter, rail or domain{}), and this job "
+      "runs on one node ({}): launch it on two or more nodes (mpirun --host NODE1,NODE2 ..., or srun "
+      "-N 2), or use a profile for one node such as local-smoke",
+      profile.name, pairs ? ", its pairs are across nodes" : "",
+      nodes.node_hosts.empty() ? "?" : nodes.node_hosts.front());
 }
 
 // check's own part of the measuring sequence (measuring_command.hpp): the
@@ -226,7 +227,10 @@ class CheckCommand final : public Measuring {
     header = check_header(setup_, std::move(header));
   }
   void measure() override {
-    for (auto& runner : runners_) totals_ += runner->run();
+    for (auto& runner : runners_) {
+      runner->nvlink_domains(job().rank_domains);
+      totals_ += runner->run();
+    }
     if (pairs_) pairs_->run(job().sinks);
   }
   Summary close(double seconds) override {

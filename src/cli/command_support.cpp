@@ -157,11 +157,11 @@ int run_or_abort(const std::function<int()>& body) {
   }
 }
 
-std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes, int device_option) {
+JobInventory inventory_lines(const Comm& world, const NodeMap& nodes, int device_option) {
   auto inventory = topo::record_inventory(world, nodes, loaded_library_versions(), device_option);
   for (const auto& d : inventory.differences)
     spdlog::warn("ranks differ in {} ({} values): see fabricbench topo", d.attribute, d.values.size());
-  return std::move(inventory.lines);
+  return {std::move(inventory.lines), std::move(inventory.rank_domains)};
 }
 
 void add_overwrite_flag(CLI::App& app, bool& overwrite) {

@@ -86,7 +86,12 @@ int run_or_abort(const std::function<int()>& body);
 // Collective: every rank's inventory, for the lines right after a record's
 // header (docs/results-schema.md, `inventory`). Rank 0 warns when ranks differ.
 // `device_option`: the command's --device (-1: none): each rank's GPU in its line follows it.
-std::vector<InventoryLine> inventory_lines(const Comm& world, const NodeMap& nodes, int device_option = -1);
+// Also every rank's NVLink domain key (on every rank), for the domain scope.
+struct JobInventory {
+  std::vector<InventoryLine> lines;       // rank 0's; empty elsewhere
+  std::vector<std::string> rank_domains;  // NodeMap::rank_domain
+};
+JobInventory inventory_lines(const Comm& world, const NodeMap& nodes, int device_option = -1);
 
 // Rank 0, at the end of a command that wrote files: the first write error of
 // `error` ("" = none) printed as "fabricbench <command>: ...", and the exit

@@ -226,7 +226,7 @@ int execute(int argc, char** argv, const Comm& world, const DiagnoseFlags& f) {
       return usage_exit(world, "diagnose", e.what());
     }
   } else {
-    inventory = inventory_lines(world, nodes);
+    inventory = inventory_lines(world, nodes).lines;
     std::string mine;
     if (nodes.local_rank == 0) mine = diagnose::to_json(sample_node(f, nodes, f.quiet)).dump();
     for (const auto& text : world.allgather_strings(mine))

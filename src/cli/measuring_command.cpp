@@ -111,6 +111,7 @@ int measure(const Comm& world, int argc, char** argv, const MeasuringPlan& plan,
     // What the figures are measured on, from every rank: recorded right
     // after the header (docs/results-schema.md, "inventory").
     const auto inventory = inventory_lines(world, nodes, plan.device);
+    job.rank_domains = inventory.rank_domains;
     startup.mark("inventory");
     started = Clock::now();
     if (world.rank() == 0) {
@@ -120,7 +121,7 @@ int measure(const Comm& world, int argc, char** argv, const MeasuringPlan& plan,
         if (backend) name_backend(header, *backend);
         command.open(header);
         sinks.begin(header);
-        for (const auto& line : inventory) sinks.record_line(line);
+        for (const auto& line : inventory.lines) sinks.record_line(line);
       };
       watched->open_record(open, [&sinks, &command](const Summary& summary) {
         sinks.abort(summary);

@@ -66,6 +66,9 @@ class Measuring {
     const std::string& run_id;   // the same on every rank
     SinkList& sinks;             // rank 0's sinks, the record first; empty on the other ranks
     Backend* backend = nullptr;  // null for a command without one
+    // Every world rank's NVLink domain key (NodeMap::rank_domain), read with
+    // the inventory: set before measure(), for the domain scope.
+    std::vector<std::string> rank_domains{};
   };
   virtual ~Measuring() = default;
 

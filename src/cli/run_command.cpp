@@ -100,7 +100,10 @@ class RunCommand final : public Measuring {
     header.options = to_json(options_);
     header.counters = flags_.counters;
   }
-  void measure() override { totals_ = runner_->run(); }
+  void measure() override {
+    runner_->nvlink_domains(job().rank_domains);
+    totals_ = runner_->run();
+  }
   Summary close(double seconds) override {
     seconds_ = seconds;
     int code = totals_.wrong > 0 ? kExitFailed : kExitOk;

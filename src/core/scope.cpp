@@ -7,12 +7,23 @@
 #include <cstdlib>
 #include <map>
 
+#include "fabricbench/core/enum_cover.hpp"
+
 namespace fb {
 namespace {
 
+// In enumerator order: `all` runs them in this order, and the watchdog's
+// wire carries a scope as its index here.
 constexpr std::array kScopes{std::pair{Scope::global, "global"}, std::pair{Scope::intra, "intra"},
-                             std::pair{Scope::inter, "inter"}, std::pair{Scope::rail, "rail"}};
-constexpr std::array kAllScopes{Scope::global, Scope::intra, Scope::inter, Scope::rail};
+                             std::pair{Scope::inter, "inter"}, std::pair{Scope::rail, "rail"},
+                             std::pair{Scope::domain, "domain"}};
+static_assert(enum_cover::covers<Scope, kScopes>([](const auto& e) { return e.first; }),
+              "kScopes names every Scope, in enumerator order");
+constexpr auto kAllScopes = [] {
+  std::array<Scope, kScopes.size()> all{};
+  for (std::size_t i = 0; i < kScopes.size(); ++i) all[i] = kScopes[i].first;
+  return all;
+}();
 
 }  // namespace
 
@@ -28,7 +39,12 @@ std::optional<Scope> parse_scope(std::string_view text) {
   return std::nullopt;
 }
 
-std::string allowed_scopes() { return "global, intra, inter, rail, all"; }
+std::string scope_names() {
+  std::string out;
+  for (const auto& [s, n] : kScopes) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+std::string allowed_scopes() { return scope_names() + ", all"; }
 std::span<const Scope> all_scopes() { return kAllScopes; }
 
 namespace {
@@ -81,6 +97,45 @@ NodeMap map_nodes(const Comm& world) {
   return m;
 }
 
+std::vector<SpanningDomain> spanning_domains(const NodeMap& nodes, std::string* why_none) {
+  const auto say = [&](std::string why) {
+    if (why_none) *why_none = std::move(why);
+    return std::vector<SpanningDomain>{};
+  };
+  if (nodes.rank_domain.empty())
+    return say("no rank's NVLink domain was read (the GPU's fabric info, topo's `fabric`)");
+  std::vector<SpanningDomain> all;  // every domain, in order of its first rank
+  std::map<std::string, std::size_t> index;
+  std::vector<std::vector<int>> node_seen;
+  for (std::size_t r = 0; r < nodes.rank_domain.size() && r < nodes.rank_node.size(); ++r) {
+    const std::string& key = nodes.rank_domain[r];
+    if (key.empty()) continue;
+    const auto [it, added] = index.emplace(key, all.size());
+    if (added) {
+      all.push_back({key, {}, 0});
+      node_seen.emplace_back();
+    }
+    auto& d = all[it->second];
+    d.ranks.push_back(static_cast<int>(r));
+    auto& seen = node_seen[it->second];
+    if (std::find(seen.begin(), seen.end(), nodes.rank_node[r]) == seen.end()) seen.push_back(nodes.rank_node[r]);
+    d.nodes = static_cast<int>(seen.size());
+  }
+  if (all.empty())
+    return say(
+        "no rank's GPU is in a multi-node NVLink domain (no GPU, or NVML gives no completed fabric info: "
+        "not an NVL72-class system)");
+  std::vector<SpanningDomain> spanning;
+  for (auto& d : all)
+    if (d.nodes > 1) spanning.push_back(std::move(d));
+  if (spanning.empty())
+    return say(
+        fmt::format("every NVLink domain of the job is within one node ({} domain{}): the domain scope "
+                    "would equal intra",
+                    all.size(), all.size() == 1 ? "" : "s"));
+  return spanning;
+}
+
 ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope) {
   // Every rank calls this with the same arguments: the splits are collective.
   ScopeGroup g;
@@ -110,6 +165,25 @@ ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope) {
       g.groups = nodes.local_size;
       g.group_size = nodes.nodes;
       break;
+    case Scope::domain: {
+      // Like intra, grouped by NVLink domain instead of node; ranks whose GPU
+      // is in no spanning domain sit it out.
+      const auto domains = spanning_domains(nodes, &g.skip);
+      int color = -1;
+      for (std::size_t d = 0; d < domains.size(); ++d) {
+        const auto& ranks = domains[d].ranks;
+        if (std::find(ranks.begin(), ranks.end(), world.rank()) != ranks.end()) color = static_cast<int>(d);
+        if (ranks.size() != domains.front().ranks.size() && g.skip.empty())
+          g.skip = fmt::format(
+              "NVLink domains hold different rank counts ({} has {}, {} has {}); domain rows "
+              "would mix group sizes",
+              domains.front().key, domains.front().ranks.size(), domains[d].key, ranks.size());
+      }
+      g.comm = world.split(g.skip.empty() ? color : -1, world.rank());
+      g.groups = static_cast<int>(domains.size());
+      g.group_size = domains.empty() ? 0 : static_cast<int>(domains.front().ranks.size());
+      break;
+    }
   }
   if (!g.skip.empty()) g.groups = 0;
   return g;

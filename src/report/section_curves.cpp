@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/accept/spec_peak.hpp"
 #include "fabricbench/core/sizes.hpp"
@@ -98,14 +99,14 @@ std::vector<Figure> gather(const HtmlInputs& in) {
       it->line(r, k).sizes[m.bytes].rows.push_back(&m);
     }
   }
-  // The op table's order, then global, intra, inter, rail.
+  // The op table's order, then the scopes' (global, intra, inter, rail, domain).
   const auto op_rank = [](const std::string& op) {
     const auto o = parse_op(op);
     return o ? static_cast<int>(*o) : 1000;
   };
   const auto scope_rank = [](const std::string& s) {
-    static const std::vector<std::string> order{"global", "intra", "inter", "rail"};
-    return static_cast<int>(std::find(order.begin(), order.end(), s) - order.begin());
+    const auto scope = parse_scope(s);
+    return scope ? static_cast<int>(*scope) : 1000;
   };
   std::stable_sort(out.begin(), out.end(), [&](const Figure& a, const Figure& b) {
     return std::pair(op_rank(a.op), scope_rank(a.scope)) < std::pair(op_rank(b.op), scope_rank(b.scope));

@@ -53,13 +53,28 @@ json read_line(const NodeMap& nodes, int rank, std::vector<long> job_pids, const
 
 }  // namespace
 
+namespace {
+
+// This rank's own line, and on rank 0 every rank's in rank order.
+struct Gathered {
+  json own;
+  std::vector<json> lines;
+};
+
+Gathered gather_lines(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked, const Sysfs& sysfs,
+                      Nvml& nvml, int device_option) {
+  Gathered g;
+  g.own = read_line(nodes, world.rank(), job_pids_here(world, nodes), linked, sysfs, nvml, device_option);
+  for (const auto& text : world.gather_strings_quiet(g.own.dump(-1, ' ', false, json::error_handler_t::replace), 0))
+    g.lines.push_back(json::parse(text));
+  return g;
+}
+
+}  // namespace
+
 std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
                                    const Sysfs& sysfs, Nvml& nvml, int device_option) {
-  const json line = read_line(nodes, world.rank(), job_pids_here(world, nodes), linked, sysfs, nvml, device_option);
-  std::vector<json> lines;
-  for (const auto& text : world.gather_strings_quiet(line.dump(-1, ' ', false, json::error_handler_t::replace), 0))
-    lines.push_back(json::parse(text));
-  return lines;
+  return gather_lines(world, nodes, linked, sysfs, nvml, device_option).lines;
 }
 
 std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
@@ -70,10 +85,12 @@ std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, cons
 
 RecordedInventory record_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
                                    int device_option) {
-  const auto inventory = gather_inventory(world, nodes, linked, device_option);
+  const auto nvml = load_nvml();
+  const Gathered inventory = gather_lines(world, nodes, linked, Sysfs("/"), *nvml, device_option);
   RecordedInventory out;
-  out.differences = find_differences(inventory);
-  for (const auto& line : inventory) out.lines.push_back(inventory_line(line));
+  out.differences = find_differences(inventory.lines);
+  for (const auto& line : inventory.lines) out.lines.push_back(inventory_line(line));
+  out.rank_domains = world.allgather_strings(rank_nvlink_domain(inventory.own));
   return out;
 }
 

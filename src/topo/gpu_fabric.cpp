@@ -28,7 +28,7 @@ static_assert(enum_cover::covers<FabricState, kFabricStateNames>([](const auto& 
 std::string usual_domain(const std::vector<Gpu>& gpus) {
   std::map<std::string, int> count;
   for (const auto& g : gpus)
-    if (g.fabric && g.fabric->state == FabricState::completed && g.fabric->status.empty()) ++count[g.fabric->domain()];
+    if (g.fabric && g.fabric->joined()) ++count[g.fabric->domain()];
   std::string best;
   int most = 0;
   for (const auto& [d, n] : count)

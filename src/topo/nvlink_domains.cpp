@@ -10,16 +10,34 @@
 #include "fabricbench/topo/report.hpp"
 
 namespace fb::topo {
+namespace {
+
+// A GPU's domain where its registration completed without error, else "".
+std::string joined_domain(const json& gpu) {
+  const json f = gpu.value("fabric", json());
+  if (!f.is_object() || f.value("state", "") != "completed" || !f.contains("domain") || f.contains("status") ||
+      !f["domain"].is_string())
+    return "";
+  return f["domain"].get<std::string>();
+}
+
+}  // namespace
+
+std::string rank_nvlink_domain(const json& inventory) {
+  const auto at = inventory.find("rank_gpu");
+  if (at == inventory.end() || !at->is_number_integer()) return "";
+  for (const auto& g : inventory.value("gpus", json::array()))
+    if (g.value("index", -1) == at->get<int>()) return joined_domain(g);
+  return "";
+}
 
 std::vector<NvlinkDomain> nvlink_domains(const std::vector<json>& inventories) {
   std::map<std::string, std::set<std::pair<std::string, int>>> gpus;  // domain -> (host, index)
   for (const auto& inv : inventories) {
     const std::string host = inv.value("host", "");
     for (const auto& g : inv.value("gpus", json::array())) {
-      const json f = g.value("fabric", json());
-      if (!f.is_object() || f.value("state", "") != "completed" || !f.contains("domain") || f.contains("status"))
-        continue;
-      gpus[f["domain"].get<std::string>()].insert({host, g.value("index", 0)});
+      const std::string domain = joined_domain(g);
+      if (!domain.empty()) gpus[domain].insert({host, g.value("index", 0)});
     }
   }
   std::vector<NvlinkDomain> out;

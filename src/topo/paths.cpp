@@ -4,10 +4,14 @@
 //   inter  the node's IB ports, RoCE ports, EFA devices, and TCP over its
 //          Ethernet interfaces (rate x count)
 //   rail   the NICs nearest this rank's GPU
+//   domain NVLink again, where the GPU is in a multi-node NVLink domain
+//          (NVL72): its links reach every GPU of the domain at the same
+//          rate, on this node or another
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 #include "fabricbench/topo/spec.hpp"
 #include "topo_internal.hpp"
@@ -82,6 +86,19 @@ Path intra_gpu_path(const Gpu& g) {
           fmt::format("PCIe {} (GPU{})", pcie_text(g.pcie.max_gen, g.pcie.max_width), g.index)};
 }
 
+// The domain scope's path: the GPU's own NVLink, where it joined a
+// multi-node NVLink domain; none where it is in no such domain.
+std::optional<Path> domain_path(const Gpu& g) {
+  if (!g.fabric || !g.fabric->joined()) return std::nullopt;
+  const std::string where = fmt::format("in NVLink domain {}", g.fabric->domain());
+  if (g.nvlink.active == 0)
+    return Path{"domain", "NVLink",
+                Fact<double>::unknown(fmt::format("GPU{} {} has no active NVLink links", g.index, where)),
+                fmt::format("no active NVLink link (GPU{} {})", g.index, where)};
+  return Path{"domain", "NVLink", g.nvlink.total_gbps(),
+              fmt::format("{} (GPU{} {})", nvlink_text(g.nvlink), g.index, where)};
+}
+
 const Rail* rail_of(const Inventory& inv, int gpu) {
   for (const auto& r : inv.rails)
     if (r.gpu == gpu) return &r;
@@ -115,6 +132,8 @@ std::vector<Path> derive_paths(const Inventory& inv) {
        "host shared memory"});
   for (auto& p : network_paths("inter", inv.nics, "")) paths.push_back(std::move(p));
   for (auto& p : rail_paths(inv)) paths.push_back(std::move(p));
+  if (inv.rank_gpu)
+    if (auto p = domain_path(inv.gpus[static_cast<std::size_t>(*inv.rank_gpu)])) paths.push_back(std::move(*p));
   return paths;
 }
 

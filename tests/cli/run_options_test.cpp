@@ -64,7 +64,7 @@ TEST(RunOptions, ScopesOpsAndPlacement) {
   EXPECT_EQ(o.scopes, (std::vector<Scope>{Scope::intra, Scope::inter}));
   EXPECT_EQ(o.ops, (std::vector<Op>{Op::all_reduce, Op::pingpong}));
   EXPECT_FALSE(o.in_place);
-  EXPECT_EQ(parse({"--scope", "all"}).scopes.size(), 4u);
+  EXPECT_EQ(parse({"--scope", "all"}).scopes.size(), 5u);  // global, intra, inter, rail, domain
 }
 
 TEST(RunOptions, BadInputNamesTheFlagAndWhatIsAllowed) {

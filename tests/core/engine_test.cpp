@@ -361,6 +361,42 @@ TEST(Scopes, SplitFollowsTheNodes) {
   }
 }
 
+TEST(Scopes, DomainGroupsTheRanksOfEachNvlinkDomainAcrossNodes) {
+  const Comm world = Comm::world();
+  NodeMap nodes = map_nodes(world);
+  const int n = world.size();
+  const int me = world.rank();
+  // Nobody read the domains: skipped, nobody takes part.
+  const ScopeGroup unread = make_scope(world, nodes, Scope::domain);
+  EXPECT_NE(unread.skip.find("no rank's NVLink domain was read"), std::string::npos) << unread.skip;
+  EXPECT_FALSE(unread.member());
+  // Every rank in the domain of its own node: no domain spans nodes.
+  nodes.rank_domain.clear();
+  for (int r = 0; r < n; ++r)
+    nodes.rank_domain.push_back("rack/" + std::to_string(nodes.rank_node[static_cast<std::size_t>(r)]));
+  const ScopeGroup per_node = make_scope(world, nodes, Scope::domain);
+  EXPECT_NE(per_node.skip.find("every NVLink domain of the job is within one node"), std::string::npos)
+      << per_node.skip;
+  EXPECT_FALSE(per_node.member());
+  if (nodes.nodes != 2 || nodes.local_size != 2) GTEST_SKIP() << "the groups need 2 nodes of 2 ranks";
+  // Local rank k of both nodes in clique k: two domains of 2 ranks across the nodes, at once.
+  nodes.rank_domain = {"rack/0", "rack/1", "rack/0", "rack/1"};
+  const ScopeGroup across = make_scope(world, nodes, Scope::domain);
+  ASSERT_TRUE(across.skip.empty()) << across.skip;
+  ASSERT_TRUE(across.member());
+  EXPECT_EQ(across.groups, 2);
+  EXPECT_EQ(across.group_size, 2);
+  EXPECT_EQ(across.comm.size(), 2);
+  EXPECT_EQ(across.comm.rank(), me / 2);  // ranks k and k+2, in world order
+  // Rank 3's GPU in a domain of its own, on one node: it sits out; the 3 others run.
+  nodes.rank_domain = {"rack/0", "rack/0", "rack/0", "rack/9"};
+  const ScopeGroup three = make_scope(world, nodes, Scope::domain);
+  ASSERT_TRUE(three.skip.empty()) << three.skip;
+  EXPECT_EQ(three.groups, 1);
+  EXPECT_EQ(three.group_size, 3);
+  EXPECT_EQ(three.member(), me != 3);
+}
+
 TEST(Scopes, EveryScopeRunsAndLabelsItsRows) {
   RunOptions o;
   o.ops = {Op::all_reduce, Op::sendrecv};

@@ -23,6 +23,10 @@
  *                                          (nvmlDeviceGetGpuFabricInfo; STATE an
  *                                          nvmlGpuFabricState_t, default 3
  *                                          completed); unset: NOT_SUPPORTED
+ *   FB_FAKE_NVML_NVLINKS=LINKS:VERSION     every GPU's NVLink: links 0..LINKS-1 active,
+ *                                          each to an NVSwitch, VERSION an
+ *                                          nvmlNvlinkVersion_t (7: NVLink 5, as on
+ *                                          GB200); unset: no link (NOT_SUPPORTED)
  * GPU G's bus id is 00000000:E0+G:00.0 (a bus no test machine has).
  */
 #include <stdio.h>
@@ -355,4 +359,38 @@ FAKE_EXPORT int nvmlDeviceGetGpuFabricInfo(FakeDevice* device, GpuFabricInfo* in
   if (!fabric || !*fabric) return kNotSupported;
   memset(info, 0, sizeof(*info));
   return parse_fabric(fabric, info) ? kSuccess : kInvalidArgument;
+}
+
+/* FB_FAKE_NVML_NVLINKS "LINKS:VERSION": 0 when unset or malformed. */
+static unsigned nvlinks(unsigned* version) {
+  const char* s = getenv("FB_FAKE_NVML_NVLINKS");
+  if (!s || !*s) return 0;
+  char* end = NULL;
+  const unsigned long links = strtoul(s, &end, 10);
+  if (!end || *end != ':') return 0;
+  *version = (unsigned)strtoul(end + 1, NULL, 10);
+  return links > 18 ? 18u : (unsigned)links;
+}
+
+enum { kFeatureEnabled = 1, kNvLinkDeviceSwitch = 2 };
+
+FAKE_EXPORT int nvmlDeviceGetNvLinkState(FakeDevice* device, unsigned link, int* active) {
+  unsigned version = 0;
+  if (device_index(device) < 0 || !active) return kInvalidArgument;
+  if (link >= nvlinks(&version)) return kNotSupported;
+  *active = kFeatureEnabled;
+  return kSuccess;
+}
+
+FAKE_EXPORT int nvmlDeviceGetNvLinkVersion(FakeDevice* device, unsigned link, unsigned* version) {
+  if (device_index(device) < 0 || !version) return kInvalidArgument;
+  return link < nvlinks(version) ? kSuccess : kNotSupported;
+}
+
+FAKE_EXPORT int nvmlDeviceGetNvLinkRemoteDeviceType(FakeDevice* device, unsigned link, int* type) {
+  unsigned version = 0;
+  if (device_index(device) < 0 || !type) return kInvalidArgument;
+  if (link >= nvlinks(&version)) return kNotSupported;
+  *type = kNvLinkDeviceSwitch;
+  return kSuccess;
 }

@@ -45,6 +45,44 @@ TEST(Paths, OneUnknownRateMakesTheSumUnknown) {
   EXPECT_NE(ib->peak_gbps.why().find("mlx5_1:1"), std::string::npos) << ib->peak_gbps.why();
 }
 
+// The domain scope's path (issue 37): the GPU's NVLink where it joined a
+// multi-node NVLink domain, nothing where it did not.
+Gpu nvl72_gpu(FabricState state, const std::string& status) {
+  Gpu g;
+  g.nvlink.active = 18;
+  g.nvlink.generation = 5;
+  GpuFabric f;
+  f.cluster_uuid = "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
+  f.clique_id = 3;
+  f.state = state;
+  f.status = status;
+  g.fabric = f;
+  return g;
+}
+
+TEST(Paths, DomainIsTheGpusNvlinkWhereItJoinedADomain) {
+  Inventory inv;
+  inv.gpus = {nvl72_gpu(FabricState::completed, "")};
+  inv.rank_gpu = 0;
+  const auto paths = derive_paths(inv);
+  const Path* d = find(paths, "domain", "NVLink");
+  ASSERT_NE(d, nullptr);
+  ASSERT_TRUE(d->peak_gbps) << d->peak_gbps.why();
+  EXPECT_DOUBLE_EQ(*d->peak_gbps, 900.0);  // 18 links x 50 GB/s
+  EXPECT_EQ(d->basis, "NVLink5 x18 (GPU0 in NVLink domain 0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9/3)");
+}
+
+TEST(Paths, NoDomainPathWhereTheGpuHasNotJoinedOne) {
+  for (const Gpu& g : {nvl72_gpu(FabricState::in_progress, ""), nvl72_gpu(FabricState::completed, "Unknown Error"),
+                       nvl72_gpu(FabricState::not_supported, "")}) {
+    Inventory inv;
+    inv.gpus = {g};
+    inv.rank_gpu = 0;
+    const auto paths = derive_paths(inv);
+    EXPECT_EQ(find(paths, "domain", "NVLink"), nullptr) << fabric_state_name(g.fabric->state);
+  }
+}
+
 TEST(Paths, NvLinkWithUnknownGenerationHasNoPeak) {
   Inventory inv;
   Gpu g;

@@ -95,7 +95,7 @@ struct RunHeader {
 // ---- `inventory`: one per rank ---------------------------------------------
 
 struct InventoryPath {
-  std::string scope;  // intra, inter, rail
+  std::string scope;  // intra, inter, rail, domain
   std::string cls;    // "class": NVLink, PCIe, SHM, IB, RoCE, TCP
   std::optional<double> peak_gbps;
   std::string basis;

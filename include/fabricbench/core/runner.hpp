@@ -50,11 +50,16 @@ class Runner {
   // Error counters read around each row by each node's leader (optional;
   // before run(), on every rank or on none: each row then gathers the moves).
   void count_errors(RowCounters* counters) { counters_ = counters; }
+  // The NVLink domain key of every world rank (NodeMap::rank_domain; the
+  // same on every rank), for the domain scope (optional; before run()).
+  void nvlink_domains(std::vector<std::string> rank_domain) { nodes_.rank_domain = std::move(rank_domain); }
   // One sweep, or with options.duration_s sweeps until that much time is spent.
   RunTotals run();
 
  private:
   void run_scope(Scope scope);
+  // Rank 0, once: the inter scope between nodes of one NVLink domain is not the network alone.
+  void note_inter_in_domain() const;
   void run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op);
   void measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec);
   // The check's verdict for this row (collective); `per_iteration` from --check all.
@@ -75,7 +80,7 @@ class Runner {
   const Comm& world_;
   // A copy: callers pass map_nodes(world) as a temporary, and a reference
   // to it dangled (counter lines read host names from freed memory).
-  const NodeMap nodes_;
+  NodeMap nodes_;
   Backend& backend_;
   RunOptions options_;
   RowSink* sink_;

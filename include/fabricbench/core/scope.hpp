@@ -4,6 +4,9 @@
 //   inter   one rank per node (local rank 0): the network alone
 //   rail    the same local rank across nodes, every rail at once: the NICs
 //           each GPU would use in a rail-optimised collective
+//   domain  the ranks of each NVLink domain that spans more than one node
+//           (GB200 NVL72: 18 trays of 4 GPUs), every such domain at once:
+//           NVLink between hosts, apart from the host and the network
 #pragma once
 
 #include <optional>
@@ -16,11 +19,12 @@
 
 namespace fb {
 
-enum class Scope { global, intra, inter, rail };
+enum class Scope { global, intra, inter, rail, domain };
 
 std::string_view name(Scope scope);
 std::optional<Scope> parse_scope(std::string_view text);
-std::string allowed_scopes();  // "global, intra, inter, rail, all"
+std::string scope_names();     // "global, intra, inter, rail, domain"
+std::string allowed_scopes();  // the same and "all"
 // "all" expands to every scope that means something on this job's layout.
 std::span<const Scope> all_scopes();
 
@@ -33,7 +37,23 @@ struct NodeMap {
   bool uniform = true;     // every node has the same number of ranks
   std::vector<std::string> node_hosts;  // host name of each node
   std::vector<int> rank_node;           // node index of every world rank
+  // The NVLink domain key of every world rank's GPU (topo's
+  // "<cluster uuid>/<clique>"; "" for a rank whose GPU is in none). Empty
+  // when nobody read them: the domain scope is then skipped. The engine
+  // only compares the keys; the CLI reads them (topo) and hands them in.
+  std::vector<std::string> rank_domain;
 };
+
+// An NVLink domain of the job that spans more than one node: its key, and
+// the world ranks in it, in rank order.
+struct SpanningDomain {
+  std::string key;
+  std::vector<int> ranks;
+  int nodes = 0;  // nodes its ranks are on (2 or more)
+};
+// The job's NVLink domains spanning nodes, in order of their first rank;
+// `why_none` says why there is none (no domain known, every one in one node).
+std::vector<SpanningDomain> spanning_domains(const NodeMap& nodes, std::string* why_none = nullptr);
 
 NodeMap map_nodes(const Comm& world);
 // This rank's node, as map_nodes forms them: MPI's shared-memory domain, or
@@ -49,7 +69,7 @@ std::string node_name(int world_rank);
 struct ScopeGroup {
   Scope scope = Scope::global;
   Comm comm;
-  int groups = 1;      // communicators running at once (nodes for intra, rails for rail)
+  int groups = 1;      // communicators running at once (nodes for intra, rails for rail, domains for domain)
   int group_size = 0;  // ranks in each of them
   std::string skip;
   bool member() const { return comm.valid(); }

@@ -97,7 +97,7 @@ struct Rail {
 
 // The path a scope takes and what it promises per direction.
 struct Path {
-  std::string scope;  // intra, inter, rail
+  std::string scope;  // intra, inter, rail, domain
   std::string cls;    // NVLink, PCIe, SHM, IB, RoCE, TCP
   Fact<double> peak_gbps;
   std::string basis;  // "NVLink4 x18", "8 x 400 Gb/s NDR"

@@ -71,6 +71,8 @@ struct GpuFabric {
   FabricState state = FabricState::not_supported;
   std::string status;          // NVML's text when registration failed, "" when it did not
   std::string domain() const;  // "<cluster_uuid>/<clique_id>"
+  // Registration completed without error: the GPU takes part in domain().
+  bool joined() const { return state == FabricState::completed && status.empty(); }
 };
 
 // A GPU's error and throttle counters (issue 36), each cumulative: NVML

@@ -46,6 +46,9 @@ struct NvlinkDomain {
   std::vector<std::string> hosts;
 };
 std::vector<NvlinkDomain> nvlink_domains(const std::vector<json>& inventories);
+// The domain of the GPU a line's rank drives (`rank_gpu`): "" without one,
+// or where that GPU has not joined a domain (the scope `domain` groups ranks by it).
+std::string rank_nvlink_domain(const json& inventory);
 // The report's section on them ("" when no GPU is in one).
 std::string format_domains(const std::vector<NvlinkDomain>& domains);
 
@@ -71,6 +74,8 @@ std::vector<json> gather_inventory(const Comm& world, const NodeMap& nodes, cons
 struct RecordedInventory {
   std::vector<InventoryLine> lines;
   std::vector<Difference> differences;
+  // Every world rank's rank_nvlink_domain, on every rank (the domain scope's groups).
+  std::vector<std::string> rank_domains;
 };
 RecordedInventory record_inventory(const Comm& world, const NodeMap& nodes, const LinkedVersions& linked,
                                    int device_option);
