@@ -111,7 +111,10 @@ TEST(WatchEngine, AHangInsideTheEnginesLoopIsNamedAndEveryBlockedRankAborted) {
       label_op(&board, spec, op, 0);
       board.enter(Phase::timed);
       try {
-        run_untimed(op, 1000000, &board);
+        // More iterations than the hang lets through. Not a million: run_untimed zero-fills two
+        // vectors of that many times per rank, 64 MB in all, which under TSan took longer than the
+        // watchdog's 1 s here, so the hang was called before the first iteration.
+        run_untimed(op, 10 * kHangAt, &board);
       } catch (const Aborted&) {
         released[static_cast<std::size_t>(r)] = true;
       }
