@@ -1,7 +1,6 @@
 #include "fabricbench/core/runner.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -150,13 +149,12 @@ std::uint64_t Runner::largest_buffer_bytes(int group_size) const {
 void Runner::run_scope(Scope scope) {
   if (board_) board_->label_scope(static_cast<int>(scope));
   enter(Phase::setup);
-  ScopeGroup group = make_scope(world_, nodes_, scope);
+  ScopeGroup group = make_scope(world_, nodes_, scope, backend_.domain_traffic());
   if (!group.skip.empty()) {
     if (sink_ && totals_.passes == 1) sink_->skip({"", std::string(name(scope)), 0, false, group.skip});
     if (totals_.passes == 1) ++totals_.skipped;
     return;
   }
-  if (scope == Scope::inter && totals_.passes == 1) note_inter_in_domain();
   std::unique_ptr<BackendGroup> bgroup;
   {
     const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's init or split can be aborted
@@ -172,21 +170,6 @@ void Runner::run_scope(Scope scope) {
   const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
   for (Op op : options_.ops)
     if (!stopped_) run_op(group, bgroup.get(), op);
-}
-
-void Runner::note_inter_in_domain() const {
-  if (!sink_) return;
-  for (const SpanningDomain& d : spanning_domains(nodes_)) {
-    std::set<int> in_domain;  // its nodes: the inter scope has one rank (local rank 0) on each
-    for (int r : d.ranks) in_domain.insert(nodes_.rank_node[static_cast<std::size_t>(r)]);
-    std::vector<std::string> hosts;
-    for (int node : in_domain) hosts.push_back(nodes_.node_hosts[static_cast<std::size_t>(node)]);
-    spdlog::warn(
-        "the inter scope: {} of its nodes ({}) share NVLink domain {}; a GPU backend's traffic between them "
-        "crosses NVLink (multi-node NVLink), not the network, so inter rows there are not the network "
-        "alone: see the domain scope",
-        hosts.size(), fmt::join(hosts, ", "), d.key);
-  }
 }
 
 void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "fabricbench/core/enum_cover.hpp"
 
@@ -136,7 +137,54 @@ std::vector<SpanningDomain> spanning_domains(const NodeMap& nodes, std::string* 
   return spanning;
 }
 
-ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope) {
+namespace {
+
+// The inter scope's members: one rank per network endpoint. Each node is one,
+// except that with DomainTraffic::nvlink the nodes of an NVLink domain
+// spanning hosts are one together (their traffic meets on NVLink), led by
+// the domain's first node. `leads[n]`: node n's local rank 0 takes part.
+struct InterEnds {
+  std::vector<bool> leads;
+  int count = 0;
+  std::string skip;
+};
+
+InterEnds inter_ends(const NodeMap& nodes, DomainTraffic traffic) {
+  InterEnds e;
+  e.leads.assign(static_cast<std::size_t>(nodes.nodes), true);
+  e.count = nodes.nodes;
+  if (nodes.nodes < 2) {
+    e.skip = "one node: the inter-node scope needs at least two";
+    return e;
+  }
+  if (traffic == DomainTraffic::network) return e;
+  std::set<std::string> spanning;
+  for (const SpanningDomain& d : spanning_domains(nodes)) spanning.insert(d.key);
+  std::set<std::string> led;  // domains whose first node already leads them
+  std::string shared;         // a domain whose nodes became one endpoint
+  std::vector<bool> seen(e.leads.size(), false);
+  for (std::size_t r = 0; r < nodes.rank_node.size() && r < nodes.rank_domain.size(); ++r) {
+    const auto node = static_cast<std::size_t>(nodes.rank_node[r]);
+    // A node's local rank 0 is its lowest world rank, the first seen here: its GPU's domain is the node's.
+    if (seen.at(node)) continue;
+    seen[node] = true;
+    const std::string& domain = nodes.rank_domain[r];
+    if (!spanning.count(domain) || led.insert(domain).second) continue;
+    e.leads[node] = false;  // its domain's first node takes part for it
+    --e.count;
+    shared = domain;
+  }
+  if (e.count < 2)
+    e.skip = fmt::format(
+        "every node of the job is in NVLink domain {}, whose GPUs this backend joins over NVLink: no network "
+        "between domains to measure (the domain scope measures NVLink across the hosts)",
+        shared);
+  return e;
+}
+
+}  // namespace
+
+ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope, DomainTraffic traffic) {
   // Every rank calls this with the same arguments: the splits are collective.
   ScopeGroup g;
   g.scope = scope;
@@ -152,11 +200,14 @@ ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope) {
       g.groups = nodes.nodes;
       g.group_size = nodes.local_size;
       break;
-    case Scope::inter:
-      if (nodes.nodes < 2) g.skip = "one node: the inter-node scope needs at least two";
-      g.comm = world.split(g.skip.empty() && nodes.local_rank == 0 ? 0 : -1, nodes.node);
-      g.group_size = nodes.nodes;
+    case Scope::inter: {
+      const InterEnds ends = inter_ends(nodes, traffic);
+      g.skip = ends.skip;
+      const bool leads = ends.leads.at(static_cast<std::size_t>(nodes.node));
+      g.comm = world.split(g.skip.empty() && nodes.local_rank == 0 && leads ? 0 : -1, nodes.node);
+      g.group_size = ends.count;
       break;
+    }
     case Scope::rail:
       if (nodes.nodes < 2) g.skip = "one node: rails need at least two";
       else if (!nodes.uniform) g.skip = "nodes have different rank counts; rails would differ in size";

@@ -397,6 +397,44 @@ TEST(Scopes, DomainGroupsTheRanksOfEachNvlinkDomainAcrossNodes) {
   EXPECT_EQ(three.member(), me != 3);
 }
 
+// Four nodes of one rank each (a NodeMap of the test's own: the splits only
+// need every rank to pass the same one), nodes 0-1 in NVLink domain r/0 and
+// 2-3 in r/1. A backend whose traffic takes that NVLink (NCCL) measures the
+// network between the two domains: inter has ranks 0 and 2. One over host
+// memory goes over the network between all four nodes.
+TEST(Scopes, InterTakesOneRankPerNvlinkDomainWhereTheBackendCrossesItOnNvlink) {
+  const Comm world = Comm::world();
+  if (world.size() != 4) GTEST_SKIP() << "needs 4 ranks as 4 nodes; mpi.engine.np4 runs it";
+  const int me = world.rank();
+  NodeMap nodes;
+  nodes.node = me;
+  nodes.nodes = 4;
+  nodes.node_hosts = {"t0", "t1", "t2", "t3"};
+  nodes.rank_node = {0, 1, 2, 3};
+  nodes.rank_domain = {"r/0", "r/0", "r/1", "r/1"};
+  const ScopeGroup over_nvlink = make_scope(world, nodes, Scope::inter, DomainTraffic::nvlink);
+  ASSERT_TRUE(over_nvlink.skip.empty()) << over_nvlink.skip;
+  EXPECT_EQ(over_nvlink.group_size, 2);
+  EXPECT_EQ(over_nvlink.member(), me == 0 || me == 2);
+  if (over_nvlink.member()) EXPECT_EQ(over_nvlink.comm.size(), 2);
+  const ScopeGroup over_network = make_scope(world, nodes, Scope::inter, DomainTraffic::network);
+  ASSERT_TRUE(over_network.skip.empty()) << over_network.skip;
+  EXPECT_EQ(over_network.group_size, 4);
+  EXPECT_TRUE(over_network.member());
+  // One domain over all four: no network between domains inside the job.
+  nodes.rank_domain = {"r/0", "r/0", "r/0", "r/0"};
+  const ScopeGroup one_domain = make_scope(world, nodes, Scope::inter, DomainTraffic::nvlink);
+  EXPECT_NE(one_domain.skip.find("every node of the job is in NVLink domain r/0"), std::string::npos)
+      << one_domain.skip;
+  EXPECT_FALSE(one_domain.member());
+  // Each node its own domain: none spans nodes, and inter is every node's again.
+  nodes.rank_domain = {"r/0", "r/1", "r/2", "r/3"};
+  const ScopeGroup own = make_scope(world, nodes, Scope::inter, DomainTraffic::nvlink);
+  ASSERT_TRUE(own.skip.empty()) << own.skip;
+  EXPECT_EQ(own.group_size, 4);
+  EXPECT_TRUE(own.member());
+}
+
 TEST(Scopes, EveryScopeRunsAndLabelsItsRows) {
   RunOptions o;
   o.ops = {Op::all_reduce, Op::sendrecv};

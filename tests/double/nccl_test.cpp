@@ -179,6 +179,37 @@ TEST(SimNccl, RowsAreLabelledWithTheTransportTheirCommunicatorUsed) {
   }
 }
 
+// Two nodes whose GPUs are in one NVLink domain (an NVL72 rack's trays):
+// NCCL joins them over NVLink, so there is no network between domains for
+// inter to measure and it is skipped saying so, while the domain scope runs
+// the four ranks as one group. The same nodes without domain keys measure
+// inter between the two nodes.
+TEST(SimNccl, InterBetweenTraysOfOneNvlinkDomainIsSkippedAsNcclJoinsThemOverNvlink) {
+  if (!two_nodes()) GTEST_SKIP() << "needs two nodes (FABRICBENCH_RANKS_PER_NODE)";
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimNccl lib(ranks_per_node());
+  RunOptions o = collectives({Op::all_reduce});
+  o.grid = {4096, 4096, 2.0, 0};
+  o.in_place = false;
+  o.scopes = {Scope::inter, Scope::domain};
+  const Comm world = Comm::world();
+  auto backend = make_nccl_backend(devices, lib);
+  test::CaptureSink sink;
+  Runner runner(world, map_nodes(world), *backend, o, &sink);
+  runner.nvlink_domains(std::vector<std::string>(static_cast<std::size_t>(world.size()), "rack/0"));
+  runner.preflight();
+  runner.run();
+  if (my_rank() != 0) return;
+  ASSERT_EQ(sink.rows.size(), 1u) << skips_of({sink.rows, sink.skips});
+  EXPECT_EQ(sink.rows[0].scope, "domain");
+  EXPECT_EQ(sink.rows[0].nranks, world.size());
+  EXPECT_EQ(sink.rows[0].wrong, 0);
+  ASSERT_EQ(sink.skips.size(), 1u);
+  EXPECT_EQ(sink.skips[0].scope, "inter");
+  EXPECT_NE(sink.skips[0].reason.find("every node of the job is in NVLink domain rack/0"), std::string::npos)
+      << sink.skips[0].reason;
+}
+
 // `pairs --rails` on NCCL: every pair of nodes, rail by rail (local rank i of
 // each node), measured over the network and labelled with its transport.
 TEST(SimNccl, PairsMeasureEveryRailBetweenTheNodes) {

@@ -100,6 +100,7 @@ class ForwardingBackend : public Backend {
   std::string version() const override { return inner_->version(); }
   bool simulated() const override { return inner_->simulated(); }
   bool on_gpus() const override { return inner_->on_gpus(); }
+  DomainTraffic domain_traffic() const override { return inner_->domain_traffic(); }
   OpSet ops() const override { return inner_->ops(); }
   std::string_view elsewhere() const override { return inner_->elsewhere(); }
   Support supports(const OpSpec& spec) const override { return inner_->supports(spec); }

@@ -20,6 +20,7 @@
 #include "fabricbench/core/layout.hpp"
 #include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/plan.hpp"
+#include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/types.hpp"
 
 namespace fb {
@@ -164,6 +165,9 @@ class Backend {
   // Are its buffers in GPU memory? Its rows then use the node's GPUs, and a
   // GPU's error counter that moved during one is the row's (row_counters.hpp).
   virtual bool on_gpus() const { return false; }
+  // Does its traffic between nodes of one NVLink domain spanning hosts take
+  // that NVLink (scope.hpp)? Then the inter scope takes one rank per domain.
+  virtual DomainTraffic domain_traffic() const { return DomainTraffic::network; }
   // The ops this backend has code for, as data. The engine refuses every other
   // op (backend_runs) before it asks supports() or prepares anything, so an op
   // a backend does not implement is never timed.

@@ -58,8 +58,6 @@ class Runner {
 
  private:
   void run_scope(Scope scope);
-  // Rank 0, once: the inter scope between nodes of one NVLink domain is not the network alone.
-  void note_inter_in_domain() const;
   void run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op);
   void measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec& spec);
   // The check's verdict for this row (collective); `per_iteration` from --check all.

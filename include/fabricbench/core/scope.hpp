@@ -1,7 +1,9 @@
 // Scopes: which ranks take part in a measurement.
 //   global  all ranks
 //   intra   the ranks of each node, every node at once (NVLink, PCIe, shared memory)
-//   inter   one rank per node (local rank 0): the network alone
+//   inter   one rank per node (local rank 0): the network alone; for a
+//           backend whose traffic crosses an NVLink domain that spans nodes
+//           on that NVLink (NCCL), one rank per such domain instead
 //   rail    the same local rank across nodes, every rail at once: the NICs
 //           each GPU would use in a rail-optimised collective
 //   domain  the ranks of each NVLink domain that spans more than one node
@@ -75,6 +77,14 @@ struct ScopeGroup {
   bool member() const { return comm.valid(); }
 };
 
-ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope);
+// How a backend's traffic between two nodes of one NVLink domain that spans
+// hosts travels: over the network like any other (host memory), or over that
+// domain's NVLink (NCCL's multi-node NVLink). With `nvlink` the inter scope
+// takes one rank per such domain (its first node's local rank 0), so that
+// its rows are the network between domains, never NVLink.
+enum class DomainTraffic { network, nvlink };
+
+ScopeGroup make_scope(const Comm& world, const NodeMap& nodes, Scope scope,
+                      DomainTraffic traffic = DomainTraffic::network);
 
 }  // namespace fb

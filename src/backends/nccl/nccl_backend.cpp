@@ -118,6 +118,9 @@ class NcclBackend final : public gpu::GpuBackend {
 
   OpSet ops() const override { return kNcclOps; }
   std::string_view elsewhere() const override { return "copy paths inside a node run on --backend cuda"; }
+  // NCCL joins the GPUs of a multi-node NVLink domain over NVLink (MNNVL),
+  // which the domain key (a completed fabric registration) says is there.
+  DomainTraffic domain_traffic() const override { return DomainTraffic::nvlink; }
 
   Support supports(const OpSpec& spec) const override {
     if (!lib_.has_datatype(spec.dtype))
