@@ -39,13 +39,18 @@ BackendInfo plugin_backend(std::string name, std::string summary, std::span<cons
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = [] {
     std::vector<BackendInfo> r;
-    r.push_back({"mpi", "MPI collectives and point-to-point on host memory", [] { return std::string(); },
-                 make_mpi_host_backend});
+    r.push_back({"mpi",
+                 "MPI collectives and point-to-point on host memory",
+                 [] { return std::string(); },
+                 make_mpi_host_backend,
+                 {},
+                 "one"});
     // The GPU backends are always listed; without their plugin, a driver or a device they say why.
     r.push_back(plugin_backend("nccl", "NCCL collectives and point-to-point on device buffers, one rank per GPU"));
     // The same default ops with or without the plugin: options resolve alike everywhere.
     r.push_back(plugin_backend("cuda", "copy paths inside a GPU node (device, host<->device, peer GPUs)", copy_ops()));
     r.push_back(plugin_backend("mpi-cuda", "MPI on device buffers (a CUDA-aware MPI)"));
+    r.back().default_placement = "one";  // as OSU's device-buffer tests
     for (const auto& other : plugins::found_elsewhere())
       r.push_back(plugin_backend(other, fmt::format("from plugin {}", plugins::file_name(other))));
     return r;

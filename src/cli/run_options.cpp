@@ -55,8 +55,10 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
                  "seconds per measurement, warm-up included: no more iterations once spent, though never fewer than "
                  "-n (0 = the adaptive stop's own 0.25 s)")
       ->capture_default_str();
-  app.add_option("--placement", f.placement, "both, out (out-of-place only) or in (in-place only)")
-      ->capture_default_str();
+  app.add_option("--placement", f.placement,
+                 "one (out-of-place, in-place for an op that has only that, as MPI_Bcast), both, out "
+                 "(out-of-place only) or in (in-place only) (default: one on mpi and mpi-cuda, as IMB and OSU "
+                 "measure; both on the GPU backends, as nccl-tests does)");
   app.add_option("--peers", f.peers, "point-to-point ops: the two ranks, e.g. 0,1")->delimiter(',')->expected(2);
   app.add_option("--window", f.window, "messages in flight per unidir/bidir iteration")->capture_default_str();
   app.add_option("--device", f.device,
@@ -167,12 +169,14 @@ RunOptions resolve(const RunFlags& f) {
                                  "iterations)",
                                  f.median_ci));
   o.median_ci = f.median_ci;
-  if (f.placement == "out") {
+  const std::string placement = f.placement.empty() ? std::string(backend->default_placement) : f.placement;
+  if (placement == "out" || placement == "one") {
     o.in_place = false;
-  } else if (f.placement == "in") {
+    o.in_place_where_out_refused = placement == "one";
+  } else if (placement == "in") {
     o.out_of_place = false;
-  } else if (f.placement != "both") {
-    throw UsageError(fmt::format("--placement '{}': use both, out or in", f.placement));
+  } else if (placement != "both") {
+    throw UsageError(fmt::format("--placement '{}': use one, both, out or in", f.placement));
   }
   if (f.peers.size() != 2 || f.peers[0] < 0 || f.peers[1] < 0 || f.peers[0] == f.peers[1])
     throw UsageError("--peers: two different ranks, e.g. --peers 0,1");

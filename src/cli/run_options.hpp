@@ -34,7 +34,7 @@ struct RunFlags {
   std::vector<std::string> scopes{"global"};
   double time_budget = 0;
   double median_ci = kDefaultMedianCi;
-  std::string placement = "both";
+  std::string placement;  // "" = the backend's: default_placement()
   std::vector<int> peers{0, 1};
   int window = 64;
   int device = -1;

@@ -29,6 +29,7 @@ JsonValue to_json(const RunOptions& o) {
                                 {"check", o.check},
                                 {"out_of_place", o.out_of_place},
                                 {"in_place", o.in_place},
+                                {"in_place_where_out_refused", o.in_place_where_out_refused},
                                 {"peers", {o.peer_a, o.peer_b}},
                                 {"window", o.window},
                                 {"per_rank_times", o.per_rank_times},

@@ -78,7 +78,8 @@ void Runner::preflight() const {
   bool any = false;
   for (Op op : options_.ops) {
     for (bool in_place : {false, true}) {
-      if ((in_place && !options_.in_place) || (!in_place && !options_.out_of_place)) continue;
+      const bool in_place_wanted = options_.in_place || options_.in_place_where_out_refused;
+      if ((in_place && !in_place_wanted) || (!in_place && !options_.out_of_place)) continue;
       const Support s = support_for(backend_, spec_for(op, in_place, sizes_.front(), world_.size()));
       any = any || s.ok;
       if (!s.ok && first_refusal.empty()) first_refusal = s.why;
@@ -192,6 +193,10 @@ void Runner::run_op(const ScopeGroup& group, BackendGroup* bgroup, Op op) {
   std::vector<bool> placements;
   if (options_.out_of_place) placements.push_back(false);
   if (options_.in_place && has_in_place(op)) placements.push_back(true);
+  // Support depends on the op and options, not the size: the first size decides.
+  if (options_.in_place_where_out_refused && !options_.in_place && has_in_place(op) &&
+      !support_for(backend_, spec_for(op, false, sizes_.front(), group.group_size)).ok)
+    placements = {true};
 
   std::vector<bool> unsupported(2, false);  // report an unsupported placement once, not per size
   for (std::size_t k = 0; k < sizes_.size(); ++k) {

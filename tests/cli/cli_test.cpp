@@ -30,8 +30,9 @@ class RunCli : public ::testing::Test {
 };
 
 TEST_F(RunCli, SweepWritesOneRowPerOpSizeScopeAndPlacement) {
-  const auto r = run_process(mpirun(4) + " " + fabricbench() + " -b 1K -e 64K -f 4 -n 3 -w 1 -c --scope all --out " +
-                             path("r.jsonl") + " --csv " + path("r.csv"));
+  const auto r = run_process(mpirun(4) + " " + fabricbench() +
+                             " -b 1K -e 64K -f 4 -n 3 -w 1 -c --scope all --placement both --out " + path("r.jsonl") +
+                             " --csv " + path("r.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("# all_reduce  scope global"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos);
@@ -64,6 +65,32 @@ TEST_F(RunCli, SweepWritesOneRowPerOpSizeScopeAndPlacement) {
   EXPECT_EQ(csv_rows, res.measurements.size());
 }
 
+// The mpi backend's default: the rows IMB and OSU measure, one per op and
+// size: out-of-place, and in-place for broadcast (MPI_Bcast has one buffer),
+// with no skip for the placement it did not run.
+TEST_F(RunCli, SweepOnMpiMeasuresOnePlacementPerOpUnlessAskedForBoth) {
+  const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 1K -e 4K -f 4 -n 3 -w 1 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  std::map<std::string, std::set<std::pair<std::uint64_t, bool>>> rows;
+  for (const auto& m : res.measurements) rows[m.op].insert({m.bytes, m.in_place});
+  const std::set<std::pair<std::uint64_t, bool>> out{{1024, false}, {4096, false}};
+  const std::map<std::string, std::set<std::pair<std::uint64_t, bool>>> want{
+      {"all_reduce", out}, {"all_gather", out}, {"reduce_scatter", out}, {"broadcast", {{1024, true}, {4096, true}}},
+      {"alltoall", out},   {"sendrecv", out}};
+  EXPECT_EQ(rows, want);
+  EXPECT_EQ(res.measurements.size(), 12u);
+  const auto header = fb::test::json_lines(res.path).front();
+  EXPECT_EQ(header["options"]["in_place"], false);
+  EXPECT_EQ(header["options"]["in_place_where_out_refused"], true);
+  for (const auto& line : fb::test::json_lines(res.path)) EXPECT_NE(line["type"], "skip") << line.dump();
+
+  const auto both = run_process(mpirun(2) + " " + fabricbench() + " -b 1K -e 1K -n 3 -w 1 --placement both --out " +
+                                path("both.jsonl"));
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(read_results(path("both.jsonl")).measurements.size(), 11u);  // 6 ops x 2 - broadcast out-of-place
+}
+
 TEST_F(RunCli, SizeNotDivisibleByRanksIsRoundedDown) {
   const auto r = run_process(mpirun(4) + " " + fabricbench() + " -b 100 -e 100 --ops all_gather,all_reduce -n 2 -c " +
                              "--out " + path("r.jsonl"));
@@ -83,8 +110,9 @@ class GatherScatterCli : public RunCli, public ::testing::WithParamInterface<int
 TEST_P(GatherScatterCli, EveryElementIsRightAndBusbwIsTheRingFactor) {
   const int n = GetParam();
   const int root = n - 1;
-  const auto r = run_process(mpirun(n) + " " + fabricbench() + " --ops gather,scatter -b 100 -e 6400 -f 4 -n 3 -w 1 " +
-                             "-c -r " + std::to_string(root) + " --out " + path("r.jsonl"));
+  const auto r = run_process(mpirun(n) + " " + fabricbench() +
+                             " --ops gather,scatter -b 100 -e 6400 -f 4 -n 3 -w 1 --placement both " + "-c -r " +
+                             std::to_string(root) + " --out " + path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos) << r.out;
   const Results res = read_results(path("r.jsonl"));

@@ -35,8 +35,9 @@ TEST_F(Cliffs, APlantedCliffIsWarnedOnceAndTheModelPricesTheLinkBelowIt) {
   for (const char* size : {"4M", "8M"})
     plant += std::string(" --inject slow:rank=1,op=all_reduce,bytes=") + size + ",factor=20";
   const std::string record = path("cliff.jsonl");
-  const auto r = run_process(mpirun(2) + " " + fabricbench() + " run --progress off --ops all_reduce -b 256K -e 8M" +
-                             plant + " --out " + record);
+  const auto r =
+      run_process(mpirun(2) + " " + fabricbench() +
+                  " run --progress off --ops all_reduce -b 256K -e 8M --placement both" + plant + " --out " + record);
   ASSERT_EQ(r.exit_code, 0) << "a warning, not a failure\n" << r.err;
   const auto warned = lines_with(r.err, "warning: cliff in");
   ASSERT_EQ(warned.size(), 1u) << "once for the op and scope, both placements in one line\n" << r.err;

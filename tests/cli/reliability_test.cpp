@@ -23,7 +23,7 @@ using test::run_process;
 using Row = std::tuple<std::string, std::uint64_t, bool>;
 
 // all_reduce then all_gather, 1K 4K 16K 64K, out-of-place then in-place.
-constexpr const char* kSweep = " -b 1K -e 64K -f 4 -n 5 -w 1 --ops all_reduce,all_gather ";
+constexpr const char* kSweep = " -b 1K -e 64K -f 4 -n 5 -w 1 --ops all_reduce,all_gather --placement both ";
 
 class Reliability : public ::testing::Test {
  protected:
@@ -168,14 +168,14 @@ TEST_F(Reliability, CheckCountsExactlyThePlantedErrorsAndNamesTheRank) {
   // Two elements planted on rank 1 after every iteration; -c verifies one iteration per row.
   const auto r = run(4, "-b 4K -e 16K -f 4 -n 4 -w 1 --ops all_reduce,all_gather -c --inject corrupt:rank=1,count=2");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("rank 1: 16 wrong elements"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 1: 8 wrong elements"), std::string::npos) << r.err;
   const Results res = read_results(record());
-  ASSERT_EQ(res.measurements.size(), 8u);
+  ASSERT_EQ(res.measurements.size(), 4u);  // 2 ops x 2 sizes, out-of-place (mpi's default placement)
   for (const auto& m : res.measurements) {
     EXPECT_EQ(m.wrong, 2) << m.op << " " << m.bytes;
     EXPECT_EQ(m.wrong_ranks, std::vector<int>{1});
   }
-  EXPECT_EQ(summary(res)["wrong"], 16);
+  EXPECT_EQ(summary(res)["wrong"], 8);
   EXPECT_EQ(summary(res)["wrong_ranks"], std::vector<int>{1});
 }
 
@@ -183,7 +183,7 @@ TEST_F(Reliability, CheckAllVerifiesEveryTimedIteration) {
   const Results res = run_and_read(4, "-b 4K -e 4K -n 6 --median-ci 0 -w 1 --ops all_reduce,all_gather --check all --inject "
                                       "corrupt:rank=3,count=3,after=3",
                                    1);
-  ASSERT_EQ(res.measurements.size(), 4u);
+  ASSERT_EQ(res.measurements.size(), 2u);
   // The fault strikes rank 3's 4th matching iteration on: the warm-up and the
   // first two timed iterations of the first row are clean.
   const std::vector<WrongAt> first{{3, 3, 3}, {3, 4, 3}, {3, 5, 3}, {3, 6, 3}};
@@ -216,7 +216,8 @@ TEST_F(Reliability, BurnInRepeatsTheSweepUntilTheDurationIsSpent) {
   EXPECT_EQ(res.status, "complete");
   const int passes = summary(res)["passes"];
   EXPECT_GE(passes, 2);
-  EXPECT_GE(res.measurements.size(), 4u * static_cast<std::size_t>(passes - 1));  // 4 rows a pass; the last may stop early
+  EXPECT_GE(res.measurements.size(),
+            2u * static_cast<std::size_t>(passes - 1));  // 2 rows a pass; the last may stop early
   int last_pass = 0;
   for (const auto& m : res.measurements) {
     EXPECT_EQ(m.wrong, 0);

@@ -67,6 +67,21 @@ TEST(RunOptions, ScopesOpsAndPlacement) {
   EXPECT_EQ(parse({"--scope", "all"}).scopes.size(), 5u);  // global, intra, inter, rail, domain
 }
 
+// Each backend's default is what the tool its users compare with measures:
+// IMB and OSU one placement per op, nccl-tests both.
+TEST(RunOptions, PlacementDefaultsToTheBackendsReferenceTool) {
+  const RunOptions mpi = parse({});
+  EXPECT_TRUE(mpi.out_of_place);
+  EXPECT_FALSE(mpi.in_place);
+  EXPECT_TRUE(mpi.in_place_where_out_refused);
+  const RunOptions nccl = parse({"--backend", "nccl"});
+  EXPECT_TRUE(nccl.out_of_place && nccl.in_place);
+  const RunOptions both = parse({"--placement", "both"});
+  EXPECT_TRUE(both.out_of_place && both.in_place);
+  const RunOptions out = parse({"--placement", "out"});
+  EXPECT_FALSE(out.in_place || out.in_place_where_out_refused);
+}
+
 TEST(RunOptions, BadInputNamesTheFlagAndWhatIsAllowed) {
   struct Case {
     std::vector<std::string> args;

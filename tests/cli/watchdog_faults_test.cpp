@@ -26,7 +26,7 @@ using test::run_process;
 // Long enough that a freeze lands mid-run: 1 KiB to 64 MiB, 20 iterations.
 constexpr const char* kLongSweep = " -b 1K -e 64M -n 20 ";
 // A few seconds on this machine: a run that is frozen and let go must still finish.
-constexpr const char* kShortSweep = " -b 1K -e 1M -f 4 -n 40 -w 1 --ops all_reduce,all_gather ";
+constexpr const char* kShortSweep = " -b 1K -e 1M -f 4 -n 40 -w 1 --ops all_reduce,all_gather --placement both ";
 
 std::string this_host() {
   char buf[256] = {};

@@ -25,6 +25,9 @@ struct BackendInfo {
   std::function<std::unique_ptr<Backend>()> make;
   // The ops a sweep runs when --ops is not given; empty = the six collectives.
   std::span<const Op> default_ops{};
+  // `run --placement` when not given: what the tool its users hold it
+  // against measures (IMB and OSU one placement; nccl-tests both).
+  std::string_view default_placement = "both";
 };
 
 const std::vector<BackendInfo>& backend_registry();

@@ -37,6 +37,10 @@ struct RunOptions {
   std::vector<std::string> inject; // --inject: test-only faults (src/backends/fault), as given
   bool out_of_place = true;
   bool in_place = true;
+  // With in_place off: measure in-place an op the backend cannot run
+  // out-of-place (MPI_Bcast has one buffer), so that `--placement one`
+  // still measures every op once.
+  bool in_place_where_out_refused = false;
   int peer_a = 0;                  // point-to-point ops: the pair, as ranks of the scope
   int peer_b = 1;
   int window = 64;                 // messages in flight per bandwidth iteration
