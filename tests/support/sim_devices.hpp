@@ -96,6 +96,7 @@ class SimDevices final : public gpu::Devices {
   }
   int count() override { return static_cast<int>(visible_.size()); }
   std::string make_current(int device) override;
+  int current_device() override { return current_; }
   gpu::DeviceProps props(int device) override;
   int by_bus_id(const std::string& bus_id) override;
   bool can_access_peer(int device, int peer) override;
