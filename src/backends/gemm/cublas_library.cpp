@@ -70,6 +70,7 @@ class Cublas final : public Blas {
 class CublasLibrary final : public BlasLibrary {
  public:
   std::unique_ptr<Blas> open(DeviceStream& stream, int device) override {
+    DeviceGuard on(device);  // cublasCreate binds the handle to the current device
     return std::make_unique<Cublas>(stream, device);
   }
   void random_fill(int device, Dtype dtype, void* data, std::uint64_t n, std::uint64_t seed) override {
