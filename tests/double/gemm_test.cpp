@@ -5,8 +5,9 @@
 // GPU runs at; a datatype not offered and a shape that does not fit are
 // refused as before. Each rank runs these on its own devices. And the
 // command itself, `fabricbench gemm --out`, through a gemm plugin over the
-// doubles (sim_gemm_plugin.cpp): its record says `simulated`, and the model
-// refuses it as a measured GEMM curve, naming it (issue 38).
+// doubles (sim_gemm_plugin.cpp) on two ranks: its record says `simulated`,
+// a slow simulated GPU is named, and the model refuses the record as a
+// measured GEMM curve, naming it (issue 38).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -154,41 +155,53 @@ TEST(SimGemmRate, ADatatypeNotOfferedAndAShapeThatDoesNotFitAreRefused) {
   EXPECT_EQ(devices.device_bytes_in_use(0), 0u);
 }
 
-// A command of its own, not a rank of this job (without the launcher's
-// environment), its gemm plugin the doubles', on the node's GPU 3.
-test::ProcessResult fabricbench(const std::string& args) {
+// A job of its own, not ranks of this one (without the launcher's
+// environment), its gemm plugin the doubles'.
+test::ProcessResult fabricbench(const std::string& launch, const std::string& args) {
   return test::run_process(
       "timeout 120 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" OMPI_ALLOW_RUN_AS_ROOT=1 "
-      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FABRICBENCH_PLUGIN_DIR=" FB_SIM_PLUGIN_DIR " CUDA_VISIBLE_DEVICES=3 " +
-      std::string(FB_BINARY) + " " + args + " </dev/null");
+      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FABRICBENCH_PLUGIN_DIR=" FB_SIM_PLUGIN_DIR " " +
+      launch + " " + std::string(FB_BINARY) + " " + args + " </dev/null");
 }
 
-TEST(SimGemmCommand, ItsRecordSaysSimulatedAndTheModelRefusesItAsAMeasuredCurve) {
+// Two ranks on GPUs 0 and 1 of a simulated node, GPU 1 planted twice as slow.
+TEST(SimGemmCommand, ItsRecordSaysSimulatedNamesTheSlowGpuAndTheModelRefusesIt) {
   if (Comm::world().rank() != 0) GTEST_SKIP() << "rank 0 runs the command";
   const std::string dir = test::make_temp_dir("fb_sim_gemm_");
   const std::string record = dir + "/gemm.jsonl";
-  const auto gemm = fabricbench("gemm --shape 48x40x56 -d bf16,fp16,fp32 -n 4 -w 1 --out " + record);
+  const auto gemm = fabricbench("FABRICBENCH_SIM_SLOW_GPU=1:2 " + test::mpirun(2),
+                                "gemm --shape 48x40x56 -d bf16,fp16,fp32 -n 4 -w 1 --out " + record);
   ASSERT_EQ(gemm.exit_code, 0) << gemm.out << gemm.err;
   const Results r = read_results(record);
   EXPECT_EQ(r.header.command, "gemm");
   EXPECT_TRUE(r.header.simulated);
-  // One line per datatype, each at the simulated GPU's rate for it, on the GPU CUDA_VISIBLE_DEVICES gave.
+  // A line per rank and datatype, each at its simulated GPU's rate for the datatype.
   const test::SimNode node = test::hgx_node();
-  ASSERT_EQ(r.gemms.size(), 3u) << gemm.out;
+  ASSERT_EQ(r.gemms.size(), 6u) << gemm.out;
   for (const GemmLine& line : r.gemms) {
     const auto dtype = parse_dtype(line.dtype);
     ASSERT_TRUE(dtype) << line.dtype;
-    const double rate = *dtype == Dtype::float32 ? node.fp32_tflops : node.tensor_tflops;
-    EXPECT_NEAR(line.tflops, rate, 1e-6 * rate) << line.dtype;
+    ASSERT_TRUE(line.rank == 0 || line.rank == 1) << line.rank;
+    const double peak = *dtype == Dtype::float32 ? node.fp32_tflops : node.tensor_tflops;
+    const double rate = line.rank == 1 ? peak / 2 : peak;
+    EXPECT_NEAR(line.tflops, rate, 1e-6 * rate) << "rank " << line.rank << " " << line.dtype;
     EXPECT_EQ(line.m * line.n * line.k, 48 * 40 * 56) << line.dtype;
-    EXPECT_EQ(line.pci_bus_id, node.gpus[3].bus_id) << line.dtype;
+    EXPECT_EQ(line.pci_bus_id, node.gpus[static_cast<std::size_t>(line.rank)].bus_id) << line.dtype;
   }
+  // The slow GPU named, for each datatype.
+  const std::string said = gemm.out + gemm.err;
+  for (const char* dtype : {"bfloat16", "half", "float"})
+    EXPECT_NE(said.find(std::string("fabricbench gemm: ") + dtype + " slowest GPU: rank 1 (host "), std::string::npos)
+        << dtype << ":\n"
+        << said;
+  EXPECT_NE(said.find(node.gpus[1].bus_id + ") 494.5 TFLOP/s, 50.0% below the fastest (989.0)"), std::string::npos)
+      << said;
   // The model reads the record as a workload's GEMM curve, and refuses its figures, naming it.
   std::ofstream(dir + "/w.yaml") << "model: {params: 1B, layers: 16, hidden: 2048, heads: 16, seq_len: 2048}\n"
                                     "training: {global_batch: 16, micro_batch: 1}\n"
                                     "compute: {gemm_curve: gemm.jsonl, of_gemm: 0.5}\n"
                                     "cluster: {gpu: h100-sxm, nodes: 1, gpus_per_node: 8}\n";
-  const auto model = fabricbench("model step -w " + dir + "/w.yaml");
+  const auto model = fabricbench("", "model step -w " + dir + "/w.yaml");
   EXPECT_EQ(model.exit_code, 2) << model.out << model.err;
   EXPECT_NE(model.err.find("'" + record + "' was made through fabricbench's test doubles"), std::string::npos)
       << model.err;

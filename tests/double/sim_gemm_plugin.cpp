@@ -3,7 +3,11 @@
 // folder, never installed, reached only by a test that points
 // FABRICBENCH_PLUGIN_DIR there. So `fabricbench gemm` itself, flags to
 // record, runs through the GEMM code on simulated GPUs (one 8-GPU HGX node,
-// as this process's CUDA_VISIBLE_DEVICES shows it).
+// as this process's CUDA_VISIBLE_DEVICES shows it). A test plants a slow GPU
+// with FABRICBENCH_SIM_SLOW_GPU=G:F (the node's GPU G runs F times slower),
+// which only this plugin reads.
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -15,8 +19,20 @@
 namespace fb {
 namespace {
 
+test::SimNode fixture() {
+  test::SimNode node = test::hgx_node();
+  if (const char* slow = std::getenv("FABRICBENCH_SIM_SLOW_GPU")) {
+    int gpu = -1;
+    double factor = 1;
+    if (std::sscanf(slow, "%d:%lf", &gpu, &factor) == 2 && gpu >= 0 && gpu < static_cast<int>(node.gpus.size()) &&
+        factor > 0)
+      node.gpus[static_cast<std::size_t>(gpu)].slow = factor;
+  }
+  return node;
+}
+
 const GpuTools* tools() {
-  static const test::SimNode node = test::hgx_node();
+  static const test::SimNode node = fixture();
   static test::SimDevices devices(node, test::cuda_visible(node));
   static test::SimBlas blas(devices);
   static const gpu::DeviceTools t(devices, blas);
