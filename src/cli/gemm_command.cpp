@@ -239,7 +239,11 @@ class GemmCommand final : public Measuring {
   // The products are this rank's own, with no peer to wait for; the
   // watchdog still catches a rank lost or killed, and the gather.
   void watch(ProgressBoard&) override {}
-  void open(RunHeader& header) override { header.options = header_options(flags_, plan_); }
+  void open(RunHeader& header) override {
+    header.options = header_options(flags_, plan_);
+    // Products on the test doubles: check and model refuse the figures as a measurement.
+    header.simulated = tools_->simulated();
+  }
   void measure() override {
     const auto started = std::chrono::steady_clock::now();
     std::vector<GemmLine> mine;

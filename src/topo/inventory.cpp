@@ -51,8 +51,23 @@ Fact<std::vector<int>> cuda_order(const std::vector<Gpu>& gpus, const std::optio
   return order;
 }
 
+// The GPU whose UUID starts with `entry` ("GPU-8c1c"), or -1: a prefix two
+// GPUs share names neither (CUDA asks for enough digits to pick out one GPU,
+// and takes an ambiguous entry as one that names no GPU).
+int gpu_by_uuid(const std::vector<Gpu>& gpus, const std::string& entry) {
+  if (!entry.starts_with("GPU-")) return -1;
+  int found = -1;
+  for (const Gpu& g : gpus) {
+    if (!g.uuid || !g.uuid->starts_with(entry)) continue;
+    if (found >= 0) return -1;
+    found = g.index;
+  }
+  return found;
+}
+
 // CUDA's numbering of the visible GPUs: indices (in CUDA's order) or UUID
-// prefixes, read up to the first entry that names no GPU (CUDA ignores the rest).
+// prefixes, read up to the first entry that names no GPU or more than one
+// (CUDA ignores the rest).
 Fact<std::vector<int>> visible_gpus(const std::vector<Gpu>& gpus, const std::string& list,
                                     const Fact<std::vector<int>>& order) {
   std::vector<int> visible;
@@ -68,11 +83,9 @@ Fact<std::vector<int>> visible_gpus(const std::vector<Gpu>& gpus, const std::str
       visible.push_back((*order)[static_cast<std::size_t>(index)]);
       continue;
     }
-    const auto match = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& g) {
-      return entry.starts_with("GPU-") && g.uuid && g.uuid->starts_with(entry);
-    });
-    if (match == gpus.end()) break;
-    visible.push_back(match->index);
+    const int gpu = gpu_by_uuid(gpus, entry);
+    if (gpu < 0) break;
+    visible.push_back(gpu);
   }
   return visible;
 }

@@ -268,6 +268,29 @@ TEST(SimNvml, AnUnknownUuidEndsTheVisibleListInTheDoubleAndInTopo) {
   }
 }
 
+// A UUID prefix two GPUs share names neither: CUDA ends the visible list
+// there, as at an entry that names no GPU, and so do the double and topo
+// (every local rank takes GPU 6; topo took the first GPU the prefix matched,
+// giving local rank 1 GPU 2).
+TEST(SimNvml, AnAmbiguousUuidPrefixEndsTheVisibleListInTheDoubleAndInTopo) {
+  const Comm node = split_nodes(Comm::world());  // collective: before any assertion may return
+  test::SimNode fixture = test::hgx_node();
+  fixture.gpus[2].uuid = "GPU-8c1c4e0b-1111-2222-3333-444455556666";
+  fixture.gpus[5].uuid = "GPU-8c1c4e0b-7777-2222-3333-444455556666";
+  const std::string list = as_uuids(fixture, {6}) + ",GPU-8c1c4e0b,2";
+  const std::vector<int> expected{6};
+  EXPECT_EQ(test::cuda_visible(fixture, list), expected) << list;
+  SimNvml nvml(fixture);
+  const topo::Inventory inv = inventory_of(nvml, node, {});
+  for (int local = 0; local < 4; ++local) {
+    const auto picked = topo::pick_rank_gpu(inv.gpus, local, topo::CudaView{list, std::nullopt, -1});
+    ASSERT_TRUE(picked) << "local rank " << local << ": " << picked.why();
+    const auto uuid = nvml.uuid(static_cast<unsigned>(*picked));
+    EXPECT_EQ(uuid ? *uuid : uuid.why(), fixture.gpus[6].uuid)
+        << "local rank " << local << " with CUDA_VISIBLE_DEVICES=" << list;
+  }
+}
+
 // The NVLink links topo reads for the rank's GPU, and the GPUs the double
 // copies to over NVLink from it (peer access on an NVLink node), both as
 // "GPU<NVML index>" lists.

@@ -35,6 +35,12 @@ double thread_cpu_us() {
   return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) * 1e-3;
 }
 
+// Not the gemm code's own compute over the GEMM double (gemm_test.cpp runs
+// that): its products advance the double's virtual clock, while the step
+// executor times a stretch of compute on the host's clock, so the step's
+// figures would be the host's speed at the double's loops, not the
+// compute the schedule planned.
+//
 // The gemm plugin's compute (GemmCompute) as a test double: work of the
 // length asked for, in slices with the step's progress polled between them
 // (the calls queued under the compute start and complete meanwhile). Timed

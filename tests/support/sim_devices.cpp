@@ -219,13 +219,25 @@ void sim_stall(gpu::DeviceStream& stream) { dynamic_cast<SimStream&>(stream).dev
 
 bool sim_replaying(gpu::DeviceStream& stream) { return dynamic_cast<SimStream&>(stream).target().replaying(); }
 
+double sim_product_us(gpu::DeviceStream& stream, double flop, Dtype dtype) {
+  auto& s = dynamic_cast<SimStream&>(stream);
+  return s.devices().product_us(s.gpu(), flop, dtype);
+}
+
+SimDevices& sim_devices_of(gpu::DeviceStream& stream) { return dynamic_cast<SimStream&>(stream).devices(); }
+
 double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
   auto& s = dynamic_cast<SimStream&>(stream);
   return s.devices().cost_us(s.gpu(), bytes, gbps);
 }
 
 SimNode hgx_node(std::uint64_t memory_bytes, int node) { return node_of("H100 SXM", 8, true, memory_bytes, node); }
-SimNode pcie_node(std::uint64_t memory_bytes, int node) { return node_of("L40S PCIe", 4, false, memory_bytes, node); }
+SimNode pcie_node(std::uint64_t memory_bytes, int node) {
+  SimNode n = node_of("L40S PCIe", 4, false, memory_bytes, node);
+  n.tensor_tflops = 362;  // the L40S's dense bf16 peak; the H100's defaults otherwise
+  n.fp32_tflops = 91.6;
+  return n;
+}
 
 std::vector<int> cuda_visible(const SimNode& node, const std::string& list) {
   std::vector<int> visible;
@@ -367,6 +379,23 @@ void SimDevices::require_host(const char* call, const void* p, std::size_t bytes
 double SimDevices::cost_us(int gpu, std::size_t bytes, double gbps) const {
   const double transfer_us = static_cast<double>(bytes) / (gbps * 1e3);
   return (costs_.launch_us + transfer_us) * node_.gpus[static_cast<std::size_t>(gpu)].slow;
+}
+
+namespace {
+
+// The fixture's peak for products of `dtype` (1e12 flop/s).
+double peak_tflops(const SimNode& node, Dtype dtype) {
+  return dtype == Dtype::bfloat16 || dtype == Dtype::half ? node.tensor_tflops : node.fp32_tflops;
+}
+
+}  // namespace
+
+double SimDevices::product_us(int gpu, double flop, Dtype dtype) const {
+  return flop / (peak_tflops(node_, dtype) * 1e6) * node_.gpus[static_cast<std::size_t>(gpu)].slow;
+}
+
+double SimDevices::product_tflops(int device, Dtype dtype) const {
+  return peak_tflops(node_, dtype) / node_.gpus[static_cast<std::size_t>(physical(device))].slow;
 }
 
 std::unique_ptr<gpu::DeviceStream> SimDevices::make_stream(int device) {

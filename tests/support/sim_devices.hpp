@@ -50,6 +50,11 @@ struct SimNode {
   std::vector<SimGpu> gpus;
   bool nvlink = false;  // every pair P2P over NVLink; else P2P between GPUs of one socket over PCIe
   int sm_count = 132;
+  // Matrix-product peaks (dense, fp32 accumulation), what the GEMM double's
+  // products take their device time from: bf16 and fp16 on the tensor
+  // cores, fp32 without TF32.
+  double tensor_tflops = 989;
+  double fp32_tflops = 67;
   int cc_major = 9;
   int cc_minor = 0;
 };
@@ -96,6 +101,7 @@ class SimDevices final : public gpu::Devices {
   }
   int count() override { return static_cast<int>(visible_.size()); }
   std::string make_current(int device) override;
+  int current_device() override { return current_; }
   gpu::DeviceProps props(int device) override;
   int by_bus_id(const std::string& bus_id) override;
   bool can_access_peer(int device, int peer) override;
@@ -150,6 +156,13 @@ class SimDevices final : public gpu::Devices {
   int physical(int device) const;  // the node's GPU behind this process's index (throws for a bad index)
   bool peer_enabled(int device, int peer) const;
   double cost_us(int gpu, std::size_t bytes, double gbps) const;
+  // A matrix product's device time: `flop` at the fixture's peak for `dtype`
+  // (bf16 and fp16 on the tensor cores, else fp32), times the slow factor.
+  // No launch cost: products queued back to back hide it behind each other.
+  double product_us(int gpu, double flop, Dtype dtype) const;
+  // The rate products of `dtype` reach on this process's `device`, in
+  // 1e12 flop/s: what `fabricbench gemm` through the double reports.
+  double product_tflops(int device, Dtype dtype) const;
   const SimCosts& costs() const { return costs_; }
 
  private:
@@ -170,6 +183,10 @@ class SimDevices final : public gpu::Devices {
 // from the stream's GPU, its slow factor included.
 void sim_enqueue(gpu::DeviceStream& stream, double cost_us, std::function<void(double& clock_us)> work);
 double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps);
+// The device time of a matrix product of `flop` in `dtype` on the stream's GPU (SimDevices::product_us).
+double sim_product_us(gpu::DeviceStream& stream, double flop, Dtype dtype);
+// The device double behind a stream, for the other doubles' checks (sim_blas.hpp).
+SimDevices& sim_devices_of(gpu::DeviceStream& stream);
 // The stream's devices stall (SimDevices::stall).
 void sim_stall(gpu::DeviceStream& stream);
 // Whether the work running now on the stream runs from a graph launch.

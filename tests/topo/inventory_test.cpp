@@ -281,6 +281,19 @@ TEST(Inventory, RankGpuFollowsCudaVisibleDevices) {
   EXPECT_FALSE(pick_rank_gpu({}, 0, visible(std::nullopt)));
 }
 
+TEST(Inventory, AnAmbiguousUuidPrefixEndsTheVisibleList) {
+  // Two GPUs whose UUIDs share "GPU-8c1c4e0b": CUDA takes a prefix that
+  // names more than one GPU as naming none, and shows only the GPUs before
+  // it. Local rank 1 wraps to GPU 5, not on to GPU 2 (the first match) or 3.
+  test::FakeNvml nvml = test::fake_hgx_h100();
+  nvml.gpus[2].uuid = "GPU-8c1c4e0b-1111-2222-3333-444455556666";
+  nvml.gpus[6].uuid = "GPU-8c1c4e0b-7777-2222-3333-444455556666";
+  const auto gpus = read("hgx-h100-8gpu-8ndr", nvml).gpus;
+  EXPECT_EQ(*pick_rank_gpu(gpus, 1, visible("5,GPU-8c1c4e0b,3")), 5);
+  // Enough digits to pick out one GPU name it.
+  EXPECT_EQ(*pick_rank_gpu(gpus, 1, visible("5,GPU-8c1c4e0b-7,3")), 6);
+}
+
 TEST(Inventory, RankGpuFollowsDevice) {
   // Issue 34, defect 12: --device 3 puts every rank on visible GPU 3, as the
   // GPU backends place it; the inventory said each rank's local index.

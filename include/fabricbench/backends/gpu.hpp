@@ -68,6 +68,8 @@ class GpuTools {
   virtual ~GpuTools() = default;
   // "" when this process can use a CUDA device; otherwise why not.
   [[nodiscard]] virtual std::string absent_reason() const = 0;
+  // On the host double of the tests: records say their figures are simulated.
+  virtual bool simulated() const { return false; }
   // Collective over `world`: picks this rank's device (`device_option`, or
   // its index on its node wrapped to the devices it sees) and makes it
   // current. "No", on the ranks that see it, when there is no GPU or two

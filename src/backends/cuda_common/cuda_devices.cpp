@@ -123,6 +123,7 @@ class CudaDevices final : public Devices {
     cudaGetLastError();
     return fmt::format("cudaSetDevice: {}: {}", cudaGetErrorName(rc), cudaGetErrorString(rc));
   }
+  int current_device() override { return current_gpu(); }
   DeviceProps props(int device) override {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties", device);

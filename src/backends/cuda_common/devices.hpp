@@ -78,6 +78,8 @@ class Devices {
   virtual int count() = 0;
   // Makes `device` current on this thread; "" or why it could not.
   [[nodiscard]] virtual std::string make_current(int device) = 0;
+  // The device current on this thread; -1 when it cannot be read.
+  virtual int current_device() = 0;
   virtual DeviceProps props(int device) = 0;
   // This process's index of the GPU at PCI `bus_id`; -1 when it does not see it.
   virtual int by_bus_id(const std::string& bus_id) = 0;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "cuda_common/gpu_error.hpp"
 #include "gemm_runner.hpp"
 
 namespace fb {
@@ -12,15 +11,12 @@ namespace {
 // the GPU's sustained rate, so that is the rate they are planned at.
 constexpr double kSustainMs = 300;
 
-class CublasCompute final : public GemmCompute {
+class ProductCompute final : public GemmCompute {
  public:
-  CublasCompute(const GemmSpec& spec, int device)
-      : gemm_(spec, device), calibration_(gpu::time_gemm(gemm_, kSustainMs)), quota_(calibration_.time.median_us) {
-    gpu::check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags", device);
-  }
-  ~CublasCompute() override {
-    if (done_) cudaEventDestroy(done_);
-  }
+  ProductCompute(gpu::Devices& devices, gpu::BlasLibrary& blas, const GemmSpec& spec, int device)
+      : gemm_(devices, blas, spec, device),
+        calibration_(gpu::time_gemm(gemm_, kSustainMs)),
+        quota_(calibration_.time.median_us) {}
 
   // Queues the products, then waits for them, driving `poll` throughout: a
   // call issued after this stretch must start only once it is computed (as
@@ -36,16 +32,11 @@ class CublasCompute final : public GemmCompute {
       poll();
     }
     products_ += n;
-    gpu::check(cudaEventRecord(done_, gemm_.stream()), "cudaEventRecord", gemm_.device());
-    for (;;) {
-      const cudaError_t rc = cudaEventQuery(done_);
-      if (rc == cudaSuccess) break;
-      if (rc != cudaErrorNotReady) gpu::check(rc, "cudaEventQuery", gemm_.device());
-      poll();
-    }
+    gemm_.stream().mark();
+    while (!gemm_.stream().mark_passed()) poll();
   }
 
-  void sync() override { gpu::check(cudaStreamSynchronize(gemm_.stream()), "cudaStreamSynchronize", gemm_.device()); }
+  void sync() override { gemm_.stream().synchronize(); }
 
   std::string describe() const override {
     const GemmSpec& s = gemm_.spec();
@@ -62,14 +53,14 @@ class CublasCompute final : public GemmCompute {
   gpu::GemmRunner gemm_;
   GemmResult calibration_;
   UnitQuota quota_;
-  cudaEvent_t done_ = nullptr;
   std::uint64_t products_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<GemmCompute> make_gemm_compute(const GemmSpec& spec, int device) {
-  return std::make_unique<CublasCompute>(spec, device);
+std::unique_ptr<GemmCompute> make_gemm_compute(gpu::Devices& devices, gpu::BlasLibrary& blas, const GemmSpec& spec,
+                                               int device) {
+  return std::make_unique<ProductCompute>(devices, blas, spec, device);
 }
 
 }  // namespace fb

@@ -1,5 +1,5 @@
 // The step's compute on a GPU (GemmCompute, fabricbench/backends/gpu.hpp):
-// cuBLAS products of one shape, queued on their own stream. The communication
+// matrix products of one shape (blas.hpp), queued on their own stream. The communication
 // of a step runs on the backend's own streams beside it and competes for the
 // SMs and memory as NCCL does beside a framework's GEMMs.
 #pragma once
@@ -12,7 +12,8 @@ namespace fb {
 
 // On `device` (current, see gpu::place_on_gpu): times `spec.iters` products
 // after `spec.warmup` to calibrate. UsageError when the matrices do not fit,
-// RunError when CUDA or cuBLAS fails.
-std::unique_ptr<GemmCompute> make_gemm_compute(const GemmSpec& spec, int device);
+// RunError when a device or library call fails.
+std::unique_ptr<GemmCompute> make_gemm_compute(gpu::Devices& devices, gpu::BlasLibrary& blas, const GemmSpec& spec,
+                                               int device);
 
 }  // namespace fb

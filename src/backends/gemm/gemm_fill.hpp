@@ -1,4 +1,4 @@
-// Random GEMM inputs, written on the device.
+// Random GEMM inputs (gemm_values.hpp), written on the device.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,8 @@
 
 namespace fb::gpu {
 
-// `n` elements of `dtype` (bfloat16, half or float32), uniform in [-1, 1), never 0, on the default stream.
+// `n` elements of `dtype` (bfloat16, half or float32: the caller refuses
+// others), on the default stream.
 void random_fill(Dtype dtype, void* data, std::uint64_t n, std::uint64_t seed, int device);
 
 }  // namespace fb::gpu

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <vector>
 
-#include "cuda_common/cuda_queue.hpp"
-#include "cuda_common/gpu_error.hpp"
 #include "cuda_common/stream_timer.hpp"
 #include "gemm_runner.hpp"
 
@@ -21,11 +19,11 @@ GemmResult time_gemm(GemmRunner& gemm, double sustain_ms) {
   const auto began = std::chrono::steady_clock::now();
   while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count() < sustain_ms) {
     for (int i = 0; i < 8; ++i) gemm.product();
-    check(cudaStreamSynchronize(gemm.stream()), "cudaStreamSynchronize", gemm.device());
+    gemm.stream().synchronize();
   }
   std::vector<double> start(static_cast<std::size_t>(spec.iters));
   std::vector<double> duration(start.size());
-  StreamTimer timer(std::make_unique<CudaQueue>(gemm.stream(), gemm.device()));
+  StreamTimer timer(gemm.stream().timing_queue());
   timer.time_queued({start, duration}, [&] { gemm.product(); });
   GemmResult r;
   r.spec = spec;
@@ -36,8 +34,8 @@ GemmResult time_gemm(GemmRunner& gemm, double sustain_ms) {
 
 }  // namespace gpu
 
-GemmResult run_gemm(const GemmSpec& spec, int device) {
-  gpu::GemmRunner gemm(spec, device);
+GemmResult run_gemm(gpu::Devices& devices, gpu::BlasLibrary& blas, const GemmSpec& spec, int device) {
+  gpu::GemmRunner gemm(devices, blas, spec, device);
   return gpu::time_gemm(gemm);
 }
 

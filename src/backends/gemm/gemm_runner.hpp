@@ -1,45 +1,41 @@
-// One cuBLAS matrix product, ready to queue: the three matrices on the
-// device (random, never zero), a cuBLAS handle and the stream it runs on.
-// The GEMM probe times it; the step's GPU compute kernel queues it as work.
+// One matrix product, ready to queue: the three matrices on the device
+// (random, never zero), a library handle and the stream it runs on, all
+// through the device layer (devices.hpp) and the matrix-product library
+// (blas.hpp). The GEMM probe times it; the step's GPU compute kernel queues
+// it as work. Plain C++: the same code runs on cuBLAS and on the host double.
 #pragma once
 
-#include <cublas_v2.h>
-#include <cuda_runtime_api.h>
-
 #include <memory>
-#include <type_traits>
 
-#include "cublas_loaded.hpp"
+#include "blas.hpp"
 #include "cuda_common/gpu_memory.hpp"
-#include "gemm_probe.hpp"
+#include "fabricbench/backends/gpu.hpp"
 
 namespace fb::gpu {
 
 class GemmRunner {
  public:
-  // Allocates on `device` (current): UsageError naming the shape when the
-  // matrices do not fit; RunError when a CUDA or cuBLAS call fails.
-  GemmRunner(const GemmSpec& spec, int device);
+  // Allocates on `device` (current): UsageError for a datatype not offered
+  // and naming the shape when the matrices do not fit; RunError when a
+  // device or library call fails.
+  GemmRunner(Devices& devices, BlasLibrary& blas, const GemmSpec& spec, int device);
   // Queue one product on stream(); does not wait.
   void product();
-  cudaStream_t stream() const { return stream_.get(); }
+  DeviceStream& stream() const { return *stream_; }
   int device() const { return device_; }
   const GemmSpec& spec() const { return spec_; }
   double flop() const;  // per product: 2 m n k
+  // The matrices (device memory), column-major: A m x k, B k x n, C = A B m x n.
+  const void* a() const { return a_.data(); }
+  const void* b() const { return b_.data(); }
+  const void* c() const { return c_.data(); }
 
  private:
   GemmSpec spec_;
   int device_;
   Buffer a_, b_, c_;
-  // Owned, so that a constructor that throws half-way frees what it made.
-  struct StreamFree {
-    void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
-  };
-  struct HandleFree {
-    void operator()(cublasHandle_t h) const { cublas().destroy(h); }
-  };
-  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamFree> stream_;
-  std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, HandleFree> handle_;
+  std::unique_ptr<DeviceStream> stream_;
+  std::unique_ptr<Blas> blas_;  // after stream_: destroyed before the stream it queues on
 };
 
 // `gemm.spec().iters` products timed with events after `warmup` untimed ones

@@ -1,0 +1,213 @@
+// The GEMM code (src/backends/gemm/) through the host doubles of the device
+// layer and the matrix-product library (support/sim_devices.hpp,
+// sim_blas.hpp): `fabricbench gemm`'s probe computes the product the shape
+// asks for, in every datatype it offers, and reports the rate the simulated
+// GPU runs at; a datatype not offered and a shape that does not fit are
+// refused as before. Each rank runs these on its own devices. And the
+// command itself, `fabricbench gemm --out`, through a gemm plugin over the
+// doubles (sim_gemm_plugin.cpp) on two ranks: its record says `simulated`,
+// a slow simulated GPU is named, and the model refuses the record as a
+// measured GEMM curve, naming it (issue 38).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fabricbench/core/comm.hpp"
+#include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/record.hpp"
+#include "gemm/device_tools.hpp"
+#include "gemm/gemm_values.hpp"
+#include "host_narrow.hpp"
+#include "process.hpp"
+#include "sim_blas.hpp"
+#include "sim_devices.hpp"
+
+namespace fb {
+namespace {
+
+using test::SimBlas;
+using test::SimDevices;
+
+// `v` as stored in `dtype`.
+double rounded(Dtype dtype, float v) {
+  if (dtype == Dtype::bfloat16) return static_cast<float>(test::HostBf16(v));
+  if (dtype == Dtype::half) return static_cast<float>(test::HostHalf(v));
+  return v;
+}
+
+// Half a unit in the last place of `dtype`, relative.
+double half_ulp(Dtype dtype) {
+  if (dtype == Dtype::bfloat16) return std::ldexp(1.0, -8);
+  if (dtype == Dtype::half) return std::ldexp(1.0, -11);
+  return std::ldexp(1.0, -24);
+}
+
+// C = A B from the inputs' definition alone (gemm_values.hpp, A of seed 1
+// m x k and B of seed 2 k x n, column-major, as the runner fills them),
+// summed in double: the product a correct call computes, whatever the
+// library's loop order.
+std::vector<double> reference(const GemmSpec& s) {
+  std::vector<double> c(static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n));
+  for (int j = 0; j < s.n; ++j)
+    for (int i = 0; i < s.m; ++i) {
+      double sum = 0;
+      for (int l = 0; l < s.k; ++l)
+        sum += rounded(s.dtype, gemm::input_value(static_cast<std::uint64_t>(i + l * s.m), 1)) *
+               rounded(s.dtype, gemm::input_value(static_cast<std::uint64_t>(l + j * s.k), 2));
+      c[static_cast<std::size_t>(i + j * s.m)] = sum;
+    }
+  return c;
+}
+
+// A shape whose three sides differ: a transposed operand or a leading
+// dimension of the wrong side reads other elements, or past the matrix.
+GemmSpec small_spec(Dtype dtype) {
+  GemmSpec s;
+  s.dtype = dtype;
+  s.m = 24;
+  s.n = 20;
+  s.k = 36;
+  s.iters = 6;
+  s.warmup = 2;
+  return s;
+}
+
+class SimGemm : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(SimGemm, TheProbesProductIsTheShapesProductAtTheSimulatedRate) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimBlas blas(devices);
+  const gpu::DeviceTools tools(devices, blas);
+  ASSERT_TRUE(tools.simulated());
+  const GemmSpec spec = small_spec(GetParam());
+  const GemmResult r = tools.run_gemm(spec, 2);
+
+  // Every product queued, summed in fp32, and each computed the shape's C.
+  EXPECT_EQ(blas.products_run, spec.warmup + spec.iters);
+  ASSERT_FALSE(blas.queued.empty());
+  EXPECT_EQ(blas.queued.back().accumulate, Dtype::float32);
+  const std::vector<double> want = reference(spec);
+  ASSERT_EQ(blas.last_c.size(), want.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    // The stored result's rounding, and fp32 sums of k terms below one each.
+    const double tolerance = half_ulp(spec.dtype) * std::fabs(want[i]) + 1e-5;
+    if (std::fabs(blas.last_c[i] - want[i]) > tolerance) {
+      if (++wrong <= 3)
+        ADD_FAILURE() << name(spec.dtype) << " C[" << i << "] = " << blas.last_c[i] << ", want " << want[i];
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << name(spec.dtype) << ": wrong elements of " << want.size();
+
+  // The figure the probe reports is the double's: flop over its peak for the datatype.
+  const double rate = devices.product_tflops(2, spec.dtype);
+  EXPECT_NEAR(r.tflops, rate, 1e-9 * rate) << name(spec.dtype);
+  EXPECT_EQ(r.time.iterations, static_cast<std::size_t>(spec.iters));
+  EXPECT_DOUBLE_EQ(r.time.min_us, r.time.max_us);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, SimGemm, ::testing::Values(Dtype::bfloat16, Dtype::half, Dtype::float32),
+                         [](const auto& info) { return std::string(name(info.param)); });
+
+// A GPU twice as slow as its node's others reports half their rate: the
+// slow-device factor reaches the products, as a throttled GPU's would.
+TEST(SimGemmRate, ASlowGpuReportsItsSlowerRate) {
+  test::SimNode node = test::hgx_node();
+  node.gpus[5].slow = 2;
+  SimDevices devices(node, {4, 5});
+  SimBlas blas(devices);
+  const gpu::DeviceTools tools(devices, blas);
+  const GemmSpec spec = small_spec(Dtype::bfloat16);
+  const double fast = tools.run_gemm(spec, 0).tflops;
+  const double slow = tools.run_gemm(spec, 1).tflops;
+  EXPECT_NEAR(fast, node.tensor_tflops, 1e-9 * fast);
+  EXPECT_NEAR(slow, fast / 2, 1e-9 * fast);
+}
+
+// The policy above the layer: a datatype `gemm` does not offer, and
+// matrices that do not fit the GPU (UsageError naming the shape).
+TEST(SimGemmRate, ADatatypeNotOfferedAndAShapeThatDoesNotFitAreRefused) {
+  SimDevices devices(test::hgx_node(), {0});
+  SimBlas blas(devices);
+  const gpu::DeviceTools tools(devices, blas);
+  GemmSpec int8 = small_spec(Dtype::int8);
+  try {
+    tools.run_gemm(int8, 0);
+    ADD_FAILURE() << "an int8 GEMM ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no int8 product here"), std::string::npos) << e.what();
+  }
+  GemmSpec big = small_spec(Dtype::float32);
+  big.m = big.n = big.k = 4096;  // 3 x 64 MiB on a GPU of 64 MiB
+  try {
+    tools.run_gemm(big, 0);
+    ADD_FAILURE() << "a GEMM larger than the GPU ran";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("GEMM 4096x4096x4096: ", 0), 0u) << what;
+    EXPECT_NE(what.find("; use a smaller size"), std::string::npos) << what;
+  }
+  EXPECT_EQ(blas.products_run, 0);
+  EXPECT_EQ(devices.device_bytes_in_use(0), 0u);
+}
+
+// A job of its own, not ranks of this one (without the launcher's
+// environment), its gemm plugin the doubles'.
+test::ProcessResult fabricbench(const std::string& launch, const std::string& args) {
+  return test::run_process(
+      "timeout 120 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" OMPI_ALLOW_RUN_AS_ROOT=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FABRICBENCH_PLUGIN_DIR=" FB_SIM_PLUGIN_DIR " " +
+      launch + " " + std::string(FB_BINARY) + " " + args + " </dev/null");
+}
+
+// Two ranks on GPUs 0 and 1 of a simulated node, GPU 1 planted twice as slow.
+TEST(SimGemmCommand, ItsRecordSaysSimulatedNamesTheSlowGpuAndTheModelRefusesIt) {
+  if (Comm::world().rank() != 0) GTEST_SKIP() << "rank 0 runs the command";
+  const std::string dir = test::make_temp_dir("fb_sim_gemm_");
+  const std::string record = dir + "/gemm.jsonl";
+  const auto gemm = fabricbench("FABRICBENCH_SIM_SLOW_GPU=1:2 " + test::mpirun(2),
+                                "gemm --shape 48x40x56 -d bf16,fp16,fp32 -n 4 -w 1 --out " + record);
+  ASSERT_EQ(gemm.exit_code, 0) << gemm.out << gemm.err;
+  const Results r = read_results(record);
+  EXPECT_EQ(r.header.command, "gemm");
+  EXPECT_TRUE(r.header.simulated);
+  // A line per rank and datatype, each at its simulated GPU's rate for the datatype.
+  const test::SimNode node = test::hgx_node();
+  ASSERT_EQ(r.gemms.size(), 6u) << gemm.out;
+  for (const GemmLine& line : r.gemms) {
+    const auto dtype = parse_dtype(line.dtype);
+    ASSERT_TRUE(dtype) << line.dtype;
+    ASSERT_TRUE(line.rank == 0 || line.rank == 1) << line.rank;
+    const double peak = *dtype == Dtype::float32 ? node.fp32_tflops : node.tensor_tflops;
+    const double rate = line.rank == 1 ? peak / 2 : peak;
+    EXPECT_NEAR(line.tflops, rate, 1e-6 * rate) << "rank " << line.rank << " " << line.dtype;
+    EXPECT_EQ(line.m * line.n * line.k, 48 * 40 * 56) << line.dtype;
+    EXPECT_EQ(line.pci_bus_id, node.gpus[static_cast<std::size_t>(line.rank)].bus_id) << line.dtype;
+  }
+  // The slow GPU named, for each datatype.
+  const std::string said = gemm.out + gemm.err;
+  for (const char* dtype : {"bfloat16", "half", "float"})
+    EXPECT_NE(said.find(std::string("fabricbench gemm: ") + dtype + " slowest GPU: rank 1 (host "), std::string::npos)
+        << dtype << ":\n"
+        << said;
+  EXPECT_NE(said.find(node.gpus[1].bus_id + ") 494.5 TFLOP/s, 50.0% below the fastest (989.0)"), std::string::npos)
+      << said;
+  // The model reads the record as a workload's GEMM curve, and refuses its figures, naming it.
+  std::ofstream(dir + "/w.yaml") << "model: {params: 1B, layers: 16, hidden: 2048, heads: 16, seq_len: 2048}\n"
+                                    "training: {global_batch: 16, micro_batch: 1}\n"
+                                    "compute: {gemm_curve: gemm.jsonl, of_gemm: 0.5}\n"
+                                    "cluster: {gpu: h100-sxm, nodes: 1, gpus_per_node: 8}\n";
+  const auto model = fabricbench("", "model step -w " + dir + "/w.yaml");
+  EXPECT_EQ(model.exit_code, 2) << model.out << model.err;
+  EXPECT_NE(model.err.find("'" + record + "' was made through fabricbench's test doubles"), std::string::npos)
+      << model.err;
+  EXPECT_NE(model.err.find("figures are simulated, not measured"), std::string::npos) << model.err;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fb
