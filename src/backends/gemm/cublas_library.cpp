@@ -23,9 +23,18 @@ cudaDataType_t cuda_type(Dtype dtype, const char* call, int device) {
       return CUDA_R_16F;
     case Dtype::float32:
       return CUDA_R_32F;
-    default:
-      throw RunError(error_text(call, fmt::format("no CUDA matrix type for {}", name(dtype)), device));
+    case Dtype::int8:  // every enumerator named: a new dtype is a compile warning here, not a silent refusal
+    case Dtype::uint8:
+    case Dtype::int32:
+    case Dtype::uint32:
+    case Dtype::int64:
+    case Dtype::uint64:
+    case Dtype::float64:
+    case Dtype::fp8_e4m3:
+    case Dtype::fp8_e5m2:
+      break;
   }
+  throw RunError(error_text(call, fmt::format("no CUDA matrix type for {}", name(dtype)), device));
 }
 
 // CUBLAS_COMPUTE_32F: sums in fp32 as stored, not the TF32 of _FAST_TF32.
