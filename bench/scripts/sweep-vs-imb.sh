@@ -3,7 +3,8 @@
 # ops and sizes, 2 local ranks, `mpirun --bind-to none` (the README's line),
 # the two tools alternating round by round (which goes first alternates too):
 #   fabricbench  `run --out REC` as it is (its own defaults: six collectives,
-#                8 B to 64 MiB, x2 steps, both placements, the adaptive stop;
+#                8 B to 64 MiB, x2 steps, one placement per op (out-of-place,
+#                broadcast in-place: what IMB measures), the adaptive stop;
 #                the table on stdout, to a file);
 #   IMB-MPI1     Allreduce Reduce_scatter_block Bcast Sendrecv at 8 B..64 MiB
 #                and Allgather Alltoall at 4 B..32 MiB per rank (IMB sizes

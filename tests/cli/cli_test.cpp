@@ -214,7 +214,7 @@ TEST_F(RunCli, HelpExitsZero) {
 
 TEST_F(RunCli, TimeBudgetEndsASizeOnceSpent) {
   // 16 MiB all_reduce: a warm-up and two timed iterations spend well over
-  // 1 ms, before the 64 MiB cap (4 iterations) and with a target no interval
+  // 1 ms, before the bytes cap (64 iterations) and with a target no interval
   // of two samples meets: the budget ends it, right after -n.
   const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 16M -e 16M --ops all_reduce --placement out " +
                              "-n 2 -w 1 --median-ci 0.0001 --time-budget 0.001 --out " + path("r.jsonl"));
@@ -226,8 +226,8 @@ TEST_F(RunCli, TimeBudgetEndsASizeOnceSpent) {
 }
 
 TEST_F(RunCli, ItersIsTheMinimumWhateverTheBudgetAndCaps) {
-  // The budget is spent after the first iteration and the bytes cap after
-  // the fourth: -n 6 still runs six (the help says -n is the minimum).
+  // The budget is spent after the first iteration: -n 6 still runs six (the
+  // help says -n is the minimum).
   const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 16M -e 16M --ops all_reduce --placement out " +
                              "-n 6 -w 1 --time-budget 0.001 --out " + path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -236,18 +236,18 @@ TEST_F(RunCli, ItersIsTheMinimumWhateverTheBudgetAndCaps) {
   EXPECT_EQ(res.measurements[0].time.iterations, 6u);
 }
 
-TEST_F(RunCli, WithoutItersABytesCapEndsALargeSizeAfterSix) {
-  // 64 MiB all_reduce: the bytes cap (64 MiB) is reached by the first timed
+TEST_F(RunCli, WithoutItersACapEndsALargeSizeAfterSix) {
+  // 64 MiB all_reduce: the time budget is spent by the first timed
   // iteration. A given -n is never cut short (the test above); the default
   // -n (10) gives way from kMinCappedIters on, and the header says so. Before,
   // this row ran 10 iterations, 640 MiB, and the header had no cap_min_iters.
   const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 64M -e 64M --ops all_reduce --placement out " +
-                             "-w 1 --out " + path("r.jsonl"));
+                             "-w 1 --time-budget 0.001 --out " + path("r.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(path("r.jsonl"));
   ASSERT_EQ(res.measurements.size(), 1u);
   EXPECT_EQ(res.measurements[0].time.iterations, static_cast<std::size_t>(kMinCappedIters));
-  EXPECT_EQ(res.measurements[0].stopped_by, "bytes");
+  EXPECT_EQ(res.measurements[0].stopped_by, "time");
   EXPECT_GT(res.measurements[0].time.ci_high_us, 0) << "six iterations still give the median an interval";
   EXPECT_EQ(res.header.options.get()["cap_min_iters"], kMinCappedIters);
 }

@@ -145,6 +145,21 @@ TEST(StopRule, ADefaultNGivesWayToACapFromSix) {
   EXPECT_FALSE(stop_reason(fixed, std::vector<double>(6, 600.0), 0));
 }
 
+TEST(StopRule, AMidSizeRowGoesOnPastSixtyFourMiBUntilItsIntervalOrTheTimeCap) {
+  // Issue 39: with a 64 MiB bytes cap, 41 of the default sweep's 144 rows
+  // (512 KiB-64 MiB on 2 local ranks) stopped after 3-20 ms of timed
+  // iterations with their intervals 3-170% wide. A 1 MiB row whose interval
+  // is still about +-5% after 64 iterations goes on; the time cap ends it.
+  TimingPlan plan = adaptive(10, 0.02);
+  plan.cap_min_iters = kMinCappedIters;
+  plan.bytes = 1 << 20;
+  std::vector<double> wide;
+  for (int i = 0; i < 64; ++i) wide.push_back(80.0 + 40.0 * i / 63);  // evenly from 80 to 120 us
+  EXPECT_FALSE(stop_reason(plan, wide, 0));
+  EXPECT_GT(next_batch(plan, wide, 0), 1);
+  EXPECT_EQ(stop_reason(plan, wide, plan.seconds_cap() * 1e6), StopReason::time);
+}
+
 TEST(StopRule, StopsOnceTheIntervalIsNarrow) {
   const TimingPlan plan = adaptive(10, 0.02);
   EXPECT_EQ(stop_reason(plan, tight(10, 100.0), 0), StopReason::ci);
