@@ -2,9 +2,13 @@
 # fabricbench storage beside fio on one node, the same pattern in the same
 # run, O_DIRECT, one process, sync I/O, one call in flight (fio: ioengine=psync,
 # iodepth=1, direct=1, fallocate=none). Runs each ROUNDS times, the tools taking
-# turns going first, and prints the median GB/s of each and their ratio
-# (fabricbench / fio); exit 1 when a ratio is outside 0.90..1.10. A speed goal
-# checked as a ratio against a reference run side by side, not in a timed test.
+# turns going first, and prints the median GB/s of each and the median of
+# the rounds' ratios (fabricbench / fio, each round's two runs back to back,
+# so a disk whose speed drifts between rounds cancels out); exit 1 when that
+# ratio is outside 0.90..1.10. A speed goal checked as a ratio against a
+# reference run side by side, not in a timed test. CONTROL=fio runs fio in
+# fabricbench's place: the same ratio of fio against itself, the noise floor
+# of this disk in this scheme.
 # Two patterns (PATTERN=seq, the default, or small):
 #   seq    one file written then read sequentially in BLOCK blocks, the
 #          write's fsync inside the span (fio: end_fsync=1);
@@ -27,6 +31,8 @@ pattern=${PATTERN:-seq}
 files=${FILES:-1024}
 file_bytes=${FILE_BYTES:-128K}
 fb=${FABRICBENCH:-$(dirname "$0")/../../build/fabricbench}
+control=${CONTROL:-}
+case $control in "" | fio) ;; *) echo "storage-vs-fio: CONTROL=$control: fio or nothing" >&2; exit 2 ;; esac
 command -v fio >/dev/null || { echo "storage-vs-fio: fio is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
 [ -x "$fb" ] || { echo "storage-vs-fio: no fabricbench at $fb (set FABRICBENCH)" >&2; exit 2; }
 [ -d "$dir" ] && [ -w "$dir" ] || { echo "storage-vs-fio: '$dir' is not a writable folder" >&2; exit 2; }
@@ -91,7 +97,9 @@ fbw=() fbr=() fiow=() fior=()
 # host cache, write-back filling up) then favours neither. A tool that fails stops the script (set -e).
 for ((i = 0; i < rounds; i++)); do
   for tool in $( ((i % 2 == 0)) && echo "fb fio" || echo "fio fb"); do
-    out=$("${tool}_once")
+    runner=${tool}_once
+    [ "$tool" = fb ] && [ "$control" = fio ] && runner=fio_once
+    out=$("$runner")
     read -r w r <<<"$out"
     if [ "$tool" = fb ]; then fbw+=("$w") fbr+=("$r"); else fiow+=("$w") fior+=("$r"); fi
   done
@@ -109,12 +117,15 @@ for kind in write read; do
   if [ $kind = write ]; then fbv=("${fbw[@]}") fiov=("${fiow[@]}"); else fbv=("${fbr[@]}") fiov=("${fior[@]}"); fi
   a=$(printf '%s\n' "${fbv[@]}" | median); b=$(printf '%s\n' "${fiov[@]}" | median)
   sa=$(printf '%s\n' "${fbv[@]}" | spread); sb=$(printf '%s\n' "${fiov[@]}" | spread)
-  ratio=$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", a / b}')
+  ratio=$(for ((i = 0; i < rounds; i++)); do awk -v a="${fbv[i]}" -v b="${fiov[i]}" 'BEGIN{print a / b}'; done | median)
+  ratio=$(awk -v x="$ratio" 'BEGIN{printf "%.3f", x}')
   ok=$(awk -v x="$ratio" 'BEGIN{print (x >= 0.9 && x <= 1.1) ? "within 10%" : "OUTSIDE 10%"}')
   [ "$ok" = "within 10%" ] || status=1
   what="$block blocks $bytes"
   [ "$pattern" = small ] && what="$files files of $file_bytes"
-  printf '%s_%s %s O_DIRECT on %s (%s): fabricbench %.3f GB/s (spread %s), fio %.3f GB/s (spread %s), ratio %s (%s; median of %d)\n' \
-    "$pattern" "$kind" "$what" "$dir" "$fs" "$a" "$sa" "$b" "$sb" "$ratio" "$ok" "$rounds"
+  first=fabricbench
+  [ "$control" = fio ] && first="fio (control)"
+  printf '%s_%s %s O_DIRECT on %s (%s): %s %.3f GB/s (spread %s), fio %.3f GB/s (spread %s), ratio %s (%s; median of %d rounds'"'"' ratios)\n' \
+    "$pattern" "$kind" "$what" "$dir" "$fs" "$first" "$a" "$sa" "$b" "$sb" "$ratio" "$ok" "$rounds"
 done
 exit $status

@@ -38,10 +38,11 @@ class Bimodal : public ::testing::Test {
 };
 
 TEST_F(Bimodal, SteadyCurvesOnSharedMemoryHaveNoBimodalRow) {
-  // Every default op from 1 KiB to 4 MiB, 40 timed iterations each (the adaptive stop off: every row is judged).
+  // Every default op from 1 KiB to 4 MiB, both placements, 40 timed iterations each (the adaptive stop off:
+  // every row is judged).
   const std::string record = path("steady.jsonl");
   const auto r = run_process(mpirun(2) + " " + binary() +
-                             " run --progress off -q -b 1K -e 4M -f 4 -n 40 -w 2 --median-ci 0 --out " + record);
+                             " run --progress off -q -b 1K -e 4M -f 4 -n 40 -w 2 --median-ci 0 --placement both --out " + record);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(lines_with(r.err, "warning: bimodal").empty()) << r.err;
   const Results res = read_results(record);
