@@ -56,17 +56,22 @@ std::string comms_text(const StepView& v) {
 
 std::string predictions_text(const StepView& v) {
   const auto& r = v.report;
-  TextTable t = step_table({name_column("model, basis", 18), figure_column("compute_us", 11),
-                            figure_column("comm_us", 11), figure_column("exposed_us", 11), figure_column("step_us", 11),
-                            figure_column("share", 8), figure_column("exposed", 8), figure_column("step diff", 9),
-                            name_column("network / node", 0)});
+  TextTable t =
+      step_table({name_column("model, basis", 18), figure_column("compute_us", 11), figure_column("non_gemm_us", 12),
+                  figure_column("optimizer_us", 13), figure_column("comm_us", 11), figure_column("exposed_us", 11),
+                  figure_column("step_us", 11), figure_column("share", 8), figure_column("exposed", 8),
+                  figure_column("step diff", 9), name_column("network / node", 0)});
   t.columns.back().gap = "   ";
-  t.add_row({"measured", us(r.compute_us()), us(r.comm_us()), us(r.exposed_us()), us(r.step_us()),
-             pct(r.comm_share()), pct(r.exposed_share())});
+  t.add_row({"measured", us(r.parts.products_us), us(r.parts.non_gemm_us), us(r.parts.optimizer_us), us(r.comm_us()),
+             us(r.exposed_us()), us(r.step_us()), pct(r.comm_share()), pct(r.exposed_share())});
   for (const auto& p : v.predictions)
-    t.add_row({p.basis, us(p.compute_us), us(p.comm_us), us(p.exposed_us), us(p.step_us), pct(p.comm_share),
-               pct(p.exposed_share), fmt::format("{:+.1f}%", p.step_diff_pct), p.network + " / " + p.node});
-  t.notes.push_back("(the model's step leaves out the pipeline bubble, which the executor does not run)");
+    t.add_row({p.basis, us(p.compute_us), us(p.non_gemm_us), us(p.optimizer_us), us(p.comm_us), us(p.exposed_us),
+               us(p.step_us), pct(p.comm_share), pct(p.exposed_share), fmt::format("{:+.1f}%", p.step_diff_pct),
+               p.network + " / " + p.node});
+  t.notes.push_back(
+      "(compute_us: the products; non_gemm_us: the memory-bound work, optimizer_us of it included; "
+      "step_us holds them all. The model's step leaves out the pipeline bubble, which the executor "
+      "does not run)");
   return render(t);
 }
 
@@ -92,9 +97,14 @@ std::vector<RecordLine> step_lines(const StepView& v) {
   line.pp = v.schedule.pp;
   line.kernel = v.kernel;
   line.planned_compute_us = v.schedule.compute_us;
+  line.planned_non_gemm_us = v.schedule.non_gemm_us;
+  line.planned_optimizer_us = v.schedule.optimizer_us;
   for (const auto& m : r.modes)
     line.modes.push_back({std::string(step::name(m.mode)), m.step.iterations, m.step.min_us, m.step.median_us,
                           m.step.mean_us, m.step.p99_us, m.step.max_us, m.slowest_rank, m.slowest_rank_mean_us});
+  line.compute_us = r.parts.products_us;
+  line.non_gemm_us = r.parts.non_gemm_us;
+  line.optimizer_us = r.parts.optimizer_us;
   line.comm_share = r.comm_share();
   line.exposed_share = r.exposed_share();
   line.efficiency = r.efficiency();
@@ -106,8 +116,9 @@ std::vector<RecordLine> step_lines(const StepView& v) {
   }
   std::vector<RecordLine> lines{std::move(line)};
   for (const auto& p : v.predictions)
-    lines.push_back(StepModelLine{p.basis, p.network, p.node, p.compute_us, p.comm_us, p.exposed_us, p.step_us,
-                                  p.comm_share, p.exposed_share, p.efficiency, p.step_diff_pct});
+    lines.push_back(StepModelLine{p.basis, p.network, p.node, p.compute_us, p.non_gemm_us, p.optimizer_us, p.comm_us,
+                                  p.exposed_us, p.step_us, p.comm_share, p.exposed_share, p.efficiency,
+                                  p.step_diff_pct});
   return lines;
 }
 

@@ -426,20 +426,25 @@ const auto& step_fields() {
                                   take("per_call_us", &C::per_call_us), take("per_step_us", &C::per_step_us));
   static const auto f = std::tuple{
       fields(take("workload", &S::workload), take("backend", &S::backend), take("dp", &S::dp), take("tp", &S::tp),
-             take("pp", &S::pp), take("kernel", &S::kernel), take("planned_compute_us", &S::planned_compute_us)),
+             take("pp", &S::pp), take("kernel", &S::kernel), take("planned_compute_us", &S::planned_compute_us),
+             take_or("planned_non_gemm_us", 0.0, &S::planned_non_gemm_us),
+             take_or("planned_optimizer_us", 0.0, &S::planned_optimizer_us)),
       "modes", mode,
-      fields(take("comm_share", &S::comm_share), take("exposed_share", &S::exposed_share),
-             take("efficiency", &S::efficiency), take("hidden_us", &S::hidden_us), object("comms", comm, &S::comms))};
+      fields(take_or("compute_us", 0.0, &S::compute_us), take_or("non_gemm_us", 0.0, &S::non_gemm_us),
+             take_or("optimizer_us", 0.0, &S::optimizer_us), take("comm_share", &S::comm_share),
+             take("exposed_share", &S::exposed_share), take("efficiency", &S::efficiency),
+             take("hidden_us", &S::hidden_us), object("comms", comm, &S::comms))};
   return f;
 }
 
 const auto& step_model_fields() {
   using P = StepModelLine;
-  static const auto f =
-      fields(take("basis", &P::basis), take("network", &P::network), take("node", &P::node),
-             take("compute_us", &P::compute_us), take("comm_us", &P::comm_us), take("exposed_us", &P::exposed_us),
-             take("step_us", &P::step_us), take("comm_share", &P::comm_share), take("exposed_share", &P::exposed_share),
-             take("efficiency", &P::efficiency), take("step_diff_pct", &P::step_diff_pct));
+  static const auto f = fields(take("basis", &P::basis), take("network", &P::network), take("node", &P::node),
+                               take("compute_us", &P::compute_us), take_or("non_gemm_us", 0.0, &P::non_gemm_us),
+                               take_or("optimizer_us", 0.0, &P::optimizer_us), take("comm_us", &P::comm_us),
+                               take("exposed_us", &P::exposed_us), take("step_us", &P::step_us),
+                               take("comm_share", &P::comm_share), take("exposed_share", &P::exposed_share),
+                               take("efficiency", &P::efficiency), take("step_diff_pct", &P::step_diff_pct));
   return f;
 }
 

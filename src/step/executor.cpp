@@ -25,7 +25,7 @@ struct Issue {
 
 std::vector<Issue> timeline(const StepSchedule& s) {
   std::vector<Issue> out;
-  const double t = s.compute_us;
+  const double t = s.layers_us();
   for (std::size_t c = 0; c < s.comms.size(); ++c) {
     const StepComm& sc = s.comms[c];
     for (int j = 0; j < sc.calls; ++j) {
@@ -90,6 +90,8 @@ void validate(const StepSchedule& s, int ranks) {
     throw UsageError(fmt::format("step: tp {} x pp {} x dp {} must equal the {} ranks of the job", s.tp, s.pp, s.dp,
                                  ranks));
   if (!(s.compute_us >= 0)) throw UsageError("step: compute time must be 0 or more");
+  if (!(s.optimizer_us >= 0) || !(s.non_gemm_us >= s.optimizer_us))
+    throw UsageError("step: the non-GEMM time must be 0 or more and hold the optimizer's");
   for (const auto& c : s.comms) {
     if (c.calls < 0 || c.window < 0 || c.window > 1)
       throw UsageError(fmt::format("step: '{}': calls must be >= 0 and window in 0..1", c.name));
@@ -198,8 +200,7 @@ double Executor::one_step(Mode mode) {
   const std::function<void()> progress = [this] { pump(); };
   const double t0 = now_us();
   if (mode == Mode::compute_only) {
-    enter(Phase::compute);
-    kernel_.compute(schedule_.compute_us, idle);
+    last_parts_ = compute_alone();
   } else if (mode == Mode::comm_only) {
     for (const Issue& issue : timeline(schedule_))
       if (ops_[issue.comm]) blocking_call(issue.comm);
@@ -218,11 +219,52 @@ double Executor::one_step(Mode mode) {
       }
     }
     enter(Phase::compute);
-    kernel_.compute(schedule_.compute_us - at, progress);
+    kernel_.compute(schedule_.layers_us() - at, progress);
     drain();
+    // The optimizer updates the parameters once every gradient has arrived:
+    // after the last collective, nothing left to hide under it.
+    enter(Phase::compute);
+    kernel_.compute(schedule_.optimizer_us, idle);
   }
   kernel_.sync();
   return now_us() - t0;
+}
+
+// The compute alone in its parts, each timed on its own: the products, the
+// layers' non-GEMM work, the optimizer. compute() returns with its work
+// done on both kernels (the GPU's waits on its products while polling), so
+// no sync() between the parts: sync() ends a step. The parts are the
+// schedule's; where they run in a step with communication does not change
+// what each costs alone.
+ComputeParts Executor::compute_alone() {
+  static const std::function<void()> idle = [] {};
+  const auto timed = [&](double us) {
+    const double t0 = now_us();
+    kernel_.compute(us, idle);
+    return now_us() - t0;
+  };
+  enter(Phase::compute);
+  ComputeParts parts;
+  parts.products_us = timed(schedule_.compute_us);
+  const double layers_non_gemm_us = timed(schedule_.non_gemm_us - schedule_.optimizer_us);
+  parts.optimizer_us = timed(schedule_.optimizer_us);
+  parts.non_gemm_us = layers_non_gemm_us + parts.optimizer_us;
+  return parts;
+}
+
+// Per part, the median over steps of the slowest rank, as for the modes.
+ComputeParts Executor::summarize_parts(const std::vector<ComputeParts>& steps) {
+  enter(Phase::sync);
+  std::vector<double> products, non_gemm, optimizer;
+  for (const ComputeParts& p : steps) {
+    products.push_back(p.products_us);
+    non_gemm.push_back(p.non_gemm_us);
+    optimizer.push_back(p.optimizer_us);
+  }
+  world_.allreduce_max_quiet(products);
+  world_.allreduce_max_quiet(non_gemm);
+  world_.allreduce_max_quiet(optimizer);
+  return {median_of(products), median_of(non_gemm), median_of(optimizer)};
 }
 
 double Executor::timed_step(Mode mode) {
@@ -270,10 +312,15 @@ StepReport Executor::run(int steps, int warmup) {
   for (int i = 0; i < warmup; ++i)
     for (const auto& [mode, text] : kModes) one_step(mode);
   std::vector<std::vector<double>> times(kModes.size());
+  std::vector<ComputeParts> parts;
   for (int i = 0; i < steps; ++i)
-    for (std::size_t m = 0; m < kModes.size(); ++m) times[m].push_back(timed_step(kModes[m].first));
+    for (std::size_t m = 0; m < kModes.size(); ++m) {
+      times[m].push_back(timed_step(kModes[m].first));
+      if (kModes[m].first == Mode::compute_only) parts.push_back(last_parts_);
+    }
   StepReport r;
   for (std::size_t m = 0; m < kModes.size(); ++m) r.modes.push_back(summarize_mode(kModes[m].first, times[m]));
+  r.parts = summarize_parts(parts);
   for (std::size_t c = 0; c < schedule_.comms.size(); ++c) {
     const StepComm& sc = schedule_.comms[c];
     const double per_call = call_alone_us(c, steps);

@@ -20,6 +20,8 @@ Group group_of(const std::string& g) {
 StepSchedule schedule_from(const model::StepCost& cost) {
   StepSchedule s;
   s.compute_us = cost.compute_us;
+  s.non_gemm_us = cost.non_gemm_us;
+  s.optimizer_us = cost.optimizer_us;
   s.tp = cost.parallel.tp;
   s.pp = cost.parallel.pp;
   s.dp = cost.parallel.dp;
@@ -30,7 +32,9 @@ StepSchedule schedule_from(const model::StepCost& cost) {
     c.group = group_of(item.group);
     c.bytes = static_cast<std::uint64_t>(std::llround(item.bytes_per_call));
     c.calls = static_cast<int>(std::max(1.0, std::round(item.calls)));
-    c.window = cost.compute_us > 0 ? std::clamp(item.window_us / cost.compute_us, 0.0, 1.0) : 0.0;
+    // The model's windows are parts of a stage's passes, non-GEMM work included.
+    const double layers_us = s.layers_us();
+    c.window = layers_us > 0 ? std::clamp(item.window_us / layers_us, 0.0, 1.0) : 0.0;
     s.comms.push_back(std::move(c));
   }
   return s;

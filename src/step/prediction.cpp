@@ -22,20 +22,27 @@ Prediction predict(const model::Workload& w, const StepReport& measured, const m
   p.network = s.network;
   p.node = s.node;
   p.compute_us = s.compute_us;
+  p.non_gemm_us = s.non_gemm_us;
+  p.optimizer_us = s.optimizer_us;
   p.comm_us = s.comm_us;
   p.exposed_us = s.exposed_us;
-  p.step_us = s.compute_us + s.exposed_us;
-  p.comm_share = s.comm_us / (s.compute_us + s.comm_us);
+  // What the executor runs, as the measured step holds it: every compute
+  // part and the exposed communication (no bubble, no stage imbalance).
+  const double all_compute_us = s.compute_us + s.non_gemm_us;
+  p.step_us = all_compute_us + s.exposed_us;
+  p.comm_share = s.comm_us / (all_compute_us + s.comm_us);
   p.exposed_share = s.exposed_us / p.step_us;
-  p.efficiency = s.compute_us / p.step_us;
+  p.efficiency = all_compute_us / p.step_us;
   p.step_diff_pct = 100.0 * (p.step_us - measured.step_us()) / measured.step_us();
   return p;
 }
 
 }  // namespace
 
+// The products alone: the rate scaled is the products' (the non-GEMM work is
+// priced at the GPU's memory bandwidth, which no compute rate moves).
 double calibration_factor(const StepSchedule& planned, const StepReport& measured) {
-  return planned.compute_us / measured.compute_us();
+  return planned.compute_us / measured.parts.products_us;
 }
 
 std::vector<Prediction> predictions_for(const model::Workload& w, const StepReport& measured,
@@ -45,7 +52,7 @@ std::vector<Prediction> predictions_for(const model::Workload& w, const StepRepo
   if (!node.empty()) stated.cluster.node = node;
   std::vector<Prediction> out{predict(stated, measured, presets, network, "workload rate")};
   model::Workload at_measured = stated;
-  scale_rate(at_measured, out.front().compute_us / measured.compute_us());
+  scale_rate(at_measured, out.front().compute_us / measured.parts.products_us);
   out.push_back(predict(at_measured, measured, presets, network, "measured compute"));
   return out;
 }

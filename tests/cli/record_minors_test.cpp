@@ -66,6 +66,13 @@ constexpr Added kAdded[] = {
     {"counters", "", "delta", 11},
     {"counters", "", "unknown_reason", 11},
     {"run", "", "counters", 12},
+    {"step", "", "planned_non_gemm_us", 16},
+    {"step", "", "planned_optimizer_us", 16},
+    {"step", "", "compute_us", 16},
+    {"step", "", "non_gemm_us", 16},
+    {"step", "", "optimizer_us", 16},
+    {"step_model", "", "non_gemm_us", 16},
+    {"step_model", "", "optimizer_us", 16},
 };
 
 // Line kinds a minor added: a writer of an earlier minor wrote none.

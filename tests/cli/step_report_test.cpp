@@ -29,7 +29,8 @@ TEST(StepText, TablesLineUpUnderTheirHeads) {
   report.modes = {times(step::Mode::compute_only, 100), times(step::Mode::comm_only, 50),
                   times(step::Mode::serial, 150), times(step::Mode::overlapped, 120)};
   report.comms = {{"DP gradient all-reduce", 25, 50}};
-  step::Prediction p{"workload rate", "400G-IB", "h100", 90, 40, 10, 100, 0.3077, 0.1, 0.9, -16.7};
+  report.parts = {85, 15, 4};
+  step::Prediction p{"workload rate", "400G-IB", "h100", 80, 10, 4, 40, 10, 100, 0.3077, 0.1, 0.9, -16.7};
   const StepView v{w, schedule, report, "matmul", "mpi", {p}};
   const std::string text = step_text(v);
   EXPECT_EQ(
@@ -43,12 +44,14 @@ TEST(StepText, TablesLineUpUnderTheirHeads) {
       "overlap hid 30.0 us; slowest rank 3\n"
       "# collective                   group             op   bytes/call   calls  window      us/call      us/step\n"
       "  DP gradient all-reduce          dp     all_reduce      1048576       2   50.0%         25.0         50.0\n"
-      "# model, basis        compute_us     comm_us  exposed_us     step_us    share  exposed step diff   "
-      "network / node\n"
-      "  measured                 100.0        50.0        20.0       120.0    33.3%    16.7%\n"
-      "  workload rate             90.0        40.0        10.0       100.0    30.8%    10.0%    -16.7%   "
-      "400G-IB / h100\n"
-      "  (the model's step leaves out the pipeline bubble, which the executor does not run)\n");
+      "# model, basis        compute_us  non_gemm_us  optimizer_us     comm_us  exposed_us     step_us    share  "
+      "exposed step diff   network / node\n"
+      "  measured                  85.0         15.0           4.0        50.0        20.0       120.0    33.3%    "
+      "16.7%\n"
+      "  workload rate             80.0         10.0           4.0        40.0        10.0       100.0    30.8%    "
+      "10.0%    -16.7%   400G-IB / h100\n"
+      "  (compute_us: the products; non_gemm_us: the memory-bound work, optimizer_us of it included; step_us holds "
+      "them all. The model's step leaves out the pipeline bubble, which the executor does not run)\n");
 }
 
 }  // namespace

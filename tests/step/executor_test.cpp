@@ -127,17 +127,22 @@ class CountingKernel final : public ComputeKernel {
  public:
   void compute(double us, const std::function<void()>& poll) override {
     asked_us_ += us;
+    last_asked_us_ = us;
     poll();
   }
   void sync() override {
     per_step_us.push_back(asked_us_);
+    last_per_step_us.push_back(last_asked_us_);
     asked_us_ = 0;
+    last_asked_us_ = 0;
   }
   std::string describe() const override { return "counting"; }
   std::vector<double> per_step_us;
+  std::vector<double> last_per_step_us;  // what the step's last compute asked for
 
  private:
   double asked_us_ = 0;
+  double last_asked_us_ = 0;
 };
 
 TEST(StepExecutor, EveryModeAsksTheKernelForTheWholeCompute) {
@@ -156,6 +161,60 @@ TEST(StepExecutor, EveryModeAsksTheKernelForTheWholeCompute) {
   ASSERT_EQ(kernel.per_step_us.size(), 4u * (kSteps + kWarmup));
   for (std::size_t i = 0; i < kernel.per_step_us.size(); ++i)
     EXPECT_NEAR(kernel.per_step_us[i], expected[i % 4], 1e-6) << "step " << i << ", " << name(static_cast<Mode>(i % 4));
+}
+
+TEST(StepExecutor, NonGemmWorkIsAskedForBesideTheProductsAndTheOptimizerLast) {
+  // The layers' non-GEMM work runs inside the stretches, the optimizer once
+  // the step's collectives are done (after the pipeline drains, in the
+  // model): each mode that computes asks for all of it, the optimizer last.
+  StepSchedule s = dp_step(Comm::world().size(), 30000, 1024, 3, 0.5);
+  s.comms.push_back({"blocking all-reduce", Op::all_reduce, Group::dp, 1024, 2, 0.0});
+  s.non_gemm_us = 12000;
+  s.optimizer_us = 5000;
+  auto backend = make_mpi_host_backend();
+  CountingKernel kernel;
+  Executor ex(Comm::world(), *backend, kernel, s, Dtype::float32);
+  constexpr int kSteps = 2, kWarmup = 1;
+  ex.run(kSteps, kWarmup);
+  const double all = s.compute_us + s.non_gemm_us;
+  const double expected[] = {all, 0, all, all};
+  const double last[] = {s.optimizer_us, 0, s.optimizer_us, s.optimizer_us};
+  ASSERT_EQ(kernel.per_step_us.size(), 4u * (kSteps + kWarmup));
+  for (std::size_t i = 0; i < kernel.per_step_us.size(); ++i) {
+    EXPECT_NEAR(kernel.per_step_us[i], expected[i % 4], 1e-6) << "step " << i << ", " << name(static_cast<Mode>(i % 4));
+    EXPECT_NEAR(kernel.last_per_step_us[i], last[i % 4], 1e-6)
+        << "step " << i << ", " << name(static_cast<Mode>(i % 4));
+  }
+}
+
+TEST(StepTiming, NonGemmWorkLengthensTheStepAndIsMeasuredApart) {
+  // 5 ms of products, 30 ms of non-GEMM work of which 10 ms optimizer, two
+  // small buckets: the step with the work takes longer than the same step
+  // without it by most of the work's time. Fastest steps (a shared machine
+  // only adds time) and a margin of half the work: the step without the
+  // work would have to be slowed by 15 ms in all seven of its steps.
+  const int ranks = Comm::world().size();
+  StepSchedule with = dp_step(ranks, 5000, 64 << 10, 2, 0.5);
+  with.non_gemm_us = 30000;
+  with.optimizer_us = 10000;
+  const StepSchedule without = dp_step(ranks, 5000, 64 << 10, 2, 0.5);
+  const StepReport a = run(with);
+  const StepReport b = run(without);
+  const Fastest fast_with(a), fast_without(b);
+  const std::string seen =
+      "with " + std::to_string(fast_with.overlapped) + " without " + std::to_string(fast_without.overlapped);
+  EXPECT_GT(fast_with.overlapped, fast_without.overlapped + 0.5 * with.non_gemm_us) << seen;
+  EXPECT_GT(fast_with.serial, fast_without.serial + 0.5 * with.non_gemm_us) << seen;
+  EXPECT_GT(fast_with.compute, 0.7 * (with.compute_us + with.non_gemm_us)) << seen;
+  // Each part at least most of its planned time (only the lower bound holds
+  // in wall time, as in ComputeOnlyTakesAtLeastTheAskedTime); without the
+  // work, nothing of it.
+  EXPECT_GT(a.parts.products_us, 0.7 * with.compute_us);
+  EXPECT_GT(a.parts.non_gemm_us, 0.7 * with.non_gemm_us);
+  EXPECT_GT(a.parts.optimizer_us, 0.7 * with.optimizer_us);
+  EXPECT_LT(a.parts.optimizer_us, a.parts.non_gemm_us);  // the optimizer is part of the non-GEMM work
+  EXPECT_LT(b.parts.non_gemm_us, 1000.0);
+  EXPECT_LT(b.parts.optimizer_us, 1000.0);
 }
 
 TEST(StepExecutor, DegreesMustCoverTheRanks) {

@@ -22,9 +22,12 @@ std::string workload_yaml(const std::string& compute) {
          compute + "\n" + cluster;
 }
 
-// Every mode's median: compute alone, communication alone, the overlapped step.
-StepReport measured(double compute_us, double comm_us, double step_us) {
+// Every mode's median: compute alone, communication alone, the overlapped
+// step; the compute all products unless `non_gemm_us` of it is not.
+StepReport measured(double compute_us, double comm_us, double step_us, double non_gemm_us = 0) {
   StepReport r;
+  r.parts.products_us = compute_us - non_gemm_us;
+  r.parts.non_gemm_us = non_gemm_us;
   for (Mode m : {Mode::compute_only, Mode::comm_only, Mode::serial, Mode::overlapped}) {
     ModeTimes t;
     t.mode = m;
@@ -57,7 +60,33 @@ TEST_P(MeasuredCompute, TheSecondPredictionComputesAsLongAsMeasured) {
   EXPECT_NEAR(p[0].compute_us, stated, 1e-9 * stated);
   EXPECT_EQ(p[1].basis, "measured compute");
   EXPECT_NEAR(p[1].compute_us, r.compute_us(), 1e-9 * r.compute_us());
-  EXPECT_NEAR(p[1].step_us, p[1].compute_us + p[1].exposed_us, 1e-9 * p[1].step_us);
+  EXPECT_NEAR(p[1].step_us, p[1].compute_us + p[1].non_gemm_us + p[1].exposed_us, 1e-9 * p[1].step_us);
+}
+
+// A curve prices the products alone, and the model the non-GEMM work beside
+// them: both predictions' steps hold it, like the measured step that ran it,
+// and the measured rate is the products' alone (memory-bound work does not
+// run at a compute rate).
+TEST(Prediction, TheModelsStepHoldsTheNonGemmWorkAsTheMeasuredOneDoes) {
+  const model::Workload w =
+      model::parse_workload(workload_yaml("{gemm_curve: [[2048, 400], [8192, 800]], of_gemm: 0.5}"));
+  const model::Presets presets = model::builtin_presets();
+  const model::StepCost cost = model::predict_step(w, model::fabric_for(w, "", presets), presets);
+  ASSERT_GT(cost.non_gemm_us, cost.optimizer_us);
+  ASSERT_GT(cost.optimizer_us, 0);
+  const double non_gemm = cost.non_gemm_us;
+  const StepReport r = measured(2 * cost.compute_us + non_gemm, cost.comm_us, 3 * cost.compute_us + non_gemm, non_gemm);
+  const auto p = predictions_for(w, r, presets, "", "");
+  ASSERT_EQ(p.size(), 2u);
+  for (const Prediction& one : p) {
+    SCOPED_TRACE(one.basis);
+    EXPECT_DOUBLE_EQ(one.non_gemm_us, cost.non_gemm_us);
+    EXPECT_DOUBLE_EQ(one.optimizer_us, cost.optimizer_us);
+    EXPECT_NEAR(one.step_us, one.compute_us + one.non_gemm_us + one.exposed_us, 1e-9 * one.step_us);
+    EXPECT_NEAR(one.efficiency, (one.compute_us + one.non_gemm_us) / one.step_us, 1e-12);
+  }
+  EXPECT_NEAR(p[0].compute_us, cost.compute_us, 1e-9 * cost.compute_us);
+  EXPECT_NEAR(p[1].compute_us, r.parts.products_us, 1e-9 * r.parts.products_us);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryRateForm, MeasuredCompute,
@@ -83,6 +112,8 @@ TEST(Prediction, CalibrationFactorIsPlannedOverMeasuredCompute) {
   planned.compute_us = 300;
   EXPECT_DOUBLE_EQ(calibration_factor(planned, measured(600, 10, 610)), 0.5);
   EXPECT_DOUBLE_EQ(calibration_factor(planned, measured(150, 10, 160)), 2.0);
+  // The non-GEMM work the compute_only step also ran is not the products' rate.
+  EXPECT_DOUBLE_EQ(calibration_factor(planned, measured(700, 10, 710, 100)), 0.5);
 }
 
 // The calibrated workload (`--calibrated-workload`) is priced at the measured compute.

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
@@ -74,6 +75,60 @@ TEST_F(StepCli, RecordsEveryModeAndTheModelBesideIt) {
   std::stringstream text;
   text << calibrated.rdbuf();
   EXPECT_NE(text.str().find("tflops"), std::string::npos);
+}
+
+// The model's non-GEMM work, on both sides of --compare-model: host-dp-2ranks
+// with its products priced from a GEMM curve on a GPU preset whose memory
+// bandwidth (2 GB/s, a host's stand-in) makes that work a good part of the
+// step. The step runs it, the record shows it apart, and the model's step
+// and the measured one both hold it. Relations with margins only: a loaded
+// machine adds time, never takes it away.
+TEST_F(StepCli, CompareModelSetsTheNonGemmWorkOnBothSides) {
+  const std::string presets =
+      write("host-gpu.yaml",
+            "gpus:\n  - {name: host-core, arch: ampere, memory_gib: 80, memory_tbps: 0.002, "
+            "bf16_tflops: 1, fp16_tflops: 1, interconnect: none, node: nvlink3-8, source: test}\n");
+  std::ifstream in(workload());
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  yaml.replace(yaml.find("tflops: 0.1"), 11, "gemm_curve: [[64, 0.1], [8192, 0.1]]\n  of_gemm: 1");
+  yaml.replace(yaml.find("gpu: a100-80gb"), 14, "gpu: host-core");
+  const std::string sweep = std::string(FB_SOURCE_DIR) + "/results/host-mpi-2ranks-2026-11-29.jsonl";
+  const auto r = run_process(mpirun(2) + " " + step() + " -w " + write("curve.yaml", yaml) +
+                             " --steps 3 --warmup 1 --compare-model --node " + sweep + "@global --presets-add " +
+                             presets + " --out " + path("step.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("non_gemm_us"), std::string::npos) << r.out;
+  nlohmann::json line;
+  std::vector<nlohmann::json> models;
+  for (const auto& l : fb::test::json_lines(path("step.jsonl"))) {
+    if (l["type"] == "step") line = l;
+    if (l["type"] == "step_model") models.push_back(l);
+  }
+  ASSERT_FALSE(line.is_null()) << r.out;
+  ASSERT_EQ(models.size(), 2u) << r.out;
+  const double compute = line["planned_compute_us"].get<double>();
+  const double non_gemm = line["planned_non_gemm_us"].get<double>();
+  const double optimizer = line["planned_optimizer_us"].get<double>();
+  ASSERT_GT(non_gemm, 0.2 * compute) << "the term is too small to show in a host step: " << line.dump();
+  ASSERT_GT(optimizer, 0);
+  EXPECT_LT(optimizer, non_gemm);
+  // Measured apart in compute_only, each at least most of its planned time.
+  EXPECT_GT(line["compute_us"].get<double>(), 0.7 * compute) << line.dump();
+  EXPECT_GT(line["non_gemm_us"].get<double>(), 0.7 * non_gemm) << line.dump();
+  EXPECT_GT(line["optimizer_us"].get<double>(), 0.7 * optimizer) << line.dump();
+  // The executed steps ran it: compute alone and the overlapped step.
+  for (const char* mode : {"compute_only", "overlapped", "serial"})
+    EXPECT_GT(line["modes"][mode]["time_min_us"].get<double>(), 0.7 * (compute + non_gemm)) << mode;
+  for (const auto& m : models) {
+    SCOPED_TRACE(m["basis"].get<std::string>());
+    // The model's non-GEMM work is the one the step ran (no compute rate moves it).
+    EXPECT_NEAR(m["non_gemm_us"].get<double>(), non_gemm, 1e-6 * non_gemm);
+    EXPECT_NEAR(m["optimizer_us"].get<double>(), optimizer, 1e-6 * optimizer);
+    const double held = m["compute_us"].get<double>() + m["non_gemm_us"].get<double>() + m["exposed_us"].get<double>();
+    EXPECT_NEAR(m["step_us"].get<double>(), held, 1e-6 * held);
+  }
 }
 
 TEST_F(StepCli, DegreesThatDoNotDivideTheRanksExitTwo) {

@@ -19,7 +19,7 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 15;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 16;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                          // 1.2: pair, node and finding lines;
                                          // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                          // 1.4: run_id, check lines' optional, every summary's keys alike;
@@ -39,6 +39,7 @@ inline constexpr int kSchemaMinor = 15;  // 1.1: inventory lines, copy ops, opti
                                          // 1.14: scope domain (NVLink domain across hosts; issue 37):
                                          //       measurements' and skips' scope, inventory paths' scope
                                          // 1.15: option in_place_where_out_refused (--placement one)
+                                         // 1.16: step's non-GEMM parts (planned_non_gemm_us, compute_us ...)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file

@@ -346,8 +346,14 @@ struct StepLine {
   int tp = 0;
   int pp = 0;
   std::string kernel;
-  double planned_compute_us = 0;
+  double planned_compute_us = 0;    // the products
+  double planned_non_gemm_us = 0;   // memory-bound work, the optimizer's included (since 1.16)
+  double planned_optimizer_us = 0;  // since 1.16
   std::vector<StepModeTimes> modes;
+  // compute_only's parts, per step the slowest rank, median (since 1.16)
+  double compute_us = 0;
+  double non_gemm_us = 0;
+  double optimizer_us = 0;
   double comm_share = 0;
   double exposed_share = 0;
   double efficiency = 0;
@@ -360,6 +366,8 @@ struct StepModelLine {
   std::string network;
   std::string node;
   double compute_us = 0;
+  double non_gemm_us = 0;   // since 1.16
+  double optimizer_us = 0;  // since 1.16
   double comm_us = 0;
   double exposed_us = 0;
   double step_us = 0;

@@ -1,5 +1,6 @@
 // Runs a synthetic training step on every rank and measures it four ways:
-//   compute_only  the compute alone (communication switched off)
+//   compute_only  the compute alone (communication switched off): products,
+//                 non-GEMM work and optimizer, each timed
 //   comm_only     every call of the step back to back, no compute
 //   serial        compute with every call blocking where it is issued
 //   overlapped    calls inside their window run under the compute, one at a
@@ -32,6 +33,14 @@ struct ModeTimes {
   double slowest_rank_mean_us = 0;
 };
 
+// The compute_only step's parts (StepSchedule's): per step the slowest
+// rank's, median over steps. non_gemm_us holds optimizer_us, as the model's does.
+struct ComputeParts {
+  double products_us = 0;
+  double non_gemm_us = 0;
+  double optimizer_us = 0;
+};
+
 struct CommTimes {
   std::string name;
   double per_call_us = 0;  // median over steps of the slowest rank, from comm_only
@@ -41,6 +50,7 @@ struct CommTimes {
 struct StepReport {
   std::vector<ModeTimes> modes;  // in the order of Mode
   std::vector<CommTimes> comms;  // per StepComm, in schedule order
+  ComputeParts parts;            // what compute_only spent on each part
   const ModeTimes& times(Mode m) const { return modes[static_cast<std::size_t>(m)]; }
   // Medians: compute C, communication K, overlapped step S, serial step Z.
   double compute_us() const { return times(Mode::compute_only).step.median_us; }
@@ -78,6 +88,8 @@ class Executor {
   void pump();
   void wait_for(PreparedOp& op);
   double timed_step(Mode mode);
+  ComputeParts compute_alone();
+  ComputeParts summarize_parts(const std::vector<ComputeParts>& steps);
   ModeTimes summarize_mode(Mode mode, std::vector<double> times);
   double call_alone_us(std::size_t comm, int repeats);
   void enter(Phase phase);
@@ -94,6 +106,7 @@ class Executor {
   std::vector<Comm> comms_;
   std::deque<std::size_t> queue_;  // calls waiting for the stream, by comm index
   PreparedOp* in_flight_ = nullptr;
+  ComputeParts last_parts_;  // of the last compute_only step
   ProgressBoard* board_ = nullptr;
 };
 

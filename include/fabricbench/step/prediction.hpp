@@ -18,10 +18,12 @@ struct Prediction {
   std::string basis;  // "workload rate" or "measured compute"
   std::string network;
   std::string node;
-  double compute_us = 0;
+  double compute_us = 0;   // the products
+  double non_gemm_us = 0;  // memory-bound work, the optimizer's included (model/step.hpp)
+  double optimizer_us = 0;
   double comm_us = 0;
   double exposed_us = 0;
-  double step_us = 0;  // without the pipeline bubble (the executor runs none)
+  double step_us = 0;  // compute + non-GEMM + exposed: without the pipeline bubble (the executor runs none)
   double comm_share = 0;
   double exposed_share = 0;
   double efficiency = 0;
@@ -30,14 +32,14 @@ struct Prediction {
 
 // The model on `network` / `node` (as `fabricbench model step` takes them;
 // "" keeps the workload's), once at the workload's stated compute rate and
-// once at the one that gives the measured compute. UsageError when the
+// once at the one that gives the measured products' time. UsageError when the
 // fabric cannot be made.
 std::vector<Prediction> predictions_for(const model::Workload& w, const StepReport& measured,
                                         const model::Presets& presets, const std::string& network,
                                         const std::string& node);
 
 // What the workload's compute rate is multiplied by to run at the measured
-// pace: the planned compute time over the measured one.
+// pace: the planned products' time over the measured one.
 double calibration_factor(const StepSchedule& planned, const StepReport& measured);
 
 }  // namespace fb::step

@@ -30,7 +30,18 @@ struct StepComm {
 };
 
 struct StepSchedule {
-  double compute_us = 0;  // per rank per step, at the kernel's calibrated rate
+  double compute_us = 0;  // the products, per rank per step, at the kernel's calibrated rate
+  // The memory-bound work beside the products (model/non_gemm.hpp), as the
+  // model counts it: the layers' norms, activations and residual adds run
+  // inside the compute stretches, where their passes are; the optimizer step,
+  // `optimizer_us` of it, runs once the step's last collective is done (the
+  // model puts it after the pipeline drains, hiding nothing). Kept apart from
+  // `compute_us` so the output can show each; 0 where the model's rate is a
+  // whole step's (mfu, tflops) and holds this work already.
+  double non_gemm_us = 0;
+  double optimizer_us = 0;
+  // What the compute stretches run in all: the products and the layers' non-GEMM work.
+  double layers_us() const { return compute_us + non_gemm_us - optimizer_us; }
   std::vector<StepComm> comms;
   int tp = 1;
   int pp = 1;
