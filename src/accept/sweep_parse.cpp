@@ -54,14 +54,7 @@ void parse_grid(const Field& f, SizeGrid& grid) {
 
 void parse_placement(const Field& f, RunOptions& o) {
   const std::string p = f.text();
-  if (p == "out" || p == "one") {
-    o.in_place = false;
-    o.in_place_where_out_refused = p == "one";
-  } else if (p == "in") {
-    o.out_of_place = false;
-  } else if (p != "both") {
-    f.fail(fmt::format("'{}': use one, both, out or in", p));
-  }
+  if (!set_placement(p, o)) f.fail(fmt::format("'{}': use one, both, out or in", p));
 }
 
 void parse_peers(const Field& f, RunOptions& o) {

@@ -169,15 +169,8 @@ RunOptions resolve(const RunFlags& f) {
                                  "iterations)",
                                  f.median_ci));
   o.median_ci = f.median_ci;
-  const std::string placement = f.placement.empty() ? std::string(backend->default_placement) : f.placement;
-  if (placement == "out" || placement == "one") {
-    o.in_place = false;
-    o.in_place_where_out_refused = placement == "one";
-  } else if (placement == "in") {
-    o.out_of_place = false;
-  } else if (placement != "both") {
+  if (!set_placement(f.placement.empty() ? backend->default_placement : std::string_view(f.placement), o))
     throw UsageError(fmt::format("--placement '{}': use one, both, out or in", f.placement));
-  }
   if (f.peers.size() != 2 || f.peers[0] < 0 || f.peers[1] < 0 || f.peers[0] == f.peers[1])
     throw UsageError("--peers: two different ranks, e.g. --peers 0,1");
   o.peer_a = f.peers[0];

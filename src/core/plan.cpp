@@ -41,4 +41,12 @@ JsonValue to_json(const RunOptions& o) {
                                 {"inject", o.inject}};
 }
 
+bool set_placement(std::string_view word, RunOptions& o) {
+  if (word != "one" && word != "both" && word != "out" && word != "in") return false;
+  o.out_of_place = word != "in";
+  o.in_place = word == "both" || word == "in";
+  o.in_place_where_out_refused = word == "one";
+  return true;
+}
+
 }  // namespace fb

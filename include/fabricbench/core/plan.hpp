@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fabricbench/core/json_value.hpp"
@@ -86,5 +87,9 @@ inline constexpr int kMinCappedIters = 6;
 // Warm-up beyond its first iteration moves at most this much per rank
 // (adaptive): one iteration at 64 MiB, -w at 12 MiB and below.
 inline constexpr std::uint64_t kWarmupBytes = std::uint64_t{64} << 20;
+
+// Sets `o`'s placements from one of the words `run --placement` and a
+// profile's `placement:` take (one, both, out, in); false for any other.
+[[nodiscard]] bool set_placement(std::string_view word, RunOptions& o);
 
 }  // namespace fb
