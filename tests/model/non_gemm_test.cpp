@@ -132,25 +132,29 @@ TEST(NonGemm, AWholeStepRateHoldsItAlreadyAndAGpuWithoutBandwidthSaysSo) {
   const StepCost m = test::step_on(mfu, "");
   EXPECT_EQ(m.non_gemm_us, 0);
   EXPECT_TRUE(says(m.assumptions, "non-GEMM work (norms, activations, optimizer): inside the mfu rate"));
-  // The H800's preset gives no memory bandwidth (none read in a datasheet):
-  // a stated curve prices its products alone and the step says so.
+  // A GPU preset laid over by the user's own (--presets-add) that gives no
+  // memory bandwidth: a stated curve prices its products alone, and says so.
+  Presets own = builtin_presets();
+  for (GpuPreset& g : own.gpus)
+    if (g.name == "h800-sxm") g.memory_tbps = 0;
   const Workload stated = parse_workload(
       "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
       "training: {global_batch: 64, micro_batch: 2, dtype: bf16}\n"
       "compute: {gemm_curve: [[2048, 400], [8192, 800]], of_gemm: 0.5}\n"
       "cluster: {gpu: h800-sxm, nodes: 1, gpus_per_node: 8}\n");
-  const StepCost h800 = test::step_on(stated, "");
-  EXPECT_EQ(h800.compute_source, "stated_curve");
-  EXPECT_EQ(h800.non_gemm_us, 0);
-  EXPECT_TRUE(says(h800.caveats, "h800-sxm's preset gives no memory bandwidth (memory_tbps)"));
+  const StepCost unpriced = predict_step(stated, test::preset_fabric(stated, ""), own);
+  EXPECT_EQ(unpriced.compute_source, "stated_curve");
+  EXPECT_EQ(unpriced.non_gemm_us, 0);
+  EXPECT_TRUE(says(unpriced.caveats, "h800-sxm's preset gives no memory bandwidth (memory_tbps)"));
 }
 
 // Every memory bandwidth a preset gives is printed in its source, as the
-// datasheet prints it (GB/s with a thousands comma, or TB/s); the validation
-// tables' GPUs all have one.
+// datasheet prints it (GB/s with a thousands comma, or TB/s), and every
+// built-in GPU has one: none prices its steps without the non-GEMM work.
 TEST(NonGemm, EveryPresetMemoryBandwidthIsTheOneItsSourceCites) {
   std::size_t given = 0;
   for (const GpuPreset& g : builtin_presets().gpus) {
+    EXPECT_GT(g.memory_tbps, 0) << g.name << ": no memory_tbps";
     if (g.memory_tbps <= 0) continue;
     ++given;
     const long gbps = std::lround(g.memory_tbps * 1000);
@@ -160,12 +164,15 @@ TEST(NonGemm, EveryPresetMemoryBandwidthIsTheOneItsSourceCites) {
     EXPECT_TRUE(g.source.find(as_gbps) != std::string::npos || g.source.find(as_tbps) != std::string::npos)
         << g.name << ": " << as_gbps << " or " << as_tbps << " in: " << g.source;
   }
-  EXPECT_GE(given, 8u);
+  EXPECT_GE(given, 15u);
   const Presets& p = builtin_presets();
   EXPECT_DOUBLE_EQ(p.gpu("a100-40gb", "test").memory_tbps, 1.555);
   EXPECT_DOUBLE_EQ(p.gpu("a100-80gb", "test").memory_tbps, 2.039);
   EXPECT_DOUBLE_EQ(p.gpu("h100-sxm", "test").memory_tbps, 3.35);
   EXPECT_DOUBLE_EQ(p.gpu("h200-sxm", "test").memory_tbps, 4.8);
+  EXPECT_DOUBLE_EQ(p.gpu("h800-sxm", "test").memory_tbps, 3.35);
+  EXPECT_DOUBLE_EQ(p.gpu("h20", "test").memory_tbps, 4.0);
+  EXPECT_DOUBLE_EQ(p.gpu("rtx-4090", "test").memory_tbps, 1.008);
 }
 
 }  // namespace
