@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "fabricbench/backends/decorator.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/step/executor.hpp"
@@ -185,6 +187,107 @@ TEST(StepExecutor, NonGemmWorkIsAskedForBesideTheProductsAndTheOptimizerLast) {
     EXPECT_NEAR(kernel.last_per_step_us[i], last[i % 4], 1e-6)
         << "step " << i << ", " << name(static_cast<Mode>(i % 4));
   }
+}
+
+// One log of what the step did, in order: the kernel's compute calls and the
+// collectives' starts and completions, each line tagged; sync() ends a step.
+struct StepLog {
+  std::vector<std::string> lines;
+};
+
+class LoggedOp final : public ForwardingOp {
+ public:
+  LoggedOp(std::unique_ptr<PreparedOp> inner, StepLog& log) : ForwardingOp(std::move(inner)), log_(log) {}
+  void start() override {
+    log_.lines.push_back("start");
+    pending_ = true;
+    inner().start();
+  }
+  bool finished() override {
+    const bool done = inner().finished();
+    if (done && pending_) log_.lines.push_back("done");
+    pending_ = pending_ && !done;
+    return done;
+  }
+
+ private:
+  StepLog& log_;
+  bool pending_ = false;
+};
+
+class LoggedGroup final : public ForwardingGroup {
+ public:
+  LoggedGroup(std::unique_ptr<BackendGroup> inner, StepLog& log) : ForwardingGroup(std::move(inner)), log_(log) {}
+  std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+    return std::make_unique<LoggedOp>(ForwardingGroup::prepare(spec), log_);
+  }
+
+ private:
+  StepLog& log_;
+};
+
+class LoggedBackend final : public ForwardingBackend {
+ public:
+  LoggedBackend(std::unique_ptr<Backend> inner, StepLog& log) : ForwardingBackend(std::move(inner)), log_(log) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<LoggedGroup>(ForwardingBackend::open(comm), log_);
+  }
+
+ private:
+  StepLog& log_;
+};
+
+class LoggedKernel final : public ComputeKernel {
+ public:
+  explicit LoggedKernel(StepLog& log) : log_(log) {}
+  void compute(double us, const std::function<void()>& poll) override {
+    log_.lines.push_back("compute " + std::to_string(us));
+    poll();
+  }
+  void sync() override { log_.lines.push_back("sync"); }
+  std::string describe() const override { return "logged"; }
+
+ private:
+  StepLog& log_;
+};
+
+TEST(StepExecutor, TheOptimizerRunsOnceEveryCollectiveOfTheStepHasCompleted) {
+  // Three gradient buckets queued in the last half of the compute (the last
+  // at its very end, still in flight when the layers' work is done) and a
+  // blocking call: in each step that runs the optimizer, every call started
+  // has completed before the optimizer's compute, which is the step's last.
+  StepSchedule s = dp_step(Comm::world().size(), 30000, 1024, 3, 0.5);
+  s.comms.push_back({"blocking all-reduce", Op::all_reduce, Group::dp, 1024, 2, 0.0});
+  s.non_gemm_us = 12000;
+  s.optimizer_us = 4321;
+  StepLog log;
+  LoggedBackend backend(make_mpi_host_backend(), log);
+  LoggedKernel kernel(log);
+  Executor ex(Comm::world(), backend, kernel, s, Dtype::float32);
+  ex.run(2, 1);
+  const std::string optimizer = "compute " + std::to_string(s.optimizer_us);
+  std::size_t steps_with_optimizer = 0, started = 0, done = 0, calls_before = 0;
+  std::string last_compute;
+  for (const std::string& line : log.lines) {
+    if (line == "start") ++started;
+    if (line == "done") ++done;
+    if (line.rfind("compute ", 0) == 0) last_compute = line;
+    if (line == optimizer) {
+      ++steps_with_optimizer;
+      EXPECT_EQ(done, started) << "step " << steps_with_optimizer << ": " << started - done
+                               << " collectives still in flight when the optimizer ran";
+      calls_before += started;
+    }
+    if (line != "sync") continue;
+    if (last_compute == optimizer) EXPECT_EQ(done, started);
+    started = done = 0;
+    last_compute.clear();
+  }
+  // Every mode but comm_only runs the optimizer, warm-up step included: 3
+  // modes x 3 steps. Serial and overlapped issue their 5 calls (3 buckets,
+  // 2 blocking) before it; compute_only none.
+  EXPECT_EQ(steps_with_optimizer, 9u);
+  EXPECT_EQ(calls_before, 6u * 5u);
 }
 
 TEST(StepTiming, NonGemmWorkLengthensTheStepAndIsMeasuredApart) {
