@@ -135,9 +135,8 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
       if (!seen) p.shapes.push_back(std::move(s));
     }
     for (const auto& s : p.shapes)
-      if (s.m > 65536 || s.n > 65536 || s.k > 65536)
-        throw UsageError(fmt::format("--shapes-of {}: the {} product is {}x{}x{}: at most 65536 a side", f.shapes_of,
-                                     s.name, s.m, s.n, s.k));
+      if (const std::string why = model::oversized_gemm(s); !why.empty())
+        throw UsageError(fmt::format("--shapes-of {}: {}", f.shapes_of, why));
     p.title = fmt::format("the {} shapes of one layer of {} (micro_batch {}, seq_len {}, hidden {}, tp {})",
                           p.shapes.size(), w.name, w.micro_batch, w.seq_len, w.hidden, w.tp);
   }

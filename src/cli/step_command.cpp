@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -20,6 +21,7 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/watch_report.hpp"
 #include "fabricbench/model/calibrate.hpp"
+#include "fabricbench/model/gemm_shapes.hpp"
 #include "fabricbench/model/presets.hpp"
 #include "preset_flags.hpp"
 #include "fabricbench/model/step.hpp"
@@ -174,6 +176,25 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
   return out;
 }
 
+// The GPU step's products of one layer, shape by shape, on the device the
+// backend's setup placed this rank on (issue 38): what the layer's own shapes
+// take on these GPUs beside the rate the model prices them at. None where the
+// workload has no shapes (given by its FLOPs), and rank 0 says why.
+std::optional<LayerProducts> layer_products(const Comm& world, const model::Workload& w, const model::Presets& presets,
+                                            Dtype dtype) {
+  try {
+    (void)model::layer_gemm_shapes(w);  // the same answer on every rank: the same workload
+  } catch (const UsageError& e) {
+    if (world.rank() == 0)
+      user_log().info("fabricbench step: the layer's products are not timed by shape: {}", e.what());
+    return std::nullopt;
+  }
+  std::string error;
+  const GpuTools* tools = gpu_tools(&error);
+  if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
+  return measure_layer_products(world, *tools, tools->current_device(), w, presets, dtype);
+}
+
 // --compare-model on one node: every collective of the step stays inside the
 // node, so the model prices it on the fabric inside the node. Left to the
 // workload's node preset (NVLink) that prices host ranks or an unmeasured
@@ -223,12 +244,14 @@ class StepCommand final : public Measuring {
     }
     if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
     compute_ = make_compute(world, *job().backend, f_);
+    if (f_.backend == "nccl") products_ = layer_products(world, w_, presets_, compute_.dtype);
     executor_ = std::make_unique<step::Executor>(world, *job().backend, *compute_.kernel, schedule_, compute_.dtype);
   }
   void watch(ProgressBoard& board) override { executor_->watch(&board); }
   void measure() override { report_ = executor_->run(f_.steps, f_.warmup); }
   Summary close(double seconds) override {
-    StepView view{w_, schedule_, report_, compute_.kernel->describe(), f_.backend, {}};
+    StepView view{
+        w_, schedule_, report_, compute_.kernel->describe(), f_.backend, {}, products_ ? &*products_ : nullptr};
     std::string model_error;  // checked before measuring, so only what that check could not foresee
     if (f_.compare_model) {
       try {
@@ -264,6 +287,7 @@ class StepCommand final : public Measuring {
   model::Workload w_;
   step::StepSchedule schedule_;
   StepCompute compute_;
+  std::optional<LayerProducts> products_;
   std::unique_ptr<step::Executor> executor_;
   step::StepReport report_;
 };

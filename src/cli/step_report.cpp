@@ -75,6 +75,37 @@ std::string predictions_text(const StepView& v) {
   return render(t);
 }
 
+// A product's time at the model's rate for it (the layer's where the model
+// prices one rate for all).
+double model_us(const LayerProducts& l, const ProductFigure& p) {
+  const double tflops = p.model_tflops > 0 ? p.model_tflops : l.model_layer_tflops;
+  return p.shape.flops() / (tflops * 1e12) * 1e6;
+}
+
+std::string diff_pct(double model, double measured) {
+  return fmt::format("{:+.1f}%", 100.0 * (model - measured) / measured);
+}
+
+std::string products_text(const LayerProducts& l) {
+  TextTable t =
+      step_table({name_column("layer product (slowest GPU)", 27), figure_column("m", 7), figure_column("n", 7),
+                  figure_column("k", 7), figure_column("measured_us", 12), figure_column("TFLOP/s", 8),
+                  figure_column("model_us", 10), figure_column("model TFLOP/s", 13), figure_column("model diff", 10),
+                  figure_column("rank", 5)});
+  for (const ProductFigure& p : l.products)
+    t.add_row({p.shape.name, std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
+               us(p.measured_us), fmt::format("{:.1f}", p.measured_tflops), us(model_us(l, p)),
+               fmt::format("{:.1f}", p.model_tflops > 0 ? p.model_tflops : l.model_layer_tflops),
+               diff_pct(model_us(l, p), p.measured_us), std::to_string(p.slowest_rank)});
+  const bool one_rate = !l.products.empty() && l.products.front().model_tflops <= 0;
+  t.notes.push_back(fmt::format(
+      "one layer's products: measured {} us, model {} us ({}; compute source {}{}); each timed alone, the "
+      "median of {} after {}",
+      us(l.measured_layer_us()), us(l.model_layer_us()), diff_pct(l.model_layer_us(), l.measured_layer_us()),
+      l.model_source, one_rate ? ", one rate for every product" : "", kProductIters, kProductWarmup));
+  return render(t);
+}
+
 }  // namespace
 
 std::string step_text(const StepView& v) {
@@ -83,6 +114,7 @@ std::string step_text(const StepView& v) {
       v.workload.name, v.schedule.dp, v.schedule.tp, v.schedule.pp, v.schedule.dp * v.schedule.tp * v.schedule.pp,
       v.backend, v.kernel);
   s += modes_text(v.report) + comms_text(v);
+  if (v.products) s += products_text(*v.products);
   if (!v.predictions.empty()) s += predictions_text(v);
   return s;
 }
@@ -113,6 +145,13 @@ std::vector<RecordLine> step_lines(const StepView& v) {
     const auto& c = v.schedule.comms[i];
     line.comms.push_back({c.name, std::string(step::name(c.group)), std::string(fb::name(c.op)), c.bytes, c.calls,
                           c.window, r.comms[i].per_call_us, r.comms[i].per_step_us});
+  }
+  if (v.products) {
+    for (const ProductFigure& p : v.products->products)
+      line.products.push_back({p.shape.name, p.shape.m, p.shape.n, p.shape.k, p.measured_us, p.measured_tflops,
+                               p.slowest_rank, p.model_tflops});
+    line.products_model_source = v.products->model_source;
+    line.products_model_tflops = v.products->model_layer_tflops;
   }
   std::vector<RecordLine> lines{std::move(line)};
   for (const auto& p : v.predictions)

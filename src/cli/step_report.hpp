@@ -10,6 +10,7 @@
 #include "fabricbench/model/workload.hpp"
 #include "fabricbench/step/executor.hpp"
 #include "fabricbench/step/prediction.hpp"
+#include "step_products.hpp"
 
 namespace fb::cli {
 
@@ -20,6 +21,7 @@ struct StepView {
   std::string kernel;
   std::string backend;
   std::vector<step::Prediction> predictions;
+  const LayerProducts* products = nullptr;  // the GPU step's, measured before the step
 };
 
 std::string step_text(const StepView& v);

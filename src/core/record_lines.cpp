@@ -424,6 +424,11 @@ const auto& step_fields() {
   static const auto comm = fields(take("name", &C::name), take("group", &C::group), take("op", &C::op),
                                   take("bytes", &C::bytes), take("calls", &C::calls), take("window", &C::window),
                                   take("per_call_us", &C::per_call_us), take("per_step_us", &C::per_step_us));
+  using P = StepProduct;
+  static const auto product =
+      fields(take("name", &P::name), take("m", &P::m), take("n", &P::n), take("k", &P::k),
+             take("measured_us", &P::measured_us), take("measured_tflops", &P::measured_tflops),
+             take_or("slowest_rank", -1, &P::slowest_rank), take("model_tflops", &P::model_tflops));
   static const auto f = std::tuple{
       fields(take("workload", &S::workload), take("backend", &S::backend), take("dp", &S::dp), take("tp", &S::tp),
              take("pp", &S::pp), take("kernel", &S::kernel), take("planned_compute_us", &S::planned_compute_us),
@@ -433,7 +438,10 @@ const auto& step_fields() {
       fields(take_or("compute_us", 0.0, &S::compute_us), take_or("non_gemm_us", 0.0, &S::non_gemm_us),
              take_or("optimizer_us", 0.0, &S::optimizer_us), take("comm_share", &S::comm_share),
              take("exposed_share", &S::exposed_share), take("efficiency", &S::efficiency),
-             take("hidden_us", &S::hidden_us), object("comms", comm, &S::comms))};
+             take("hidden_us", &S::hidden_us), object("comms", comm, &S::comms),
+             object_when_set("products", product, &S::products),
+             when_set("products_model_source", &S::products_model_source),
+             when_set("products_model_tflops", &S::products_model_tflops))};
   return f;
 }
 

@@ -20,6 +20,7 @@ struct ShapePricing {
   double tflops = 0;
   std::size_t shapes = 0;
   std::size_t measured = 0;
+  std::vector<double> rates;  // each shape's, from the record or the curve
 };
 
 ShapePricing price_shapes(const Workload& w, const GemmCurve& curve) {
@@ -34,6 +35,7 @@ ShapePricing price_shapes(const Workload& w, const GemmCurve& curve) {
     flops += s.flops();
     seconds += s.flops() / (rate * 1e12);
     ++p.shapes;
+    p.rates.push_back(rate);
   }
   p.tflops = flops / seconds / 1e12;
   return p;
@@ -83,6 +85,7 @@ ComputeRate priced(const Workload& w, const GemmCurve& curve, double scale, cons
   if (w.transformer() && w.gemm.size <= 0 && (curve.source != "stated" || preset) && w.hidden % w.tp == 0) {
     const ShapePricing p = price_shapes(w, curve);
     r.tflops = curve.of_gemm * p.tflops * scale;
+    for (const double rate : p.rates) r.shape_tflops.push_back(curve.of_gemm * rate * scale);
     const std::string measured = preset ? fmt::format("each read from {} by size", curve.source)
                                  : p.measured == p.shapes
                                      ? fmt::format("each measured at its own shape in {}", curve.source)
@@ -163,3 +166,19 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
 }
 
 }  // namespace fb::model::detail
+
+namespace fb::model {
+
+LayerPricing price_layer_shapes(const Workload& w, const Presets& presets) {
+  const GpuPreset& gpu = presets.gpu(w.cluster.gpu, "cluster: gpu");
+  // A hardware-over-model ratio of 1: it only turns an MFU into a rate, and
+  // an MFU prices no shape.
+  const detail::ComputeRate rate = detail::compute_rate(w, gpu, presets, 1.0);
+  LayerPricing out{{}, rate.source, rate.how, rate.tflops};
+  if (rate.shape_tflops.empty()) return out;
+  const std::vector<GemmShape> shapes = layer_gemm_shapes(w);
+  for (std::size_t i = 0; i < shapes.size(); ++i) out.shapes.push_back({shapes[i], rate.shape_tflops[i]});
+  return out;
+}
+
+}  // namespace fb::model

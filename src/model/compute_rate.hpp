@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/workload.hpp"
@@ -16,6 +17,10 @@ struct ComputeRate {
   // record), stated_curve (a workload's list) or preset_curve (the GPU's
   // published curve, profiles/presets/gpus.yaml).
   std::string source;
+  // Where a curve prices a layer shape by shape: each product of
+  // layer_gemm_shapes(w), in its order, at the rate priced (of_gemm and any
+  // peak scaling included). Empty where one rate holds for all.
+  std::vector<double> shape_tflops;
 };
 
 // `hardware_over_model`: hardware FLOPs over model FLOPs (recomputation),

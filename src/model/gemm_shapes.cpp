@@ -35,4 +35,10 @@ std::vector<GemmShape> layer_gemm_shapes(const Workload& w) {
   return out;
 }
 
+std::string oversized_gemm(const GemmShape& s) {
+  constexpr long long kMaxSide = 65536;
+  if (s.m <= kMaxSide && s.n <= kMaxSide && s.k <= kMaxSide) return "";
+  return fmt::format("the {} product is {}x{}x{}: at most {} a side", s.name, s.m, s.n, s.k, kMaxSide);
+}
+
 }  // namespace fb::model

@@ -73,6 +73,9 @@ constexpr Added kAdded[] = {
     {"step", "", "optimizer_us", 16},
     {"step_model", "", "non_gemm_us", 16},
     {"step_model", "", "optimizer_us", 16},
+    {"step", "", "products", 17},
+    {"step", "", "products_model_source", 17},
+    {"step", "", "products_model_tflops", 17},
 };
 
 // Line kinds a minor added: a writer of an earlier minor wrote none.

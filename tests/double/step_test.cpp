@@ -14,14 +14,19 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sinks.hpp"
+#include "fabricbench/model/gemm_shapes.hpp"
+#include "fabricbench/model/presets.hpp"
 #include "fabricbench/step/executor.hpp"
+#include "gemm/device_tools.hpp"
 #include "nccl/nccl_backend.hpp"
 #include "process.hpp"
+#include "sim_blas.hpp"
 #include "sim_devices.hpp"
 #include "sim_nccl.hpp"
 #include "step_report.hpp"
@@ -127,6 +132,29 @@ void expect_groups(const std::vector<test::SimNccl::Ran>& ran, const NodeMap& no
   EXPECT_EQ(dp, 3 * 3 * (kSteps + kWarmup) + kSteps);
 }
 
+// The step line's products, read back from the record: each of the layer's
+// twelve products at the slow GPU's simulated rate, named by rank, beside
+// the model's rate for it from the H100's preset curve.
+void expect_products(const StepLine& line, const model::Workload& w) {
+  const std::vector<model::GemmShape> shapes = model::layer_gemm_shapes(w);
+  const model::LayerPricing pricing = model::price_layer_shapes(w, model::builtin_presets());
+  ASSERT_EQ(shapes.size(), 12u);
+  ASSERT_EQ(line.products.size(), shapes.size());
+  EXPECT_EQ(line.products_model_source, "preset_curve");
+  EXPECT_NEAR(line.products_model_tflops, pricing.layer_tflops, 1e-9 * pricing.layer_tflops);
+  const double slow_tflops = test::hgx_node().tensor_tflops / 2;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const StepProduct& p = line.products[i];
+    EXPECT_EQ(p.name, shapes[i].name);
+    EXPECT_EQ(std::tuple(p.m, p.n, p.k), std::tuple(shapes[i].m, shapes[i].n, shapes[i].k)) << p.name;
+    EXPECT_EQ(p.slowest_rank, 1) << p.name;
+    EXPECT_NEAR(p.measured_tflops, slow_tflops, 1e-6 * slow_tflops) << p.name;
+    EXPECT_NEAR(p.measured_us, shapes[i].flops() / (slow_tflops * 1e12) * 1e6, 1e-6 * p.measured_us) << p.name;
+    EXPECT_NEAR(p.model_tflops, pricing.shapes[i].tflops, 1e-9 * p.model_tflops) << p.name;
+    EXPECT_GT(p.model_tflops, 0) << p.name;
+  }
+}
+
 TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
   const Comm world = Comm::world();
   const NodeMap nodes = map_nodes(world);
@@ -147,9 +175,24 @@ TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
   EXPECT_DOUBLE_EQ(compute.asked_us, 3.0 * (kSteps + kWarmup) * kComputeUs);
   expect_groups(lib.ran, nodes);
 
-  model::Workload workload;
-  workload.name = "simulated tp2 dp2";
-  const cli::StepView view{workload, schedule, report, compute.describe(), "nccl", {}};
+  // The layer's products shape by shape (cli/step_products.hpp) through the
+  // GEMM double, each rank on its node's GPU of its local index, GPU 1 of
+  // each node twice as slow: ranks 1 and 3 tie, and the lowest is named.
+  test::SimNode gemm_node = test::hgx_node();
+  gemm_node.gpus[1].slow = 2;
+  test::SimDevices gemm_devices(gemm_node, {0, 1, 2, 3, 4, 5, 6, 7});
+  test::SimBlas blas(gemm_devices);
+  const gpu::DeviceTools tools(gemm_devices, blas);
+  const model::Workload workload = model::parse_workload(
+      "name: simulated tp2 dp2\n"
+      "model: {params: 0.2M, layers: 2, hidden: 64, heads: 2, seq_len: 32}\n"
+      "training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
+      "parallel: {tp: 2}\n"
+      "compute: {gemm_curve: preset, of_gemm: 0.5}\n"
+      "cluster: {gpu: h100-sxm, nodes: 2, gpus_per_node: 2}\n");
+  const cli::LayerProducts products =
+      cli::measure_layer_products(world, tools, nodes.local_rank, workload, model::builtin_presets(), Dtype::bfloat16);
+  const cli::StepView view{workload, schedule, report, compute.describe(), "nccl", {}, &products};
   const Results res = recorded(world, cli::step_lines(view), backend->simulated());
   if (world.rank() != 0) return;
   EXPECT_TRUE(res.header.simulated);
@@ -194,6 +237,7 @@ TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
   }
   EXPECT_EQ(line.comms[0].group, "tp");
   EXPECT_EQ(line.comms[1].group, "dp");
+  expect_products(line, workload);
 }
 
 }  // namespace

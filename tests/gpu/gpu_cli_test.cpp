@@ -149,6 +149,20 @@ TEST_F(GpuCli, StepRunsCublasProductsBesideNccl) {
     EXPECT_NEAR(line["modes"]["compute_only"]["time_median_us"].get<double>() / planned, 1.0, 0.10) << line.dump();
   }
   EXPECT_EQ(steps, 1);
+  // The layer's own products shape by shape (issue 38), beside the model's
+  // rate: the workload states an MFU, so one rate for every product.
+  ASSERT_EQ(res.steps.size(), 1u);
+  const StepLine& line = res.steps[0];
+  ASSERT_EQ(line.products.size(), 12u);
+  EXPECT_EQ(line.products_model_source, "mfu");
+  EXPECT_GT(line.products_model_tflops, 0);
+  for (const StepProduct& p : line.products) {
+    EXPECT_EQ(p.slowest_rank, 0) << p.name;
+    EXPECT_GT(p.measured_tflops, 10) << p.name << ": a bf16 product on a data-centre GPU";
+    EXPECT_LT(p.measured_tflops, 2500) << p.name << ": above any GPU's dense bf16 peak";
+    EXPECT_EQ(p.model_tflops, 0) << p.name;
+  }
+  EXPECT_NE(r.out.find("one layer's products: measured"), std::string::npos) << r.out;
 }
 
 // 262144^2 bf16 is 128 GiB a matrix, three of them: no GPU holds that.

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/record.hpp"
+#include "fabricbench/model/step.hpp"
 #include "model_workloads.hpp"
 
 namespace fb::model {
@@ -32,6 +36,58 @@ TEST(GemmShapes, OneLayerOfTheSeventyBillionAtTensorParallelEight) {
   double flops = 0;
   for (const auto& g : s) flops += g.flops();
   EXPECT_NEAR(flops, 3 * 24.0 * 8192 * 8192 * 4096 / 8, 1e-6 * flops);
+}
+
+Workload seven_billion(const std::string& gpu, const std::string& compute) {
+  return parse_workload(
+      "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
+      "training: {global_batch: 64, micro_batch: 2, dtype: bf16}\n"
+      "compute: " +
+      compute + "\ncluster: {gpu: " + gpu + ", nodes: 1, gpus_per_node: 8}\n");
+}
+
+// What `fabricbench step` sets beside the products it measures: each of the
+// layer's products at the rate the model prices it. From the record `gemm
+// --shapes-of` wrote on the H200 (scripts/device-check.sh, 2026-12-04), each
+// shape is the record's own rate times of_gemm; together they are the rate
+// the model's step runs the products at.
+TEST(GemmShapes, EachProductIsPricedAtItsOwnMeasuredRateAndTogetherAtTheStepsRate) {
+  const std::string record = std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-12-04/gemm-shapes-7b.jsonl";
+  const Workload w = seven_billion("h200-sxm", "{gemm_curve: " + record + ", of_gemm: 0.6}");
+  const LayerPricing p = price_layer_shapes(w, builtin_presets());
+  EXPECT_EQ(p.source, "measured_curve");
+  ASSERT_EQ(p.shapes.size(), 12u);
+  const Results r = load_results(record);
+  double flops = 0, seconds = 0;
+  for (const PricedShape& s : p.shapes) {
+    double measured = 0;
+    for (const GemmLine& g : r.gemms)
+      if (g.dtype == "bfloat16" && g.m == s.shape.m && g.n == s.shape.n && g.k == s.shape.k) measured = g.tflops;
+    ASSERT_GT(measured, 0) << s.shape.name << ": the record measured every shape of this layer";
+    EXPECT_NEAR(s.tflops, 0.6 * measured, 1e-9 * measured) << s.shape.name;
+    flops += s.shape.flops();
+    seconds += s.shape.flops() / (s.tflops * 1e12);
+  }
+  const StepCost step = test::step_on(w, "");
+  EXPECT_NEAR(flops / seconds / 1e12, step.rate_tflops, 1e-9 * step.rate_tflops);
+  EXPECT_NEAR(p.layer_tflops, step.rate_tflops, 1e-9 * step.rate_tflops);
+  // The shapes differ in rate (the record's spread): one rate for all would hide it.
+  double lo = 1e300, hi = 0;
+  for (const PricedShape& s : p.shapes) lo = std::min(lo, s.tflops), hi = std::max(hi, s.tflops);
+  EXPECT_GT(hi, lo * 1.01);
+}
+
+// A rate stated for the whole step prices no shape: the step says so rather
+// than inventing one per product.
+TEST(GemmShapes, AStatedRatePricesNoShape) {
+  const LayerPricing mfu = price_layer_shapes(seven_billion("h100-sxm", "{mfu: 0.4}"), builtin_presets());
+  EXPECT_EQ(mfu.source, "mfu");
+  EXPECT_TRUE(mfu.shapes.empty());
+  EXPECT_GT(mfu.layer_tflops, 0);
+  const LayerPricing preset =
+      price_layer_shapes(seven_billion("h100-sxm", "{gemm_curve: preset, of_gemm: 0.6}"), builtin_presets());
+  EXPECT_EQ(preset.source, "preset_curve");
+  EXPECT_EQ(preset.shapes.size(), 12u);
 }
 
 TEST(GemmShapes, AModelGivenByItsFlopsHasNoShapes) {

@@ -339,6 +339,19 @@ struct StepComm {
   double per_step_us = 0;
 };
 
+// One product of a layer on the GPU step (since 1.17): the slowest rank's
+// median beside the rate the model prices it at.
+struct StepProduct {
+  std::string name;  // "qkv", "qkv dgrad", ...
+  long long m = 0;
+  long long n = 0;
+  long long k = 0;
+  double measured_us = 0;
+  double measured_tflops = 0;
+  int slowest_rank = -1;
+  double model_tflops = 0;  // 0 where the model prices the layer at one rate
+};
+
 struct StepLine {
   std::string workload;
   std::string backend;
@@ -359,6 +372,11 @@ struct StepLine {
   double efficiency = 0;
   double hidden_us = 0;
   std::vector<StepComm> comms;
+  // The GPU step's products of one layer, shape by shape (since 1.17; none on
+  // the host), and the model's compute source and layer rate they are set beside.
+  std::vector<StepProduct> products;
+  std::string products_model_source;
+  double products_model_tflops = 0;
 };
 
 struct StepModelLine {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fabricbench/model/presets.hpp"
 #include "fabricbench/model/workload.hpp"
 
 namespace fb::model {
@@ -26,5 +27,28 @@ struct GemmShape {
 // fused kernel, not as GEMMs. Throws fb::UsageError for a workload given by
 // forward FLOPs (no shapes) or a hidden size the TP degree does not divide.
 std::vector<GemmShape> layer_gemm_shapes(const Workload& w);
+
+// cuBLAS takes int sides, and 65536 a side is past any GPU's memory already:
+// "" when `s` is within, else what is wrong with it ("the qkv product is
+// 70000x4096x4096: at most 65536 a side").
+std::string oversized_gemm(const GemmShape& s);
+
+struct PricedShape {
+  GemmShape shape;
+  double tflops = 0;  // as the model prices this product on the workload's GPU
+};
+
+// A layer's products as the model prices them on the workload's cluster GPU
+// (`fabricbench step` sets what it measured of each beside them).
+struct LayerPricing {
+  std::vector<PricedShape> shapes;  // empty where one rate prices them all
+  std::string source;               // compute source: measured_curve, preset_curve, mfu, ...
+  std::string how;                  // the assumption, in words
+  double layer_tflops = 0;          // the rate of the layer's products together
+};
+
+// Throws fb::UsageError as the model does (an unknown GPU, a preset curve the
+// GPU lacks).
+LayerPricing price_layer_shapes(const Workload& w, const Presets& presets);
 
 }  // namespace fb::model
