@@ -214,6 +214,10 @@ TEST_F(ModelCli, PresetsAddOverridesOneAndSaysSoAndRefusesABadFile) {
       EXPECT_DOUBLE_EQ(g["gemm_curve"]["bf16"][1][1].get<double>(), 700);
     } else if (g["name"] == "b200") {
       EXPECT_TRUE(g["gemm_curve"].is_null());
+      EXPECT_TRUE(g["attention_curve"].is_null());
+    } else if (g["name"] == "h100-sxm") {
+      EXPECT_EQ(g["attention_curve"]["head_dim"], 128);
+      EXPECT_DOUBLE_EQ(g["attention_curve"]["forward_causal"][3][1].get<double>(), 319);
     }
   }
 }
