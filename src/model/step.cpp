@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention.hpp"
 #include "compute_rate.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/domain.hpp"
@@ -262,9 +263,13 @@ std::string pipeline_words(const Workload& w, const Parallel& p) {
 }
 
 // The compute sources whose rate prices the products alone (a GEMM curve):
-// the step's memory-bound work is priced beside them. An MFU or a stated
-// TFLOP/s is a whole step's rate and holds that work already.
+// the step's memory-bound work and attention's kernel are priced beside
+// them. An MFU or a stated TFLOP/s is a whole step's rate and holds them.
 constexpr std::string_view kProductsOnly[] = {"measured_curve", "stated_curve", "preset_curve"};
+
+bool products_only(std::string_view source) {
+  return std::find(std::begin(kProductsOnly), std::end(kProductsOnly), source) != std::end(kProductsOnly);
+}
 
 // Per GPU per step, the layers' share on an average stage (the fullest
 // stage's extra goes with the compute's into the stage imbalance).
@@ -282,7 +287,7 @@ std::string_view recompute_words(const Workload& w) {
 
 NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset& gpu, std::string_view source) {
   NonGemmTime t;
-  if (std::find(std::begin(kProductsOnly), std::end(kProductsOnly), source) == std::end(kProductsOnly)) {
+  if (!products_only(source)) {
     t.how = fmt::format("non-GEMM work (norms, activations, optimizer): inside the {} rate, a whole step's", source);
     return t;
   }
@@ -333,7 +338,13 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   const detail::ComputeRate rate = detail::compute_rate(w, gpu, presets, hardware / s.model_flops);
   s.rate_tflops = rate.tflops;
   s.compute_source = rate.source;
-  s.compute_us = hardware / (p.gpus * rate.tflops * 1e12) * 1e6;
+  // Attention's products in flash attention's own kernel where the GPU has
+  // its curve; the rest of the hardware FLOPs at the rate.
+  const detail::AttentionTime attention = products_only(rate.source) && w.transformer()
+                                              ? detail::attention_time(w, p, gpu)
+                                              : detail::AttentionTime{};
+  s.attention_us = attention.forward_us + attention.backward_us;
+  s.compute_us = (hardware / p.gpus - attention.model_flops) / (rate.tflops * 1e6) + s.attention_us;
   const NonGemmTime non_gemm = non_gemm_time(w, p, gpu, rate.source);
   s.optimizer_us = non_gemm.optimizer_us;
   s.non_gemm_us = non_gemm.forward_us + non_gemm.backward_us + non_gemm.optimizer_us;
@@ -381,7 +392,7 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   s.assumptions.push_back("node: " + describe(fabric.intra, false));
   if (p.nodes > 1) s.assumptions.push_back("network: " + describe(fabric.inter, true));
   if (const std::string d = describe(domain, fabric); !d.empty()) s.assumptions.push_back(d);
-  s.assumptions.push_back(rate.how);
+  s.assumptions.push_back(rate.how + attention.how);
   s.assumptions.push_back(non_gemm.how);
   if (!non_gemm.caveat.empty()) s.caveats.push_back(non_gemm.caveat);
   s.assumptions.push_back(overlap_words(w));
