@@ -278,6 +278,19 @@ struct NonGemmTime {
   std::string how, caveat;
 };
 
+// The kernels the workload's settings add or leave out, in words.
+std::string kernel_words(const Workload& w) {
+  std::string out = w.flash_attention ? "" : ", softmax";
+  if (w.dropout > 0) out += ", dropout";
+  if (w.rotary) out += ", rotary embedding";
+  return out;
+}
+
+std::string model_words(const Workload& w, double bytes) {
+  return fmt::format("; the embedding{} {:.4g} MB per micro-batch on its stage (averaged over the stages)",
+                     w.vocab > 0 ? " and the loss" : " (the loss not priced: no model: vocab)", bytes / 1e6);
+}
+
 // What the backward repeats of the forward's non-GEMM work.
 std::string_view recompute_words(const Workload& w) {
   if (w.recompute == Recompute::full) return ", the forward's again for recompute";
@@ -303,21 +316,29 @@ NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset&
         gpu.name);
     return t;
   }
+  // The embedding runs on the first stage and the loss on the last: an
+  // average stage carries 1/pp of them.
   const double layer_passes = static_cast<double>(w.layers) / p.pp * p.micro_batches;
+  const double model_passes = static_cast<double>(p.micro_batches) / p.pp;
   const double forward = layer_non_gemm_bytes(w, Pass::forward), backward = layer_non_gemm_bytes(w, Pass::backward);
+  const double model_forward = model_non_gemm_bytes(w, Pass::forward);
+  const double model_backward = model_non_gemm_bytes(w, Pass::backward);
   const double per_param = optimizer_bytes_per_param(w), params = optimizer_params(w, p);
-  t.forward_us = memory_time_us(forward * layer_passes, gpu.memory_tbps);
-  t.backward_us = memory_time_us(backward * layer_passes, gpu.memory_tbps);
+  const double forward_bytes = forward * layer_passes + model_forward * model_passes;
+  const double backward_bytes = backward * layer_passes + model_backward * model_passes;
+  t.forward_us = memory_time_us(forward_bytes, gpu.memory_tbps);
+  t.backward_us = memory_time_us(backward_bytes, gpu.memory_tbps);
   t.optimizer_us = memory_time_us(per_param * params, gpu.memory_tbps);
-  t.bytes = (forward + backward) * layer_passes + per_param * params;
+  t.bytes = forward_bytes + backward_bytes + per_param * params;
   t.how = fmt::format(
       "non-GEMM work: {:.4g} GB per GPU per step at {}'s {:.4g} TB/s memory bandwidth = {:.4g} ms: per layer and "
       "micro-batch {:.4g} MB forward and {:.4g} MB backward{} (norms, GeLU, residual adds{}, one kernel each reading "
-      "its inputs and writing its outputs once{}), the optimizer {:.0f} bytes per parameter over {:.4g} parameters "
+      "its inputs and writing its outputs once{}){}, the optimizer {:.0f} bytes per parameter over {:.4g} parameters "
       "(one fused Adam pass and the gradient norm)",
       t.bytes / 1e9, gpu.name, gpu.memory_tbps, (t.forward_us + t.backward_us + t.optimizer_us) / 1e3, forward / 1e6,
-      backward / 1e6, recompute_words(w), w.flash_attention ? "" : ", softmax",
-      w.flash_attention ? "; the softmax inside flash attention" : "", per_param, params);
+      backward / 1e6, recompute_words(w), kernel_words(w),
+      w.flash_attention ? "; the softmax inside flash attention" : "", model_words(w, model_forward + model_backward),
+      per_param, params);
   return t;
 }
 
