@@ -301,12 +301,18 @@ const std::vector<Table>& tables() {
   return t;
 }
 
+// MPT's vocab_size in llm-foundry's scripts/train/yamls/pretrain/mpt-*.yaml
+// (the 50368 d of the NumParams check above): the loss's logits per token.
+constexpr int kMptVocab = 50368;
+
 // The model's compute-only tokens/s per GPU for a row: the step's hardware
 // FLOPs (6N + attention's 12 L h s per token, recompute included) at the
 // rate the GPU's preset curve gives the layer's own products (of_gemm 1,
-// the curve's own rate), and the non-GEMM work (norms, GeLU, residual adds,
-// the optimizer step) at the GPU's datasheet memory bandwidth. `products`
-// is the first alone, as the model priced these rows before that term.
+// the curve's own rate), attention's in flash attention's kernel at the
+// GPU's attention curve where its preset has one, and the non-GEMM work
+// (norms, GeLU, residual adds, the embedding, the loss, the optimizer step)
+// at the GPU's datasheet memory bandwidth. `products` is the compute
+// without the non-GEMM work.
 struct Predicted {
   double tokens_s = 0;
   double products_tokens_s = 0;
@@ -320,6 +326,7 @@ Predicted predicted_tokens_s(const Table& t, const SweepRow& r) {
   w.layers = t.layers;
   w.hidden = t.hidden;
   w.heads = t.hidden / 128;
+  w.vocab = kMptVocab;
   w.seq_len = r.seq;
   w.micro_batch = r.micro;
   w.global_batch = r.micro * 8 * r.grad_accum;
