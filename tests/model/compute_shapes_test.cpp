@@ -358,7 +358,7 @@ TEST(PublishedTables, TheChangeBetweenRowsIsWithinTenPercentWithThePresetCurve) 
       const double products_error = predicted[i + 1].products_tokens_s / predicted[i].products_tokens_s / published - 1;
       const bool known_miss = std::find(t.known_misses.begin(), t.known_misses.end(), i) != t.known_misses.end();
       std::printf(
-          "%-36s seq %5d mb %3d -> seq %5d mb %3d: published x%.3f predicted x%.3f error %+5.1f%% (products alone "
+          "%-36s seq %5d mb %3d -> seq %5d mb %3d: published x%.3f predicted x%.3f error %+5.1f%% (compute alone "
           "%+5.1f%%; non-GEMM %.1f%% -> %.1f%% of compute)%s\n",
           t.name, a.seq, a.micro, b.seq, b.micro, published, model, 100 * error, 100 * products_error,
           100 * predicted[i].non_gemm_share, 100 * predicted[i + 1].non_gemm_share,
@@ -375,7 +375,7 @@ TEST(PublishedTables, TheChangeBetweenRowsIsWithinTenPercentWithThePresetCurve) 
         EXPECT_LE(std::abs(error), 0.10) << t.name << " seq " << a.seq << " -> " << b.seq;
     }
   }
-  std::printf("%zu of %zu pairs within 10%%, mean |error| %.2f%% (products alone: %zu, %.2f%%)\n", within, pairs,
+  std::printf("%zu of %zu pairs within 10%%, mean |error| %.2f%% (compute alone: %zu, %.2f%%)\n", within, pairs,
               100 * sum_error / pairs, products_within, 100 * sum_products_error / pairs);
   EXPECT_EQ(pairs, 56u);
 }
