@@ -1,5 +1,7 @@
 #include "compute_rate.hpp"
 
+#include "attention.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,16 +63,7 @@ double gemm_size(const Workload& w) {
   return std::cbrt(m * n * w.hidden);
 }
 
-double gemm_tflops(const GemmCurve& c, double size) {
-  const auto& pts = c.points;
-  if (size <= pts.front().first) return pts.front().second;
-  if (size >= pts.back().first) return pts.back().second;
-  const auto hi = std::lower_bound(pts.begin(), pts.end(), size,
-                                   [](const std::pair<double, double>& p, double s) { return p.first < s; });
-  const auto lo = std::prev(hi);
-  const double t = std::log(size / lo->first) / std::log(hi->first / lo->first);
-  return std::exp(std::log(lo->second) + t * (std::log(hi->second) - std::log(lo->second)));
-}
+double gemm_tflops(const GemmCurve& c, double size) { return curve_tflops(c.points, size); }
 
 namespace {
 

@@ -199,10 +199,24 @@ GemmPresetCurve gemm_preset_curve(const Fields& gpu) {
   return c;
 }
 
+AttentionPresetCurve attention_preset_curve(const Fields& gpu) {
+  const Fields f(gpu.node("attention_curve"), gpu.name("attention_curve"),
+                 {"head_dim", "forward_causal", "backward", "source"});
+  AttentionPresetCurve c;
+  c.head_dim = f.integer("head_dim");
+  c.forward_causal = curve_points(f, "forward_causal");
+  c.backward = curve_points(f, "backward");
+  c.source = f.optional_text("source").value_or("");
+  if (c.source.empty())
+    throw UsageError(
+        fmt::format("{}: missing: every curve cites the benchmark its points come from", f.name("source")));
+  return c;
+}
+
 GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
   const Fields f(n, std::move(where),
                  {"name", "description", "arch", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
-                  "memory_tbps", "interconnect", "node", "source", "nvml_names", "gemm_curve"});
+                  "memory_tbps", "interconnect", "node", "source", "nvml_names", "gemm_curve", "attention_curve"});
   GpuPreset p;
   p.name = preset_name(f);
   p.description = f.optional_text("description").value_or("");
@@ -228,6 +242,7 @@ GpuPreset gpu_preset(const YAML::Node& n, std::string where) {
       p.nvml_names.push_back(name.as<std::string>());
     }
   if (f.has("gemm_curve")) p.gemm_curve = gemm_preset_curve(f);
+  if (f.has("attention_curve")) p.attention_curve = attention_preset_curve(f);
   return p;
 }
 

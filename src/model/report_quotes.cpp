@@ -155,6 +155,17 @@ Table presets_table(const Presets& p) {
   return t;
 }
 
+namespace {
+
+// A GPU's attention curve in `model presets --format json`; null where it has none.
+json attention_json(const AttentionPresetCurve& c) {
+  if (c.empty()) return nullptr;
+  return {
+      {"head_dim", c.head_dim}, {"forward_causal", c.forward_causal}, {"backward", c.backward}, {"source", c.source}};
+}
+
+}  // namespace
+
 json presets_json(const Presets& p) {
   json out = {{"type", "presets"},
               {"networks", json::array()},
@@ -194,6 +205,7 @@ json presets_json(const Presets& p) {
                                                                : json{{"bf16", g.gemm_curve.bf16},
                                                                       {"fp16", g.gemm_curve.fp16},
                                                                       {"source", g.gemm_curve.source}}},
+                           {"attention_curve", attention_json(g.attention_curve)},
                            {"unmeasured_reason", std::string(unmeasured_reason(g.arch))}});
   return out;
 }

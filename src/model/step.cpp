@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention.hpp"
 #include "compute_rate.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/model/domain.hpp"
@@ -262,9 +263,13 @@ std::string pipeline_words(const Workload& w, const Parallel& p) {
 }
 
 // The compute sources whose rate prices the products alone (a GEMM curve):
-// the step's memory-bound work is priced beside them. An MFU or a stated
-// TFLOP/s is a whole step's rate and holds that work already.
+// the step's memory-bound work and attention's kernel are priced beside
+// them. An MFU or a stated TFLOP/s is a whole step's rate and holds them.
 constexpr std::string_view kProductsOnly[] = {"measured_curve", "stated_curve", "preset_curve"};
+
+bool products_only(std::string_view source) {
+  return std::find(std::begin(kProductsOnly), std::end(kProductsOnly), source) != std::end(kProductsOnly);
+}
 
 // Per GPU per step, the layers' share on an average stage (the fullest
 // stage's extra goes with the compute's into the stage imbalance).
@@ -272,6 +277,19 @@ struct NonGemmTime {
   double forward_us = 0, backward_us = 0, optimizer_us = 0, bytes = 0;
   std::string how, caveat;
 };
+
+// The kernels the workload's settings add or leave out, in words.
+std::string kernel_words(const Workload& w) {
+  std::string out = w.flash_attention ? "" : ", softmax";
+  if (w.dropout > 0) out += ", dropout";
+  if (w.rotary) out += ", rotary embedding";
+  return out;
+}
+
+std::string model_words(const Workload& w, double bytes) {
+  return fmt::format("; the embedding{} {:.4g} MB per micro-batch on its stage (averaged over the stages)",
+                     w.vocab > 0 ? " and the loss" : " (the loss not priced: no model: vocab)", bytes / 1e6);
+}
 
 // What the backward repeats of the forward's non-GEMM work.
 std::string_view recompute_words(const Workload& w) {
@@ -282,7 +300,7 @@ std::string_view recompute_words(const Workload& w) {
 
 NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset& gpu, std::string_view source) {
   NonGemmTime t;
-  if (std::find(std::begin(kProductsOnly), std::end(kProductsOnly), source) == std::end(kProductsOnly)) {
+  if (!products_only(source)) {
     t.how = fmt::format("non-GEMM work (norms, activations, optimizer): inside the {} rate, a whole step's", source);
     return t;
   }
@@ -298,21 +316,29 @@ NonGemmTime non_gemm_time(const Workload& w, const Parallel& p, const GpuPreset&
         gpu.name);
     return t;
   }
+  // The embedding runs on the first stage and the loss on the last: an
+  // average stage carries 1/pp of them.
   const double layer_passes = static_cast<double>(w.layers) / p.pp * p.micro_batches;
+  const double model_passes = static_cast<double>(p.micro_batches) / p.pp;
   const double forward = layer_non_gemm_bytes(w, Pass::forward), backward = layer_non_gemm_bytes(w, Pass::backward);
+  const double model_forward = model_non_gemm_bytes(w, Pass::forward);
+  const double model_backward = model_non_gemm_bytes(w, Pass::backward);
   const double per_param = optimizer_bytes_per_param(w), params = optimizer_params(w, p);
-  t.forward_us = memory_time_us(forward * layer_passes, gpu.memory_tbps);
-  t.backward_us = memory_time_us(backward * layer_passes, gpu.memory_tbps);
+  const double forward_bytes = forward * layer_passes + model_forward * model_passes;
+  const double backward_bytes = backward * layer_passes + model_backward * model_passes;
+  t.forward_us = memory_time_us(forward_bytes, gpu.memory_tbps);
+  t.backward_us = memory_time_us(backward_bytes, gpu.memory_tbps);
   t.optimizer_us = memory_time_us(per_param * params, gpu.memory_tbps);
-  t.bytes = (forward + backward) * layer_passes + per_param * params;
+  t.bytes = forward_bytes + backward_bytes + per_param * params;
   t.how = fmt::format(
       "non-GEMM work: {:.4g} GB per GPU per step at {}'s {:.4g} TB/s memory bandwidth = {:.4g} ms: per layer and "
       "micro-batch {:.4g} MB forward and {:.4g} MB backward{} (norms, GeLU, residual adds{}, one kernel each reading "
-      "its inputs and writing its outputs once{}), the optimizer {:.0f} bytes per parameter over {:.4g} parameters "
+      "its inputs and writing its outputs once{}){}, the optimizer {:.0f} bytes per parameter over {:.4g} parameters "
       "(one fused Adam pass and the gradient norm)",
       t.bytes / 1e9, gpu.name, gpu.memory_tbps, (t.forward_us + t.backward_us + t.optimizer_us) / 1e3, forward / 1e6,
-      backward / 1e6, recompute_words(w), w.flash_attention ? "" : ", softmax",
-      w.flash_attention ? "; the softmax inside flash attention" : "", per_param, params);
+      backward / 1e6, recompute_words(w), kernel_words(w),
+      w.flash_attention ? "; the softmax inside flash attention" : "", model_words(w, model_forward + model_backward),
+      per_param, params);
   return t;
 }
 
@@ -333,7 +359,13 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   const detail::ComputeRate rate = detail::compute_rate(w, gpu, presets, hardware / s.model_flops);
   s.rate_tflops = rate.tflops;
   s.compute_source = rate.source;
-  s.compute_us = hardware / (p.gpus * rate.tflops * 1e12) * 1e6;
+  // Attention's products in flash attention's own kernel where the GPU has
+  // its curve; the rest of the hardware FLOPs at the rate.
+  const detail::AttentionTime attention = products_only(rate.source) && w.transformer()
+                                              ? detail::attention_time(w, p, gpu)
+                                              : detail::AttentionTime{};
+  s.attention_us = attention.forward_us + attention.backward_us;
+  s.compute_us = (hardware / p.gpus - attention.model_flops) / (rate.tflops * 1e6) + s.attention_us;
   const NonGemmTime non_gemm = non_gemm_time(w, p, gpu, rate.source);
   s.optimizer_us = non_gemm.optimizer_us;
   s.non_gemm_us = non_gemm.forward_us + non_gemm.backward_us + non_gemm.optimizer_us;
@@ -381,7 +413,7 @@ StepCost assemble(const Workload& w, const Fabric& fabric, const Presets& preset
   s.assumptions.push_back("node: " + describe(fabric.intra, false));
   if (p.nodes > 1) s.assumptions.push_back("network: " + describe(fabric.inter, true));
   if (const std::string d = describe(domain, fabric); !d.empty()) s.assumptions.push_back(d);
-  s.assumptions.push_back(rate.how);
+  s.assumptions.push_back(rate.how + attention.how);
   s.assumptions.push_back(non_gemm.how);
   if (!non_gemm.caveat.empty()) s.caveats.push_back(non_gemm.caveat);
   s.assumptions.push_back(overlap_words(w));

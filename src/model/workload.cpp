@@ -49,11 +49,11 @@ YAML::Node section(const Fields& top, const char* key) {
 // A transformer by its shape, or any model by its forward FLOPs per sample.
 void read_model(const Fields& top, Workload& w) {
   const Fields f(section(top, "model"), "workload: model",
-                 {"params", "layers", "hidden", "heads", "seq_len", "forward_flops_per_sample",
+                 {"params", "layers", "hidden", "heads", "seq_len", "vocab", "rotary", "forward_flops_per_sample",
                   "activation_bytes_per_sample"});
   w.params = f.count("params");
   if (f.has("forward_flops_per_sample")) {
-    for (const char* key : {"hidden", "heads", "seq_len"})
+    for (const char* key : {"hidden", "heads", "seq_len", "vocab", "rotary"})
       if (f.has(key))
         throw UsageError(fmt::format("{}: a model given by forward_flops_per_sample has no transformer shape; drop it "
                                      "or give layers, hidden, heads and seq_len instead",
@@ -73,6 +73,8 @@ void read_model(const Fields& top, Workload& w) {
   w.hidden = f.integer("hidden");
   w.heads = f.integer_or("heads", std::max(1, w.hidden / 128));
   w.seq_len = f.integer("seq_len");
+  if (f.has("vocab")) w.vocab = f.integer("vocab");
+  w.rotary = f.boolean_or("rotary", false);
   if (w.hidden % w.heads != 0)
     throw UsageError(fmt::format("workload: model: hidden {} is not a multiple of heads {}", w.hidden, w.heads));
 }
@@ -89,7 +91,7 @@ Recompute recompute_of(const Fields& f) {
 void read_training(const Fields& top, Workload& w) {
   const Fields f(section(top, "training"), "workload: training",
                  {"global_batch", "micro_batch", "dtype", "grad_dtype", "main_grad", "recompute", "flash_attention",
-                  "tokens"});
+                  "dropout", "tokens"});
   w.global_batch = f.integer("global_batch");
   w.micro_batch = f.integer("micro_batch");
   w.param_bytes = w.act_bytes = dtype_size(f, "dtype", 2.0);
@@ -106,6 +108,8 @@ void read_training(const Fields& top, Workload& w) {
   w.grad_bytes = dtype_size(f, "grad_dtype", main_grad > 0 ? main_grad : w.param_bytes);
   w.recompute = recompute_of(f);
   w.flash_attention = f.boolean_or("flash_attention", true);
+  w.dropout = f.fraction_or("dropout", 0);
+  if (w.dropout >= 1) throw UsageError(fmt::format("{}: a probability below 1 (0 = none)", f.name("dropout")));
   if (f.has("tokens")) w.tokens = f.count("tokens");
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "../support/messages.hpp"
 #include "fabricbench/model/non_gemm.hpp"
 #include "fabricbench/model/step.hpp"
 #include "model_workloads.hpp"
@@ -69,6 +70,60 @@ TEST(NonGemm, ALayersBytesAreItsKernelsReadsAndWritesByHand) {
   EXPECT_DOUBLE_EQ(layer_non_gemm_bytes(w, Pass::backward), 486539264.0);
 }
 
+// The kernels outside the layers, per micro-batch (4096 tokens, tp 2, 2
+// bytes): the lookup reads a row and writes it, 2h = 2048 elements per
+// token; the loss reads the logits, vocab/tp = 50304 / 2 = 25152 elements.
+TEST(NonGemm, TheEmbeddingAndTheLossMoveTheirRowsByHand) {
+  Workload w = layer_workload();
+  w.vocab = 50304;
+  // Forward: (2048 + 25152) x 2 bytes x 4096 tokens = 222822400.
+  EXPECT_DOUBLE_EQ(model_non_gemm_bytes(w, Pass::forward), 222822400.0);
+  // Backward: the loss reads the logits and writes their gradient, 2 x
+  // 25152; the scatter-add reads the output's gradient and the embedding
+  // gradient's row and writes the row, 3 x 1024: 53376 x 2 x 4096 =
+  // 437256192.
+  EXPECT_DOUBLE_EQ(model_non_gemm_bytes(w, Pass::backward), 437256192.0);
+  // Without a vocabulary the loss moves nothing: the embedding alone.
+  w.vocab = 0;
+  EXPECT_DOUBLE_EQ(model_non_gemm_bytes(w, Pass::forward), 2048.0 * 2 * 4096);
+  EXPECT_DOUBLE_EQ(model_non_gemm_bytes(w, Pass::backward), 3072.0 * 2 * 4096);
+  // Recompute repeats a layer's forward, not the embedding's or the loss's.
+  w.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(model_non_gemm_bytes(w, Pass::backward), 3072.0 * 2 * 4096);
+}
+
+// Dropout (training: dropout above 0) reads its input and writes it dropped
+// (2 bytes each) and its keep mask (1 byte): 5 bytes per element, after the
+// attention's output projection and after the MLP, h wide each.
+TEST(NonGemm, DropoutReadsAndWritesItsInputAndItsMask) {
+  Workload w = layer_workload();
+  w.dropout = 0.1;
+  // Forward: 14336 elements x 2 bytes + 2 x 5 x 1024 = 38912 bytes per
+  // token x 4096 = 159383552; backward (reads the gradient and the mask,
+  // writes a gradient): 18432 x 2 + 10240 = 47104 x 4096 = 192937984.
+  EXPECT_DOUBLE_EQ(layer_non_gemm_bytes(w, Pass::forward), 159383552.0);
+  EXPECT_DOUBLE_EQ(layer_non_gemm_bytes(w, Pass::backward), 192937984.0);
+  // On the embeddings too: 5 x 1024 more each way.
+  EXPECT_DOUBLE_EQ(model_non_gemm_bytes(w, Pass::forward), (4096.0 + 5120) * 4096);
+  // Without flash attention the probabilities are dropped too, over s x
+  // heads/tp = 8192 scores: the forward 30720 x 2 + 10240 + 5 x 8192 = 112640
+  // bytes per token x 4096 = 461373440.
+  w.flash_attention = false;
+  EXPECT_DOUBLE_EQ(layer_non_gemm_bytes(w, Pass::forward), 461373440.0);
+  // None by default.
+  EXPECT_DOUBLE_EQ(layer_workload().dropout, 0);
+}
+
+// Rotary embeddings (model: rotary) read the query and key, h/tp = 512
+// elements each per token, and write them rotated; the backward rotates
+// their gradients back: 4 x 512 x 2 = 4096 bytes per token each way.
+TEST(NonGemm, RotaryEmbeddingsRotateTheQueryAndKey) {
+  Workload w = layer_workload();
+  w.rotary = true;
+  EXPECT_DOUBLE_EQ(layer_non_gemm_bytes(w, Pass::forward), (28672.0 + 4096) * 4096);
+  EXPECT_DOUBLE_EQ(layer_non_gemm_bytes(w, Pass::backward), (36864.0 + 4096) * 4096);
+}
+
 TEST(NonGemm, AdamReadsAndWritesItsStatesOncePerParameter) {
   Workload w = layer_workload();
   // Reads fp32 parameter, momentum, variance (12) and a bf16 gradient (2),
@@ -96,18 +151,22 @@ TEST(NonGemm, TheStepPricesItAtTheGpusMemoryBandwidthBesideTheProducts) {
   // Per layer and micro-batch (8192 tokens, 2 bytes): forward 18h = 73728
   // elements per token, 1207959552 bytes; backward 24h = 98304, 1610612736
   // bytes; x 32 layers x 4 micro-batches = 360777252864. Adam over all
-  // 6.7e9 parameters (DDP) at 30 bytes: 2.01e11. Together 5.61777252864e11
-  // bytes at 3.35 TB/s: 167694.70 us, of which the optimizer 60000 us.
-  EXPECT_NEAR(s.non_gemm_bytes, 561777252864.0, 1.0);
-  EXPECT_NEAR(s.non_gemm_us, 167694.70, 0.01);
+  // 6.7e9 parameters (DDP) at 30 bytes: 2.01e11. The embedding (no
+  // vocabulary given: no loss) reads and writes 2h per token forward and 3h
+  // backward: 5 x 4096 x 2 bytes x 8192 tokens x 4 micro-batches =
+  // 1342177280. Together 5.63119430144e11 bytes at 3.35 TB/s: 168095.35
+  // us, of which the optimizer 60000 us.
+  EXPECT_NEAR(s.non_gemm_bytes, 563119430144.0, 1.0);
+  EXPECT_NEAR(s.non_gemm_us, 168095.35, 0.01);
   EXPECT_NEAR(s.optimizer_us, 60000.0, 0.01);
   // It adds to the step beside the products, and counts as compute in the
   // efficiency: one node, no pipeline, nothing hidden (overlap 0).
   EXPECT_NEAR(s.step_us, s.compute_us + s.non_gemm_us + s.exposed_us, 1e-6 * s.step_us);
   EXPECT_NEAR(s.efficiency, (s.compute_us + s.non_gemm_us) / s.step_us, 1e-12);
   EXPECT_TRUE(says(s.assumptions,
-                   "non-GEMM work: 561.8 GB per GPU per step at h100-sxm's 3.35 TB/s memory "
-                   "bandwidth = 167.7 ms"));
+                   "non-GEMM work: 563.1 GB per GPU per step at h100-sxm's 3.35 TB/s memory "
+                   "bandwidth = 168.1 ms"));
+  EXPECT_TRUE(says(s.assumptions, "the embedding (the loss not priced: no model: vocab)"));
 }
 
 TEST(NonGemm, AGpuWithMoreMemoryBandwidthSpendsLessTimeOnIt) {
@@ -173,6 +232,33 @@ TEST(NonGemm, EveryPresetMemoryBandwidthIsTheOneItsSourceCites) {
   EXPECT_DOUBLE_EQ(p.gpu("h800-sxm", "test").memory_tbps, 3.35);
   EXPECT_DOUBLE_EQ(p.gpu("h20", "test").memory_tbps, 4.0);
   EXPECT_DOUBLE_EQ(p.gpu("rtx-4090", "test").memory_tbps, 1.008);
+}
+
+// The fields that turn these rows on: model: vocab and rotary, training:
+// dropout; none by default, and refused where they cannot apply.
+TEST(NonGemm, TheWorkloadSaysItsVocabularyDropoutAndRotaryEmbeddings) {
+  const std::string base =
+      "training: {global_batch: 64, micro_batch: 2, dropout: 0.1}\n"
+      "compute: {mfu: 0.4}\ncluster: {gpu: h100-sxm, nodes: 1, gpus_per_node: 8}\n";
+  const Workload w = parse_workload(
+      "model: {params: 7B, layers: 32, hidden: 4096, seq_len: 4096, vocab: 32000, rotary: true}\n" + base);
+  EXPECT_EQ(w.vocab, 32000);
+  EXPECT_TRUE(w.rotary);
+  EXPECT_DOUBLE_EQ(w.dropout, 0.1);
+  const Workload plain = step_workload("h100-sxm");
+  EXPECT_EQ(plain.vocab, 0);
+  EXPECT_FALSE(plain.rotary);
+  EXPECT_DOUBLE_EQ(plain.dropout, 0);
+  const std::string always = test::refusal([&] {
+    (void)parse_workload("model: {params: 7B, layers: 32, hidden: 4096, seq_len: 4096}\n" +
+                         std::string("training: {global_batch: 64, micro_batch: 2, dropout: 1}\n") +
+                         "compute: {mfu: 0.4}\ncluster: {gpu: h100-sxm, nodes: 1, gpus_per_node: 8}\n");
+  });
+  EXPECT_NE(always.find("workload: training: dropout: a probability below 1"), std::string::npos) << always;
+  const std::string shapeless = test::refusal(
+      [&] { (void)parse_workload("model: {params: 25M, forward_flops_per_sample: 8G, vocab: 1000}\n" + base); });
+  EXPECT_NE(shapeless.find("workload: model: vocab: a model given by forward_flops_per_sample"), std::string::npos)
+      << shapeless;
 }
 
 }  // namespace

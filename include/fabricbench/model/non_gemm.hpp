@@ -1,6 +1,8 @@
 // The work of a training step that is not a matrix product: a transformer
 // layer's norms, activation and residual adds (and, without flash attention,
-// its softmax), forward and backward, and the optimizer step. These kernels
+// its softmax; dropout and rotary embeddings where the workload runs them),
+// the input embedding and the loss, forward and backward, and the optimizer
+// step. These kernels
 // are memory-bound: each is priced as the bytes it reads and writes in the
 // GPU's memory over the memory bandwidth of the GPU's datasheet
 // (profiles/presets/gpus.yaml, memory_tbps).
@@ -24,29 +26,49 @@
 namespace fb::model {
 
 // What one token's tensor of a kernel spans on one GPU: the hidden size h
-// (over tp with sequence parallelism), the MLP's 4h / tp, or one row of
-// attention scores per head, s x heads / tp.
-enum class Width { hidden, ffn, scores };
-inline constexpr std::size_t kWidths = 3;
-static_assert(static_cast<std::size_t>(Width::scores) + 1 == kWidths);
+// (over tp with sequence parallelism), the MLP's 4h / tp, one row of
+// attention scores per head, s x heads / tp, the query's (or key's) heads on
+// this GPU, h / tp, or one row of logits, vocab / tp.
+enum class Width { hidden, ffn, scores, heads, vocab };
+inline constexpr std::size_t kWidths = 5;
+static_assert(static_cast<std::size_t>(Width::vocab) + 1 == kWidths);
 
-// One memory-bound kernel of a layer: `reads` tensors of `width` elements per
-// token read and `writes` written, each once, in the activation dtype.
+// Which workloads run a kernel: every one, those with dropout (training:
+// dropout above 0), those with rotary position embeddings (model: rotary).
+enum class Runs { always, dropout, rotary };
+
+// PyTorch's dropout keeps its mask as bool, one byte per element.
+inline constexpr double kMaskBytes = 1;
+
+// One memory-bound kernel: `reads` tensors of `width` elements per token read
+// and `writes` written, each once, in the activation dtype, and `masks`
+// dropout keep masks of the same width (kMaskBytes each) read or written.
 struct NonGemmKernel {
   const char* name;  // "MLP activation (GeLU)"
-  Pass pass;         // forward, or backward (full recompute repeats the forward's in the backward)
+  Pass pass;         // forward, or backward (full recompute repeats a layer's forward in the backward)
   Width width;
   int reads = 0;
   int writes = 0;
   const char* tensors;  // which tensors, in words
+  Runs runs = Runs::always;
+  int masks = 0;
 };
 
 // The table: a pre-norm GPT layer (GPT-2, MPT, Megatron's GPT) with a GeLU
-// MLP of 4h. The softmax rows (width scores) run only without flash
-// attention, which fuses them into its kernel.
+// MLP of 4h. The softmax and attention-dropout rows (width scores) run only
+// without flash attention, which fuses them into its kernel.
 std::span<const NonGemmKernel> layer_non_gemm_kernels();
 
-// "h", "4h/tp", "s x heads/tp": how the assumption line names a width.
+// Once per micro-batch outside the layers: the input embedding's lookup
+// (a gather) and its backward (a scatter-add into the embedding's gradient)
+// and the loss, softmax cross-entropy over the vocabulary as one fused
+// kernel per pass (Megatron's vocab-parallel cross-entropy, flash-attn's
+// CrossEntropyLoss that llm-foundry's MPT runs): the forward reads the
+// logits, the backward reads them again and writes their gradient. Without
+// a vocabulary (model: vocab) the loss rows move nothing.
+std::span<const NonGemmKernel> model_non_gemm_kernels();
+
+// "h", "4h/tp", "s x heads/tp", "h/tp", "vocab/tp": how the assumption line names a width.
 std::string_view name(Width width);
 
 // Elements per token of a width on one GPU.
@@ -57,6 +79,11 @@ double width_elements(const Workload& w, Width width);
 // backward includes the forward's again under full recompute, and the
 // softmax forward again under selective recompute without flash attention.
 double layer_non_gemm_bytes(const Workload& w, Pass pass);
+
+// Bytes the kernels outside the layers (model_non_gemm_kernels) read and
+// write for one micro-batch on one GPU of the stage that runs them; no
+// recompute repeats them.
+double model_non_gemm_bytes(const Workload& w, Pass pass);
 
 // Mixed-precision Adam, one fused pass over the parameters this GPU updates
 // (ZeRO-1 and up: its 1/dp shard): reads the fp32 parameter, momentum and

@@ -79,6 +79,20 @@ struct GemmPresetCurve {
   }
 };
 
+// Achieved TFLOP/s of the fused flash-attention kernel by sequence length,
+// from a cited kernel benchmark: what prices attention's score and value
+// products (the 12 L h s FLOPs per token) where the workload runs flash
+// attention (docs/model.md, "Attention"). FLOPs as FlashAttention's
+// benchmarks count them: forward 4 b s^2 heads d, halved under a causal
+// mask; backward 2.5 times the forward (it recomputes the scores).
+struct AttentionPresetCurve {
+  int head_dim = 0;                                       // the head dimension the source measured
+  std::vector<std::pair<double, double>> forward_causal;  // (sequence length, TFLOP/s), causal mask
+  std::vector<std::pair<double, double>> backward;        // (sequence length, TFLOP/s), no mask
+  std::string source;
+  bool empty() const { return forward_causal.empty(); }
+};
+
 struct GpuPreset {
   std::string name;  // "h100-sxm"
   std::string description;
@@ -98,6 +112,7 @@ struct GpuPreset {
   // record's inventory finds its preset. Matched whole, ignoring case.
   std::vector<std::string> nvml_names;
   GemmPresetCurve gemm_curve;  // empty: no published curve; the model says so
+  AttentionPresetCurve attention_curve;  // empty: attention at the GEMM rate, and the step says so
 };
 
 struct Presets {

@@ -52,6 +52,10 @@ struct StepCost {
   // record), stated_curve or preset_curve (the GPU's published curve).
   std::string compute_source;
   double compute_us = 0;            // ideal: hardware FLOPs at the achieved rate
+  // Of it, attention's score and value products in flash attention's kernel
+  // at the GPU's attention curve (model/attention.hpp); 0 where they run at
+  // the rate above. Not written in records.
+  double attention_us = 0;
   // The memory-bound work beside the products (norms, activations, residual
   // adds, the optimizer step; model/non_gemm.hpp) at the GPU's memory
   // bandwidth, per GPU per step; 0 where the rate is a whole step's (mfu,

@@ -81,6 +81,8 @@ struct Workload {
   int hidden = 0;
   int heads = 0;  // default hidden / 128
   int seq_len = 0;
+  int vocab = 0;        // vocabulary size: the loss's logits per token; 0 = not given (the loss not priced)
+  bool rotary = false;  // rotary position embeddings applied to the query and key in every layer
   double forward_flops_per_sample = 0;   // > 0: not a transformer; seq_len is 1 (a sample)
   double activation_bytes_per_sample = 0;  // such a model's activations, when stated
   bool transformer() const { return forward_flops_per_sample <= 0; }
@@ -94,6 +96,7 @@ struct Workload {
   double act_bytes = 2;    // dtype of activations
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
+  double dropout = 0;  // dropout probability; 0 = none (MPT and GPT-style pretraining runs without)
   double tokens = 0;  // job length in tokens; 0 = not given
   // parallelism
   int tp = 1;
