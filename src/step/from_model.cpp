@@ -20,6 +20,7 @@ Group group_of(const std::string& g) {
 StepSchedule schedule_from(const model::StepCost& cost) {
   StepSchedule s;
   s.compute_us = cost.compute_us;
+  s.attention_us = cost.attention_us;
   s.non_gemm_us = cost.non_gemm_us;
   s.optimizer_us = cost.optimizer_us;
   s.tp = cost.parallel.tp;

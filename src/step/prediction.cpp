@@ -14,6 +14,16 @@ void scale_rate(model::Workload& w, double factor) {
   if (w.gemm.of_gemm > 0) w.gemm.of_gemm *= factor;
 }
 
+// The factor on the GEMM rate (tflops, mfu, of_gemm) that makes the model's
+// products take the measured time. Attention's kernel, where its GPU has a
+// curve, keeps that curve's time: the rest of the products take up the
+// difference. (A measured time inside the attention's own leaves nothing for
+// them to take up: the plain ratio then.)
+double gemm_rate_factor(double planned_us, double attention_us, double measured_us) {
+  if (attention_us <= 0 || measured_us <= attention_us) return planned_us / measured_us;
+  return (planned_us - attention_us) / (measured_us - attention_us);
+}
+
 Prediction predict(const model::Workload& w, const StepReport& measured, const model::Presets& presets,
                    const std::string& network, std::string basis) {
   const model::StepCost s = model::predict_step(w, model::fabric_for(w, network, presets), presets);
@@ -22,6 +32,7 @@ Prediction predict(const model::Workload& w, const StepReport& measured, const m
   p.network = s.network;
   p.node = s.node;
   p.compute_us = s.compute_us;
+  p.attention_us = s.attention_us;
   p.non_gemm_us = s.non_gemm_us;
   p.optimizer_us = s.optimizer_us;
   p.comm_us = s.comm_us;
@@ -42,7 +53,7 @@ Prediction predict(const model::Workload& w, const StepReport& measured, const m
 // The products alone: the rate scaled is the products' (the non-GEMM work is
 // priced at the GPU's memory bandwidth, which no compute rate moves).
 double calibration_factor(const StepSchedule& planned, const StepReport& measured) {
-  return planned.compute_us / measured.parts.products_us;
+  return gemm_rate_factor(planned.compute_us, planned.attention_us, measured.parts.products_us);
 }
 
 std::vector<Prediction> predictions_for(const model::Workload& w, const StepReport& measured,
@@ -52,7 +63,8 @@ std::vector<Prediction> predictions_for(const model::Workload& w, const StepRepo
   if (!node.empty()) stated.cluster.node = node;
   std::vector<Prediction> out{predict(stated, measured, presets, network, "workload rate")};
   model::Workload at_measured = stated;
-  scale_rate(at_measured, out.front().compute_us / measured.parts.products_us);
+  scale_rate(at_measured,
+             gemm_rate_factor(out.front().compute_us, out.front().attention_us, measured.parts.products_us));
   out.push_back(predict(at_measured, measured, presets, network, "measured compute"));
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "fabricbench/model/calibrate.hpp"
 #include "fabricbench/model/step.hpp"
+#include "fabricbench/step/from_model.hpp"
 
 namespace fb::step {
 namespace {
@@ -126,6 +127,33 @@ TEST(Prediction, ACalibratedWorkloadPredictsTheMeasuredCompute) {
   const model::Workload calibrated =
       model::parse_workload(model::calibrated_workload_yaml(yaml, calibration_factor(planned, r)));
   EXPECT_NEAR(stated_compute_us(calibrated), r.compute_us(), 1e-6 * r.compute_us());
+}
+
+// On a GPU whose preset has an attention curve (the H100's), the products
+// hold attention's kernel at that curve's time, which the GEMM rate a
+// calibration scales does not move: the calibrated workload, and the
+// prediction at the measured compute, still take the measured time.
+TEST(Prediction, ACalibrationKeepsAttentionAtItsOwnCurveAndStillGivesTheMeasuredCompute) {
+  const std::string yaml =
+      "model: {params: 1B, layers: 16, hidden: 2048, heads: 16, seq_len: 4096}\n"
+      "training: {global_batch: 16, micro_batch: 1}\n"
+      "compute: {gemm_curve: preset, of_gemm: 0.6}\n"
+      "cluster: {gpu: h100-sxm, nodes: 1, gpus_per_node: 8}\n";
+  const model::Workload w = model::parse_workload(yaml);
+  const model::Presets presets = model::builtin_presets();
+  const StepSchedule planned = schedule_from(model::predict_step(w, model::fabric_for(w, "", presets), presets));
+  ASSERT_GT(planned.attention_us, 0.05 * planned.compute_us) << "the H100's attention curve prices a share of it";
+  for (const double slower : {1.7, 0.8}) {
+    SCOPED_TRACE(slower);
+    const StepReport r = measured(slower * planned.compute_us, 10, 2 * planned.compute_us);
+    const model::Workload calibrated =
+        model::parse_workload(model::calibrated_workload_yaml(yaml, calibration_factor(planned, r)));
+    EXPECT_NEAR(stated_compute_us(calibrated), r.compute_us(), 1e-6 * r.compute_us());
+    const auto p = predictions_for(w, r, presets, "", "");
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_NEAR(p[1].compute_us, r.parts.products_us, 1e-6 * r.parts.products_us);
+    EXPECT_NEAR(p[1].attention_us, planned.attention_us, 1e-9 * planned.attention_us) << "its own curve's time";
+  }
 }
 
 }  // namespace

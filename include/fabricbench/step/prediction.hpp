@@ -19,6 +19,7 @@ struct Prediction {
   std::string network;
   std::string node;
   double compute_us = 0;   // the products
+  double attention_us = 0;  // of compute_us: attention's kernel at its own curve (0 without one)
   double non_gemm_us = 0;  // memory-bound work, the optimizer's included (model/step.hpp)
   double optimizer_us = 0;
   double comm_us = 0;
@@ -39,7 +40,8 @@ std::vector<Prediction> predictions_for(const model::Workload& w, const StepRepo
                                         const std::string& node);
 
 // What the workload's compute rate is multiplied by to run at the measured
-// pace: the planned products' time over the measured one.
+// pace: the planned products' time over the measured one, attention's kernel
+// (where its GPU has a curve) kept at its own curve's time.
 double calibration_factor(const StepSchedule& planned, const StepReport& measured);
 
 }  // namespace fb::step

@@ -31,6 +31,9 @@ struct StepComm {
 
 struct StepSchedule {
   double compute_us = 0;  // the products, per rank per step, at the kernel's calibrated rate
+  // Of compute_us: attention's kernel at its own curve's rate (model/attention.hpp),
+  // which the GEMM rate a calibration scales does not move.
+  double attention_us = 0;
   // The memory-bound work beside the products (model/non_gemm.hpp), as the
   // model counts it: the layers' norms, activations and residual adds run
   // inside the compute stretches, where their passes are; the optimizer step,
