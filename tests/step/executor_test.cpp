@@ -279,7 +279,9 @@ TEST(StepExecutor, TheOptimizerRunsOnceEveryCollectiveOfTheStepHasCompleted) {
       calls_before += started;
     }
     if (line != "sync") continue;
-    if (last_compute == optimizer) EXPECT_EQ(done, started);
+    if (last_compute == optimizer) {
+      EXPECT_EQ(done, started);
+    }
     started = done = 0;
     last_compute.clear();
   }

@@ -19,7 +19,6 @@ struct Prediction {
   std::string network;
   std::string node;
   double compute_us = 0;   // the products
-  double attention_us = 0;  // of compute_us: attention's kernel at its own curve (0 without one)
   double non_gemm_us = 0;  // memory-bound work, the optimizer's included (model/step.hpp)
   double optimizer_us = 0;
   double comm_us = 0;
@@ -29,6 +28,7 @@ struct Prediction {
   double exposed_share = 0;
   double efficiency = 0;
   double step_diff_pct = 0;  // (predicted - measured) / measured step
+  double attention_us = 0;   // of compute_us: attention's kernel at its own curve (0 without one)
 };
 
 // The model on `network` / `node` (as `fabricbench model step` takes them;
