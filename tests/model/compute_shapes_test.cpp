@@ -73,16 +73,8 @@ TEST(PresetCurves, TheValidationTablesGpusHaveCitedCurvesUnderTheirPeak) {
   EXPECT_TRUE(builtin_presets().gpu("b200", "test").gemm_curve.empty()) << "no published curve: none is made up";
 }
 
-Workload preset_workload(const std::string& gpu, const std::string& compute) {
-  return parse_workload(
-      "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
-      "training: {global_batch: 64, micro_batch: 2, dtype: bf16}\n"
-      "compute: " +
-      compute + "\ncluster: {gpu: " + gpu + ", nodes: 1, gpus_per_node: 8}\n");
-}
-
 TEST(PresetCurves, AWorkloadAsksForThePresetCurveAndTheStepSaysSo) {
-  const StepCost s = test::step_on(preset_workload("h100-sxm", "{gemm_curve: preset, of_gemm: 0.6}"), "");
+  const StepCost s = test::step_on(test::seven_billion_on("h100-sxm", "{gemm_curve: preset, of_gemm: 0.6}"), "");
   EXPECT_EQ(s.compute_source, "preset_curve");
   EXPECT_TRUE(says(s, "each read from h100-sxm's preset curve by size")) << "names the curve";
   EXPECT_TRUE(says(s, "zzc0721/torch-performance-test-data issue #79")) << "and cites its source";
@@ -91,16 +83,17 @@ TEST(PresetCurves, AWorkloadAsksForThePresetCurveAndTheStepSaysSo) {
   EXPECT_GT(s.rate_tflops, 0.6 * 788.72);
   EXPECT_LT(s.rate_tflops, 0.6 * 797.51);
   // Every other source says which it is; an MFU workload keeps its rate.
-  const StepCost mfu = test::step_on(preset_workload("h100-sxm", "{mfu: 0.4}"), "");
+  const StepCost mfu = test::step_on(test::seven_billion_on("h100-sxm", "{mfu: 0.4}"), "");
   EXPECT_EQ(mfu.compute_source, "mfu");
   EXPECT_DOUBLE_EQ(mfu.rate_tflops, 0.4 * 989);
-  EXPECT_EQ(test::step_on(preset_workload("h100-sxm", "{tflops: 400}"), "").compute_source, "stated_tflops");
-  EXPECT_EQ(test::step_on(preset_workload("h100-sxm", "{gemm_curve: [[2048, 400], [8192, 800]], of_gemm: 0.5}"), "")
-                .compute_source,
-            "stated_curve");
+  EXPECT_EQ(test::step_on(test::seven_billion_on("h100-sxm", "{tflops: 400}"), "").compute_source, "stated_tflops");
+  EXPECT_EQ(
+      test::step_on(test::seven_billion_on("h100-sxm", "{gemm_curve: [[2048, 400], [8192, 800]], of_gemm: 0.5}"), "")
+          .compute_source,
+      "stated_curve");
   // A GPU without a curve is refused, naming the fix.
   const std::string why =
-      refusal([] { (void)test::step_on(preset_workload("b200", "{gemm_curve: preset, of_gemm: 0.6}"), ""); });
+      refusal([] { (void)test::step_on(test::seven_billion_on("b200", "{gemm_curve: preset, of_gemm: 0.6}"), ""); });
   EXPECT_NE(why.find("GPU preset 'b200' has no gemm_curve"), std::string::npos) << why;
   EXPECT_NE(why.find("fabricbench gemm --shapes-of WORKLOAD"), std::string::npos) << why;
 }
@@ -110,7 +103,7 @@ TEST(PresetCurves, AWorkloadAsksForThePresetCurveAndTheStepSaysSo) {
 // record scaled by peak, as before; each says which.
 TEST(PresetCurves, QuotesUseTheRecordForItsGpuAndThePresetCurveForTheOthers) {
   const std::string record = h200_record("gemm-shapes-7b.jsonl");
-  const Workload w = preset_workload("h200-sxm", "{gemm_curve: " + record + ", of_gemm: 0.6}");
+  const Workload w = test::seven_billion_on("h200-sxm", "{gemm_curve: " + record + ", of_gemm: 0.6}");
   EXPECT_EQ(w.gemm.measured_gpu, "NVIDIA H200") << "the record's inventory names its GPU";
   const QuoteSet set = parse_quotes(
       "currency: USD\njob: {tokens: 1B}\nquotes:\n"
@@ -136,7 +129,8 @@ TEST(PresetCurves, QuotesUseTheRecordForItsGpuAndThePresetCurveForTheOthers) {
   // A workload that names another GPU than its record's keeps the record on
   // its own GPU, scaled by peak from the GPU the record names (a lent H100
   // measuring for an h200-sxm workload: tests/gpu/gpu_cli_test.cpp).
-  const StepCost own = test::step_on(preset_workload("a100-80gb", "{gemm_curve: " + record + ", of_gemm: 0.6}"), "");
+  const StepCost own =
+      test::step_on(test::seven_billion_on("a100-80gb", "{gemm_curve: " + record + ", of_gemm: 0.6}"), "");
   EXPECT_EQ(own.compute_source, "measured_curve");
   EXPECT_TRUE(says(own, "scaled by peak 312/989 from h200-sxm) =")) << "no preset-curve note on its own GPU";
 }

@@ -38,14 +38,6 @@ TEST(GemmShapes, OneLayerOfTheSeventyBillionAtTensorParallelEight) {
   EXPECT_NEAR(flops, 3 * 24.0 * 8192 * 8192 * 4096 / 8, 1e-6 * flops);
 }
 
-Workload seven_billion(const std::string& gpu, const std::string& compute) {
-  return parse_workload(
-      "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
-      "training: {global_batch: 64, micro_batch: 2, dtype: bf16}\n"
-      "compute: " +
-      compute + "\ncluster: {gpu: " + gpu + ", nodes: 1, gpus_per_node: 8}\n");
-}
-
 // What `fabricbench step` sets beside the products it measures: each of the
 // layer's products at the rate the model prices it. From the record `gemm
 // --shapes-of` wrote on the H200 (scripts/device-check.sh, 2026-12-04), each
@@ -53,7 +45,7 @@ Workload seven_billion(const std::string& gpu, const std::string& compute) {
 // the model's step runs the products at.
 TEST(GemmShapes, EachProductIsPricedAtItsOwnMeasuredRateAndTogetherAtTheStepsRate) {
   const std::string record = std::string(FB_SOURCE_DIR) + "/results/h200-device-check-2026-12-04/gemm-shapes-7b.jsonl";
-  const Workload w = seven_billion("h200-sxm", "{gemm_curve: " + record + ", of_gemm: 0.6}");
+  const Workload w = test::seven_billion_on("h200-sxm", "{gemm_curve: " + record + ", of_gemm: 0.6}");
   const LayerPricing p = price_layer_shapes(w, builtin_presets());
   EXPECT_EQ(p.source, "measured_curve");
   ASSERT_EQ(p.shapes.size(), 12u);
@@ -80,12 +72,12 @@ TEST(GemmShapes, EachProductIsPricedAtItsOwnMeasuredRateAndTogetherAtTheStepsRat
 // A rate stated for the whole step prices no shape: the step says so rather
 // than inventing one per product.
 TEST(GemmShapes, AStatedRatePricesNoShape) {
-  const LayerPricing mfu = price_layer_shapes(seven_billion("h100-sxm", "{mfu: 0.4}"), builtin_presets());
+  const LayerPricing mfu = price_layer_shapes(test::seven_billion_on("h100-sxm", "{mfu: 0.4}"), builtin_presets());
   EXPECT_EQ(mfu.source, "mfu");
   EXPECT_TRUE(mfu.shapes.empty());
   EXPECT_GT(mfu.layer_tflops, 0);
   const LayerPricing preset =
-      price_layer_shapes(seven_billion("h100-sxm", "{gemm_curve: preset, of_gemm: 0.6}"), builtin_presets());
+      price_layer_shapes(test::seven_billion_on("h100-sxm", "{gemm_curve: preset, of_gemm: 0.6}"), builtin_presets());
   EXPECT_EQ(preset.source, "preset_curve");
   EXPECT_EQ(preset.shapes.size(), 12u);
 }

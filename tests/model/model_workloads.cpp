@@ -27,6 +27,14 @@ model::StepCost step_on(const model::Workload& w, const std::string& network) {
   return model::predict_step(w, preset_fabric(w, network), model::builtin_presets());
 }
 
+model::Workload seven_billion_on(const std::string& gpu, const std::string& compute) {
+  return model::parse_workload(
+      "model: {params: 6.7B, layers: 32, hidden: 4096, heads: 32, seq_len: 4096}\n"
+      "training: {global_batch: 64, micro_batch: 2, dtype: bf16}\n"
+      "compute: " +
+      compute + "\ncluster: {gpu: " + gpu + ", nodes: 1, gpus_per_node: 8}\n");
+}
+
 model::Workload profile_workload(const std::string& name) {
   return model::load_workload(std::string(FB_SOURCE_DIR) + "/profiles/workloads/" + name);
 }

@@ -17,6 +17,10 @@ model::Fabric preset_fabric(const model::Workload& w, const std::string& network
 
 model::StepCost step_on(const model::Workload& w, const std::string& network);
 
+// A 6.7B-parameter transformer (32 x 4096, 32 heads, 4096 tokens, micro-batch
+// 2, bf16) on one node of 8 `gpu`, its compute as `compute` states it (YAML).
+model::Workload seven_billion_on(const std::string& gpu, const std::string& compute);
+
 // A workload file from profiles/workloads/.
 model::Workload profile_workload(const std::string& name);
 
