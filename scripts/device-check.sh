@@ -116,6 +116,13 @@ else
   # profile on the GPU (1 rank: the intra/inter rules skip, saying why).
   step gpu-step 60 "${one_rank[@]}" step -w "$here/profiles/workloads/gpu-dp-1node.yaml" --backend nccl --steps 10 \
     --out "$out/step.jsonl"
+  # The same step priced from the GPU's preset GEMM curve (issue 38): the
+  # model gives each of the layer's products its own rate beside the one the
+  # step measured for it, and plans the non-GEMM work, which runs as SM copies.
+  sed 's|^  mfu: 40%|  gemm_curve: preset\n  of_gemm: 0.6|' "$here/profiles/workloads/gpu-dp-1node.yaml" \
+    >"$out/gpu-dp-1node-curve.yaml"
+  step gpu-step-curve 60 "${one_rank[@]}" step -w "$out/gpu-dp-1node-curve.yaml" --backend nccl --steps 10 \
+    --out "$out/step-curve.jsonl"
   step check-spec 60 "${one_rank[@]}" check --profile generic-spec -q --progress off --out-dir "$out/check-generic-spec"
   # diagnose (issue 25): the NVML sampler on a real GPU, idle and then beside
   # a GEMM load (bf16 8192^3 products for ~8 s: SMs busy, a verdict of

@@ -161,9 +161,9 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
     return out;
   }
   std::string error;
-  GemmSpec spec;
-  spec.dtype = *parse_dtype(f.gemm_dtype);
-  spec.m = spec.n = spec.k = f.gemm_size;
+  StepComputeSpec spec;
+  spec.gemm.dtype = *parse_dtype(f.gemm_dtype);
+  spec.gemm.m = spec.gemm.n = spec.gemm.k = f.gemm_size;
   try {
     // The gemm plugin's products, on the device the backend's setup placed this rank on.
     const GpuTools* tools = gpu_tools(&error);
@@ -172,7 +172,7 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
     error = fmt::format("--gemm-size {}: {}", f.gemm_size, e.what());
   }
   if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
-  out.dtype = spec.dtype;
+  out.dtype = spec.gemm.dtype;
   return out;
 }
 

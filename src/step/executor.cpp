@@ -195,6 +195,15 @@ void Executor::wait_for(PreparedOp& op) {
   while (!op.finished()) pump();
 }
 
+// A stretch of the layers' compute: the products and the layers' non-GEMM
+// work in the schedule's proportion, so every stretch (and the window of
+// calls under it) holds both kinds of work as a layer's passes do.
+void Executor::stretch(double us, const std::function<void()>& poll) {
+  const double layers_us = schedule_.layers_us();
+  const double products = layers_us > 0 ? us * schedule_.compute_us / layers_us : us;
+  kernel_.work(products, us - products, poll);
+}
+
 double Executor::one_step(Mode mode) {
   static const std::function<void()> idle = [] {};
   const std::function<void()> progress = [this] { pump(); };
@@ -208,7 +217,7 @@ double Executor::one_step(Mode mode) {
     double at = 0;
     for (const Issue& issue : timeline(schedule_)) {
       enter(Phase::compute);
-      kernel_.compute(issue.at_us - at, progress);
+      stretch(issue.at_us - at, progress);
       at = issue.at_us;
       if (!ops_[issue.comm]) continue;
       if (mode == Mode::overlapped && issue.in_window) {
@@ -219,12 +228,12 @@ double Executor::one_step(Mode mode) {
       }
     }
     enter(Phase::compute);
-    kernel_.compute(schedule_.layers_us() - at, progress);
+    stretch(schedule_.layers_us() - at, progress);
     drain();
     // The optimizer updates the parameters once every gradient has arrived:
     // after the last collective, nothing left to hide under it.
     enter(Phase::compute);
-    kernel_.compute(schedule_.optimizer_us, idle);
+    kernel_.work(0, schedule_.optimizer_us, idle);
   }
   kernel_.sync();
   return now_us() - t0;
@@ -238,16 +247,16 @@ double Executor::one_step(Mode mode) {
 // what each costs alone.
 ComputeParts Executor::compute_alone() {
   static const std::function<void()> idle = [] {};
-  const auto timed = [&](double us) {
+  const auto timed = [&](double products_us, double memory_us) {
     const double t0 = now_us();
-    kernel_.compute(us, idle);
+    kernel_.work(products_us, memory_us, idle);
     return now_us() - t0;
   };
   enter(Phase::compute);
   ComputeParts parts;
-  parts.products_us = timed(schedule_.compute_us);
-  const double layers_non_gemm_us = timed(schedule_.non_gemm_us - schedule_.optimizer_us);
-  parts.optimizer_us = timed(schedule_.optimizer_us);
+  parts.products_us = timed(schedule_.compute_us, 0);
+  const double layers_non_gemm_us = timed(0, schedule_.non_gemm_us - schedule_.optimizer_us);
+  parts.optimizer_us = timed(0, schedule_.optimizer_us);
   parts.non_gemm_us = layers_non_gemm_us + parts.optimizer_us;
   return parts;
 }

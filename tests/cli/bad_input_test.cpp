@@ -226,7 +226,9 @@ TEST_F(InputFiles, EveryReaderRefusesEmptyBinaryWrongKindAndItsOwnOutput) {
     ++cases;
     ++by_exit_code[r.exit_code];
     EXPECT_TRUE(allowed.count(r.exit_code)) << args << ": exit " << r.exit_code << ": " << r.err;
-    if (r.exit_code == 2) EXPECT_NE(r.err.find(input), std::string::npos) << args << ": " << r.err;
+    if (r.exit_code == 2) {
+      EXPECT_NE(r.err.find(input), std::string::npos) << args << ": " << r.err;
+    }
     EXPECT_EQ(test::broken_message(r.err, args), "") << args << ": " << r.err;
   };
   for (const Reader& reader : readers) {

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -157,6 +159,35 @@ TEST(SimGemmRate, ADatatypeNotOfferedAndAShapeThatDoesNotFitAreRefused) {
 
 // A job of its own, not ranks of this one (without the launcher's
 // environment), its gemm plugin the doubles'.
+// The step's GPU compute (gemm_compute.cpp) through the doubles: the
+// memory-bound work is SM copies on the products' stream, calibrated at the
+// simulated copy rate, and each stretch queues the products and the copies
+// it owes, the copies after the products.
+TEST(SimGemmCompute, TheMemoryBoundWorkIsCopiesAtTheSimulatedCopyRate) {
+  SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  SimBlas blas(devices);
+  const gpu::DeviceTools tools(devices, blas);
+  StepComputeSpec spec;
+  spec.gemm = small_spec(Dtype::bfloat16);
+  spec.copy_bytes = std::uint64_t{1} << 20;
+  const std::uint64_t before = devices.device_bytes_in_use(3);
+  const std::unique_ptr<GemmCompute> k = tools.make_gemm_compute(spec, 3);
+  EXPECT_GE(devices.device_bytes_in_use(3) - before, 2 * spec.copy_bytes) << "two buffers of copy_bytes";
+  // One copy moves copy_bytes at the double's SM-copy rate, after its launch cost.
+  const double want_us =
+      devices.costs().launch_us + static_cast<double>(spec.copy_bytes) / (devices.costs().sm_copy_gbps * 1e3);
+  EXPECT_NEAR(k->copy_us(), want_us, 1e-6 * want_us);
+  EXPECT_NE(k->describe().find("non-GEMM work as SM copies of 1 MiB"), std::string::npos) << k->describe();
+  static const std::function<void()> idle = [] {};
+  k->work(2 * k->product_us(), 5 * k->copy_us(), idle);
+  EXPECT_EQ(k->products(), 2u);
+  EXPECT_EQ(k->copies(), 5u);
+  // compute() is products alone.
+  k->compute(3 * k->product_us(), idle);
+  EXPECT_EQ(k->products(), 5u);
+  EXPECT_EQ(k->copies(), 5u);
+}
+
 test::ProcessResult fabricbench(const std::string& launch, const std::string& args) {
   return test::run_process(
       "timeout 120 env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" OMPI_ALLOW_RUN_AS_ROOT=1 "

@@ -5,6 +5,9 @@
 // test skips, saying why, where there is no usable GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
+
 #include <set>
 #include <stdexcept>
 
@@ -231,7 +234,7 @@ class GpuStep : public ::testing::Test {
     backend_ = make("nccl");
     ASSERT_TRUE(backend_->setup(world_, RunOptions{}).ok);
     ASSERT_TRUE(tools().place(world_, -1, gpu_).ok);
-    spec_.m = spec_.n = spec_.k = 4096;
+    spec_.gemm.m = spec_.gemm.n = spec_.gemm.k = 4096;
     kernel_ = tools().make_gemm_compute(spec_, gpu_.device);
   }
   // `products` of compute, and the gradient all-reduce in 4 buckets of `bytes` under it.
@@ -245,7 +248,7 @@ class GpuStep : public ::testing::Test {
   const Comm world_ = Comm::world();
   std::unique_ptr<Backend> backend_;
   GpuPlacement gpu_;
-  GemmSpec spec_;
+  StepComputeSpec spec_;
   std::unique_ptr<GemmCompute> kernel_;
 };
 
@@ -254,7 +257,7 @@ class GpuStep : public ::testing::Test {
 // 4096^3 products ran 17% slower inside the step than in a 20-product probe,
 // 2026-12-04; the probe's time is printed beside for that comparison.)
 TEST_F(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfThePlan) {
-  const GemmResult probe = tools().run_gemm(spec_, gpu_.device);
+  const GemmResult probe = tools().run_gemm(spec_.gemm, gpu_.device);
   constexpr int kProducts = 200, kSteps = 5, kWarmup = 1;
   const std::uint64_t before = kernel_->products();
   const step::StepReport r = run(kProducts, 64ull << 20, false, kSteps, kWarmup);
@@ -267,6 +270,22 @@ TEST_F(GpuStep, ComputeTimePerGemmIsWithinTenPercentOfThePlan) {
   // One rank: no collective runs, every mode that computes takes the compute's time.
   EXPECT_NEAR(r.step_us() / r.compute_us(), 1.0, 0.10);
   EXPECT_NEAR(r.serial_us() / r.compute_us(), 1.0, 0.10);
+}
+
+// The memory-bound work streams HBM: a copy of 256 MiB reads and writes at
+// a rate below the GPU's datasheet bandwidth (H100 SXM 3.35 TB/s, H200 4.8)
+// and above a third of the lowest of them; a stretch of it takes its quota.
+TEST_F(GpuStep, TheMemoryBoundWorkIsCopiesThatStreamHbm) {
+  const double gbps = 2.0 * static_cast<double>(spec_.copy_bytes) / (kernel_->copy_us() * 1e3);
+  EXPECT_GT(gbps, 3350.0 / 3) << kernel_->describe();
+  EXPECT_LT(gbps, 4800.0) << kernel_->describe();
+  static const std::function<void()> idle = [] {};
+  const std::uint64_t before = kernel_->copies();
+  const auto t0 = std::chrono::steady_clock::now();
+  kernel_->work(0, 50 * kernel_->copy_us(), idle);
+  const double took_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(kernel_->copies() - before, 50u);
+  EXPECT_GT(took_us, 0.9 * 50 * kernel_->copy_us()) << "work() returns once the copies are done";
 }
 
 // The calls made to run in their one-rank groups (NCCL copies the buffer):

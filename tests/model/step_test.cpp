@@ -156,8 +156,8 @@ TEST(Step, ALayerIsPricedShapeByShapeFromTheShapesTheH200Measured) {
   EXPECT_LT(at_shapes.rate_tflops, 0.5 * fastest);
   bool said = false;
   for (const auto& a : at_shapes.assumptions)
-    said = said || a.find("a layer's 12 products (") != std::string::npos &&
-                       a.find("each measured at its own shape in " + record) != std::string::npos;
+    said = said || (a.find("a layer's 12 products (") != std::string::npos &&
+                    a.find("each measured at its own shape in " + record) != std::string::npos);
   EXPECT_TRUE(said) << "the compute assumption names the shapes and the record";
   // Micro-batch 1: no shape of the layer was measured; each is read from the curve by its size.
   const StepCost from_curve = test::step_on(workload(1), "");

@@ -127,23 +127,27 @@ TEST(HostKernel, ComputeTakesTheAskedTimeInCpuTime) {
 // sync()), without doing any: what the executor asks of its kernel.
 class CountingKernel final : public ComputeKernel {
  public:
-  void compute(double us, const std::function<void()>& poll) override {
-    asked_us_ += us;
-    last_asked_us_ = us;
+  void compute(double us, const std::function<void()>& poll) override { work(us, 0, poll); }
+  void work(double products_us, double memory_us, const std::function<void()>& poll) override {
+    asked_us_ += products_us + memory_us;
+    memory_us_ += memory_us;
+    last_asked_us_ = products_us + memory_us;
     poll();
   }
   void sync() override {
     per_step_us.push_back(asked_us_);
+    per_step_memory_us.push_back(memory_us_);
     last_per_step_us.push_back(last_asked_us_);
-    asked_us_ = 0;
-    last_asked_us_ = 0;
+    asked_us_ = memory_us_ = last_asked_us_ = 0;
   }
   std::string describe() const override { return "counting"; }
   std::vector<double> per_step_us;
-  std::vector<double> last_per_step_us;  // what the step's last compute asked for
+  std::vector<double> per_step_memory_us;  // of it, asked for as memory-bound work
+  std::vector<double> last_per_step_us;    // what the step's last compute asked for
 
  private:
   double asked_us_ = 0;
+  double memory_us_ = 0;
   double last_asked_us_ = 0;
 };
 
@@ -180,10 +184,13 @@ TEST(StepExecutor, NonGemmWorkIsAskedForBesideTheProductsAndTheOptimizerLast) {
   ex.run(kSteps, kWarmup);
   const double all = s.compute_us + s.non_gemm_us;
   const double expected[] = {all, 0, all, all};
+  const double memory[] = {s.non_gemm_us, 0, s.non_gemm_us, s.non_gemm_us};  // the non-GEMM work as such
   const double last[] = {s.optimizer_us, 0, s.optimizer_us, s.optimizer_us};
   ASSERT_EQ(kernel.per_step_us.size(), 4u * (kSteps + kWarmup));
   for (std::size_t i = 0; i < kernel.per_step_us.size(); ++i) {
     EXPECT_NEAR(kernel.per_step_us[i], expected[i % 4], 1e-6) << "step " << i << ", " << name(static_cast<Mode>(i % 4));
+    EXPECT_NEAR(kernel.per_step_memory_us[i], memory[i % 4], 1e-6)
+        << "step " << i << ", " << name(static_cast<Mode>(i % 4));
     EXPECT_NEAR(kernel.last_per_step_us[i], last[i % 4], 1e-6)
         << "step " << i << ", " << name(static_cast<Mode>(i % 4));
   }

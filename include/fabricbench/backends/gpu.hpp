@@ -52,15 +52,27 @@ struct GemmResult {
   double tflops = 0;    // 2mnk / median time, 1e12 flop/s
 };
 
-// The step's compute on a GPU: cuBLAS products of one shape, queued on their
-// own stream, as many as a stretch of compute takes at the rate measured when
-// the kernel is made.
+// What the step's GPU compute is made of: products of `gemm`, and for the
+// memory-bound work SM copies between two device buffers of `copy_bytes`.
+struct StepComputeSpec {
+  GemmSpec gemm;
+  // 256 MiB: five times an H100's or H200's 50 MB L2, so the copies stream
+  // HBM, as a step's norms and optimizer do over GBs of activations and states.
+  std::uint64_t copy_bytes = std::uint64_t{256} << 20;
+};
+
+// The step's compute on a GPU: cuBLAS products of one shape and SM copies,
+// queued on their own stream, as many as a stretch of compute takes at the
+// rates measured when the kernel is made.
 class GemmCompute : public ComputeKernel {
  public:
   // Median time of one product at construction, the rate the step runs at.
   virtual double product_us() const = 0;
   // Products queued since construction (calibration not counted).
   virtual std::uint64_t products() const = 0;
+  // The same for the copies of the memory-bound work (each reads and writes copy_bytes).
+  virtual double copy_us() const = 0;
+  virtual std::uint64_t copies() const = 0;
 };
 
 class GpuTools {
@@ -82,7 +94,7 @@ class GpuTools {
   // matrices do not fit.
   virtual GemmResult run_gemm(const GemmSpec& spec, int device) const = 0;
   // A step's compute kernel on `device`, calibrated at construction.
-  virtual std::unique_ptr<GemmCompute> make_gemm_compute(const GemmSpec& spec, int device) const = 0;
+  virtual std::unique_ptr<GemmCompute> make_gemm_compute(const StepComputeSpec& spec, int device) const = 0;
 };
 
 // The gemm plugin's tools; null, with `why` set, when the plugin is absent

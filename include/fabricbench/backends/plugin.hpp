@@ -21,7 +21,7 @@
 
 namespace fb {
 
-inline constexpr std::uint32_t kPluginAbi = 2;  // 2: GpuTools::simulated()
+inline constexpr std::uint32_t kPluginAbi = 3;  // 2: GpuTools::simulated(); 3: StepComputeSpec, GemmCompute copies
 
 // A library a plugin loaded, as this process sees it ("cuda_runtime" "13.0";
 // "nccl" "2.28.9"); `why` instead of a version when it cannot say.

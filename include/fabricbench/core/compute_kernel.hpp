@@ -19,6 +19,14 @@ class ComputeKernel {
   // Work that takes `us` microseconds at the calibrated rate. `poll` is called
   // between slices of the work (host: drives communication progress).
   virtual void compute(double us, const std::function<void()>& poll) = 0;
+  // Products for `products_us`, then memory-bound work (a step's norms,
+  // activations, residual adds and optimizer: model/non_gemm.hpp) for
+  // `memory_us`, both at their calibrated rates, returning once both are
+  // done. A kernel without a memory-bound kind of its own runs its compute
+  // for both (the host's: a core has no HBM to be bound by).
+  virtual void work(double products_us, double memory_us, const std::function<void()>& poll) {
+    compute(products_us + memory_us, poll);
+  }
   // Wait until every compute issued so far is complete (device kernels).
   virtual void sync() {}
   virtual std::string describe() const = 0;

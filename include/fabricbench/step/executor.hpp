@@ -85,6 +85,7 @@ class Executor {
  private:
   struct Call;
   double one_step(Mode mode);
+  void stretch(double us, const std::function<void()>& poll);
   void pump();
   void wait_for(PreparedOp& op);
   double timed_step(Mode mode);

@@ -14,7 +14,7 @@ GemmResult DeviceTools::run_gemm(const GemmSpec& spec, int device) const {
   return fb::run_gemm(devices_, blas_, spec, device);
 }
 
-std::unique_ptr<GemmCompute> DeviceTools::make_gemm_compute(const GemmSpec& spec, int device) const {
+std::unique_ptr<GemmCompute> DeviceTools::make_gemm_compute(const StepComputeSpec& spec, int device) const {
   return fb::make_gemm_compute(devices_, blas_, spec, device);
 }
 

@@ -17,7 +17,7 @@ class DeviceTools final : public GpuTools {
   Support place(const Comm& world, int device_option, GpuPlacement& out) const override;
   int current_device() const override { return devices_.current_device(); }
   GemmResult run_gemm(const GemmSpec& spec, int device) const override;
-  std::unique_ptr<GemmCompute> make_gemm_compute(const GemmSpec& spec, int device) const override;
+  std::unique_ptr<GemmCompute> make_gemm_compute(const StepComputeSpec& spec, int device) const override;
 
  private:
   Devices& devices_;

@@ -10,10 +10,10 @@
 
 namespace fb {
 
-// On `device` (current, see gpu::place_on_gpu): times `spec.iters` products
-// after `spec.warmup` to calibrate. UsageError when the matrices do not fit,
-// RunError when a device or library call fails.
-std::unique_ptr<GemmCompute> make_gemm_compute(gpu::Devices& devices, gpu::BlasLibrary& blas, const GemmSpec& spec,
-                                               int device);
+// On `device` (current, see gpu::place_on_gpu): times `spec.gemm.iters`
+// products after `spec.gemm.warmup`, and copies of `spec.copy_bytes`, to calibrate. UsageError when the matrices do not
+// fit, RunError when a device or library call fails.
+std::unique_ptr<GemmCompute> make_gemm_compute(gpu::Devices& devices, gpu::BlasLibrary& blas,
+                                               const StepComputeSpec& spec, int device);
 
 }  // namespace fb
