@@ -182,8 +182,9 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
 // workload has no shapes (given by its FLOPs), and rank 0 says why.
 std::optional<LayerProducts> layer_products(const Comm& world, const model::Workload& w, const model::Presets& presets,
                                             Dtype dtype) {
+  std::vector<model::GemmShape> shapes;
   try {
-    (void)model::layer_gemm_shapes(w);  // the same answer on every rank: the same workload
+    shapes = model::layer_gemm_shapes(w);  // the same answer on every rank: the same workload
   } catch (const UsageError& e) {
     if (world.rank() == 0)
       user_log().info("fabricbench step: the layer's products are not timed by shape: {}", e.what());
@@ -192,7 +193,7 @@ std::optional<LayerProducts> layer_products(const Comm& world, const model::Work
   std::string error;
   const GpuTools* tools = gpu_tools(&error);
   if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
-  return measure_layer_products(world, *tools, tools->current_device(), w, presets, dtype);
+  return measure_layer_products(world, *tools, tools->current_device(), shapes, w, presets, dtype);
 }
 
 // --compare-model on one node: every collective of the step stays inside the

@@ -38,22 +38,26 @@ double LayerProducts::measured_layer_us() const {
   return sum;
 }
 
+double LayerProducts::model_tflops(const ProductFigure& p) const {
+  return p.model_tflops > 0 ? p.model_tflops : model_layer_tflops;
+}
+
+double LayerProducts::model_us(const ProductFigure& p) const {
+  return p.shape.flops() / (model_tflops(p) * 1e12) * 1e6;
+}
+
 double LayerProducts::model_layer_us() const {
   double sum = 0;
-  for (const ProductFigure& p : products) {
-    const double tflops = p.model_tflops > 0 ? p.model_tflops : model_layer_tflops;
-    sum += p.shape.flops() / (tflops * 1e12) * 1e6;
-  }
+  for (const ProductFigure& p : products) sum += model_us(p);
   return sum;
 }
 
-LayerProducts measure_layer_products(const Comm& world, const GpuTools& tools, int device, const model::Workload& w,
+LayerProducts measure_layer_products(const Comm& world, const GpuTools& tools, int device,
+                                     const std::vector<model::GemmShape>& shapes, const model::Workload& w,
                                      const model::Presets& presets, Dtype dtype) {
   std::string error;
   model::LayerPricing pricing;
-  std::vector<model::GemmShape> shapes;
   try {
-    shapes = model::layer_gemm_shapes(w);
     pricing = model::price_layer_shapes(w, presets);
   } catch (const UsageError& e) {
     error = e.what();

@@ -28,6 +28,10 @@ struct LayerProducts {
   double model_layer_tflops = 0;        // the model's rate of the layer's products together
   double measured_layer_us() const;     // one layer's products, each at its slowest rank's time
   double model_layer_us() const;        // the same products at the model's rate(s)
+  // One product's time at the model's rate for it (the layer's where the
+  // model prices one rate for all).
+  double model_us(const ProductFigure& p) const;
+  double model_tflops(const ProductFigure& p) const;
 };
 
 // Products timed per shape: enough to take a median, few enough for a
@@ -35,10 +39,12 @@ struct LayerProducts {
 inline constexpr int kProductIters = 10;
 inline constexpr int kProductWarmup = 3;
 
-// Collective. Each rank runs the products on `device` (current) in `dtype`;
-// a UsageError, the same on every rank, when one does not fit or the model
-// cannot price the workload; RunError from the library as run_gemm gives it.
-LayerProducts measure_layer_products(const Comm& world, const GpuTools& tools, int device, const model::Workload& w,
+// Collective. Each rank runs `shapes` (model::layer_gemm_shapes of `w`) on
+// `device` (current) in `dtype`; a UsageError, the same on every rank, when
+// one does not fit or the model cannot price the workload; RunError from the
+// library as run_gemm gives it.
+LayerProducts measure_layer_products(const Comm& world, const GpuTools& tools, int device,
+                                     const std::vector<model::GemmShape>& shapes, const model::Workload& w,
                                      const model::Presets& presets, Dtype dtype);
 
 }  // namespace fb::cli

@@ -75,13 +75,6 @@ std::string predictions_text(const StepView& v) {
   return render(t);
 }
 
-// A product's time at the model's rate for it (the layer's where the model
-// prices one rate for all).
-double model_us(const LayerProducts& l, const ProductFigure& p) {
-  const double tflops = p.model_tflops > 0 ? p.model_tflops : l.model_layer_tflops;
-  return p.shape.flops() / (tflops * 1e12) * 1e6;
-}
-
 std::string diff_pct(double model, double measured) {
   return fmt::format("{:+.1f}%", 100.0 * (model - measured) / measured);
 }
@@ -94,9 +87,9 @@ std::string products_text(const LayerProducts& l) {
                   figure_column("rank", 5)});
   for (const ProductFigure& p : l.products)
     t.add_row({p.shape.name, std::to_string(p.shape.m), std::to_string(p.shape.n), std::to_string(p.shape.k),
-               us(p.measured_us), fmt::format("{:.1f}", p.measured_tflops), us(model_us(l, p)),
-               fmt::format("{:.1f}", p.model_tflops > 0 ? p.model_tflops : l.model_layer_tflops),
-               diff_pct(model_us(l, p), p.measured_us), std::to_string(p.slowest_rank)});
+               us(p.measured_us), fmt::format("{:.1f}", p.measured_tflops), us(l.model_us(p)),
+               fmt::format("{:.1f}", l.model_tflops(p)), diff_pct(l.model_us(p), p.measured_us),
+               std::to_string(p.slowest_rank)});
   const bool one_rate = !l.products.empty() && l.products.front().model_tflops <= 0;
   t.notes.push_back(fmt::format(
       "one layer's products: measured {} us, model {} us ({}; compute source {}{}); each timed alone, the "

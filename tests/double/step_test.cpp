@@ -191,7 +191,8 @@ TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
       "compute: {gemm_curve: preset, of_gemm: 0.5}\n"
       "cluster: {gpu: h100-sxm, nodes: 2, gpus_per_node: 2}\n");
   const cli::LayerProducts products =
-      cli::measure_layer_products(world, tools, nodes.local_rank, workload, model::builtin_presets(), Dtype::bfloat16);
+      cli::measure_layer_products(world, tools, nodes.local_rank, model::layer_gemm_shapes(workload), workload,
+                                  model::builtin_presets(), Dtype::bfloat16);
   const cli::StepView view{workload, schedule, report, compute.describe(), "nccl", {}, &products};
   const Results res = recorded(world, cli::step_lines(view), backend->simulated());
   if (world.rank() != 0) return;
