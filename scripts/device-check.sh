@@ -158,10 +158,10 @@ else
   # square sizes for the curve; then the model prices the 7B layer from the
   # shapes record, as a user's workload would name it.
   step gemm-shapes-7b 60 "${one_rank[@]}" gemm --shapes-of "$here/profiles/workloads/llama-7b-zero1-2x8-h100.yaml" \
-    -d bf16,fp16 -n 20 -w 5 --out "$out/gemm-shapes-7b.jsonl"
+    -d bf16,fp16,fp8_e4m3 -n 20 -w 5 --out "$out/gemm-shapes-7b.jsonl"
   step gemm-shapes-70b 60 "${one_rank[@]}" gemm --shapes-of "$here/profiles/workloads/llama-70b-3d-16x8-h100.yaml" \
     -d bf16,fp16 -n 20 -w 5 --out "$out/gemm-shapes-70b.jsonl"
-  step gemm-squares 60 "${one_rank[@]}" gemm -d bf16,fp16 -n 20 -w 5 --out "$out/gemm-squares.jsonl" \
+  step gemm-squares 60 "${one_rank[@]}" gemm -d bf16,fp16,fp8_e4m3 -n 20 -w 5 --out "$out/gemm-squares.jsonl" \
     --shape 512x512x512,1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,16384x16384x16384
   sed 's|^  mfu: 40%|  gemm_curve: gemm-shapes-7b.jsonl\n  of_gemm: 0.6|' \
     "$here/profiles/workloads/llama-7b-zero1-2x8-h100.yaml" >"$out/llama-7b-measured-gemm.yaml"

@@ -66,7 +66,10 @@ void add_flags(CLI::App& app, GemmFlags& f) {
                  "the products one layer of this workload runs on one GPU, forward and backward (its micro-batch, "
                  "sequence, hidden size and tp): what `model` prices shape by shape")
       ->excludes(size);
-  app.add_option("-d,--dtype", f.dtypes, "datatypes, comma-separated: bf16, fp16, fp32 (fp32 without TF32)")
+  app.add_option(
+         "-d,--dtype", f.dtypes,
+         "datatypes, comma-separated: bf16, fp16, fp32 (fp32 without TF32), fp8_e4m3 (through cuBLASLt, C in bf16; "
+         "compute capability 8.9 or newer)")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("-n,--iters", f.iters, "timed products per datatype and shape")->capture_default_str();
@@ -105,8 +108,8 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
   if (f.device < -1) throw UsageError(fmt::format("--device {}: a CUDA device index", f.device));
   for (const auto& name : f.dtypes) {
     const auto d = parse_dtype(name);
-    if (!d || !(*d == Dtype::bfloat16 || *d == Dtype::half || *d == Dtype::float32))
-      throw UsageError(fmt::format("--dtype '{}': use bf16, fp16 or fp32", name));
+    if (!d || !(*d == Dtype::bfloat16 || *d == Dtype::half || *d == Dtype::float32 || *d == Dtype::fp8_e4m3))
+      throw UsageError(fmt::format("--dtype '{}': use bf16, fp16, fp32 or fp8_e4m3", name));
     p.dtypes.push_back(*d);
   }
   p.base.m = p.base.n = p.base.k = f.size;

@@ -150,7 +150,14 @@ ComputeRate compute_rate(const Workload& w, const GpuPreset& gpu, const Presets&
     curve.source = fmt::format("{}'s preset curve", gpu.name);
     const std::string why =
         w.gemm.preset() ? "" : fmt::format("; {} was measured on {}, not this GPU", w.gemm.source, measured_on.name);
-    return priced(w, curve, 1.0, fmt::format(" ({}{})", gpu.gemm_curve.source, why), "preset_curve");
+    // The published sweeps are bf16 and fp16: an fp8 step would be priced
+    // at half its tensor cores' rate without a word.
+    const std::string fp8 = w.dtype.rfind("fp8", 0) == 0
+                                ? "; the preset curve has no fp8 points, so the fp8 products are priced at its bf16 "
+                                  "rates: measure them with `fabricbench gemm --shapes-of WORKLOAD -d fp8_e4m3 --out "
+                                  "FILE`"
+                                : "";
+    return priced(w, curve, 1.0, fmt::format(" ({}{}{})", gpu.gemm_curve.source, why, fp8), "preset_curve");
   }
   // A GPU without a preset curve keeps the record scaled by peak, and says so.
   const std::string no_curve =

@@ -73,6 +73,20 @@ TEST(PresetCurves, TheValidationTablesGpusHaveCitedCurvesUnderTheirPeak) {
   EXPECT_TRUE(builtin_presets().gpu("b200", "test").gemm_curve.empty()) << "no published curve: none is made up";
 }
 
+// The preset curves are bf16 and fp16 sweeps: an fp8 workload priced from
+// one is priced at its bf16 rates, and the step says so and how to measure fp8.
+TEST(PresetCurves, AnFp8WorkloadOnAPresetCurveIsPricedAtItsBf16RatesAndSaysSo) {
+  const std::string compute = "{gemm_curve: preset, of_gemm: 0.6}";
+  model::Workload fp8 = test::seven_billion_on("h100-sxm", compute);
+  fp8.dtype = "fp8_e4m3";
+  const StepCost s = test::step_on(fp8, "");
+  EXPECT_EQ(s.compute_source, "preset_curve");
+  EXPECT_TRUE(says(s, "the preset curve has no fp8 points, so the fp8 products are priced at its bf16 rates"));
+  EXPECT_TRUE(says(s, "fabricbench gemm --shapes-of WORKLOAD -d fp8_e4m3"));
+  EXPECT_DOUBLE_EQ(s.rate_tflops, test::step_on(test::seven_billion_on("h100-sxm", compute), "").rate_tflops);
+  EXPECT_FALSE(says(test::step_on(test::seven_billion_on("h100-sxm", compute), ""), "no fp8 points"));
+}
+
 TEST(PresetCurves, AWorkloadAsksForThePresetCurveAndTheStepSaysSo) {
   const StepCost s = test::step_on(test::seven_billion_on("h100-sxm", "{gemm_curve: preset, of_gemm: 0.6}"), "");
   EXPECT_EQ(s.compute_source, "preset_curve");

@@ -234,7 +234,8 @@ double sim_cost_us(gpu::DeviceStream& stream, std::size_t bytes, double gbps) {
 SimNode hgx_node(std::uint64_t memory_bytes, int node) { return node_of("H100 SXM", 8, true, memory_bytes, node); }
 SimNode pcie_node(std::uint64_t memory_bytes, int node) {
   SimNode n = node_of("L40S PCIe", 4, false, memory_bytes, node);
-  n.tensor_tflops = 362;  // the L40S's dense bf16 peak; the H100's defaults otherwise
+  n.tensor_tflops = 362;  // the L40S's dense bf16 and fp8 peaks; the H100's defaults otherwise
+  n.fp8_tflops = 733;
   n.fp32_tflops = 91.6;
   return n;
 }
@@ -385,6 +386,7 @@ namespace {
 
 // The fixture's peak for products of `dtype` (1e12 flop/s).
 double peak_tflops(const SimNode& node, Dtype dtype) {
+  if (dtype == Dtype::fp8_e4m3) return node.fp8_tflops;
   return dtype == Dtype::bfloat16 || dtype == Dtype::half ? node.tensor_tflops : node.fp32_tflops;
 }
 

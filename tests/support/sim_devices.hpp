@@ -52,8 +52,10 @@ struct SimNode {
   int sm_count = 132;
   // Matrix-product peaks (dense, fp32 accumulation), what the GEMM double's
   // products take their device time from: bf16 and fp16 on the tensor
-  // cores, fp32 without TF32.
+  // cores, fp8 e4m3 on them at twice that, fp32 without TF32 (the H100 SXM
+  // datasheet's dense figures).
   double tensor_tflops = 989;
+  double fp8_tflops = 1979;
   double fp32_tflops = 67;
   int cc_major = 9;
   int cc_minor = 0;

@@ -38,7 +38,7 @@ struct GpuPlacement {
 };
 
 struct GemmSpec {
-  Dtype dtype = Dtype::bfloat16;  // bfloat16, half or float32 (no TF32)
+  Dtype dtype = Dtype::bfloat16;  // bfloat16, half, float32 (no TF32) or fp8_e4m3 (C in bfloat16)
   int m = 8192;
   int n = 8192;
   int k = 8192;

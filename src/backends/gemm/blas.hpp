@@ -18,15 +18,18 @@
 
 namespace fb::gpu {
 
-// C = A B, each matrix column-major with its leading dimension (BLAS's
-// layout): A is m x k, B is k x n, C is m x n; nothing transposed, C
-// overwritten (alpha 1, beta 0).
+// C = op(A) B, each matrix column-major with its leading dimension (BLAS's
+// layout): op(A) is m x k, B is k x n, C is m x n; C overwritten (alpha 1,
+// beta 0). op(A) is A, or with `a_transposed` the transpose of A stored
+// k x m: the layout ("TN") cuBLASLt's fp8 kernels require.
 struct MatrixProduct {
   int m = 0;
   int n = 0;
   int k = 0;
-  Dtype dtype = Dtype::bfloat16;      // of A, B and C
+  Dtype dtype = Dtype::bfloat16;      // of A and B
+  Dtype c_dtype = Dtype::bfloat16;    // of C: A's and B's, or bfloat16 for fp8 inputs
   Dtype accumulate = Dtype::float32;  // the type the sums are kept in
+  bool a_transposed = false;
   const void* a = nullptr;
   int lda = 0;
   const void* b = nullptr;

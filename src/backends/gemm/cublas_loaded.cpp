@@ -15,51 +15,90 @@ namespace {
 #define FB_STR2(x) #x
 #define FB_STR(x) FB_STR2(x)
 // The major version the code was compiled against: its ABI.
-constexpr const char* kSoname = "libcublas.so." FB_STR(CUBLAS_VER_MAJOR);
+constexpr const char* kCublas = "libcublas.so." FB_STR(CUBLAS_VER_MAJOR);
+constexpr const char* kCublasLt = "libcublasLt.so." FB_STR(CUBLAS_VER_MAJOR);
 
+template <typename Calls>
 struct Loaded {
-  CublasCalls calls;
+  Calls calls;
   std::string error;  // empty when every call was found
 };
 
-template <typename F>
-void find(void* lib, F& f, const char* symbol, std::string& error) {
-  f = reinterpret_cast<F>(dlsym(lib, symbol));
-  if (!f && error.empty()) error = fmt::format("{} has no {}", kSoname, symbol);
+// One library's handle, kept loaded for the process (unloading CUDA
+// libraries at exit buys nothing); nullptr with `error` set when not found.
+void* open_library(const char* soname, std::string& error) {
+  void* lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  if (lib) return lib;
+  const char* e = dlerror();
+  error = fmt::format("{} not loaded: {}", soname, e ? e : soname);
+  // A toolkit outside the loader's path: cuBLAS sits beside the CUDA runtime this binary uses.
+  Dl_info runtime{};
+  if (dladdr(reinterpret_cast<void*>(&cudaGetDeviceCount), &runtime) && runtime.dli_fname) {
+    const std::string dir = std::filesystem::path(runtime.dli_fname).parent_path().string();
+    lib = dlopen((dir + "/" + soname).c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
+  if (lib) error.clear();
+  return lib;
 }
 
-Loaded load() {
-  Loaded out;
-  // Kept loaded for the process: unloading CUDA libraries at exit buys nothing.
-  void* lib = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* e = dlerror();
-    out.error = fmt::format("cuBLAS not loaded: {}", e ? e : kSoname);
-    // A toolkit outside the loader's path: cuBLAS sits beside the CUDA runtime this binary uses.
-    Dl_info runtime{};
-    if (dladdr(reinterpret_cast<void*>(&cudaGetDeviceCount), &runtime) && runtime.dli_fname) {
-      const std::string dir = std::filesystem::path(runtime.dli_fname).parent_path().string();
-      lib = dlopen((dir + "/" + kSoname).c_str(), RTLD_NOW | RTLD_LOCAL);
-    }
-    if (!lib) return out;
-    out.error.clear();
-  }
+template <typename F>
+void find(void* lib, const char* soname, F& f, const char* symbol, std::string& error) {
+  f = reinterpret_cast<F>(dlsym(lib, symbol));
+  if (!f && error.empty()) error = fmt::format("{} has no {}", soname, symbol);
+}
+
+Loaded<CublasCalls> load_cublas() {
+  Loaded<CublasCalls> out;
+  void* lib = open_library(kCublas, out.error);
+  if (!lib) return out;
   CublasCalls& c = out.calls;
-  find(lib, c.create, "cublasCreate_v2", out.error);
-  find(lib, c.destroy, "cublasDestroy_v2", out.error);
-  find(lib, c.set_stream, "cublasSetStream_v2", out.error);
-  find(lib, c.gemm_ex, "cublasGemmEx", out.error);
-  find(lib, c.status_name, "cublasGetStatusName", out.error);
-  find(lib, c.status_string, "cublasGetStatusString", out.error);
+  const auto at = [&](auto& f, const char* symbol) { find(lib, kCublas, f, symbol, out.error); };
+  at(c.create, "cublasCreate_v2");
+  at(c.destroy, "cublasDestroy_v2");
+  at(c.set_stream, "cublasSetStream_v2");
+  at(c.gemm_ex, "cublasGemmEx");
+  at(c.status_name, "cublasGetStatusName");
+  at(c.status_string, "cublasGetStatusString");
   return out;
+}
+
+Loaded<CublasLtCalls> load_cublas_lt() {
+  Loaded<CublasLtCalls> out;
+  void* lib = open_library(kCublasLt, out.error);
+  if (!lib) return out;
+  CublasLtCalls& c = out.calls;
+  const auto at = [&](auto& f, const char* symbol) { find(lib, kCublasLt, f, symbol, out.error); };
+  at(c.create, "cublasLtCreate");
+  at(c.destroy, "cublasLtDestroy");
+  at(c.desc_create, "cublasLtMatmulDescCreate");
+  at(c.desc_destroy, "cublasLtMatmulDescDestroy");
+  at(c.desc_set, "cublasLtMatmulDescSetAttribute");
+  at(c.layout_create, "cublasLtMatrixLayoutCreate");
+  at(c.layout_destroy, "cublasLtMatrixLayoutDestroy");
+  at(c.preference_create, "cublasLtMatmulPreferenceCreate");
+  at(c.preference_destroy, "cublasLtMatmulPreferenceDestroy");
+  at(c.preference_set, "cublasLtMatmulPreferenceSetAttribute");
+  at(c.heuristic, "cublasLtMatmulAlgoGetHeuristic");
+  at(c.matmul, "cublasLtMatmul");
+  return out;
+}
+
+template <typename Calls>
+const Calls& loaded_calls(const Loaded<Calls>& loaded) {
+  if (!loaded.error.empty()) throw RunError(loaded.error);
+  return loaded.calls;
 }
 
 }  // namespace
 
 const CublasCalls& cublas() {
-  static const Loaded loaded = load();
-  if (!loaded.error.empty()) throw RunError(loaded.error);
-  return loaded.calls;
+  static const Loaded<CublasCalls> loaded = load_cublas();
+  return loaded_calls(loaded);
+}
+
+const CublasLtCalls& cublas_lt() {
+  static const Loaded<CublasLtCalls> loaded = load_cublas_lt();
+  return loaded_calls(loaded);
 }
 
 }  // namespace fb::gpu

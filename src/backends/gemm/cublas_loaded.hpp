@@ -1,9 +1,10 @@
-// cuBLAS, loaded on first use instead of linked. Linking it ran cuBLAS Lt's
+// cuBLAS and cuBLASLt, loaded on first use instead of linked. Linking it ran cuBLAS Lt's
 // static initialisers in every process at start-up (0.4 s on the development
 // machine, bench/scripts/bench-startup.sh), so every `fabricbench run` paid for a
 // GEMM it never ran. Only the calls the GEMM runner makes are looked up.
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 namespace fb::gpu {
@@ -22,8 +23,25 @@ struct CublasCalls {
   decltype(&::cublasGetStatusString) status_string = nullptr;
 };
 
+// cuBLASLt, for the products cublasGemmEx has no kernel for (fp8).
+struct CublasLtCalls {
+  decltype(&::cublasLtCreate) create = nullptr;
+  decltype(&::cublasLtDestroy) destroy = nullptr;
+  decltype(&::cublasLtMatmulDescCreate) desc_create = nullptr;
+  decltype(&::cublasLtMatmulDescDestroy) desc_destroy = nullptr;
+  decltype(&::cublasLtMatmulDescSetAttribute) desc_set = nullptr;
+  decltype(&::cublasLtMatrixLayoutCreate) layout_create = nullptr;
+  decltype(&::cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceCreate) preference_create = nullptr;
+  decltype(&::cublasLtMatmulPreferenceDestroy) preference_destroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceSetAttribute) preference_set = nullptr;
+  decltype(&::cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+  decltype(&::cublasLtMatmul) matmul = nullptr;
+};
+
 // The loaded library's calls (loaded once, thread-safe). Throws RunError
 // naming the library and dlopen's reason when it cannot be loaded.
 const CublasCalls& cublas();
+const CublasLtCalls& cublas_lt();
 
 }  // namespace fb::gpu

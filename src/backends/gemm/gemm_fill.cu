@@ -2,6 +2,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "cuda_common/gpu_error.hpp"
 #include "cuda_common/launch.cuh"
@@ -24,6 +25,8 @@ void random_fill(Dtype dtype, void* data, std::uint64_t n, std::uint64_t seed, i
     random_fill<<<grid_for(n), kBlock>>>(static_cast<__nv_bfloat16*>(data), n, seed);
   } else if (dtype == Dtype::half) {
     random_fill<<<grid_for(n), kBlock>>>(static_cast<__half*>(data), n, seed);
+  } else if (dtype == Dtype::fp8_e4m3) {
+    random_fill<<<grid_for(n), kBlock>>>(static_cast<__nv_fp8_e4m3*>(data), n, seed);
   } else {
     random_fill<<<grid_for(n), kBlock>>>(static_cast<float*>(data), n, seed);
   }

@@ -25,7 +25,8 @@ class GemmRunner {
   int device() const { return device_; }
   const GemmSpec& spec() const { return spec_; }
   double flop() const;  // per product: 2 m n k
-  // The matrices (device memory), column-major: A m x k, B k x n, C = A B m x n.
+  // The matrices (device memory), column-major: A m x k (for fp8, k x m
+  // and read transposed), B k x n, C = op(A) B m x n (for fp8, bfloat16).
   const void* a() const { return a_.data(); }
   const void* b() const { return b_.data(); }
   const void* c() const { return c_.data(); }
