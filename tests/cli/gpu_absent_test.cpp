@@ -37,7 +37,7 @@ TEST(GpuAbsent, GemmBadFlagsExitTwoWithOneMessageBeforeLookingForAGpu) {
     std::string says;
   } cases[] = {
       {"--size 3", "--size 3: 16 to 65536"},
-      {"--dtype int8", "--dtype 'int8': use bf16, fp16 or fp32"},
+      {"--dtype int8", "--dtype 'int8': use bf16, fp16, fp32 or fp8_e4m3"},
       {"--out /nonexistent/g.jsonl", "--out '/nonexistent/g.jsonl'"},
       {"--iters 0", "--iters 0: at least 1"},
       {"--shape 8192x8192", "--shape '8192x8192': MxNxK, each side 1 to 65536"},
