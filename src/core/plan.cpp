@@ -23,6 +23,7 @@ JsonValue to_json(const RunOptions& o) {
                                 {"scopes", scopes},
                                 {"iters", o.iters},
                                 {"cap_min_iters", o.cap_min_iters},
+                                {"cap_bytes_per_rank", kMaxBytesPerSize},
                                 {"warmup_iters", o.warmup},
                                 {"time_budget_s", o.time_budget_s},
                                 {"median_ci", o.median_ci},

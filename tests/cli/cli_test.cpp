@@ -214,7 +214,7 @@ TEST_F(RunCli, HelpExitsZero) {
 
 TEST_F(RunCli, TimeBudgetEndsASizeOnceSpent) {
   // 16 MiB all_reduce: a warm-up and two timed iterations spend well over
-  // 1 ms, before the bytes cap (64 iterations) and with a target no interval
+  // 1 ms, before the bytes cap (256 iterations) and with a target no interval
   // of two samples meets: the budget ends it, right after -n.
   const auto r = run_process(mpirun(2) + " " + fabricbench() + " -b 16M -e 16M --ops all_reduce --placement out " +
                              "-n 2 -w 1 --median-ci 0.0001 --time-budget 0.001 --out " + path("r.jsonl"));
@@ -250,6 +250,7 @@ TEST_F(RunCli, WithoutItersACapEndsALargeSizeAfterSix) {
   EXPECT_EQ(res.measurements[0].stopped_by, "time");
   EXPECT_GT(res.measurements[0].time.ci_high_us, 0) << "six iterations still give the median an interval";
   EXPECT_EQ(res.header.options.get()["cap_min_iters"], kMinCappedIters);
+  EXPECT_EQ(res.header.options.get()["cap_bytes_per_rank"], kMaxBytesPerSize);
 }
 
 TEST_F(RunCli, DefaultStopsOnceTheMedianIsKnown) {

@@ -160,6 +160,21 @@ TEST(StopRule, AMidSizeRowGoesOnPastSixtyFourMiBUntilItsIntervalOrTheTimeCap) {
   EXPECT_EQ(stop_reason(plan, wide, plan.seconds_cap() * 1e6), StopReason::time);
 }
 
+TEST(StopRule, ASixtyFourMiBRowGoesOnPastOneGiBMovedUntilItsIntervalOrTheTimeCap) {
+  // Issue 39: with a 1 GiB bytes cap, rows of 16-64 MiB on 2 local ranks
+  // stopped after 16-64 iterations and 60-170 ms, their intervals up to 14%
+  // wide, with half the time cap left. A 64 MiB row still about +-10% wide
+  // after 16 iterations goes on; the time cap ends it.
+  TimingPlan plan = adaptive(10, 0.02);
+  plan.cap_min_iters = kMinCappedIters;
+  plan.bytes = std::uint64_t{64} << 20;
+  std::vector<double> wide;
+  for (int i = 0; i < 16; ++i) wide.push_back(7000.0 + 2000.0 * i / 15);  // evenly from 7 to 9 ms
+  EXPECT_FALSE(stop_reason(plan, wide, 0));
+  EXPECT_GT(next_batch(plan, wide, 0), 1);
+  EXPECT_EQ(stop_reason(plan, wide, plan.seconds_cap() * 1e6), StopReason::time);
+}
+
 TEST(StopRule, StopsOnceTheIntervalIsNarrow) {
   const TimingPlan plan = adaptive(10, 0.02);
   EXPECT_EQ(stop_reason(plan, tight(10, 100.0), 0), StopReason::ci);

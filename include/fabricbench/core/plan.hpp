@@ -67,11 +67,15 @@ inline constexpr int kMaxAdaptiveIters = 5000;
 // a hang. A million keep that under 0.2 s, and a median's interval far
 // narrower than the clock's resolution long before.
 inline constexpr int kMaxIters = 1'000'000;
-// 1 GiB, 16 times the default sweep's largest size: the time cap below ends
-// most rows that will not settle; at 64 MiB (the cap until issue 39) rows
+// 4 GiB, 64 times the default sweep's largest size: the time cap below ends
+// the rows that will not settle. At 64 MiB (the cap until issue 39) rows
 // from 512 KiB to 8 MiB stopped after 3-20 ms of timed iterations, their
-// intervals 3-170% wide, 41 of the default sweep's 144 rows.
-inline constexpr std::uint64_t kMaxBytesPerSize = std::uint64_t{1} << 30;
+// intervals 3-170% wide, 41 of the default sweep's 144 rows; at 1 GiB (until
+// schema 1.18) rows of 16-64 MiB on shared memory stopped after 16-64
+// iterations and 60-170 ms, half the time cap, their intervals up to 14%
+// wide: 122-124 of 144 rows within +-2%, 129-130 at 4 GiB, the sweep's wall
+// time the same (2 local ranks, docs/run.md "When a size stops").
+inline constexpr std::uint64_t kMaxBytesPerSize = std::uint64_t{4} << 30;
 // And seconds per size (warm-up included) when no --time-budget is given:
 // ranks that share cores (oversubscribed, loaded) give medians that settle
 // slowly, if ever; this keeps such a sweep within a second or so per row.
