@@ -47,40 +47,43 @@ void find(void* lib, const char* soname, F& f, const char* symbol, std::string& 
   if (!f && error.empty()) error = fmt::format("{} has no {}", soname, symbol);
 }
 
-Loaded<CublasCalls> load_cublas() {
-  Loaded<CublasCalls> out;
-  void* lib = open_library(kCublas, out.error);
+// One library's calls: `find_calls(calls, at)` names each through
+// `at(member, "symbol")`; the first one missing is the error.
+template <typename Calls, typename FindCalls>
+Loaded<Calls> load(const char* soname, FindCalls find_calls) {
+  Loaded<Calls> out;
+  void* lib = open_library(soname, out.error);
   if (!lib) return out;
-  CublasCalls& c = out.calls;
-  const auto at = [&](auto& f, const char* symbol) { find(lib, kCublas, f, symbol, out.error); };
-  at(c.create, "cublasCreate_v2");
-  at(c.destroy, "cublasDestroy_v2");
-  at(c.set_stream, "cublasSetStream_v2");
-  at(c.gemm_ex, "cublasGemmEx");
-  at(c.status_name, "cublasGetStatusName");
-  at(c.status_string, "cublasGetStatusString");
+  find_calls(out.calls, [&](auto& f, const char* symbol) { find(lib, soname, f, symbol, out.error); });
   return out;
 }
 
+Loaded<CublasCalls> load_cublas() {
+  return load<CublasCalls>(kCublas, [](CublasCalls& c, auto at) {
+    at(c.create, "cublasCreate_v2");
+    at(c.destroy, "cublasDestroy_v2");
+    at(c.set_stream, "cublasSetStream_v2");
+    at(c.gemm_ex, "cublasGemmEx");
+    at(c.status_name, "cublasGetStatusName");
+    at(c.status_string, "cublasGetStatusString");
+  });
+}
+
 Loaded<CublasLtCalls> load_cublas_lt() {
-  Loaded<CublasLtCalls> out;
-  void* lib = open_library(kCublasLt, out.error);
-  if (!lib) return out;
-  CublasLtCalls& c = out.calls;
-  const auto at = [&](auto& f, const char* symbol) { find(lib, kCublasLt, f, symbol, out.error); };
-  at(c.create, "cublasLtCreate");
-  at(c.destroy, "cublasLtDestroy");
-  at(c.desc_create, "cublasLtMatmulDescCreate");
-  at(c.desc_destroy, "cublasLtMatmulDescDestroy");
-  at(c.desc_set, "cublasLtMatmulDescSetAttribute");
-  at(c.layout_create, "cublasLtMatrixLayoutCreate");
-  at(c.layout_destroy, "cublasLtMatrixLayoutDestroy");
-  at(c.preference_create, "cublasLtMatmulPreferenceCreate");
-  at(c.preference_destroy, "cublasLtMatmulPreferenceDestroy");
-  at(c.preference_set, "cublasLtMatmulPreferenceSetAttribute");
-  at(c.heuristic, "cublasLtMatmulAlgoGetHeuristic");
-  at(c.matmul, "cublasLtMatmul");
-  return out;
+  return load<CublasLtCalls>(kCublasLt, [](CublasLtCalls& c, auto at) {
+    at(c.create, "cublasLtCreate");
+    at(c.destroy, "cublasLtDestroy");
+    at(c.desc_create, "cublasLtMatmulDescCreate");
+    at(c.desc_destroy, "cublasLtMatmulDescDestroy");
+    at(c.desc_set, "cublasLtMatmulDescSetAttribute");
+    at(c.layout_create, "cublasLtMatrixLayoutCreate");
+    at(c.layout_destroy, "cublasLtMatrixLayoutDestroy");
+    at(c.preference_create, "cublasLtMatmulPreferenceCreate");
+    at(c.preference_destroy, "cublasLtMatmulPreferenceDestroy");
+    at(c.preference_set, "cublasLtMatmulPreferenceSetAttribute");
+    at(c.heuristic, "cublasLtMatmulAlgoGetHeuristic");
+    at(c.matmul, "cublasLtMatmul");
+  });
 }
 
 template <typename Calls>
