@@ -58,40 +58,14 @@ void check_cublas(cublasStatus_t rc, const char* call, int device) {
 class LtPlan {
  public:
   LtPlan(cublasLtHandle_t lt, const MatrixProduct& p, std::size_t workspace_bytes, int device) : p_(p) {
-    const auto& c = cublas_lt();
-    const auto ok = [device](cublasStatus_t rc, const char* call) { check_cublas(rc, call, device); };
-    ok(c.desc_create(&desc_, compute_type(p.accumulate, device), CUDA_R_32F), "cublasLtMatmulDescCreate");
-    const cublasOperation_t transa = p.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-    ok(c.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa), "cublasLtMatmulDescSetAttribute");
-    const int a_rows = p.a_transposed ? p.k : p.m;
-    const int a_cols = p.a_transposed ? p.m : p.k;
-    const char* layout = "cublasLtMatrixLayoutCreate";
-    ok(c.layout_create(&a_, cuda_type(p.dtype, layout, device), a_rows, a_cols, p.lda), layout);
-    ok(c.layout_create(&b_, cuda_type(p.dtype, layout, device), p.k, p.n, p.ldb), layout);
-    ok(c.layout_create(&c_, cuda_type(p.c_dtype, layout, device), p.m, p.n, p.ldc), layout);
-    cublasLtMatmulPreference_t pref = nullptr;
-    ok(c.preference_create(&pref), "cublasLtMatmulPreferenceCreate");
-    cublasStatus_t rc =
-        c.preference_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof workspace_bytes);
-    cublasLtMatmulHeuristicResult_t found{};
-    int count = 0;
-    if (rc == CUBLAS_STATUS_SUCCESS) rc = c.heuristic(lt, desc_, a_, b_, c_, c_, pref, 1, &found, &count);
-    c.preference_destroy(pref);
-    ok(rc, "cublasLtMatmulAlgoGetHeuristic");
-    if (count < 1)
-      throw RunError(error_text("cublasLtMatmulAlgoGetHeuristic",
-                                fmt::format("no {} kernel for {}x{}x{} on this GPU; fp8 products need compute "
-                                            "capability 8.9 or newer (Ada, Hopper, Blackwell)",
-                                            name(p.dtype), p.m, p.n, p.k),
-                                device));
-    algo_ = found.algo;
+    try {
+      make(lt, workspace_bytes, device);
+    } catch (...) {
+      release();  // no destructor runs for a constructor that throws
+      throw;
+    }
   }
-  ~LtPlan() {  // teardown: nothing left to report to
-    const auto& c = cublas_lt();
-    for (cublasLtMatrixLayout_t l : {a_, b_, c_})
-      if (l) c.layout_destroy(l);
-    if (desc_) c.desc_destroy(desc_);
-  }
+  ~LtPlan() { release(); }
   LtPlan(const LtPlan&) = delete;
   LtPlan& operator=(const LtPlan&) = delete;
 
@@ -111,6 +85,45 @@ class LtPlan {
   }
 
  private:
+  void make(cublasLtHandle_t lt, std::size_t workspace_bytes, int device) {
+    const auto& c = cublas_lt();
+    const auto ok = [device](cublasStatus_t rc, const char* call) { check_cublas(rc, call, device); };
+    ok(c.desc_create(&desc_, compute_type(p_.accumulate, device), CUDA_R_32F), "cublasLtMatmulDescCreate");
+    const cublasOperation_t transa = p_.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    ok(c.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa), "cublasLtMatmulDescSetAttribute");
+    const int a_rows = p_.a_transposed ? p_.k : p_.m;
+    const int a_cols = p_.a_transposed ? p_.m : p_.k;
+    const char* layout = "cublasLtMatrixLayoutCreate";
+    ok(c.layout_create(&a_, cuda_type(p_.dtype, layout, device), a_rows, a_cols, p_.lda), layout);
+    ok(c.layout_create(&b_, cuda_type(p_.dtype, layout, device), p_.k, p_.n, p_.ldb), layout);
+    ok(c.layout_create(&c_, cuda_type(p_.c_dtype, layout, device), p_.m, p_.n, p_.ldc), layout);
+    cublasLtMatmulPreference_t pref = nullptr;
+    ok(c.preference_create(&pref), "cublasLtMatmulPreferenceCreate");
+    cublasStatus_t rc =
+        c.preference_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof workspace_bytes);
+    cublasLtMatmulHeuristicResult_t found{};
+    int count = 0;
+    if (rc == CUBLAS_STATUS_SUCCESS) rc = c.heuristic(lt, desc_, a_, b_, c_, c_, pref, 1, &found, &count);
+    c.preference_destroy(pref);
+    ok(rc, "cublasLtMatmulAlgoGetHeuristic");
+    if (count < 1)
+      throw RunError(error_text("cublasLtMatmulAlgoGetHeuristic",
+                                fmt::format("no {} kernel for {}x{}x{} on this GPU; fp8 products need compute "
+                                            "capability 8.9 or newer (Ada, Hopper, Blackwell)",
+                                            name(p_.dtype), p_.m, p_.n, p_.k),
+                                device));
+    algo_ = found.algo;
+  }
+  void release() {                            // teardown: nothing left to report to
+    if (!desc_ && !a_ && !b_ && !c_) return;  // nothing made (cuBLASLt itself may not have loaded)
+    const auto& c = cublas_lt();
+    for (cublasLtMatrixLayout_t l : {a_, b_, c_})
+      if (l) c.layout_destroy(l);
+    if (desc_) c.desc_destroy(desc_);
+    a_ = b_ = c_ = nullptr;
+    desc_ = nullptr;
+  }
+
   MatrixProduct p_;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
@@ -152,10 +165,8 @@ class Cublas final : public Blas {
   static constexpr std::size_t kLtWorkspaceBytes = std::size_t{32} << 20;
 
   void lt_product(const MatrixProduct& p) {
-    if (!lt_) {
-      check_cublas(cublas_lt().create(&lt_), "cublasLtCreate", device_);
-      check(cudaMalloc(&workspace_, kLtWorkspaceBytes), "cudaMalloc (the cuBLASLt workspace)", device_);
-    }
+    if (!lt_) check_cublas(cublas_lt().create(&lt_), "cublasLtCreate", device_);
+    if (!workspace_) check(cudaMalloc(&workspace_, kLtWorkspaceBytes), "cudaMalloc (the cuBLASLt workspace)", device_);
     if (!plan_ || !plan_->plans(p)) {
       plan_.reset();
       plan_ = std::make_unique<LtPlan>(lt_, p, kLtWorkspaceBytes, device_);
