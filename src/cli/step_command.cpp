@@ -178,22 +178,27 @@ StepCompute make_compute(const Comm& world, Backend& backend, const StepFlags& f
 
 // The GPU step's products of one layer, shape by shape, on the device the
 // backend's setup placed this rank on (issue 38): what the layer's own shapes
-// take on these GPUs beside the rate the model prices them at. None where the
-// workload has no shapes (given by its FLOPs), and rank 0 says why.
-std::optional<LayerProducts> layer_products(const Comm& world, const model::Workload& w, const model::Presets& presets,
-                                            Dtype dtype) {
+// take on these GPUs, in the workload's datatype, beside the rate the model
+// prices them at. None where the workload has no shapes (given by its FLOPs)
+// or a datatype with no product here, and rank 0 says why.
+std::optional<LayerProducts> layer_products(const Comm& world, const model::Workload& w,
+                                            const model::Presets& presets) {
   std::vector<model::GemmShape> shapes;
+  std::string why;
+  const std::optional<Dtype> dtype = product_dtype(w, why);
   try {
-    shapes = model::layer_gemm_shapes(w);  // the same answer on every rank: the same workload
+    if (dtype) shapes = model::layer_gemm_shapes(w);  // the same answer on every rank: the same workload
   } catch (const UsageError& e) {
-    if (world.rank() == 0)
-      user_log().info("fabricbench step: the layer's products are not timed by shape: {}", e.what());
+    why = e.what();
+  }
+  if (!why.empty()) {
+    if (world.rank() == 0) user_log().info("fabricbench step: the layer's products are not timed by shape: {}", why);
     return std::nullopt;
   }
   std::string error;
   const GpuTools* tools = gpu_tools(&error);
   if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
-  return measure_layer_products(world, *tools, tools->current_device(), shapes, w, presets, dtype);
+  return measure_layer_products(world, *tools, tools->current_device(), shapes, w, presets, *dtype);
 }
 
 // --compare-model on one node: every collective of the step stays inside the
@@ -245,7 +250,7 @@ class StepCommand final : public Measuring {
     }
     if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
     compute_ = make_compute(world, *job().backend, f_);
-    if (f_.backend == "nccl") products_ = layer_products(world, w_, presets_, compute_.dtype);
+    if (f_.backend == "nccl") products_ = layer_products(world, w_, presets_);
     executor_ = std::make_unique<step::Executor>(world, *job().backend, *compute_.kernel, schedule_, compute_.dtype);
   }
   void watch(ProgressBoard& board) override { executor_->watch(&board); }

@@ -32,6 +32,13 @@ std::vector<double> time_products(const GpuTools& tools, int device, const std::
 
 }  // namespace
 
+std::optional<Dtype> product_dtype(const model::Workload& w, std::string& why) {
+  const std::optional<Dtype> d = parse_dtype(w.dtype);
+  if (d && (*d == Dtype::bfloat16 || *d == Dtype::half || *d == Dtype::float32 || *d == Dtype::fp8_e4m3)) return d;
+  why = fmt::format("the workload's dtype {} has no product of its own here (bf16, fp16, fp32 or fp8_e4m3)", w.dtype);
+  return std::nullopt;
+}
+
 double LayerProducts::measured_layer_us() const {
   double sum = 0;
   for (const ProductFigure& p : products) sum += p.measured_us;
@@ -68,6 +75,7 @@ LayerProducts measure_layer_products(const Comm& world, const GpuTools& tools, i
   std::vector<double> us = time_products(tools, device, shapes, dtype, error);
   if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
   LayerProducts out;
+  out.dtype = dtype;
   out.model_source = pricing.source;
   out.model_layer_tflops = pricing.layer_tflops;
   for (std::size_t i = 0; i < shapes.size(); ++i) {

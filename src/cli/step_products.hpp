@@ -5,6 +5,7 @@
 // is what the layer's own shapes take on these GPUs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct ProductFigure {
 
 struct LayerProducts {
   std::vector<ProductFigure> products;  // layer_gemm_shapes order
+  Dtype dtype = Dtype::bfloat16;        // what they were timed in
   std::string model_source;             // the model's compute source (measured_curve, preset_curve, mfu, ...)
   double model_layer_tflops = 0;        // the model's rate of the layer's products together
   double measured_layer_us() const;     // one layer's products, each at its slowest rank's time
@@ -38,6 +40,13 @@ struct LayerProducts {
 // step's set-up (12 shapes of a layer).
 inline constexpr int kProductIters = 10;
 inline constexpr int kProductWarmup = 3;
+
+// The datatype a workload's products are timed in: its own (training:
+// dtype), so that they stand beside the model's rates for that datatype
+// whatever the step's --gemm-dtype. Empty, with `why`, where `gemm` has no
+// product of it (fp8 e5m2: Transformer Engine's gradients, which multiply
+// against e4m3).
+std::optional<Dtype> product_dtype(const model::Workload& w, std::string& why);
 
 // Collective. Each rank runs `shapes` (model::layer_gemm_shapes of `w`) on
 // `device` (current) in `dtype`; a UsageError, the same on every rank, when

@@ -92,10 +92,11 @@ std::string products_text(const LayerProducts& l) {
                std::to_string(p.slowest_rank)});
   const bool one_rate = !l.products.empty() && l.products.front().model_tflops <= 0;
   t.notes.push_back(fmt::format(
-      "one layer's products: measured {} us, model {} us ({}; compute source {}{}); each timed alone, the "
+      "one layer's products in {}: measured {} us, model {} us ({}; compute source {}{}); each timed alone, the "
       "median of {} after {}",
-      us(l.measured_layer_us()), us(l.model_layer_us()), diff_pct(l.model_layer_us(), l.measured_layer_us()),
-      l.model_source, one_rate ? ", one rate for every product" : "", kProductIters, kProductWarmup));
+      name(l.dtype), us(l.measured_layer_us()), us(l.model_layer_us()),
+      diff_pct(l.model_layer_us(), l.measured_layer_us()), l.model_source,
+      one_rate ? ", one rate for every product" : "", kProductIters, kProductWarmup));
   return render(t);
 }
 
@@ -143,6 +144,7 @@ std::vector<RecordLine> step_lines(const StepView& v) {
     for (const ProductFigure& p : v.products->products)
       line.products.push_back({p.shape.name, p.shape.m, p.shape.n, p.shape.k, p.measured_us, p.measured_tflops,
                                p.slowest_rank, p.model_tflops});
+    line.products_dtype = std::string(name(v.products->dtype));
     line.products_model_source = v.products->model_source;
     line.products_model_tflops = v.products->model_layer_tflops;
   }

@@ -439,7 +439,7 @@ const auto& step_fields() {
              take_or("optimizer_us", 0.0, &S::optimizer_us), take("comm_share", &S::comm_share),
              take("exposed_share", &S::exposed_share), take("efficiency", &S::efficiency),
              take("hidden_us", &S::hidden_us), object("comms", comm, &S::comms),
-             object_when_set("products", product, &S::products),
+             object_when_set("products", product, &S::products), when_set("products_dtype", &S::products_dtype),
              when_set("products_model_source", &S::products_model_source),
              when_set("products_model_tflops", &S::products_model_tflops))};
   return f;

@@ -194,15 +194,17 @@ TEST_F(RecordLines, PairNodeAndFindingWriteTheDocumentedKeys) {
 
 TEST_F(RecordLines, GemmAndStepWriteTheDocumentedKeys) {
   EXPECT_EQ(keys_of(to_json(GemmLine{})), doc("gemm"));
-  // A GPU step's line: its products, and what the model priced them from
-  // (a host step's has none, and leaves the three keys out).
+  // A GPU step's line: its products, their datatype, and what the model
+  // priced them from (a host step's has none, and leaves the four keys out).
   StepLine gpu;
   gpu.products.push_back({"qkv", 8192, 12288, 4096, 1500.5, 549.6, 3, 610.2});
+  gpu.products_dtype = "f8e4m3";
   gpu.products_model_source = "measured_curve";
   gpu.products_model_tflops = 600.5;
   EXPECT_EQ(keys_of(to_json(gpu)), doc("step"));
   const Keys host = keys_of(to_json(StepLine{}));
-  EXPECT_EQ(minus(doc("step"), host), (Keys{"products", "products_model_source", "products_model_tflops"}));
+  EXPECT_EQ(minus(doc("step"), host),
+            (Keys{"products", "products_dtype", "products_model_source", "products_model_tflops"}));
   EXPECT_EQ(keys_of(to_json(StepModelLine{})), doc("step_model"));
   // The products read back whole.
   const StepLine back = step_from_json(to_json(gpu));
@@ -210,6 +212,7 @@ TEST_F(RecordLines, GemmAndStepWriteTheDocumentedKeys) {
   const StepProduct& p = back.products[0];
   EXPECT_EQ(std::tuple(p.name, p.m, p.n, p.k, p.measured_us, p.measured_tflops, p.slowest_rank, p.model_tflops),
             std::tuple(std::string("qkv"), 8192LL, 12288LL, 4096LL, 1500.5, 549.6, 3, 610.2));
+  EXPECT_EQ(back.products_dtype, "f8e4m3");
   EXPECT_EQ(back.products_model_source, "measured_curve");
   EXPECT_EQ(back.products_model_tflops, 600.5);
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -155,6 +156,51 @@ void expect_products(const StepLine& line, const model::Workload& w) {
   }
 }
 
+// The layer's products are timed in the workload's own datatype
+// (cli::product_dtype), whatever --gemm-dtype the step's compute runs, so
+// they stand beside the model's rates for that datatype: an fp8 workload's
+// run as fp8 products, at the simulated GPU's fp8 rate. fp8 e5m2 has no
+// product here, and the step says why.
+TEST(SimStepProducts, TheLayersProductsAreTimedInTheWorkloadsDatatype) {
+  const Comm world = Comm::world();
+  const NodeMap nodes = map_nodes(world);
+  const auto workload_in = [](const std::string& dtype) {
+    return model::parse_workload(
+        "name: simulated tp2\n"
+        "model: {params: 0.2M, layers: 2, hidden: 64, heads: 2, seq_len: 32}\n"
+        "training: {global_batch: 8, micro_batch: 1, dtype: " +
+        dtype +
+        "}\n"
+        "parallel: {tp: 2}\n"
+        "compute: {gemm_curve: preset, of_gemm: 0.5}\n"
+        "cluster: {gpu: h100-sxm, nodes: 1, gpus_per_node: 4}\n");
+  };
+  std::string why;
+  EXPECT_EQ(cli::product_dtype(workload_in("fp16"), why), Dtype::half);
+  EXPECT_EQ(cli::product_dtype(workload_in("bfloat16"), why), Dtype::bfloat16);
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_FALSE(cli::product_dtype(workload_in("fp8_e5m2"), why));
+  EXPECT_NE(why.find("the workload's dtype fp8_e5m2 has no product of its own here"), std::string::npos) << why;
+  why.clear();
+  const model::Workload fp8 = workload_in("fp8_e4m3");
+  const std::optional<Dtype> dtype = cli::product_dtype(fp8, why);
+  ASSERT_EQ(dtype, Dtype::fp8_e4m3) << why;
+
+  test::SimDevices devices(test::hgx_node(), {0, 1, 2, 3, 4, 5, 6, 7});
+  test::SimBlas blas(devices);
+  const gpu::DeviceTools tools(devices, blas);
+  const cli::LayerProducts products = cli::measure_layer_products(
+      world, tools, nodes.local_rank, model::layer_gemm_shapes(fp8), fp8, model::builtin_presets(), *dtype);
+  EXPECT_EQ(products.dtype, Dtype::fp8_e4m3);
+  ASSERT_EQ(products.products.size(), 12u);
+  const double fp8_tflops = test::hgx_node().fp8_tflops;
+  for (const cli::ProductFigure& p : products.products)
+    EXPECT_NEAR(p.measured_tflops, fp8_tflops, 1e-6 * fp8_tflops) << p.shape.name;
+  ASSERT_FALSE(blas.queued.empty());
+  EXPECT_EQ(blas.queued.back().dtype, Dtype::fp8_e4m3);
+  EXPECT_TRUE(blas.queued.back().a_transposed);
+}
+
 TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
   const Comm world = Comm::world();
   const NodeMap nodes = map_nodes(world);
@@ -190,9 +236,11 @@ TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
       "parallel: {tp: 2}\n"
       "compute: {gemm_curve: preset, of_gemm: 0.5}\n"
       "cluster: {gpu: h100-sxm, nodes: 2, gpus_per_node: 2}\n");
-  const cli::LayerProducts products =
-      cli::measure_layer_products(world, tools, nodes.local_rank, model::layer_gemm_shapes(workload), workload,
-                                  model::builtin_presets(), Dtype::bfloat16);
+  std::string why;
+  const std::optional<Dtype> dtype = cli::product_dtype(workload, why);
+  ASSERT_EQ(dtype, Dtype::bfloat16) << why;
+  const cli::LayerProducts products = cli::measure_layer_products(
+      world, tools, nodes.local_rank, model::layer_gemm_shapes(workload), workload, model::builtin_presets(), *dtype);
   const cli::StepView view{workload, schedule, report, compute.describe(), "nccl", {}, &products};
   const Results res = recorded(world, cli::step_lines(view), backend->simulated());
   if (world.rank() != 0) return;
@@ -200,6 +248,7 @@ TEST(SimNccl, StepOnTwoNodesRecordsItsShareFromTheSimulatedCompute) {
   ASSERT_EQ(res.steps.size(), 1u);
   const StepLine& line = res.steps[0];
   EXPECT_EQ(line.backend, "nccl");
+  EXPECT_EQ(line.products_dtype, "bfloat16");
   EXPECT_EQ(line.kernel, compute.describe());
   EXPECT_EQ(line.tp, 2);
   EXPECT_EQ(line.dp, 2);

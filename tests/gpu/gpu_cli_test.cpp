@@ -196,7 +196,8 @@ TEST_F(GpuCli, StepRunsCublasProductsBesideNccl) {
     EXPECT_LT(p.measured_tflops, 2500) << p.name << ": above any GPU's dense bf16 peak";
     EXPECT_EQ(p.model_tflops, 0) << p.name;
   }
-  EXPECT_NE(r.out.find("one layer's products: measured"), std::string::npos) << r.out;
+  EXPECT_EQ(line.products_dtype, "bfloat16");  // the workload's dtype: bf16
+  EXPECT_NE(r.out.find("one layer's products in bfloat16: measured"), std::string::npos) << r.out;
 }
 
 // 262144^2 bf16 is 128 GiB a matrix, three of them: no GPU holds that.

@@ -375,6 +375,7 @@ struct StepLine {
   // The GPU step's products of one layer, shape by shape (since 1.17; none on
   // the host), and the model's compute source and layer rate they are set beside.
   std::vector<StepProduct> products;
+  std::string products_dtype;  // their datatype, the workload's (since 1.18)
   std::string products_model_source;
   double products_model_tflops = 0;
 };
