@@ -91,7 +91,13 @@ TEST_F(CountersCli, AnUnchangedTreeAddsNoLineAndNoSection) {
   EXPECT_TRUE(res.counters.empty());
   EXPECT_EQ(res.header.schema_version, schema_version());
   EXPECT_EQ(res.header.counters, path("node{node}"));
-  EXPECT_EQ(html_of("quiet.jsonl").find("id=\"health\""), std::string::npos) << "a healthy run shows no health section";
+  // No counter in the report. The health section also lists rows whose
+  // iteration times fell into two modes, which a loaded machine gives a
+  // healthy fabric (CI saw one): that part is the section's only other reason.
+  const std::string page = html_of("quiet.jsonl");
+  EXPECT_EQ(page.find("data-counter="), std::string::npos) << "a healthy run shows no counter";
+  if (page.find("id=\"health\"") != std::string::npos)
+    EXPECT_NE(page.find("<h4>Two modes</h4>"), std::string::npos) << "a health section with neither counters nor modes";
   const auto c = run_process(check_command("quiet"));
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 }
