@@ -108,8 +108,7 @@ GemmPlan resolve_gemm(const GemmFlags& f) {
   if (f.device < -1) throw UsageError(fmt::format("--device {}: a CUDA device index", f.device));
   for (const auto& name : f.dtypes) {
     const auto d = parse_dtype(name);
-    if (!d || !(*d == Dtype::bfloat16 || *d == Dtype::half || *d == Dtype::float32 || *d == Dtype::fp8_e4m3))
-      throw UsageError(fmt::format("--dtype '{}': use bf16, fp16, fp32 or fp8_e4m3", name));
+    if (!d || !gemm_offers(*d)) throw UsageError(fmt::format("--dtype '{}': use {}", name, kGemmDtypes));
     p.dtypes.push_back(*d);
   }
   p.base.m = p.base.n = p.base.k = f.size;

@@ -34,8 +34,8 @@ std::vector<double> time_products(const GpuTools& tools, int device, const std::
 
 std::optional<Dtype> product_dtype(const model::Workload& w, std::string& why) {
   const std::optional<Dtype> d = parse_dtype(w.dtype);
-  if (d && (*d == Dtype::bfloat16 || *d == Dtype::half || *d == Dtype::float32 || *d == Dtype::fp8_e4m3)) return d;
-  why = fmt::format("the workload's dtype {} has no product of its own here (bf16, fp16, fp32 or fp8_e4m3)", w.dtype);
+  if (d && gemm_offers(*d)) return d;
+  why = fmt::format("the workload's dtype {} has no product of its own here ({})", w.dtype, kGemmDtypes);
   return std::nullopt;
 }
 

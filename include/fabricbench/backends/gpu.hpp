@@ -37,6 +37,14 @@ struct GpuPlacement {
   GpuCapability lowest;
 };
 
+// The datatypes a GEMM runs in (`gemm -d`, the step's products), one list
+// for the runner, the command and the step: bf16 and fp16 (cublasGemmEx),
+// fp32 without TF32, fp8 e4m3 (cuBLASLt, C in bfloat16).
+constexpr bool gemm_offers(Dtype d) {
+  return d == Dtype::bfloat16 || d == Dtype::half || d == Dtype::float32 || d == Dtype::fp8_e4m3;
+}
+inline constexpr const char* kGemmDtypes = "bf16, fp16, fp32 or fp8_e4m3";
+
 struct GemmSpec {
   Dtype dtype = Dtype::bfloat16;  // bfloat16, half, float32 (no TF32) or fp8_e4m3 (C in bfloat16)
   int m = 8192;

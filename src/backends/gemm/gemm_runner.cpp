@@ -7,11 +7,6 @@
 namespace fb::gpu {
 namespace {
 
-// What `fabricbench gemm -d` and the step's --gemm-dtype offer.
-bool offered(Dtype dtype) {
-  return dtype == Dtype::bfloat16 || dtype == Dtype::half || dtype == Dtype::float32 || dtype == Dtype::fp8_e4m3;
-}
-
 // fp8 products as training frameworks run them (Transformer Engine's fp8
 // linear layers): e4m3 inputs through cuBLASLt, A stored transposed (the "TN"
 // layout cuBLASLt's fp8 kernels require), C in bfloat16, fp32 sums.
@@ -21,7 +16,6 @@ Dtype c_type(Dtype dtype) { return fp8(dtype) ? Dtype::bfloat16 : dtype; }
 // cuBLASLt's fp8 kernels run on compute capability 8.9 and newer, and read
 // A and B along k and write C along m in rows that start 16 bytes apart.
 void require_fp8(const GemmSpec& s, const DeviceProps& gpu) {
-  if (!fp8(s.dtype)) return;
   if (gpu.cc_major * 10 + gpu.cc_minor < 89)
     throw UsageError(
         fmt::format("GEMM in {} on {} (compute capability {}.{}): fp8 products need 8.9 or newer (Ada, "
@@ -42,9 +36,11 @@ GemmRunner::GemmRunner(Devices& devices, BlasLibrary& blas, const GemmSpec& spec
       a_(devices, MemoryKind::device, device),
       b_(devices, MemoryKind::device, device),
       c_(devices, MemoryKind::device, device) {
-  if (!offered(spec.dtype))
-    throw UsageError(fmt::format("GEMM: no {} product here; use bf16, fp16, fp32 or fp8_e4m3", name(spec.dtype)));
-  require_fp8(spec, devices.props(device));
+  if (!gemm_offers(spec.dtype))
+    throw UsageError(fmt::format("GEMM: no {} product here; use {}", name(spec.dtype), kGemmDtypes));
+  // The device's properties only where fp8 needs them: every other GEMM (the
+  // step times twelve at start-up) skips cudaGetDeviceProperties.
+  if (fp8(spec.dtype)) require_fp8(spec, devices.props(device));
   const std::size_t word = dtype_bytes(spec.dtype), c_word = dtype_bytes(c_type(spec.dtype));
   const auto m = static_cast<std::uint64_t>(spec.m), n = static_cast<std::uint64_t>(spec.n),
              k = static_cast<std::uint64_t>(spec.k);
