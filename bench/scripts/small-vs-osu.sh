@@ -21,7 +21,9 @@
 # their ratio; exits 1 when any ratio is above GOAL.
 #   bench/scripts/small-vs-osu.sh [rounds=3]
 # Env: FB (the fabricbench binary), BUILD, PEERS (folder with the osu_* programs), GOAL (default 1.10),
-# OPS (default: all six, space-separated), MAXBYTES (default 16M).
+# OPS (default: all six, space-separated), MAXBYTES (default 16M), FB_ARGS (more
+# `fabricbench run` flags: `--timeout 0` runs without the watchdog, at
+# MPI_THREAD_SINGLE as OSU does; docs/figures.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-3}
@@ -59,7 +61,8 @@ fail() {
 run_fabricbench() {
   local k=$1 list
   list=$(echo "$ops" | tr ' ' ',')
-  "${launch[@]}" "$bin" run -q --ops "$list" -b 8 -e "$max_bytes" --out "$tmp/fb.$k.jsonl" \
+  # shellcheck disable=SC2086 # FB_ARGS is a list of flags
+  "${launch[@]}" "$bin" run -q --ops "$list" -b 8 -e "$max_bytes" ${FB_ARGS:-} --out "$tmp/fb.$k.jsonl" \
     </dev/null >/dev/null 2>"$tmp/err" || fail "fabricbench run"
   "$bin" report rows "$tmp/fb.$k.jsonl" | awk -F'\t' '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }

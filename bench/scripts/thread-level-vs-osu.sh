@@ -5,6 +5,8 @@
 #   fabricbench   `fabricbench run`'s row median (MPI_THREAD_FUNNELED: its
 #                 watchdog runs a thread of its own, which MPI_THREAD_SINGLE
 #                 rules out);
+#   fb-timeout0   the same with `--timeout 0`: no watchdog, no thread of its
+#                 own, so MPI_THREAD_SINGLE (the header's mpi_thread_level);
 #   bare-funneled the bare loop (bench/bare_loop.hpp: the MPI calls alone,
 #                 the same statistic as fabricbench's, no other thread)
 #                 initialised at MPI_THREAD_FUNNELED;
@@ -40,16 +42,19 @@ fail() {
 }
 
 # Each tool appends `tool op bytes us` rows to $tmp/rows.
-run_fabricbench() {
-  local k=$1
-  "${launch[@]}" "$build/fabricbench" run -q --ops "$(echo "$ops" | tr ' ' ',')" -b "$min" -e "$max" \
-    --out "$tmp/fb.$k.jsonl" </dev/null >/dev/null 2>"$tmp/err" || fail "fabricbench run"
-  "$build/fabricbench" report rows "$tmp/fb.$k.jsonl" | awk -F'\t' -v sizes=" $sizes " '
+fabricbench_rows() {
+  local tool=$1 record=$2
+  shift 2
+  "${launch[@]}" "$build/fabricbench" run -q --ops "$(echo "$ops" | tr ' ' ',')" -b "$min" -e "$max" "$@" \
+    --out "$record" </dev/null >/dev/null 2>"$tmp/err" || fail "fabricbench run $*"
+  "$build/fabricbench" report rows "$record" | awk -F'\t' -v sizes=" $sizes " -v tool="$tool" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     $(col["placement"]) == "out" && index(sizes, " " $(col["bytes"]) " ") {
-      print "fabricbench", $(col["op"]), $(col["bytes"]), $(col["median_us"])
+      print tool, $(col["op"]), $(col["bytes"]), $(col["median_us"])
     }' >>"$tmp/rows"
 }
+run_fabricbench() { fabricbench_rows fabricbench "$tmp/fb.$1.jsonl"; }
+run_fb_timeout0() { fabricbench_rows fb-timeout0 "$tmp/fb0.$1.jsonl" --timeout 0; }
 
 run_bare() {
   local level=$1 op bytes out
@@ -80,10 +85,10 @@ run_osu() {
   done
 }
 
-tools=(run_fabricbench run_bare_funneled run_bare_single run_osu)
+tools=(run_fabricbench run_fb_timeout0 run_bare_funneled run_bare_single run_osu)
 for k in $(seq "$rounds"); do
-  for i in 0 1 2 3; do
-    step=${tools[$(((i + k) % 4))]}
+  for i in "${!tools[@]}"; do
+    step=${tools[$(((i + k) % ${#tools[@]}))]}
     "$step" "$k"
     printf '%-18s round %d done (load %s)\n' "${step#run_}" "$k" "$(cut -d' ' -f1 /proc/loadavg)"
   done
@@ -97,13 +102,14 @@ for line in open(rows):
     tool, op, size, us = line.split()
     per.setdefault((tool, op, int(size)), []).append(float(us))
 med = {k: statistics.median(v) for k, v in per.items()}
-tools = ["fabricbench", "bare-funneled", "bare-single", "osu"]
-print(f"{'op':11s} {'bytes':>6s} " + " ".join(f"{t:>13s}" for t in tools) + "   ratios to osu (fb, funneled, single)")
+tools = ["fabricbench", "fb-timeout0", "bare-funneled", "bare-single", "osu"]
+print(f"{'op':11s} {'bytes':>6s} " + " ".join(f"{t:>13s}" for t in tools) +
+      "   ratios to osu (fb, fb-timeout0, funneled, single)")
 for op, size in sorted({(k[1], k[2]) for k in med}):
     v = [med.get((t, op, size)) for t in tools]
     if None in v:
         continue
     print(f"{op:11s} {size:6d} " + " ".join(f"{x:13.3f}" for x in v) +
-          "   " + " ".join(f"{x / v[3]:.2f}" for x in v[:3]))
+          "   " + " ".join(f"{x / v[-1]:.2f}" for x in v[:-1]))
 print(f"medians of {rounds} rounds, microseconds")
 PY

@@ -293,10 +293,15 @@ int check_main(int argc, char** argv) {
   add_check_flags(app, flags);
   // The outputs' paths follow the profile's name: prepare_rank0 checks them once it is read.
   const CommandEntry entry{
-      "check", app, [&] { validate(flags); }, [] { return Outputs{}; },
+      "check",
+      app,
+      [&] { validate(flags); },
+      [] { return Outputs{}; },
       [&] { return flags.verbose ? Verbosity::verbose
                    : flags.quiet ? Verbosity::quiet
-                                 : Verbosity::normal; }};
+                                 : Verbosity::normal; },
+      {},
+      watchdog_runs(flags.timeout)};
   return command_main(&argc, &argv, entry, [&](const Comm& world) {
     CheckSetup setup;
     if (const std::string error = prepare_everywhere(world, flags, setup); !error.empty())

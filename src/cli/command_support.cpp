@@ -86,23 +86,36 @@ std::string options_differ(const Comm& world, const std::string& mine) {
                                                                diff));
 }
 
-int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
-                        const std::function<void()>& validate, const std::function<Outputs()>& outputs,
-                        const std::vector<std::string>& per_rank) {
-  std::string error;
-  std::optional<std::string> shown;  // --help, or a flag that only prints (ShowAndExit)
+FlagsParsed parse_flags(CLI::App& app, int argc, char** argv) {
+  FlagsParsed parsed;
   refuse_nonsense_numbers(app);
   try {
     app.parse(argc, argv);
-    validate();
   } catch (const CLI::CallForHelp&) {
-    shown = app.help();
+    parsed.shown = app.help();
   } catch (const ShowAndExit& show) {
-    shown = show.text;
+    parsed.shown = show.text;
   } catch (const CLI::ParseError& e) {
-    error = e.what();
-  } catch (const UsageError& e) {
-    error = e.what();
+    parsed.error = e.what();
+  }
+  return parsed;
+}
+
+int agree_on_flags(const Comm& world, const FlagsParsed& parsed, const CLI::App& app, std::string_view command,
+                   const std::function<void()>& validate, const std::function<Outputs()>& outputs,
+                   const std::vector<std::string>& per_rank) {
+  std::string error = parsed.error;
+  std::optional<std::string> shown = parsed.shown;
+  if (error.empty() && !shown) {
+    try {
+      validate();
+    } catch (const ShowAndExit& show) {
+      shown = show.text;
+    } catch (const CLI::ParseError& e) {
+      error = e.what();
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
   }
   error = agree_on_error(world, error);
   // Printing and exiting is agreed too: a rank that went on alone would wait
@@ -130,6 +143,12 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
   error = agree_on_error(world, error);
   if (error.empty()) return -1;
   return usage_exit(world, command, error);
+}
+
+int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
+                        const std::function<void()>& validate, const std::function<Outputs()>& outputs,
+                        const std::vector<std::string>& per_rank) {
+  return agree_on_flags(world, parse_flags(app, argc, argv), app, command, validate, outputs, per_rank);
 }
 
 void check_iteration_counts(int iters, int warmup) {

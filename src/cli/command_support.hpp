@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,20 @@ void add_overwrite_flag(CLI::App& app, bool& overwrite);
 int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv, std::string_view command,
                         const std::function<void()>& validate, const std::function<Outputs()>& outputs,
                         const std::vector<std::string>& per_rank = {});
+
+// parse_on_every_rank in two halves, for a command whose MPI thread level
+// follows its flags: parse_flags parses on this rank alone, before MPI_Init
+// (no MPI: CLI11's own errors and --help are kept, not raised);
+// agree_on_flags does the rest (validate, the agreement) once MPI runs.
+struct FlagsParsed {
+  std::string error;                 // a flag CLI11 refused
+  std::optional<std::string> shown;  // --help, or a flag that only prints (ShowAndExit)
+  bool ok() const { return error.empty() && !shown; }
+};
+FlagsParsed parse_flags(CLI::App& app, int argc, char** argv);
+int agree_on_flags(const Comm& world, const FlagsParsed& parsed, const CLI::App& app, std::string_view command,
+                   const std::function<void()>& validate, const std::function<Outputs()>& outputs,
+                   const std::vector<std::string>& per_rank = {});
 
 // The text ranks compare: every option of `app` as CLI11 writes its parsed
 // value (one per line, defaults included), less the options in `per_rank`,

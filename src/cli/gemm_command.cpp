@@ -323,7 +323,8 @@ int gemm_main(int argc, char** argv) {
   };
   const auto outputs = [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; };
   const auto verbosity = [&] { return flags.quiet ? Verbosity::quiet : Verbosity::normal; };
-  return command_main(&argc, &argv, {"gemm", app, validate, outputs, verbosity}, [&](const Comm& world) {
+  const CommandEntry entry{"gemm", app, validate, outputs, verbosity, {}, watchdog_runs(flags.timeout)};
+  return command_main(&argc, &argv, entry, [&](const Comm& world) {
     GemmCommand command(flags, plan);
     return measure(world, argc, argv,
                    {.command = "gemm",

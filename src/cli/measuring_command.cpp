@@ -63,17 +63,32 @@ int close(const MeasuringPlan& plan, Measuring& command, SinkList& sinks, double
   return command.report(code);
 }
 
+// MPI_THREAD_SINGLE where the command, with these flags, runs no thread of
+// its own; a flag it cannot read yet is refused after MPI_Init, at FUNNELED.
+ThreadLevel thread_level(const CommandEntry& entry, const FlagsParsed& parsed) {
+  if (!parsed.ok() || !entry.threads_of_its_own) return ThreadLevel::funneled;
+  try {
+    return entry.threads_of_its_own() ? ThreadLevel::funneled : ThreadLevel::single;
+  } catch (const std::exception&) {
+    return ThreadLevel::funneled;
+  }
+}
+
 }  // namespace
 
 void startup_mark(const char* phase) { startup.mark(phase); }
 
 int command_main(int* argc, char*** argv, const CommandEntry& entry, const std::function<int(const Comm&)>& body) {
-  MpiSession mpi(argc, argv);
+  // The thread level follows the flags, so they are parsed before MPI_Init
+  // (which may edit argv, but Open MPI and MPICH leave a program's own
+  // arguments alone); checked and agreed once MPI runs.
+  const FlagsParsed parsed = parse_flags(entry.app, *argc, *argv);
+  MpiSession mpi(argc, argv, thread_level(entry, parsed));
   startup.mark("MPI_Init");
   const Comm world = Comm::world();
   if (const int stop = same_command_everywhere(world, entry.command); stop >= 0) return stop;
   const int stop =
-      parse_on_every_rank(world, entry.app, *argc, *argv, entry.command, entry.validate, entry.outputs, entry.per_rank);
+      agree_on_flags(world, parsed, entry.app, entry.command, entry.validate, entry.outputs, entry.per_rank);
   if (stop >= 0) return stop;
   startup.mark("command and option agreement");
   setup_logging(world.rank(), entry.verbosity());

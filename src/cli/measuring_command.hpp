@@ -39,6 +39,11 @@ struct CommandEntry {
   std::function<Outputs()> outputs;  // the files rank 0 will write
   std::function<Verbosity()> verbosity;
   std::vector<std::string> per_rank{};  // options that legitimately differ between ranks (compared_options)
+  // With the flags parsed (before MPI_Init, before `validate`): whether the
+  // command will run threads of its own, the watchdog's unless --timeout 0.
+  // Without them MPI runs at MPI_THREAD_SINGLE, which Open MPI serves without
+  // its locks. Unset, or throwing: it will (MPI_THREAD_FUNNELED).
+  std::function<bool()> threads_of_its_own{};
 };
 
 // Collective from MPI_Init to the exit code: `body` runs once the flags are

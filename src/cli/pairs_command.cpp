@@ -137,8 +137,14 @@ int pairs_main(int argc, char** argv) {
   add_pairs_flags(app, flags);
   PairsOptions options;
   const auto outputs = [&] { return Outputs{{{flags.out, "--out"}}, flags.overwrite}; };
-  return command_main(&argc, &argv,
-                      {"pairs", app, [&] { options = resolve(flags); }, outputs, [&] { return verbosity(flags); }},
+  const CommandEntry entry{"pairs",
+                           app,
+                           [&] { options = resolve(flags); },
+                           outputs,
+                           [&] { return verbosity(flags); },
+                           {},
+                           [&] { return resolve(flags).timeout_s != 0; }};
+  return command_main(&argc, &argv, entry,
                       [&](const Comm& world) {
                         PairsCommand command(flags, options);
                         return measure(world, argc, argv,

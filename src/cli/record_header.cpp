@@ -35,6 +35,7 @@ RunHeader record_header(std::string_view command, int argc, char** argv, const C
   for (int n : nodes.rank_node) ++h.ranks_per_node[static_cast<std::size_t>(n)];
   h.rank_node = nodes.rank_node;
   h.mpi_library = MpiSession::library_version();
+  h.mpi_thread_level = MpiSession::thread_level();
   h.build = build_identity();
   return h;
 }

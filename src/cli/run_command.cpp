@@ -145,7 +145,14 @@ int run_main(int argc, char** argv) {
     check_ranks_exist(options, Comm::world().size(), app.count("--peers") > 0);
   };
   const auto outputs = [&] { return Outputs{{{flags.out, "--out"}, {flags.csv, "--csv"}}, flags.overwrite}; };
-  return command_main(&argc, &argv, {"run", app, validate, outputs, [&] { return verbosity(flags); }},
+  const CommandEntry entry{"run",
+                           app,
+                           validate,
+                           outputs,
+                           [&] { return verbosity(flags); },
+                           {},
+                           [&] { return resolve(flags).timeout_s != 0; }};
+  return command_main(&argc, &argv, entry,
                       [&](const Comm& world) {
                         RunCommand command(flags, options);
                         return measure(world, argc, argv,

@@ -198,10 +198,12 @@ void check_ranks_exist(const RunOptions& o, int ranks, bool peers_given) {
 }
 
 CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout) {
-  return app.add_option("--timeout", timeout,
-                 fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
-                             "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog",
-                             watch::kTimeoutFloorS))
+  return app
+      .add_option("--timeout", timeout,
+                  fmt::format("watchdog: an op that makes no progress for this long is a hang (seconds, or 90s, 5m); "
+                              "auto = {:g} s + 1 s per GB one iteration moves; 0 = no watchdog, and MPI at "
+                              "MPI_THREAD_SINGLE unless the command runs a thread of its own (storage)",
+                              watch::kTimeoutFloorS))
       ->capture_default_str();
 }
 
@@ -253,6 +255,10 @@ std::unique_ptr<Backend> with_injected_faults(const Comm& world, std::unique_ptr
     user_log().warn("fabricbench {}: --inject is for tests only: injecting {} fault(s); the record says so", command,
                     faults.size());
   return fault::with_faults(std::move(backend), std::move(faults), world.rank());
+}
+
+std::function<bool()> watchdog_runs(const std::string& timeout) {
+  return [&timeout] { return timeout_seconds(timeout) != 0; };
 }
 
 double timeout_seconds(const std::string& timeout) {

@@ -316,7 +316,9 @@ int step_main(int argc, char** argv) {
   const auto outputs = [&] {
     return Outputs{{{flags.out, "--out"}, {flags.calibrated, "--calibrated-workload"}}, flags.overwrite};
   };
-  return command_main(&argc, &argv, {"step", app, validate, outputs, [] { return Verbosity::normal; }},
+  const CommandEntry entry{
+      "step", app, validate, outputs, [] { return Verbosity::normal; }, {}, watchdog_runs(flags.timeout)};
+  return command_main(&argc, &argv, entry,
                       [&](const Comm& world) {
                         std::string read_error;
                         const std::string yaml = shared_workload_text(world, flags.workload, read_error);

@@ -179,11 +179,6 @@ std::string host_name() {
 
 namespace {
 
-// The engine calls MPI from its main thread only, but the process has other
-// threads (the watchdog's, core/watchdog), which MPI_THREAD_SINGLE rules out:
-// MPI_THREAD_FUNNELED is what it needs, and all it asks for.
-constexpr int kThreadLevel = MPI_THREAD_FUNNELED;
-
 const char* thread_level_name(int level) {
   if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
   if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
@@ -192,23 +187,27 @@ const char* thread_level_name(int level) {
   return "an unknown thread level";
 }
 
-void check_thread_level(int provided) {
-  if (provided >= kThreadLevel) return;
+int mpi_level(ThreadLevel level) { return level == ThreadLevel::single ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED; }
+
+void check_thread_level(int provided, int required) {
+  if (provided >= required) return;
   throw RunError(fmt::format(
       "MPI_Init_thread gave {} on rank {} (host {}), and fabricbench needs {} (only its main thread calls MPI, but "
-      "its watchdog runs threads of its own): use an MPI library built with thread support",
-      thread_level_name(provided), world_rank(), host_name(), thread_level_name(kThreadLevel)));
+      "its watchdog runs threads of its own): use an MPI library built with thread support, or run with --timeout 0 "
+      "(no watchdog, no thread of its own)",
+      thread_level_name(provided), world_rank(), host_name(), thread_level_name(required)));
 }
 
 }  // namespace
 
-MpiSession::MpiSession(int* argc, char*** argv) : exceptions_at_start_(std::uncaught_exceptions()) {
+MpiSession::MpiSession(int* argc, char*** argv, ThreadLevel level) : exceptions_at_start_(std::uncaught_exceptions()) {
+  const int required = mpi_level(level);
   int provided = MPI_THREAD_SINGLE;
-  check_mpi(MPI_Init_thread(argc, argv, kThreadLevel, &provided), "MPI_Init_thread");
+  check_mpi(MPI_Init_thread(argc, argv, required, &provided), "MPI_Init_thread");
   try {
     // Errors come back as codes, which check_mpi turns into messages naming the call.
     check_mpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-    check_thread_level(provided);
+    check_thread_level(provided, required);
   } catch (const RunError&) {
     log_if_failed(MPI_Finalize(), "MPI_Finalize");  // no destructor runs for a constructor that throws
     throw;
@@ -220,6 +219,12 @@ MpiSession::~MpiSession() {
   int finalized = 0;
   log_if_failed(MPI_Finalized(&finalized), "MPI_Finalized");
   if (!finalized) log_if_failed(MPI_Finalize(), "MPI_Finalize");
+}
+
+std::string MpiSession::thread_level() {
+  int level = MPI_THREAD_SINGLE;
+  if (MPI_Query_thread(&level) != MPI_SUCCESS) return "unknown (MPI_Query_thread failed)";
+  return thread_level_name(level);
 }
 
 std::string MpiSession::library_version() {

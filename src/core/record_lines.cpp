@@ -65,11 +65,12 @@ const auto& header_fields() {
       take("run_id", &RunHeader::run_id), take_or("ranks", -1, &RunHeader::ranks),
       take_or("nodes", -1, &RunHeader::nodes), take("hosts", &RunHeader::hosts),
       take("ranks_per_node", &RunHeader::ranks_per_node), take("rank_node", &RunHeader::rank_node),
-      take("mpi_library", &RunHeader::mpi_library), object_when_set("build", build_fields(), &RunHeader::build),
-      when_set("backend", &RunHeader::backend), when_set("backend_version", &RunHeader::backend_version),
-      when_set("simulated", &RunHeader::simulated), when_set("counters", &RunHeader::counters),
-      when_set("options", &RunHeader::options), object_when_set("profile", profile, &RunHeader::profile),
-      object_when_set("sweeps", sweep, &RunHeader::sweeps), object_when_set("pairs", pairs, &RunHeader::pairs));
+      take("mpi_library", &RunHeader::mpi_library), when_set("mpi_thread_level", &RunHeader::mpi_thread_level),
+      object_when_set("build", build_fields(), &RunHeader::build), when_set("backend", &RunHeader::backend),
+      when_set("backend_version", &RunHeader::backend_version), when_set("simulated", &RunHeader::simulated),
+      when_set("counters", &RunHeader::counters), when_set("options", &RunHeader::options),
+      object_when_set("profile", profile, &RunHeader::profile), object_when_set("sweeps", sweep, &RunHeader::sweeps),
+      object_when_set("pairs", pairs, &RunHeader::pairs));
   return f;
 }
 

@@ -34,6 +34,9 @@ struct MeasuringCommand {
   const char* hang;      // flags that plant a hang in the backend; "" when there is none (why in no_hang)
   const char* no_hang;
   const char* no_run;  // why the command cannot measure on this machine ("" when it can)
+  // A thread of its own beside the watchdog's (why), so MPI runs at
+  // MPI_THREAD_FUNNELED even with --timeout 0; "" when there is none.
+  const char* own_thread = "";
 };
 
 const MeasuringCommand kCommands[] = {
@@ -48,7 +51,7 @@ const MeasuringCommand kCommands[] = {
      "--inject hang:rank=1,op=all_reduce,after=2", "", ""},
     {"storage", "-x FABRICBENCH_RANKS_PER_NODE=1",
      "storage --path {d}/data -q --patterns small --files 4000 --file-bytes 16K", "--out {out}", "",
-     "storage has no backend to plant a hang in", ""},
+     "storage has no backend to plant a hang in", "", "storage's cleanup waits for signals on a thread of its own"},
     {"gemm", "", "gemm -q --size 64", "--out {out}", "", "gemm has no backend to plant a hang in",
      "gemm needs a GPU, and the CPU tests run without one"},
 };
@@ -98,6 +101,21 @@ TEST_P(Measuring, ABadFlagOnOneRankStopsEveryRankWithExitTwoAndOneMessage) {
   EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
   EXPECT_EQ(messages(r.err), 1u) << r.err;
   EXPECT_FALSE(std::filesystem::exists(record_at(out))) << "a refused run wrote its record";
+}
+
+// --timeout 0: no watchdog. A command that then runs no thread of its own
+// asks MPI for MPI_THREAD_SINGLE, at which Open MPI skips its locks (small
+// messages 0.1-0.3 us faster on 2 local ranks: docs/figures.md); the header
+// says which level ran, so records measured both ways are told apart.
+TEST_P(Measuring, WithoutTheWatchdogTheHeaderSaysTheThreadLevelMpiRanAt) {
+  if (*command().no_run) GTEST_SKIP() << command().no_run;
+  const std::string out = dir_ + "/r.jsonl";
+  const auto r = run_process("timeout 120 " + launch(2) + binary() + args(out) + " --timeout 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(record_at(out));
+  const bool own_thread = *command().own_thread;
+  EXPECT_EQ(res.header.mpi_thread_level, std::string(own_thread ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE"))
+      << (own_thread ? command().own_thread : "no thread of its own without the watchdog");
 }
 
 TEST_P(Measuring, AnOutputThatCannotBeMadeIsExitTwoBeforeAnythingRuns) {

@@ -121,12 +121,13 @@ TEST_F(MpiFaults, AFailedWaitNamesWhatItWaitedFor) {
 
 // Only the main thread calls MPI, but the watchdog runs threads of its own:
 // an MPI library that offers less than MPI_THREAD_FUNNELED is refused, with
-// a message, before anything runs.
+// a message naming the way out (--timeout 0), before anything runs.
 TEST_F(MpiFaults, AThreadLevelBelowFunneledIsAClearError) {
   const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=single", run_args());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("MPI_Init_thread gave MPI_THREAD_SINGLE"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("needs MPI_THREAD_FUNNELED"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("or run with --timeout 0"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(record())) << "nothing may run";
   EXPECT_LT(seconds_, kBoundS);
 }
@@ -135,7 +136,20 @@ TEST_F(MpiFaults, FunneledItselfIsEnough) {
   // The control for the test above: the same run, the shim loaded, the level the engine asks for.
   const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=funneled", run_args());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_results(record()).status, "complete");
+  const Results res = read_results(record());
+  EXPECT_EQ(res.status, "complete");
+  EXPECT_EQ(res.header.mpi_thread_level, "MPI_THREAD_FUNNELED");
+}
+
+// Without the watchdog (--timeout 0) the process runs no thread of its own,
+// asks for MPI_THREAD_SINGLE and needs no more: a library that offers only
+// that runs the same sweep. Before, it was refused as above.
+TEST_F(MpiFaults, WithoutTheWatchdogSingleIsEnough) {
+  const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=single", run_args() + " --timeout 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(record());
+  EXPECT_EQ(res.status, "complete");
+  EXPECT_EQ(res.header.mpi_thread_level, "MPI_THREAD_SINGLE");
 }
 
 }  // namespace

@@ -78,6 +78,7 @@ constexpr Added kAdded[] = {
     {"step", "", "products_model_tflops", 17},
     {"run", "options", "cap_bytes_per_rank", 18},
     {"step", "", "products_dtype", 18},
+    {"run", "", "mpi_thread_level", 19},
 };
 
 // Line kinds a minor added: a writer of an earlier minor wrote none.

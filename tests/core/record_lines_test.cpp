@@ -139,7 +139,10 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
   h.build = BuildRef{"0.1.0", "0123456789ab", true, "Release", "GNU 12.2.0", "Open MPI v4.1.4", "13.0.88", "2.28.9"};
   h.simulated = true;
   h.counters = "off";
+  h.mpi_thread_level = "MPI_THREAD_SINGLE";
   EXPECT_EQ(keys_of(to_json(h)), doc("run"));
+  EXPECT_EQ(header_from_json(to_json(h)).mpi_thread_level, "MPI_THREAD_SINGLE");
+  EXPECT_FALSE(header_from_json(to_json(RunHeader{})).mpi_thread_level) << "absent: not said (before 1.19)";
   EXPECT_EQ(header_from_json(to_json(h)).counters, "off");
   EXPECT_FALSE(header_from_json(to_json(RunHeader{})).counters) << "absent: not said (before 1.12, or topo)";
   EXPECT_TRUE(header_from_json(to_json(h)).simulated);
@@ -155,7 +158,7 @@ TEST_F(RecordLines, HeaderWritesTheDocumentedKeys) {
   const Keys bare = keys_of(to_json(RunHeader{}));
   EXPECT_EQ(minus(bare, doc("run")), Keys{});
   EXPECT_EQ(minus(doc("run"), bare), (Keys{"backend", "backend_version", "build", "options", "profile", "sweeps",
-                                           "pairs", "simulated", "counters"}));
+                                           "pairs", "simulated", "counters", "mpi_thread_level"}));
 }
 
 TEST_F(RecordLines, MeasurementWritesTheDocumentedKeys) {

@@ -105,17 +105,29 @@ std::string host_name();
 // collective). Returns `exit_code` when MPI is not running.
 int end_job_after_error(int exit_code);
 
+// The MPI thread level a command asks for: the least its process needs.
+// Open MPI turns on its locks and atomics in every call at any level above
+// MPI_THREAD_SINGLE (ompi/runtime/ompi_mpi_init.c: opal_set_using_threads),
+// which costs small messages 0.1-0.3 us on 2 local ranks (docs/figures.md).
+enum class ThreadLevel {
+  single,    // MPI_THREAD_SINGLE: the process runs no thread of fabricbench's own
+  funneled,  // MPI_THREAD_FUNNELED: it does (the watchdog's); only the main thread calls MPI
+};
+
 // Owns MPI_Init/MPI_Finalize for a command. Throws RunError (MPI finalized)
-// when the library cannot give the thread level the engine needs.
+// when the library cannot give the thread level asked for.
 class MpiSession {
  public:
-  MpiSession(int* argc, char*** argv);
+  MpiSession(int* argc, char*** argv, ThreadLevel level = ThreadLevel::funneled);
   // Finalizes, unless leaving by an exception: MPI_Finalize would wait for
   // peers that wait for this rank; end_job_after_error ends the job instead.
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
   static std::string library_version();
+  // The level MPI runs at (MPI_Query_thread), as MPI names it:
+  // "MPI_THREAD_FUNNELED"; "unknown (...)" when MPI cannot say.
+  static std::string thread_level();
 
  private:
   int exceptions_at_start_;

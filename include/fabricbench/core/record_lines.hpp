@@ -75,6 +75,10 @@ struct RunHeader {
   std::vector<int> ranks_per_node;
   std::vector<int> rank_node;
   std::string mpi_library;
+  // The thread level MPI ran at, as MPI names it: MPI_THREAD_SINGLE with
+  // --timeout 0 (no watchdog thread), else MPI_THREAD_FUNNELED; Open MPI's
+  // small-message latency differs between them. Since 1.19.
+  std::optional<std::string> mpi_thread_level;
   std::optional<BuildRef> build;       // absent in records before 1.4
   std::optional<std::string> backend;  // absent in topo and gemm records
   std::optional<std::string> backend_version;
