@@ -1,5 +1,7 @@
 #include "fabricbench/model/compare.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <tuple>
 
@@ -32,6 +34,22 @@ CompareRow row_of(const Measurement& m) {
   return r;
 }
 
+// What the headers say that moves a row's time whatever the fabric. Only
+// where both records say it: an imported or older record is not guessed at.
+std::vector<std::string> unlike_setups(const RunHeader& a, const RunHeader& b) {
+  std::vector<std::string> out;
+  if (!a.mpi_library.empty() && !b.mpi_library.empty() && a.mpi_library != b.mpi_library)
+    out.push_back(
+        fmt::format("a ran {}, b {}: the library's own algorithms are in every MPI row", a.mpi_library, b.mpi_library));
+  if (a.mpi_thread_level && b.mpi_thread_level && *a.mpi_thread_level != *b.mpi_thread_level)
+    out.push_back(
+        fmt::format("a ran MPI at {}, b at {}: with Open MPI that alone moves messages up to 16 KiB by "
+                    "0.1-0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
+                    "MPI_THREAD_SINGLE) to compare the fabric",
+                    *a.mpi_thread_level, *b.mpi_thread_level));
+  return out;
+}
+
 }  // namespace
 
 std::string_view name(Difference d) {
@@ -51,6 +69,7 @@ Comparison compare_results(const Results& a, const Results& b) {
   for (const auto& m : b.measurements) in_b.emplace(key_of(m), &m);  // first row of a key wins
   std::map<Key, bool> matched;
   Comparison out;
+  out.unlike = unlike_setups(a.header, b.header);
   for (const auto& ma : a.measurements) {
     const Key key = key_of(ma);
     if (matched.contains(key)) continue;

@@ -97,12 +97,14 @@ Table compare_table(const Comparison& c, const std::string& a_path, const std::s
                                                           "have no spread to judge a difference by",
                                                           c.no_spread)
                                             : ""));
+  for (const auto& u : c.unlike) t.notes.push_back("unlike: " + u);
   return t;
 }
 
 json compare_json(const Comparison& c, const std::string& a_path, const std::string& b_path) {
-  json out = {{"type", "compare"}, {"a", a_path}, {"b", b_path}, {"slower", c.slower}, {"faster", c.faster},
-              {"only_a", c.only_a}, {"only_b", c.only_b}, {"rows", json::array()}};
+  json out = {{"type", "compare"},  {"a", a_path},        {"b", b_path},
+              {"slower", c.slower}, {"faster", c.faster}, {"only_a", c.only_a},
+              {"only_b", c.only_b}, {"unlike", c.unlike}, {"rows", json::array()}};
   for (const auto& r : c.rows) {
     json row = {{"op", r.op}, {"scope", r.scope}, {"dtype", r.dtype}, {"nranks", r.nranks}, {"groups", r.groups},
                 {"bytes", r.bytes}, {"in_place", r.in_place}, {"verdict", std::string(name(r.diff))}};

@@ -109,6 +109,9 @@ std::string one_pair(const RecordInput& a, const RecordInput& b) {
       html::text(a.label), html::text(record_identity(a.results)), html::text(b.label),
       html::text(record_identity(b.results)), cmp.rows.size() - cmp.only_a - cmp.only_b, cmp.slower, cmp.faster,
       html::text(b.label), cmp.only_a, html::text(a.label), cmp.only_b, html::text(b.label));
+  for (const auto& u : cmp.unlike)
+    out += fmt::format("<p class=\"note unlike\">Unlike setups (a = {}, b = {}): {}</p>", html::text(a.label),
+                       html::text(b.label), html::text(u));
   out += "<div class=\"grid\">";
   for (const auto& key : order) out += "<div>" + chart(key.first, key.second, both[key], a, b) + "</div>";
   out += "</div>";

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -63,6 +64,36 @@ TEST_F(RunCli, SweepWritesOneRowPerOpSizeScopeAndPlacement) {
   std::size_t csv_rows = 0;
   for (std::string line; std::getline(csv, line);) ++csv_rows;
   EXPECT_EQ(csv_rows, res.measurements.size());
+}
+
+// Two runs of the same sweep, one with the watchdog (MPI_THREAD_FUNNELED)
+// and one without (--timeout 0: MPI_THREAD_SINGLE): `report compare` says
+// that they ran MPI unlike each other, in text and JSON, before any ratio is
+// read as the fabric's; two runs alike say nothing.
+TEST_F(RunCli, ReportCompareSaysWhenTheRunsRanMpiAtUnlikeThreadLevels) {
+  const std::string sweep = " -b 8 -e 64 -f 8 -n 20 -w 2 --ops pingpong --out ";
+  for (const auto& [name, flags] :
+       {std::pair{"watched", ""}, std::pair{"also-watched", ""}, std::pair{"unwatched", " --timeout 0"}}) {
+    const auto r = run_process(mpirun(2) + " " + fabricbench() + flags + sweep + path(std::string(name) + ".jsonl"));
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+  const std::string compare = std::string(FB_BINARY) + " report compare " + path("watched.jsonl") + " ";
+  const auto text = run_process(compare + path("unwatched.jsonl"));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("unlike: a ran MPI at MPI_THREAD_FUNNELED, b at MPI_THREAD_SINGLE"), std::string::npos)
+      << text.out;
+  const auto json_out = nlohmann::json::parse(run_process(compare + path("unwatched.jsonl") + " --format json").out);
+  ASSERT_EQ(json_out["unlike"].size(), 1u) << json_out.dump();
+  EXPECT_NE(json_out["unlike"][0].get<std::string>().find("--timeout"), std::string::npos) << json_out.dump();
+  const auto html = run_process(std::string(FB_BINARY) + " report html " + path("watched.jsonl") + " " +
+                                path("unwatched.jsonl") + " -o " + path("both.html"));
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  std::ifstream page(path("both.html"));
+  const std::string text_of_page((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text_of_page.find("Unlike setups (a = A, b = B): a ran MPI at MPI_THREAD_FUNNELED"), std::string::npos);
+  const auto alike = run_process(compare + path("also-watched.jsonl"));
+  ASSERT_EQ(alike.exit_code, 0) << alike.err;
+  EXPECT_EQ(alike.out.find("unlike"), std::string::npos) << alike.out;
 }
 
 // The mpi backend's default: the rows IMB and OSU measure, one per op and

@@ -36,6 +36,9 @@ struct CompareRow {
 struct Comparison {
   std::vector<CompareRow> rows;  // in a's order, then rows only in b
   int slower = 0, faster = 0, only_a = 0, only_b = 0, no_spread = 0;
+  // How the two runs were set up unlike each other beside the fabric (the MPI
+  // library, the thread level it ran at), in words: every ratio carries it.
+  std::vector<std::string> unlike;
 };
 
 Comparison compare_results(const Results& a, const Results& b);
