@@ -98,13 +98,17 @@ fi
 
 # --- benchmark ---------------------------------------------------------------
 if [ -n "$gpu_reason" ]; then
-  echo "# GPU steps skipped (nccl, nccl-graph, cuda, kernel-launch, gemm, gpu-step, check-spec, diagnose): $gpu_reason"
+  echo "# GPU steps skipped (nccl, nccl-graph, nccl-single, cuda, kernel-launch, gemm, gpu-step, check-spec, diagnose): $gpu_reason"
 else
   # nccl-tests' reference run: one process, one GPU, -w 5 -n 20 (mean); ours: the median of 40 after 10.
   step nccl 90 "${one_rank[@]}" run --backend nccl --ops all_reduce,all_gather,sendrecv -b 8 -e 8G -f 4 -n 40 -w 10 \
     --progress off --out "$out/nccl.jsonl" --csv "$out/nccl.csv"
   step nccl-graph 45 "${one_rank[@]}" run --backend nccl --graph --ops all_reduce --placement out -b 8 -e 128M -f 8 -n 40 -w 10 \
     --progress off --out "$out/nccl-graph.jsonl" --csv "$out/nccl-graph.csv"
+  # Without the watchdog MPI runs at MPI_THREAD_SINGLE (its header's
+  # mpi_thread_level): NCCL's own threads must not mind.
+  step nccl-single 30 "${one_rank[@]}" run --backend nccl --timeout 0 --ops all_reduce -b 8 -e 128M -f 8 -n 40 -w 10 \
+    --progress off --out "$out/nccl-single.jsonl"
   step cuda 120 "${one_rank[@]}" run --backend cuda --ops copy_d2d_ce,copy_d2d_sm,copy_h2d_pinned,copy_d2h_pinned,copy_bidir_pinned,copy_h2d_pageable,copy_d2h_pageable \
     -b 64M -e 1G -f 4 -n 20 -w 5 -c --progress off --out "$out/cuda.jsonl" --csv "$out/cuda.csv"
   step kernel-launch 30 "${one_rank[@]}" run --backend cuda --ops kernel_launch -b 8 -e 8 -n 200 -w 20 --progress off \

@@ -97,6 +97,8 @@ FlagsParsed parse_flags(CLI::App& app, int argc, char** argv) {
     parsed.shown = show.text;
   } catch (const CLI::ParseError& e) {
     parsed.error = e.what();
+  } catch (const UsageError& e) {  // a flag's own check
+    parsed.error = e.what();
   }
   return parsed;
 }

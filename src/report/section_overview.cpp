@@ -184,7 +184,9 @@ std::string record_block(const RecordInput& rec, const HtmlInputs& in) {
       {"ranks", h.ranks >= 0 ? std::to_string(h.ranks) : "not said"},
       {"nodes", hosts.empty() ? "not said" : hosts},
       {"backend", h.backend ? *h.backend + (h.backend_version ? " " + *h.backend_version : "") : "-"},
-      {"MPI", h.mpi_library.empty() ? "-" : h.mpi_library},
+      {"MPI", h.mpi_library.empty()
+                  ? "-"
+                  : h.mpi_library + (h.mpi_thread_level ? " at " + *h.mpi_thread_level : std::string())},
       {"build", build_of(h)},
       {"status", status},
       {"lines", fmt::format("{} measurements, {} skipped, {} pair, {} check", r.measurements.size(), r.skips.size(),

@@ -91,6 +91,7 @@ TEST_F(RunCli, ReportCompareSaysWhenTheRunsRanMpiAtUnlikeThreadLevels) {
   std::ifstream page(path("both.html"));
   const std::string text_of_page((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
   EXPECT_NE(text_of_page.find("Unlike setups (a = A, b = B): a ran MPI at MPI_THREAD_FUNNELED"), std::string::npos);
+  EXPECT_NE(text_of_page.find(" at MPI_THREAD_SINGLE</dd>"), std::string::npos) << "the record's facts say the level";
   const auto alike = run_process(compare + path("also-watched.jsonl"));
   ASSERT_EQ(alike.exit_code, 0) << alike.err;
   EXPECT_EQ(alike.out.find("unlike"), std::string::npos) << alike.out;
