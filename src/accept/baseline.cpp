@@ -35,6 +35,14 @@ std::string baseline_mismatch(const Results& run, const Results& baseline) {
     const std::string b = header_int(baseline, key);
     if (a != b) differ.push_back(fmt::format("{} {} in the baseline, {} in this run", key, b, a));
   }
+  // The same fabric measures up to 0.5 us apart at small sizes between these
+  // (Open MPI's locks above MPI_THREAD_SINGLE: docs/figures.md).
+  const auto level = mpi_thread_level_of(run.header), base_level = mpi_thread_level_of(baseline.header);
+  if (level && base_level && *level != *base_level)
+    differ.push_back(
+        fmt::format("MPI ran at {} in the baseline, {} in this run (give both the same --timeout: 0 runs "
+                    "at MPI_THREAD_SINGLE)",
+                    *base_level, *level));
   for (bool scopes : {false, true}) {
     const auto a = measured(run, scopes);
     const auto b = measured(baseline, scopes);

@@ -105,7 +105,7 @@ std::string backend_problem(const Comm& world, const CheckSetup& setup) {
                                       info->name, absent);
 }
 
-// The flags alone, on every rank (parse_on_every_rank agrees on the result).
+// The flags alone, on every rank (agree_on_flags agrees on the result).
 void validate(const CheckFlags& flags) {
   if (flags.list_profiles) throw ShowAndExit{list_profiles()};
   if (flags.profile.empty()) throw UsageError("--profile is required (a YAML file, or see --list-profiles)");

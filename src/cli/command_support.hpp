@@ -63,7 +63,7 @@ int parse_on_every_rank(const Comm& world, CLI::App& app, int argc, char** argv,
 // (no MPI: CLI11's own errors and --help are kept, not raised);
 // agree_on_flags does the rest (validate, the agreement) once MPI runs.
 struct FlagsParsed {
-  std::string error;                 // a flag CLI11 refused
+  std::string error;                 // a flag CLI11 or the flag's own check refused
   std::optional<std::string> shown;  // --help, or a flag that only prints (ShowAndExit)
   bool ok() const { return error.empty() && !shown; }
 };

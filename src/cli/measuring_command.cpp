@@ -65,11 +65,11 @@ int close(const MeasuringPlan& plan, Measuring& command, SinkList& sinks, double
 
 // MPI_THREAD_SINGLE where the command, with these flags, runs no thread of
 // its own; a flag it cannot read yet is refused after MPI_Init, at FUNNELED.
-ThreadLevel thread_level(const CommandEntry& entry, const FlagsParsed& parsed) {
+ThreadLevel level_for(const CommandEntry& entry, const FlagsParsed& parsed) {
   if (!parsed.ok() || !entry.threads_of_its_own) return ThreadLevel::funneled;
   try {
     return entry.threads_of_its_own() ? ThreadLevel::funneled : ThreadLevel::single;
-  } catch (const std::exception&) {
+  } catch (...) {  // the flag is refused once MPI runs (agree_on_flags), with one message
     return ThreadLevel::funneled;
   }
 }
@@ -83,7 +83,8 @@ int command_main(int* argc, char*** argv, const CommandEntry& entry, const std::
   // (which may edit argv, but Open MPI and MPICH leave a program's own
   // arguments alone); checked and agreed once MPI runs.
   const FlagsParsed parsed = parse_flags(entry.app, *argc, *argv);
-  MpiSession mpi(argc, argv, thread_level(entry, parsed));
+  startup.mark("flags parsed");
+  MpiSession mpi(argc, argv, level_for(entry, parsed));
   startup.mark("MPI_Init");
   const Comm world = Comm::world();
   if (const int stop = same_command_everywhere(world, entry.command); stop >= 0) return stop;

@@ -1,7 +1,8 @@
 // The sequence every measuring command (run, check, pairs, step, storage,
 // gemm) goes through, owned here once so the commands cannot drift apart:
-//   entry    MPI, the same subcommand on every rank, the flags parsed and
-//            agreed on every rank (parse_on_every_rank), logging;
+//   entry    the flags parsed (before MPI_Init: they choose its thread
+//            level), MPI, the same subcommand on every rank, the flags
+//            checked and agreed on every rank (agree_on_flags), logging;
 //   measure  the node map and run id, the backend with its planted faults,
 //            the command's own preparation (any rank's refusal agreed: exit 2
 //            on every rank), the hang watchdog, the inventory and the header,

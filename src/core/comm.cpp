@@ -193,8 +193,8 @@ void check_thread_level(int provided, int required) {
   if (provided >= required) return;
   throw RunError(fmt::format(
       "MPI_Init_thread gave {} on rank {} (host {}), and fabricbench needs {} (only its main thread calls MPI, but "
-      "its watchdog runs threads of its own): use an MPI library built with thread support, or run with --timeout 0 "
-      "(no watchdog, no thread of its own)",
+      "this command runs threads of its own): use an MPI library built with thread support; run, check, pairs, step "
+      "and gemm with --timeout 0 (no watchdog) need only MPI_THREAD_SINGLE",
       thread_level_name(provided), world_rank(), host_name(), thread_level_name(required)));
 }
 

@@ -88,6 +88,12 @@ RunHeader header_from_json(const json& j) {
   return record_fields::header_fields().from<RunHeader>(Reader(j, "run header"));
 }
 
+std::optional<std::string> mpi_thread_level_of(const RunHeader& h) {
+  if (h.mpi_thread_level) return h.mpi_thread_level;
+  if (h.mpi_library.empty() || h.command == "import") return std::nullopt;
+  return "MPI_THREAD_FUNNELED";
+}
+
 // ---- inventory -----------------------------------------------------------------
 
 namespace record_fields {

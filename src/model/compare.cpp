@@ -35,18 +35,20 @@ CompareRow row_of(const Measurement& m) {
 }
 
 // What the headers say that moves a row's time whatever the fabric. Only
-// where both records say it: an imported or older record is not guessed at.
+// where both records say it (a fabricbench record before 1.19 ran at
+// FUNNELED); an imported one is not guessed at.
 std::vector<std::string> unlike_setups(const RunHeader& a, const RunHeader& b) {
   std::vector<std::string> out;
   if (!a.mpi_library.empty() && !b.mpi_library.empty() && a.mpi_library != b.mpi_library)
     out.push_back(
         fmt::format("a ran {}, b {}: the library's own algorithms are in every MPI row", a.mpi_library, b.mpi_library));
-  if (a.mpi_thread_level && b.mpi_thread_level && *a.mpi_thread_level != *b.mpi_thread_level)
+  const auto level_a = mpi_thread_level_of(a), level_b = mpi_thread_level_of(b);
+  if (level_a && level_b && *level_a != *level_b)
     out.push_back(
         fmt::format("a ran MPI at {}, b at {}: with Open MPI that alone moves messages up to 16 KiB by "
-                    "0.1-0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
+                    "up to 0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
                     "MPI_THREAD_SINGLE) to compare the fabric",
-                    *a.mpi_thread_level, *b.mpi_thread_level));
+                    *level_a, *level_b));
   return out;
 }
 

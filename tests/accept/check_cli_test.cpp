@@ -315,6 +315,31 @@ TEST_F(CheckCli, BaselinesAreSavedComparedAndRefusedWhenTheyDoNotMatch) {
   EXPECT_NE(unreadable.err.find("nope.jsonl"), std::string::npos) << unreadable.err;
 }
 
+// A baseline saved without the watchdog ran MPI at MPI_THREAD_SINGLE, which
+// with Open MPI alone makes small messages faster: judged against a watched
+// run (FUNNELED) it would flag the library's locks as a regression. Refused,
+// saying what differs and what to give.
+TEST_F(CheckCli, ABaselineWhoseMpiRanAtAnotherThreadLevelIsReportedNotCompared) {
+  const std::string plain = profile("plain", "  - {kind: correctness}\n");
+  ASSERT_EQ(run_process(check(2) + " --profile " + plain + " -q --timeout 0 --out-dir " + path("a") +
+                        " --save-baseline " + path("base.jsonl"))
+                .exit_code,
+            0);
+  const std::string relative = profile("relative", R"(
+  - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 0.001 of baseline}
+)");
+  const auto r = run_process(check(2) + " --profile " + relative + " -q --out-dir " + path("b") + " --baseline " +
+                             path("base.jsonl"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("MPI ran at MPI_THREAD_SINGLE in the baseline, MPI_THREAD_FUNNELED in this run"),
+            std::string::npos)
+      << r.out;
+  // The same level on both sides is compared (the control).
+  const auto alike = run_process(check(2) + " --profile " + relative + " -q --timeout 0 --out-dir " + path("c") +
+                                 " --baseline " + path("base.jsonl"));
+  EXPECT_TRUE(alike.exit_code == 0 || alike.exit_code == 1) << alike.out << alike.err;
+}
+
 TEST_F(CheckCli, ABaselineWithOtherOpsIsReportedNotCompared) {
   std::ofstream(path("other.yaml")) << "name: other\nbackend: mpi\nsweeps:\n  - {ops: [sendrecv], minbytes: 64K, "
                                        "maxbytes: 64K, iters: 3, check: true}\nrules:\n  - {kind: correctness}\n";

@@ -105,7 +105,7 @@ TEST_P(Measuring, ABadFlagOnOneRankStopsEveryRankWithExitTwoAndOneMessage) {
 
 // --timeout 0: no watchdog. A command that then runs no thread of its own
 // asks MPI for MPI_THREAD_SINGLE, at which Open MPI skips its locks (small
-// messages 0.1-0.3 us faster on 2 local ranks: docs/figures.md); the header
+// messages up to 0.5 us faster on 2 local ranks: docs/figures.md); the header
 // says which level ran, so records measured both ways are told apart.
 TEST_P(Measuring, WithoutTheWatchdogTheHeaderSaysTheThreadLevelMpiRanAt) {
   if (*command().no_run) GTEST_SKIP() << command().no_run;

@@ -60,5 +60,26 @@ TEST(Compare, WideSpreadHidesADifferentMedian) {
   EXPECT_DOUBLE_EQ(c.rows[0].ratio, 1.3);
 }
 
+// Headers this machine cannot write (another MPI library, a record before
+// 1.19): the comparison names what differs beside the fabric, and guesses
+// nothing for an imported record, which names no MPI library.
+TEST(Compare, UnlikeSetupsAreNamedFromTheHeaders) {
+  Results a = test::make_results({test::model_row("all_reduce", "global", 2, 1024, 10.0)});
+  Results b = test::make_results({test::model_row("all_reduce", "global", 2, 1024, 9.0)});
+  a.header.mpi_library = "Open MPI v4.1.4";  // schema 1.18: no level, every run asked for FUNNELED
+  b.header.mpi_library = "Open MPI v5.0.6";
+  b.header.mpi_thread_level = "MPI_THREAD_SINGLE";
+  const Comparison c = compare_results(a, b);
+  ASSERT_EQ(c.unlike.size(), 2u);
+  EXPECT_NE(c.unlike[0].find("a ran Open MPI v4.1.4, b Open MPI v5.0.6"), std::string::npos) << c.unlike[0];
+  EXPECT_NE(c.unlike[1].find("a ran MPI at MPI_THREAD_FUNNELED, b at MPI_THREAD_SINGLE"), std::string::npos)
+      << c.unlike[1];
+  a.header.mpi_library.clear();
+  a.header.command = "import";
+  EXPECT_TRUE(compare_results(a, b).unlike.empty());
+  a.header = b.header;
+  EXPECT_TRUE(compare_results(a, b).unlike.empty()) << "alike setups say nothing";
+}
+
 }  // namespace
 }  // namespace fb::model

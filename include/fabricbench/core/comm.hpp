@@ -108,7 +108,7 @@ int end_job_after_error(int exit_code);
 // The MPI thread level a command asks for: the least its process needs.
 // Open MPI turns on its locks and atomics in every call at any level above
 // MPI_THREAD_SINGLE (ompi/runtime/ompi_mpi_init.c: opal_set_using_threads),
-// which costs small messages 0.1-0.3 us on 2 local ranks (docs/figures.md).
+// which costs small messages up to 0.5 us on 2 local ranks (docs/figures.md).
 enum class ThreadLevel {
   single,    // MPI_THREAD_SINGLE: the process runs no thread of fabricbench's own
   funneled,  // MPI_THREAD_FUNNELED: it does (the watchdog's); only the main thread calls MPI

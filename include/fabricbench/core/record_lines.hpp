@@ -96,6 +96,12 @@ struct RunHeader {
   std::optional<PairsPlanRef> pairs;
 };
 
+// The MPI thread level a run had: its header's mpi_thread_level; for a
+// fabricbench record before 1.19 (an MPI library named, no level: every run
+// asked for it then) MPI_THREAD_FUNNELED; unknown (nullopt) for a record
+// without an MPI library (imported from nccl-tests).
+std::optional<std::string> mpi_thread_level_of(const RunHeader& h);
+
 // ---- `inventory`: one per rank ---------------------------------------------
 
 struct InventoryPath {
