@@ -46,6 +46,20 @@ class CheckCli : public ::testing::Test {
   static std::string check(int ranks) {
     return "timeout 240 " + mpirun(ranks) + " " + FB_BINARY + " check --progress off";
   }
+  // Saves base.jsonl from a run of `profile_path` (asserting that it ran);
+  // `flags` go to that run (--timeout 0 for a baseline at MPI_THREAD_SINGLE).
+  void save_baseline(const std::string& profile_path, const std::string& flags = "") const {
+    ASSERT_EQ(run_process(check(2) + " --profile " + profile_path + " -q " + flags + " --out-dir " + path("a") +
+                          " --save-baseline " + path("base.jsonl"))
+                  .exit_code,
+              0);
+  }
+  // A live run of `profile_path` into `out_dir`, judged against base.jsonl.
+  test::ProcessResult judge_live(const std::string& profile_path, const std::string& out_dir,
+                                 const std::string& flags = "") const {
+    return run_process(check(2) + " --profile " + profile_path + " -q " + flags + " --out-dir " + path(out_dir) +
+                       " --baseline " + path("base.jsonl"));
+  }
   nlohmann::json json_file(const std::string& name) const {
     std::ifstream in(path(name));
     return nlohmann::json::parse(in, nullptr, false);
@@ -270,11 +284,7 @@ TEST_F(CheckCli, StrictTurnsAnUnmeasuredSizeIntoAnError) {
 }
 
 TEST_F(CheckCli, BaselinesAreSavedComparedAndRefusedWhenTheyDoNotMatch) {
-  const std::string plain = profile("plain", "  - {kind: correctness}\n");
-  ASSERT_EQ(run_process(check(2) + " --profile " + plain + " -q --out-dir " + path("a") + " --save-baseline " +
-                        path("base.jsonl"))
-                .exit_code,
-            0);
+  ASSERT_NO_FATAL_FAILURE(save_baseline(profile("plain", "  - {kind: correctness}\n")));
   const Results base = read_results(path("base.jsonl"));
   ASSERT_TRUE(base.complete);
   const std::string relative = profile("relative", R"(
@@ -282,8 +292,7 @@ TEST_F(CheckCli, BaselinesAreSavedComparedAndRefusedWhenTheyDoNotMatch) {
 )");
   // A live run against it: the bound is 0.001 x the baseline's figure for the
   // deciding row (whether this loaded machine passes it is not the point).
-  const auto live = run_process(check(2) + " --profile " + relative + " -q --out-dir " + path("b") + " --baseline " +
-                                path("base.jsonl"));
+  const auto live = judge_live(relative, "b");
   ASSERT_TRUE(live.exit_code == 0 || live.exit_code == 1) << live.out << live.err;
   const auto verdict = json_file("b/check.json")["verdicts"][0];
   bool paired = false;
@@ -320,38 +329,28 @@ TEST_F(CheckCli, BaselinesAreSavedComparedAndRefusedWhenTheyDoNotMatch) {
 // run (FUNNELED) it would flag the library's locks as a regression. Refused,
 // saying what differs and what to give.
 TEST_F(CheckCli, ABaselineWhoseMpiRanAtAnotherThreadLevelIsReportedNotCompared) {
-  const std::string plain = profile("plain", "  - {kind: correctness}\n");
-  ASSERT_EQ(run_process(check(2) + " --profile " + plain + " -q --timeout 0 --out-dir " + path("a") +
-                        " --save-baseline " + path("base.jsonl"))
-                .exit_code,
-            0);
+  ASSERT_NO_FATAL_FAILURE(save_baseline(profile("plain", "  - {kind: correctness}\n"), "--timeout 0"));
   const std::string relative = profile("relative", R"(
   - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 0.001 of baseline}
 )");
-  const auto r = run_process(check(2) + " --profile " + relative + " -q --out-dir " + path("b") + " --baseline " +
-                             path("base.jsonl"));
+  const auto r = judge_live(relative, "b");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("MPI ran at MPI_THREAD_SINGLE in the baseline, MPI_THREAD_FUNNELED in this run"),
             std::string::npos)
       << r.out;
   // The same level on both sides is compared (the control).
-  const auto alike = run_process(check(2) + " --profile " + relative + " -q --timeout 0 --out-dir " + path("c") +
-                                 " --baseline " + path("base.jsonl"));
+  const auto alike = judge_live(relative, "c", "--timeout 0");
   EXPECT_TRUE(alike.exit_code == 0 || alike.exit_code == 1) << alike.out << alike.err;
 }
 
 TEST_F(CheckCli, ABaselineWithOtherOpsIsReportedNotCompared) {
   std::ofstream(path("other.yaml")) << "name: other\nbackend: mpi\nsweeps:\n  - {ops: [sendrecv], minbytes: 64K, "
                                        "maxbytes: 64K, iters: 3, check: true}\nrules:\n  - {kind: correctness}\n";
-  ASSERT_EQ(run_process(check(2) + " --profile " + path("other.yaml") + " -q --out-dir " + path("a") +
-                        " --save-baseline " + path("base.jsonl"))
-                .exit_code,
-            0);
+  ASSERT_NO_FATAL_FAILURE(save_baseline(path("other.yaml")));
   const std::string relative = profile("relative", R"(
   - {kind: baseline, op: all_reduce, size: 64K, metric: busbw, min: 0.5 of baseline}
 )");
-  const auto r = run_process(check(2) + " --profile " + relative + " -q --out-dir " + path("b") + " --baseline " +
-                             path("base.jsonl"));
+  const auto r = judge_live(relative, "b");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("ops measured: sendrecv in the baseline, all_gather, all_reduce in this run"), std::string::npos)
       << r.out;
