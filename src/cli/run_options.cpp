@@ -45,11 +45,14 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--backend", f.backend, "data plane: " + backend_names())->capture_default_str();
   app.add_option("--scope", f.scopes, "scopes, comma-separated: " + allowed_scopes())->delimiter(',')
       ->capture_default_str();
-  app.add_option("--median-ci", f.median_ci,
-                 fmt::format("stop a size once the 95% confidence interval of its median is within +- this fraction "
-                             "of it, after -n iterations and before {} iterations, {} MiB moved or {} s spent (--time-budget) "
-                             "(0 = exactly -n iterations)",
-                             kMaxAdaptiveIters, kMaxBytesPerSize >> 20, kDefaultSizeSeconds))
+  app.add_option(
+         "--median-ci", f.median_ci,
+         fmt::format(
+             "stop a size once the 95% confidence interval of its median is within +- this fraction "
+             "of it, after -n iterations and before {} timings (iterations, or groups of short ones), {} MiB moved "
+             "or {} s spent (--time-budget) "
+             "(0 = exactly -n iterations)",
+             kMaxAdaptiveSamples, kMaxBytesPerSize >> 20, kDefaultSizeSeconds))
       ->capture_default_str();
   app.add_option("--time-budget", f.time_budget,
                  "seconds per measurement, warm-up included: no more iterations once spent, though never fewer than "

@@ -4,20 +4,31 @@
 #include <spdlog/spdlog.h>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/timing_groups.hpp"
 
 namespace fb {
 
 void PreparedOp::run_timed(IterationTimes times) {
-  // One clock read per iteration: back-to-back iterations start where the
-  // previous one ended, so the harness adds a single vDSO call to each.
+  // Short iterations in groups, each given its group's mean (timing_groups.hpp:
+  // ranks' back-to-back iterations are not in step). One clock read per group:
+  // a group starts where the previous one ended.
+  const std::size_t n = times.start_us.size();
+  const std::size_t group = std::max<std::size_t>(std::min(timing_group_size(times.agreed_us, kMaxHostGroup), n), 1);
+  if (times.iterations_per_timing) *times.iterations_per_timing = group;
   double t = now_us();
-  for (std::size_t i = 0; i < times.start_us.size(); ++i) {
-    times.start_us[i] = t;
-    count_issued(times.issued);
-    run();
-    const double end = now_us();
-    times.duration_us[i] = end - t;
-    t = end;
+  for (std::size_t first = 0; first < n; first += group) {
+    const std::size_t last = std::min(n, first + group);
+    const double begin = t;
+    for (std::size_t i = first; i < last; ++i) {
+      count_issued(times.issued);
+      run();
+    }
+    t = now_us();
+    const double each_us = (t - begin) / static_cast<double>(last - first);
+    for (std::size_t i = first; i < last; ++i) {
+      times.start_us[i] = begin + each_us * static_cast<double>(i - first);
+      times.duration_us[i] = each_us;
+    }
   }
 }
 

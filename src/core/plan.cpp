@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabricbench/core/timing_groups.hpp"
+
 namespace fb {
 
 JsonValue to_json(const RunOptions& o) {
@@ -24,6 +26,7 @@ JsonValue to_json(const RunOptions& o) {
                                 {"iters", o.iters},
                                 {"cap_min_iters", o.cap_min_iters},
                                 {"cap_bytes_per_rank", kMaxBytesPerSize},
+                                {"timing_group_span_us", kMinGroupSpanUs},
                                 {"warmup_iters", o.warmup},
                                 {"time_budget_s", o.time_budget_s},
                                 {"median_ci", o.median_ci},

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -92,6 +93,14 @@ std::optional<std::string> mpi_thread_level_of(const RunHeader& h) {
   if (h.mpi_thread_level) return h.mpi_thread_level;
   if (h.mpi_library.empty() || h.command == "import") return std::nullopt;
   return "MPI_THREAD_FUNNELED";
+}
+
+std::optional<bool> host_timing_in_groups_of(const RunHeader& h) {
+  if (h.mpi_library.empty() || h.command == "import" || !h.backend) return std::nullopt;
+  if (*h.backend != "mpi" && *h.backend != "mpi-cuda") return std::nullopt;
+  int major = 0, minor = 0;
+  if (std::sscanf(h.schema_version.c_str(), "%d.%d", &major, &minor) != 2) return std::nullopt;
+  return major > 1 || minor >= 20;
 }
 
 // ---- inventory -----------------------------------------------------------------

@@ -86,11 +86,14 @@ CiRanks median_ci_ranks(std::size_t n) {
 }
 
 double median_ci_fraction(std::span<const double> sorted) {
-  const CiRanks ci = median_ci_ranks(sorted.size());
   const std::size_t n = sorted.size();
-  if (ci.lo == 0) return std::numeric_limits<double>::infinity();
-  const double median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  if (!(median > 0)) return std::numeric_limits<double>::infinity();
+  if (n == 0) return std::numeric_limits<double>::infinity();
+  return median_ci_fraction(sorted, n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]));
+}
+
+double median_ci_fraction(std::span<const double> sorted, double median) {
+  const CiRanks ci = median_ci_ranks(sorted.size());
+  if (ci.lo == 0 || !(median > 0)) return std::numeric_limits<double>::infinity();
   return std::max(median - sorted[ci.lo - 1], sorted[ci.hi - 1] - median) / median;
 }
 

@@ -58,6 +58,7 @@ void spin_awake() {
 // The figures of the stop rule on the iterations so far.
 struct StopFigures {
   std::size_t done = 0;
+  std::size_t samples = 0;  // independent timings (Timing::sample_us)
   double median_us = 0;
   double ci_fraction = 0;  // median_ci_fraction: infinity without an interval
   double spent_us = 0;     // warm-up and timed iterations, wall time
@@ -69,8 +70,9 @@ StopFigures progress_of(const TimingPlan& plan, std::span<const double> iteratio
   std::sort(sorted.begin(), sorted.end());
   StopFigures p;
   p.done = iteration_us.size();
+  p.samples = sample_us.size();
   p.median_us = median_of(iteration_us);
-  p.ci_fraction = median_ci_fraction(sorted);
+  p.ci_fraction = median_ci_fraction(sorted, p.median_us);  // the interval around the median the row reports
   p.spent_us = warmup_us + std::accumulate(iteration_us.begin(), iteration_us.end(), 0.0) * plan.ops_per_iteration;
   return p;
 }
@@ -192,7 +194,7 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
   if (!plan.adaptive()) return StopReason::fixed;
   const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
   if (p.done >= iters && p.ci_fraction <= plan.ci_target()) return StopReason::ci;
-  if (p.done >= static_cast<std::size_t>(kMaxAdaptiveIters)) return StopReason::iterations;
+  if (p.samples >= static_cast<std::size_t>(kMaxAdaptiveSamples)) return StopReason::iterations;
   const std::uint64_t per = bytes_per_iteration(plan);
   if (per > 0 && p.done * per >= kMaxBytesPerSize) return StopReason::bytes;
   if (p.spent_us >= plan.seconds_cap() * 1e6) return StopReason::time;
@@ -201,10 +203,13 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
 
 namespace {
 
-// Never far past a cap: the iterations left, the bytes left, the time left at the median's pace.
+// Never far past a cap: the timings left (at the iterations per timing so
+// far), the bytes left, the time left at the median's pace.
 double within_caps(const TimingPlan& plan, const StopFigures& p, double want) {
   const double done = static_cast<double>(p.done);
-  want = std::min(want, static_cast<double>(kMaxAdaptiveIters) - done);
+  const double per_sample = p.samples > 0 ? done / static_cast<double>(p.samples) : 1.0;
+  want = std::min(want,
+                  std::ceil((static_cast<double>(kMaxAdaptiveSamples) - static_cast<double>(p.samples)) * per_sample));
   if (const std::uint64_t per = bytes_per_iteration(plan); per > 0)
     want = std::min(want, std::ceil((static_cast<double>(kMaxBytesPerSize) - done * static_cast<double>(per)) /
                                     static_cast<double>(per)));

@@ -49,6 +49,13 @@ std::vector<std::string> unlike_setups(const RunHeader& a, const RunHeader& b) {
                     "up to 0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
                     "MPI_THREAD_SINGLE) to compare the fabric",
                     *level_a, *level_b));
+  const auto grouped_a = host_timing_in_groups_of(a), grouped_b = host_timing_in_groups_of(b);
+  if (grouped_a && grouped_b && *grouped_a != *grouped_b)
+    out.push_back(fmt::format(
+        "{} timed MPI iterations under 50 us one by one (a record before 1.20), {} in groups of their mean: "
+        "ranks out of step made single iterations up to 1.8x slower at 8-16 B, so small-message rows moved by "
+        "the timing alone (docs/run.md, When a size stops)",
+        *grouped_a ? "b" : "a", *grouped_a ? "a" : "b"));
   return out;
 }
 

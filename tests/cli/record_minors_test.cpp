@@ -79,6 +79,7 @@ constexpr Added kAdded[] = {
     {"run", "options", "cap_bytes_per_rank", 18},
     {"step", "", "products_dtype", 18},
     {"run", "", "mpi_thread_level", 19},
+    {"run", "options", "timing_group_span_us", 20},
 };
 
 // Line kinds a minor added: a writer of an earlier minor wrote none.

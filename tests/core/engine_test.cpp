@@ -7,8 +7,10 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
+#include "fabricbench/core/clock.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/pairs.hpp"
@@ -662,15 +664,84 @@ TEST(Timing, IterationsTimedTogetherCountAsOneSampleOfTheMedian) {
   EXPECT_GT(m.time.ci_high_us, 0.0);
 }
 
-TEST(Timing, IterationsTimedAloneAreEachASample) {
-  // The control: the host backend times each iteration alone; no
-  // time_samples in the record, and the interval over the iterations.
-  const auto r = run_engine(one_row(1, 12));
+// Ops timed by the engine's own wall-clock timing (PreparedOp::run_timed, the
+// host backends'), whose iterations take a planted time on this rank: each
+// `pace_us`, or with `in_turn`, `pace_us` and nothing in turn, even world
+// ranks long on even iterations and odd ranks on odd ones (ranks out of step,
+// as Open MPI's small collectives settle in some launches). No traffic.
+class PacedBackend final : public ForwardingBackend {
+ public:
+  PacedBackend(std::unique_ptr<Backend> inner, double pace_us, bool in_turn)
+      : ForwardingBackend(std::move(inner)), pace_us_(pace_us), in_turn_(in_turn) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<Group>(ForwardingBackend::open(comm), *this);
+  }
+
+ private:
+  class PacedOp final : public ForwardingOp {
+   public:
+    PacedOp(std::unique_ptr<PreparedOp> inner, const PacedBackend& owner)
+        : ForwardingOp(std::move(inner)), owner_(owner), rank_(Comm::world().rank()) {}
+    void run() override {
+      const bool long_one = !owner_.in_turn_ || (iteration_++ + rank_) % 2 == 0;
+      const double until = now_us() + (long_one ? owner_.pace_us_ : 0.0);
+      while (now_us() < until) {
+      }
+    }
+    void run_timed(IterationTimes t) override { PreparedOp::run_timed(t); }  // the timing under test
+
+   private:
+    const PacedBackend& owner_;
+    int rank_;
+    long iteration_ = 0;
+  };
+  class Group final : public ForwardingGroup {
+   public:
+    Group(std::unique_ptr<BackendGroup> inner, const PacedBackend& owner)
+        : ForwardingGroup(std::move(inner)), owner_(owner) {}
+    std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+      return std::make_unique<PacedOp>(ForwardingGroup::prepare(spec), owner_);
+    }
+
+   private:
+    const PacedBackend& owner_;
+  };
+  double pace_us_;
+  bool in_turn_;
+};
+
+TEST(Timing, IterationsLongerThanTheGroupSpanAreEachASample) {
+  // The control: 60 us iterations are timed alone; no time_samples in the
+  // record, and the interval over the iterations.
+  PacedBackend backend(make_mpi_host_backend(), 60, false);
+  const auto rows = rows_of(backend, one_row(1, 12));
   if (!root_rank()) return;
-  ASSERT_EQ(r.sink.rows.size(), 1u);
-  EXPECT_EQ(r.sink.rows[0].time.samples, 0u);
-  EXPECT_EQ(r.sink.rows[0].time.iterations, 12u);
-  EXPECT_GT(r.sink.rows[0].time.ci_high_us, 0.0);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].time.samples, 0u);
+  EXPECT_EQ(rows[0].time.iterations, 12u);
+  EXPECT_GT(rows[0].time.ci_high_us, 0.0);
+}
+
+TEST(Timing, RanksOutOfStepAreTimedAtTheirPaceNotAtTheirLongIterations) {
+  // Each rank takes 4 us and nothing in turn, out of step with the other
+  // ranks: every iteration index has one rank at 4 us, while each rank goes at
+  // 2 us an iteration. Timed one by one, the slowest rank of each index made
+  // the row 4 us (16 B all_gather on Open MPI: 1.0 us where the collective
+  // completed every 0.58 us); timed in groups of their mean, the row is the pace.
+  if (Comm::world().size() > static_cast<int>(std::thread::hardware_concurrency()))
+    GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
+  PacedBackend backend(make_mpi_host_backend(), 4, true);
+  RunOptions o = one_row(5, 10);
+  o.median_ci = 0.02;  // adaptive: the groups are sized from the medians of the batches so far
+  const auto rows = rows_of(backend, o);
+  if (!root_rank()) return;
+  ASSERT_EQ(rows.size(), 1u);
+  const Measurement& m = rows[0];
+  EXPECT_GT(m.time.samples, 0u);  // grouped: fewer samples than iterations
+  EXPECT_LT(m.time.samples, m.time.iterations);
+  // 2 us, and at most 2.15 with an odd group (7 long iterations of 13).
+  EXPECT_LT(m.time.median_us, 3.0) << "the longest iteration of each index, not the ranks' pace";
+  EXPECT_GT(m.time.median_us, 1.4);
 }
 
 // Ops whose timings are planted: iteration k's start (an offset from when its

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -76,6 +77,9 @@ TEST(MedianCi, SummaryCarriesTheInterval) {
   // Fraction: the larger side over the median: (9 - 5.5) / 5.5.
   EXPECT_NEAR(median_ci_fraction(v), 3.5 / 5.5, 1e-12);
   EXPECT_TRUE(std::isinf(median_ci_fraction(std::vector<double>(5, 1.0))));
+  // Around another median (the row's, over its iterations): (9 - 3) / 3.
+  EXPECT_NEAR(median_ci_fraction(v, 3.0), 2.0, 1e-12);
+  EXPECT_TRUE(std::isinf(median_ci_fraction(v, 0.0)));
 }
 
 TimingPlan adaptive(int iters, double ci, double budget_s = 0) {
@@ -201,6 +205,53 @@ TEST(StopRule, IterationsTimedTogetherNeedSixSamplesForAnInterval) {
   EXPECT_EQ(stop_reason(plan, std::vector<double>(120, 100.0), six_batches, 0), StopReason::ci);
 }
 
+// `groups` timings of `per` iterations each, alternately 1.0 and 1.5 us (an
+// interval that never narrows): the iterations and the samples.
+std::pair<std::vector<double>, std::vector<double>> grouped(std::size_t groups, std::size_t per) {
+  std::pair<std::vector<double>, std::vector<double>> out;
+  for (std::size_t g = 0; g < groups; ++g) {
+    const double us = g % 2 == 0 ? 1.0 : 1.5;
+    out.first.insert(out.first.end(), per, us);
+    out.second.push_back(us);
+  }
+  return out;
+}
+
+TEST(StopRule, TheCountCapIsOnTimingsSoGroupedIterationsGetAsManySamples) {
+  // 0.26 us broadcasts timed in groups of 16: capped at 5000 iterations they
+  // were 312 samples whose interval stayed at 2-8%; the cap counts what the
+  // interval is over.
+  const TimingPlan plan = adaptive(10, 0.02);
+  const auto [five_thousand_iterations, in_groups] = grouped(kMaxAdaptiveSamples / 16, 16);
+  EXPECT_FALSE(stop_reason(plan, five_thousand_iterations, in_groups, 0));
+  const auto [iterations, samples] = grouped(kMaxAdaptiveSamples, 16);
+  EXPECT_EQ(stop_reason(plan, iterations, samples, 0), StopReason::iterations);
+  // Ten timings short of the cap: at most ten more groups' worth of iterations.
+  const auto [nearly, nearly_samples] = grouped(kMaxAdaptiveSamples - 10, 16);
+  EXPECT_EQ(next_batch(plan, nearly, nearly_samples, 0), 160);
+}
+
+TEST(StopRule, AStopOnTheIntervalLeavesItWithinTheTargetAroundTheMedianTheRowReports) {
+  // The first batch's 10 iterations timed alone at 1.00, then 10 groups of 64
+  // at 0.97: the samples' median is 0.985 and their interval [0.97, 1.00]
+  // reaches 1.5% from it, but the row reports the iterations' median, 0.97,
+  // from which the interval reaches 3.1%. Judged around the samples' median
+  // the row stopped by "ci" and recorded an interval outside the target.
+  const TimingPlan plan = adaptive(10, 0.02);
+  std::vector<double> iterations(10, 1.0);
+  std::vector<double> samples(10, 1.0);
+  for (int g = 0; g < 10; ++g) {
+    iterations.insert(iterations.end(), 64, 0.97);
+    samples.push_back(0.97);
+  }
+  std::sort(samples.begin(), samples.end());
+  EXPECT_LT(median_ci_fraction(samples), 0.02);  // around the samples' own median
+  EXPECT_GT(median_ci_fraction(samples, median_of(iterations)), 0.03);
+  EXPECT_FALSE(stop_reason(plan, iterations, samples, 0));
+  // The control: groups alike with the singles stop.
+  EXPECT_EQ(stop_reason(plan, std::vector<double>(650, 1.0), std::vector<double>(20, 1.0), 0), StopReason::ci);
+}
+
 TEST(CheckTimeout, GrowsWithTheRanksOfAReduction) {
   // Issue 34, defect 13: the host check of an all_reduce sums every rank's
   // pattern per element, 1.3 ns per element and rank here: 256 ranks x 1 GiB
@@ -257,7 +308,7 @@ TEST(StopRule, CapsEndAMedianThatWillNotSettle) {
   // 64 x 125 us timed, and the warm-up: 250 us left, two iterations at the median's pace.
   EXPECT_EQ(next_batch(adaptive(10, 0.02), noisy, kDefaultSizeSeconds * 1e6 - 64 * 125 - 250), 2);
   // Iterations.
-  std::vector<double> many(kMaxAdaptiveIters);
+  std::vector<double> many(kMaxAdaptiveSamples);
   for (std::size_t i = 0; i < many.size(); ++i) many[i] = 100.0 + static_cast<double>(i % 2) * 50;
   EXPECT_EQ(stop_reason(adaptive(10, 0.02), many, 0), StopReason::iterations);
 }

@@ -81,5 +81,32 @@ TEST(Compare, UnlikeSetupsAreNamedFromTheHeaders) {
   EXPECT_TRUE(compare_results(a, b).unlike.empty()) << "alike setups say nothing";
 }
 
+// A record before 1.20 timed MPI iterations one by one, where ranks out of
+// step made single 8-16 B iterations up to 1.8x slower than their pace; one
+// since times them in groups. Headers this binary cannot write (1.19).
+TEST(Compare, AnMpiRecordThatTimedShortIterationsOneByOneIsNamed) {
+  Results a = test::make_results({test::model_row("all_reduce", "global", 2, 1024, 10.0)});
+  Results b = test::make_results({test::model_row("all_reduce", "global", 2, 1024, 9.0)});
+  for (Results* r : {&a, &b}) {
+    r->header.mpi_library = "Open MPI v4.1.4";
+    r->header.mpi_thread_level = "MPI_THREAD_FUNNELED";
+    r->header.backend = "mpi";
+  }
+  a.header.schema_version = "1.19";
+  b.header.schema_version = "1.20";
+  const Comparison c = compare_results(a, b);
+  ASSERT_EQ(c.unlike.size(), 1u);
+  EXPECT_NE(c.unlike[0].find("a timed MPI iterations under 50 us one by one (a record before 1.20), b in groups"),
+            std::string::npos)
+      << c.unlike[0];
+  EXPECT_NE(compare_results(b, a).unlike.at(0).find("b timed MPI iterations under 50 us one by one"),
+            std::string::npos);
+  a.header.schema_version = "1.20";
+  EXPECT_TRUE(compare_results(a, b).unlike.empty()) << "both grouped";
+  a.header.schema_version = "1.19";
+  a.header.backend = b.header.backend = "nccl";  // device backends grouped all along
+  EXPECT_TRUE(compare_results(a, b).unlike.empty());
+}
+
 }  // namespace
 }  // namespace fb::model

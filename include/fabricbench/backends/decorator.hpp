@@ -1,7 +1,9 @@
 // Building blocks for backends that wrap another backend (fault injection,
 // test hooks): everything is forwarded to the wrapped object, and a
 // decorator overrides only what it changes. IterationHooks runs code around
-// each iteration, outside its timed span, timing iterations with the wall clock.
+// each iteration, outside its timed span, timing each iteration alone with
+// the wall clock (not in groups, timing_groups.hpp: its hooks are given each
+// iteration's time; it wraps only --inject's faults and tests).
 #pragma once
 
 #include <memory>

@@ -75,13 +75,13 @@ struct IterationTimes {
   // iterations as they complete instead, so a long queue is not taken for a hang.
   std::atomic<std::int64_t>* issued = nullptr;
   // The slowest rank's time per iteration of this op so far, the same on
-  // every rank (0: none yet): device backends size their event groups from
-  // it, so every rank times in groups of the same size.
+  // every rank (0: none yet): backends size their timing groups from it
+  // (timing_group_size), so every rank times in groups of the same size.
   double agreed_us = 0;
-  // Out, may be null: how many consecutive iterations one timing spanned (an
-  // event group, a graph batch), each given that span's mean. Backends that
-  // time every iteration alone leave it; the engine then counts one
-  // independent sample per span, not per iteration (Timing::sample_us).
+  // Out, may be null: how many consecutive iterations one timing spanned (a
+  // timing group, an event group, a graph batch), each given that span's
+  // mean. Backends that time every iteration alone leave it; the engine then
+  // counts one independent sample per span, not per iteration (Timing::sample_us).
   std::size_t* iterations_per_timing = nullptr;
 };
 
@@ -97,8 +97,10 @@ class PreparedOp {
   // are then final and free: --check all refills them for the next one.
   virtual void run() = 0;
   // `times.start_us.size()` back-to-back iterations. The default calls run()
-  // and reads the wall clock around each; device backends override it to
-  // queue the iterations and time them with events.
+  // and reads the wall clock around each group of them (timing_groups.hpp:
+  // iterations shorter than 50 us in groups, each given its group's mean);
+  // device backends override it to queue the iterations and time them with
+  // events, grouped by the same rule.
   virtual void run_timed(IterationTimes times);
   // Start one iteration without waiting for it, so a training step can run it
   // under compute; finished() polls (and drives) it. The defaults run the

@@ -58,8 +58,10 @@ JsonValue to_json(const RunOptions& options);
 // `run`'s default target: the 95% confidence interval of the median within +-2%.
 inline constexpr double kDefaultMedianCi = 0.02;
 // Caps beyond -n, so that a size whose median will not settle still ends:
-// timed iterations, and bytes moved per rank by them.
-inline constexpr int kMaxAdaptiveIters = 5000;
+// independent timings (an iteration timed alone, or a group of short ones,
+// timing_groups.hpp: the samples its interval is over), and bytes moved per
+// rank by the timed iterations.
+inline constexpr int kMaxAdaptiveSamples = 5000;
 // The most timed (-n) or warm-up (-w) iterations per size. Each timed
 // iteration's time is kept on every rank and summarized (sorted, reduced
 // across ranks) when the size ends, local work the watchdog sees no progress

@@ -19,7 +19,7 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 19;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 20;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                          // 1.2: pair, node and finding lines;
                                          // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                          // 1.4: run_id, check lines' optional, every summary's keys alike;
@@ -43,6 +43,8 @@ inline constexpr int kSchemaMinor = 19;  // 1.1: inventory lines, copy ops, opti
                                          // 1.17: step's products (the GPU step's layer products by shape)
                                          // 1.18: option cap_bytes_per_rank (the bytes cap, 4 GiB; 1 GiB before)
                                          // 1.19: header mpi_thread_level (MPI_THREAD_SINGLE with --timeout 0)
+                                         // 1.20: option timing_group_span_us: host backends time iterations
+                                         //       under it in groups too (time_samples on their rows)
 std::string schema_version();
 
 // Appends lines to a file (output_file.hpp: no link followed, no file

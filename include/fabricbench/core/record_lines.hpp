@@ -102,6 +102,12 @@ struct RunHeader {
 // without an MPI library (imported from nccl-tests).
 std::optional<std::string> mpi_thread_level_of(const RunHeader& h);
 
+// Whether a record's MPI rows timed iterations shorter than 50 us in groups
+// (timing_groups.hpp): a fabricbench record of the mpi or mpi-cuda backend
+// since 1.20 did, one before timed each alone; unknown (nullopt) for a record
+// of another backend (device backends grouped all along) or an imported one.
+std::optional<bool> host_timing_in_groups_of(const RunHeader& h);
+
 // ---- `inventory`: one per rank ---------------------------------------------
 
 struct InventoryPath {

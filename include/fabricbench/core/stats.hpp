@@ -52,5 +52,10 @@ CiRanks median_ci_ranks(std::size_t n);
 // of its 95% interval, as a fraction of the median; infinity when there is no
 // interval (fewer than 6 samples) or the median is not above 0.
 double median_ci_fraction(std::span<const double> sorted);
+// The same interval's reach from `median` (the figure a row reports), as a
+// fraction of it: where iterations were timed in groups (timing_groups.hpp),
+// the interval is over the groups and the row's median over the iterations,
+// and a stop on the interval must leave the recorded one within the target.
+double median_ci_fraction(std::span<const double> sorted, double median);
 
 }  // namespace fb

@@ -70,7 +70,7 @@ struct TimingPlan {
 enum class StopReason {
   fixed,       // exactly -n iterations (no adaptive stop asked for)
   ci,          // the median's confidence interval reached the target
-  iterations,  // kMaxAdaptiveIters
+  iterations,  // kMaxAdaptiveSamples
   bytes,       // kMaxBytesPerSize moved
   time,        // the --time-budget (or kDefaultSizeSeconds) spent
 };

@@ -2,14 +2,14 @@
 
 #include <algorithm>
 
-#include "event_groups.hpp"
+#include "fabricbench/core/timing_groups.hpp"
 
 namespace fb::gpu {
 
 void StreamTimer::time_queued(IterationTimes times, const std::function<void()>& enqueue) {
   const std::size_t n = times.start_us.size();
   if (n == 0) return;
-  const std::size_t group = std::min(event_group_size(times.agreed_us), n);
+  const std::size_t group = std::min(timing_group_size(times.agreed_us, kMaxEventGroup), n);
   const std::size_t groups = (n + group - 1) / group;
   if (times.iterations_per_timing) *times.iterations_per_timing = group;
   queue_->ensure_events(groups + 1);
