@@ -11,7 +11,8 @@
 #                                      fabricbench MPI_Reduce_scatter_block
 # The statistic, like with like: a median over iterations on both sides.
 # fabricbench's row median (`report rows`: per iteration, the slowest rank's
-# time, iterations back to back, stopped adaptively) against OSU's P50 (-z:
+# time, iterations back to back, those under 50 us given their timing
+# group's mean, stopped adaptively) against OSU's P50 (-z:
 # per iteration, the ranks' mean time, a barrier between iterations, OSU's
 # default iteration counts). The slowest rank's time is never below the
 # ranks' mean, so the comparison leans against fabricbench.
@@ -75,7 +76,7 @@ run_fabricbench() {
     }' >"$tmp/fb.$k"
 }
 
-# Each OSU program; rows as `op bytes p50_us` (fabricbench's bytes) in $tmp/osu.<k>.
+# Each OSU program; rows as `op bytes held_us p50_us` (fabricbench's bytes) in $tmp/osu.<k>.
 run_osu() {
   local k=$1 op spec prog div
   : >"$tmp/osu.$k"
@@ -91,12 +92,13 @@ run_osu() {
     # (broadcast: Max Latency, the slowest rank; else P50), then P50.
     awk -v op="$op" -v div="$div" '
       /^# Size/ {
-        gsub(/ Latency\(us\)/, "_Latency"); gsub(/ Tail Lat\(us\)/, "")
+        gsub(/ Latency ?\(us\)/, "_Latency"); gsub(/ Tail Lat ?\(us\)/, "")
         for (i = 1; i <= NF; i++) col[$i] = i - 1
         held = op == "broadcast" ? col["Max_Latency"] : col["P50"]
         next
       }
-      /^[0-9]/ && held && col["P50"] { print op, $1 * div, $held, $(col["P50"]) }' "$tmp/osu.out" >>"$tmp/osu.$k"
+      /^[0-9]/ && held && col["P50"] { print op, $1 * div, $held, $(col["P50"]); rows++ }
+      END { if (!rows) exit 1 }' "$tmp/osu.out" >>"$tmp/osu.$k" || { cp "$tmp/osu.out" "$tmp/err"; fail "$prog (no rows with the columns this script reads)"; }
   done
 }
 

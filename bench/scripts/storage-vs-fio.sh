@@ -37,13 +37,17 @@ command -v fio >/dev/null || { echo "storage-vs-fio: fio is not installed (scrip
 [ -x "$fb" ] || { echo "storage-vs-fio: no fabricbench at $fb (set FABRICBENCH)" >&2; exit 2; }
 [ -d "$dir" ] && [ -w "$dir" ] || { echo "storage-vs-fio: '$dir' is not a writable folder" >&2; exit 2; }
 case $pattern in seq | small) ;; *) echo "storage-vs-fio: PATTERN=$pattern: seq or small" >&2; exit 2 ;; esac
+work= rec=
+trap 'rm -rf "$work" "$rec"' EXIT
 work=$(mktemp -d "$dir/fb-vs-fio.XXXXXX")
 # fabricbench's record goes off the disk under test, as fio's output (a pipe) does: the record is
 # fsynced after every row, and on the disk under test that fsync (a journal commit and a cache flush,
 # 0.18 s on this VM's disk, strace) sat between the write and the read and gave the read that long a
 # pause that fio's read did not get in the same place.
-rec=$(mktemp -d /dev/shm/fb-vs-fio-record.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$work" "$rec"' EXIT
+if ! rec=$(mktemp -d /dev/shm/fb-vs-fio-record.XXXXXX 2>/dev/null); then
+  rec=$(mktemp -d)
+  echo "storage-vs-fio: no /dev/shm; fabricbench's record goes to $rec, which may be on the disk under test" >&2
+fi
 
 fb_once() {  # prints "write_gbps read_gbps"
   local flags=(--patterns seq --block-sizes "$block" --bytes "$bytes") sync=end

@@ -43,6 +43,14 @@ std::string baseline_mismatch(const Results& run, const Results& baseline) {
         fmt::format("MPI ran at {} in the baseline, {} in this run (give both the same --timeout: 0 runs "
                     "at MPI_THREAD_SINGLE)",
                     *base_level, *level));
+  // Single iterations against group means (schema 1.20): small rows' medians
+  // and tails move by the timing alone.
+  const auto grouped = host_timing_in_groups_of(run.header), base_grouped = host_timing_in_groups_of(baseline.header);
+  if (grouped && base_grouped && *grouped != *base_grouped)
+    differ.push_back(
+        fmt::format("the baseline timed iterations under 50 us {}, this run {} (schema 1.20 and later "
+                    "time them in groups)",
+                    *base_grouped ? "in groups" : "one by one", *grouped ? "in groups" : "one by one"));
   for (bool scopes : {false, true}) {
     const auto a = measured(run, scopes);
     const auto b = measured(baseline, scopes);

@@ -8,12 +8,22 @@
 
 namespace fb {
 
+namespace {
+
+// How many iterations one timing spans here (timing_groups.hpp), at least 1.
+std::size_t host_group(const IterationTimes& times) {
+  const std::size_t wanted = times.in_step ? 1 : timing_group_size(times.agreed_us, kMaxHostGroup);
+  return std::max<std::size_t>(std::min(wanted, times.start_us.size()), 1);
+}
+
+}  // namespace
+
 void PreparedOp::run_timed(IterationTimes times) {
   // Short iterations in groups, each given its group's mean (timing_groups.hpp:
   // ranks' back-to-back iterations are not in step). One clock read per group:
   // a group starts where the previous one ended.
   const std::size_t n = times.start_us.size();
-  const std::size_t group = std::max<std::size_t>(std::min(timing_group_size(times.agreed_us, kMaxHostGroup), n), 1);
+  const std::size_t group = host_group(times);
   if (times.iterations_per_timing) *times.iterations_per_timing = group;
   double t = now_us();
   for (std::size_t first = 0; first < n; first += group) {
@@ -27,6 +37,22 @@ void PreparedOp::run_timed(IterationTimes times) {
     const double each_us = (t - begin) / static_cast<double>(last - first);
     for (std::size_t i = first; i < last; ++i) {
       times.start_us[i] = begin + each_us * static_cast<double>(i - first);
+      times.duration_us[i] = each_us;
+    }
+  }
+}
+
+void average_in_groups(IterationTimes times) {
+  const std::size_t n = times.start_us.size();
+  const std::size_t group = host_group(times);
+  if (times.iterations_per_timing) *times.iterations_per_timing = group;
+  for (std::size_t first = 0; first < n; first += group) {
+    const std::size_t last = std::min(n, first + group);
+    double sum_us = 0;
+    for (std::size_t i = first; i < last; ++i) sum_us += times.duration_us[i];
+    const double each_us = sum_us / static_cast<double>(last - first);
+    for (std::size_t i = first; i < last; ++i) {
+      times.start_us[i] = times.start_us[first] + each_us * static_cast<double>(i - first);
       times.duration_us[i] = each_us;
     }
   }

@@ -97,7 +97,7 @@ std::optional<std::string> mpi_thread_level_of(const RunHeader& h) {
 
 std::optional<bool> host_timing_in_groups_of(const RunHeader& h) {
   if (h.mpi_library.empty() || h.command == "import" || !h.backend) return std::nullopt;
-  if (*h.backend != "mpi" && *h.backend != "mpi-cuda") return std::nullopt;
+  if (*h.backend != "mpi" && *h.backend != "mpi-cuda" && *h.backend != "cuda") return std::nullopt;
   int major = 0, minor = 0;
   if (std::sscanf(h.schema_version.c_str(), "%d.%d", &major, &minor) != 2) return std::nullopt;
   return major > 1 || minor >= 20;

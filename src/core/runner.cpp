@@ -11,6 +11,7 @@
 #include "fabricbench/core/check_inexact.hpp"
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/modes.hpp"
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/core/timing.hpp"
 #include "wrong_counts.hpp"
@@ -292,6 +293,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   plan.cap_min_iters = options_.cap_min_iters;
   plan.bytes = spec.layout.bytes;
   plan.ops_per_iteration = ops_per_iteration(spec);
+  plan.in_step = op_desc(spec.op).answered;
   plan.cpu = cpu_slot_;
   plan.several_groups = group.groups > 1;
   plan.group = group.member() ? &group.comm : nullptr;

@@ -8,6 +8,7 @@
 #include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/stats.hpp"
+#include "fabricbench/core/timing_groups.hpp"
 
 namespace fb {
 namespace {
@@ -27,6 +28,10 @@ std::atomic<std::int64_t>* issued(const TimingPlan& plan) { return plan.board ? 
 struct WarmUp {
   double first_us = 0;
   double spent_us = 0;
+  // The slowest rank's time per iteration after the first (0 without them):
+  // what the first batch's timing groups are sized from, where the first,
+  // cold iteration would time a whole fixed row one by one.
+  double warm_us = 0;
 };
 WarmUp warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   double first = 0;
@@ -40,8 +45,17 @@ WarmUp warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   world.allreduce_max_quiet({&first, 1});
   const int more = plan.warmup > 0 ? more_warmup(plan, first) : 0;
   enter(plan, Phase::warmup, 1);
-  if (more > 0 && op) run_untimed(*op, more, plan.board, first);
-  return {first, first * (1 + more)};
+  double warm = 0;
+  if (more > 0 && op) {
+    const double start = now_us();
+    run_untimed(*op, more, plan.board, first);
+    warm = (now_us() - start) / more;
+  }
+  if (more > 0) {
+    enter(plan, Phase::sync);
+    world.allreduce_max_quiet({&warm, 1});
+  }
+  return {first, first * (1 + more), warm};
 }
 
 // A participant may come out of a sleeping control wait on a core it shares:
@@ -90,8 +104,8 @@ void run_batch(PreparedOp& op, IterationTimes t, const TimingPlan& plan, std::ve
   }
   for (std::size_t i = 0; i < t.start_us.size(); ++i) {
     op.fill_check();
-    op.run_timed(
-        {t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us, t.iterations_per_timing});
+    op.run_timed({t.start_us.subspan(i, 1), t.duration_us.subspan(i, 1), t.issued, t.agreed_us, t.iterations_per_timing,
+                  t.in_step});
     wrong.push_back(static_cast<std::int64_t>(op.count_wrong()));
   }
 }
@@ -194,7 +208,9 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
   if (!plan.adaptive()) return StopReason::fixed;
   const StopFigures p = progress_of(plan, iteration_us, sample_us, warmup_us);
   if (p.done >= iters && p.ci_fraction <= plan.ci_target()) return StopReason::ci;
-  if (p.samples >= static_cast<std::size_t>(kMaxAdaptiveSamples)) return StopReason::iterations;
+  if (p.samples >= static_cast<std::size_t>(kMaxAdaptiveSamples) ||
+      p.done >= static_cast<std::size_t>(kMaxAdaptiveIters))
+    return StopReason::iterations;
   const std::uint64_t per = bytes_per_iteration(plan);
   if (per > 0 && p.done * per >= kMaxBytesPerSize) return StopReason::bytes;
   if (p.spent_us >= plan.seconds_cap() * 1e6) return StopReason::time;
@@ -203,13 +219,16 @@ std::optional<StopReason> stop_reason(const TimingPlan& plan, std::span<const do
 
 namespace {
 
-// Never far past a cap: the timings left (at the iterations per timing so
-// far), the bytes left, the time left at the median's pace.
+static_assert(static_cast<std::size_t>(kMaxAdaptiveIters) >= kMaxAdaptiveSamples * kMaxHostGroup,
+              "the iteration cap must leave host rows their 5000 timings");
+
+// Never past a count cap and never far past the others: the timings left (a
+// batch of n iterations makes at most n timings), the iterations left, one
+// batch's most, the bytes left, the time left at the median's pace.
 double within_caps(const TimingPlan& plan, const StopFigures& p, double want) {
   const double done = static_cast<double>(p.done);
-  const double per_sample = p.samples > 0 ? done / static_cast<double>(p.samples) : 1.0;
-  want = std::min(want,
-                  std::ceil((static_cast<double>(kMaxAdaptiveSamples) - static_cast<double>(p.samples)) * per_sample));
+  want = std::min({want, static_cast<double>(kMaxAdaptiveSamples) - static_cast<double>(p.samples),
+                   static_cast<double>(kMaxAdaptiveIters) - done, static_cast<double>(kMaxBatchIters)});
   if (const std::uint64_t per = bytes_per_iteration(plan); per > 0)
     want = std::min(want, std::ceil((static_cast<double>(kMaxBytesPerSize) - done * static_cast<double>(per)) /
                                     static_cast<double>(per)));
@@ -287,13 +306,17 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   }
   world.barrier();
   const double t0 = now_us();
-  // Per iteration, agreed: the warm-up's first, then the median of the batches so far.
-  double agreed_us = warm.first_us;
+  // Per iteration, agreed: the warm-up's after its first (else its first),
+  // then the median of the batches so far.
+  double agreed_us = warm.warm_us > 0 ? warm.warm_us : warm.first_us;
   GroupSeries groups;
   while (true) {
     // From agreed figures only: ops_per_iteration can differ between
     // participants and non-participants, the batch size must not.
-    const int batch = next_batch(plan, t.iteration_us, t.sample_us, warmup_us);
+    int batch = next_batch(plan, t.iteration_us, t.sample_us, warmup_us);
+    // Without a warm-up there is no time to size timing groups from: a short
+    // first batch, one by one, gives one to the rest of the row.
+    if (t.iteration_us.empty() && !(agreed_us > 0)) batch = std::min(batch, static_cast<int>(2 * kMaxHostGroup));
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
@@ -302,7 +325,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     if (op) {
       run_batch(*op,
                 {std::span(my_start).subspan(begin), std::span(my_duration).subspan(begin), issued(plan), agreed_us,
-                 &together},
+                 &together, plan.in_step},
                 plan, t.wrong_per_iteration);
       for (std::size_t i = begin; i < my_start.size(); ++i) {
         my_start[i] -= t0;

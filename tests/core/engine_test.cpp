@@ -671,8 +671,8 @@ TEST(Timing, IterationsTimedTogetherCountAsOneSampleOfTheMedian) {
 // as Open MPI's small collectives settle in some launches). No traffic.
 class PacedBackend final : public ForwardingBackend {
  public:
-  PacedBackend(std::unique_ptr<Backend> inner, double pace_us, bool in_turn)
-      : ForwardingBackend(std::move(inner)), pace_us_(pace_us), in_turn_(in_turn) {}
+  PacedBackend(std::unique_ptr<Backend> inner, double pace_us, bool in_turn, double first_us = 0)
+      : ForwardingBackend(std::move(inner)), pace_us_(pace_us), in_turn_(in_turn), first_us_(first_us) {}
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
     return std::make_unique<Group>(ForwardingBackend::open(comm), *this);
   }
@@ -683,8 +683,10 @@ class PacedBackend final : public ForwardingBackend {
     PacedOp(std::unique_ptr<PreparedOp> inner, const PacedBackend& owner)
         : ForwardingOp(std::move(inner)), owner_(owner), rank_(Comm::world().rank()) {}
     void run() override {
+      const bool first = iteration_ == 0;
       const bool long_one = !owner_.in_turn_ || (iteration_++ + rank_) % 2 == 0;
-      const double until = now_us() + (long_one ? owner_.pace_us_ : 0.0);
+      const double until =
+          now_us() + (first && owner_.first_us_ > 0 ? owner_.first_us_ : (long_one ? owner_.pace_us_ : 0.0));
       while (now_us() < until) {
       }
     }
@@ -708,7 +710,20 @@ class PacedBackend final : public ForwardingBackend {
   };
   double pace_us_;
   bool in_turn_;
+  double first_us_;  // the op's first call, when above 0 (a cold start)
 };
+
+bool more_ranks_than_cpus() { return Comm::world().size() > static_cast<int>(std::thread::hardware_concurrency()); }
+
+// The row of `backend` (4 us and nothing in turn, out of step) is timed at the
+// ranks' pace, 2 us, not at the long iteration of each index.
+void expect_timed_at_the_pace(const Measurement& m) {
+  EXPECT_GT(m.time.samples, 0u);  // grouped: fewer samples than iterations
+  EXPECT_LT(m.time.samples, m.time.iterations);
+  // 2 us, and at most 2.15 with an odd group (7 long iterations of 13).
+  EXPECT_LT(m.time.median_us, 3.0) << "the longest iteration of each index, not the ranks' pace";
+  EXPECT_GT(m.time.median_us, 1.4);
+}
 
 TEST(Timing, IterationsLongerThanTheGroupSpanAreEachASample) {
   // The control: 60 us iterations are timed alone; no time_samples in the
@@ -728,20 +743,59 @@ TEST(Timing, RanksOutOfStepAreTimedAtTheirPaceNotAtTheirLongIterations) {
   // 2 us an iteration. Timed one by one, the slowest rank of each index made
   // the row 4 us (16 B all_gather on Open MPI: 1.0 us where the collective
   // completed every 0.58 us); timed in groups of their mean, the row is the pace.
-  if (Comm::world().size() > static_cast<int>(std::thread::hardware_concurrency()))
-    GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
+  if (more_ranks_than_cpus()) GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
   PacedBackend backend(make_mpi_host_backend(), 4, true);
   RunOptions o = one_row(5, 10);
   o.median_ci = 0.02;  // adaptive: the groups are sized from the medians of the batches so far
   const auto rows = rows_of(backend, o);
   if (!root_rank()) return;
   ASSERT_EQ(rows.size(), 1u);
-  const Measurement& m = rows[0];
-  EXPECT_GT(m.time.samples, 0u);  // grouped: fewer samples than iterations
-  EXPECT_LT(m.time.samples, m.time.iterations);
-  // 2 us, and at most 2.15 with an odd group (7 long iterations of 13).
-  EXPECT_LT(m.time.median_us, 3.0) << "the longest iteration of each index, not the ranks' pace";
-  EXPECT_GT(m.time.median_us, 1.4);
+  expect_timed_at_the_pace(rows[0]);
+}
+
+TEST(Timing, AColdFirstWarmUpIterationDoesNotDecideTheGroups) {
+  // A fixed row is one batch, grouped by the time agreed before it. The
+  // first warm-up iteration is cold (here 300 us): sized from it, the row
+  // was timed one by one, at the long iteration of each index.
+  if (more_ranks_than_cpus()) GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
+  PacedBackend backend(make_mpi_host_backend(), 4, true, 300);
+  const auto rows = rows_of(backend, one_row(5, 640));
+  if (!root_rank()) return;
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].time.iterations, 640u);
+  expect_timed_at_the_pace(rows[0]);
+}
+
+TEST(Timing, OpsWithHooksAreGroupedAsTheirPeersAre) {
+  // An --inject fault wraps one rank's op in IterationHooks, which times
+  // each iteration alone for its hooks; it then gives them their group's
+  // mean, as every other rank's timing does.
+  if (more_ranks_than_cpus()) GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
+  test::HookedBackend backend(std::make_unique<PacedBackend>(make_mpi_host_backend(), 4, true), test::Hooks{});
+  RunOptions o = one_row(5, 10);
+  o.median_ci = 0.02;
+  const auto rows = rows_of(backend, o);
+  if (!root_rank()) return;
+  ASSERT_EQ(rows.size(), 1u);
+  expect_timed_at_the_pace(rows[0]);
+}
+
+TEST(Timing, AnsweredIterationsAreTimedAlone) {
+  // A ping-pong iteration ends on its reply, in step on both ranks
+  // (OpDesc::answered): timed alone, no time_samples. The same planted times
+  // as an all_reduce are grouped (the control).
+  if (more_ranks_than_cpus()) GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
+  PacedBackend backend(make_mpi_host_backend(), 4, true);
+  RunOptions o = one_row(5, 10);
+  o.median_ci = 0.02;
+  o.ops = {Op::pingpong, Op::all_reduce};
+  const auto rows = rows_of(backend, o);
+  if (!root_rank()) return;
+  ASSERT_EQ(rows.size(), 2u);
+  for (const Measurement& m : rows) {
+    if (m.op == "pingpong") EXPECT_EQ(m.time.samples, 0u) << "a ping-pong is timed alone";
+    if (m.op == "all_reduce") expect_timed_at_the_pace(m);
+  }
 }
 
 // Ops whose timings are planted: iteration k's start (an offset from when its

@@ -222,13 +222,26 @@ TEST(StopRule, TheCountCapIsOnTimingsSoGroupedIterationsGetAsManySamples) {
   // were 312 samples whose interval stayed at 2-8%; the cap counts what the
   // interval is over.
   const TimingPlan plan = adaptive(10, 0.02);
-  const auto [five_thousand_iterations, in_groups] = grouped(kMaxAdaptiveSamples / 16, 16);
-  EXPECT_FALSE(stop_reason(plan, five_thousand_iterations, in_groups, 0));
+  const auto [over_five_thousand_iterations, in_groups] = grouped(kMaxAdaptiveSamples / 16 + 1, 16);  // 5008
+  EXPECT_FALSE(stop_reason(plan, over_five_thousand_iterations, in_groups, 0));
   const auto [iterations, samples] = grouped(kMaxAdaptiveSamples, 16);
   EXPECT_EQ(stop_reason(plan, iterations, samples, 0), StopReason::iterations);
-  // Ten timings short of the cap: at most ten more groups' worth of iterations.
+  // Ten timings short of the cap: at most ten iterations (a batch of n makes
+  // up to n timings), so no batch takes a row past it.
   const auto [nearly, nearly_samples] = grouped(kMaxAdaptiveSamples - 10, 16);
-  EXPECT_EQ(next_batch(plan, nearly, nearly_samples, 0), 160);
+  EXPECT_EQ(next_batch(plan, nearly, nearly_samples, 0), 10);
+}
+
+TEST(StopRule, IterationsTimedInFewTimingsStillEnd) {
+  // A CUDA graph's replay is one timing of the whole batch: 5000 timings
+  // never come, and the iterations cap ends the row (kMaxAdaptiveIters).
+  const TimingPlan plan = adaptive(10, 0.02);
+  const auto [iterations, replays] = grouped(5, kMaxAdaptiveIters / 5);
+  EXPECT_EQ(stop_reason(plan, iterations, replays, 0), StopReason::iterations);
+  const auto [fewer, fewer_replays] = grouped(5, kMaxAdaptiveIters / 5 - 1);
+  EXPECT_FALSE(stop_reason(plan, fewer, fewer_replays, 0));
+  // One batch is at most kMaxBatchIters, however many the interval wants.
+  EXPECT_LE(next_batch(plan, fewer, fewer_replays, 0), kMaxBatchIters);
 }
 
 TEST(StopRule, AStopOnTheIntervalLeavesItWithinTheTargetAroundTheMedianTheRowReports) {

@@ -1,9 +1,10 @@
 // Building blocks for backends that wrap another backend (fault injection,
 // test hooks): everything is forwarded to the wrapped object, and a
 // decorator overrides only what it changes. IterationHooks runs code around
-// each iteration, outside its timed span, timing each iteration alone with
-// the wall clock (not in groups, timing_groups.hpp: its hooks are given each
-// iteration's time; it wraps only --inject's faults and tests).
+// each iteration, outside its timed span, timing iterations with the wall
+// clock: each alone for its hooks, then given their group's mean in the
+// groups every other rank times (timing_groups.hpp), so a rank with hooks
+// (an --inject fault) reports like its peers.
 #pragma once
 
 #include <memory>
@@ -55,6 +56,7 @@ class IterationHooks : public ForwardingOp {
       t.duration_us[i] = now_us() - t.start_us[i];
       after(t.duration_us[i]);
     }
+    average_in_groups(t);
   }
   // The step's asynchronous calls: the hooks around start() and completion.
   void start() override {

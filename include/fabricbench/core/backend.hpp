@@ -83,7 +83,15 @@ struct IterationTimes {
   // mean. Backends that time every iteration alone leave it; the engine then
   // counts one independent sample per span, not per iteration (Timing::sample_us).
   std::size_t* iterations_per_timing = nullptr;
+  // Every rank ends each iteration in step (OpDesc::answered): the host's
+  // wall-clock timing times each alone; the device's events group as ever.
+  bool in_step = false;
 };
+
+// Iterations timed one by one, then each given its timing group's mean (the
+// groups PreparedOp::run_timed times whole: timing_groups.hpp), with the
+// group reported through iterations_per_timing.
+void average_in_groups(IterationTimes times);
 
 inline void count_issued(std::atomic<std::int64_t>* issued) {
   // One writer (the engine's thread): load + store, no locked read-modify-write.

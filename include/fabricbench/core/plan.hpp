@@ -62,6 +62,9 @@ inline constexpr double kDefaultMedianCi = 0.02;
 // timing_groups.hpp: the samples its interval is over), and bytes moved per
 // rank by the timed iterations.
 inline constexpr int kMaxAdaptiveSamples = 5000;
+// And the timed iterations those may span: 5000 groups of 16 host iterations
+// (timing_groups.hpp); a CUDA graph's replays, one timing each, end here.
+inline constexpr int kMaxAdaptiveIters = 80000;
 // The most timed (-n) or warm-up (-w) iterations per size. Each timed
 // iteration's time is kept on every rank and summarized (sorted, reduced
 // across ranks) when the size ends, local work the watchdog sees no progress

@@ -102,10 +102,11 @@ struct RunHeader {
 // without an MPI library (imported from nccl-tests).
 std::optional<std::string> mpi_thread_level_of(const RunHeader& h);
 
-// Whether a record's MPI rows timed iterations shorter than 50 us in groups
-// (timing_groups.hpp): a fabricbench record of the mpi or mpi-cuda backend
-// since 1.20 did, one before timed each alone; unknown (nullopt) for a record
-// of another backend (device backends grouped all along) or an imported one.
+// Whether a record's wall-clock rows timed iterations shorter than 50 us in
+// groups (timing_groups.hpp): a fabricbench record of the mpi or mpi-cuda
+// backend (or cuda's pageable host copies) since 1.20 did, one before timed
+// each alone; unknown (nullopt) for another backend (nccl's events grouped
+// all along) or an imported record.
 std::optional<bool> host_timing_in_groups_of(const RunHeader& h);
 
 // ---- `inventory`: one per rank ---------------------------------------------

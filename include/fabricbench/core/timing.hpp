@@ -50,6 +50,9 @@ struct TimingPlan {
   // and 15); the stop rule still runs on figures every rank agrees on.
   bool several_groups = false;
   const Comm* group = nullptr;
+  // Each iteration ends in step on every rank (OpDesc::answered): host
+  // backends time each alone (IterationTimes::in_step).
+  bool in_step = false;
   // Adaptive: the fewest timed iterations a cap (bytes, time, iterations)
   // may end the size at, when fewer than `iters` (RunOptions::cap_min_iters);
   // the interval target is still judged from `iters` on. 0 = `iters`.
@@ -82,10 +85,10 @@ struct Timing {
   // With several groups: the slowest group's (the largest median).
   std::vector<double> iteration_us;
   // The independent timings behind them: one per iteration where each was
-  // timed alone; one per event group or graph batch where a device backend
-  // timed several together and gave each the mean (IterationTimes::
-  // iterations_per_timing). The median's interval and the stop rule count
-  // these: copies of one mean would narrow the interval for nothing.
+  // timed alone; one per timing group (timing_groups.hpp: the host's wall
+  // clock, a device's events) or graph batch where several were timed
+  // together and each given the mean (IterationTimes::iterations_per_timing). The median's interval and the stop rule
+  // count these: copies of one mean would narrow the interval for nothing.
   std::vector<double> sample_us;
   // With several groups: a world rank of the slowest group (its path is the
   // row's); otherwise -1.

@@ -13,6 +13,8 @@
 //    was 1.0 us, where the collective completed every 0.58 us (in other
 //    launches the same row was 0.55 us). Over a group the misalignment is
 //    at most about one iteration in the group's span.
+// Ops whose every iteration ends on a reply (OpDesc::answered: a ping-pong)
+// end it in step on both ranks, and the host times them alone.
 // The group size comes from the engine's agreed time per iteration
 // (IterationTimes::agreed_us: the same on every rank, so every rank groups
 // alike), at most `max_group` so a batch still has samples enough for the

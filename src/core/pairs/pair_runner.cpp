@@ -8,6 +8,7 @@
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/modes.hpp"
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/pairs.hpp"
 #include "fabricbench/core/stats.hpp"
 
@@ -142,6 +143,7 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
     TimingPlan plan = options_.timing;
     plan.bytes = s.layout.bytes;
     plan.ops_per_iteration = ops_per_iteration(s);
+    plan.in_step = op_desc(s.op).answered;
     const Timing timing = time_op(pair, op.get(), plan);
     if (!modes)
       if ((modes = find_two_modes(timing.sample_us))) modes_op = timed;
