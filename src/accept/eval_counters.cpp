@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -32,12 +31,6 @@ struct DeviceCount {
   std::size_t unknown = 0;
   std::string why;  // the first unknown row's reason
 };
-
-int schema_minor(const Results& run) {
-  int major = 0, minor = -1;
-  if (std::sscanf(run.header.schema_version.c_str(), "%d.%d", &major, &minor) != 2) return -1;
-  return minor;
-}
 
 // GB each rank's link carried over the run's rows (busbw's bytes).
 double bus_gb(const Results& run) {
@@ -68,7 +61,7 @@ std::map<std::pair<int, std::string>, DeviceCount> count_devices(const Results& 
 }  // namespace
 
 Verdict eval_counters(const Rule& rule, const Results& run) {
-  if (const int minor = schema_minor(run); minor >= 0 && minor < 11)
+  if (const auto minor = schema_minor_of(run.header.schema_version); minor && *minor < 11)
     return skipped(rule, fmt::format("the record is schema {}: error counters are read around rows since 1.11",
                                      run.header.schema_version));
   if (run.header.counters == "off")

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/timing_groups.hpp"
 
@@ -16,46 +19,48 @@ std::size_t host_group(const IterationTimes& times) {
   return std::max<std::size_t>(std::min(wanted, times.start_us.size()), 1);
 }
 
-}  // namespace
-
-void PreparedOp::run_timed(IterationTimes times) {
-  // Short iterations in groups, each given its group's mean (timing_groups.hpp:
-  // ranks' back-to-back iterations are not in step). One clock read per group:
-  // a group starts where the previous one ended.
+// Walks `times` in groups of host_group(times) iterations (timing_groups.hpp:
+// ranks' back-to-back iterations are not in step): `time_group(first, last)`
+// gives a group's start and its summed time, and each of its iterations gets
+// the group's mean, started one mean after the one before.
+template <class TimeGroup>
+void time_in_groups(IterationTimes& times, TimeGroup time_group) {
   const std::size_t n = times.start_us.size();
   const std::size_t group = host_group(times);
   if (times.iterations_per_timing) *times.iterations_per_timing = group;
-  double t = now_us();
   for (std::size_t first = 0; first < n; first += group) {
     const std::size_t last = std::min(n, first + group);
-    const double begin = t;
+    const auto [begin_us, total_us] = time_group(first, last);
+    const double each_us = total_us / static_cast<double>(last - first);
     for (std::size_t i = first; i < last; ++i) {
-      count_issued(times.issued);
-      run();
-    }
-    t = now_us();
-    const double each_us = (t - begin) / static_cast<double>(last - first);
-    for (std::size_t i = first; i < last; ++i) {
-      times.start_us[i] = begin + each_us * static_cast<double>(i - first);
+      times.start_us[i] = begin_us + each_us * static_cast<double>(i - first);
       times.duration_us[i] = each_us;
     }
   }
 }
 
+}  // namespace
+
+void PreparedOp::run_timed(IterationTimes times) {
+  // One clock read per group: a group starts where the previous one ended.
+  double t = now_us();
+  time_in_groups(times, [&](std::size_t first, std::size_t last) {
+    const double begin_us = t;
+    for (std::size_t i = first; i < last; ++i) {
+      count_issued(times.issued);
+      run();
+    }
+    t = now_us();
+    return std::pair{begin_us, t - begin_us};
+  });
+}
+
 void average_in_groups(IterationTimes times) {
-  const std::size_t n = times.start_us.size();
-  const std::size_t group = host_group(times);
-  if (times.iterations_per_timing) *times.iterations_per_timing = group;
-  for (std::size_t first = 0; first < n; first += group) {
-    const std::size_t last = std::min(n, first + group);
+  time_in_groups(times, [&](std::size_t first, std::size_t last) {
     double sum_us = 0;
     for (std::size_t i = first; i < last; ++i) sum_us += times.duration_us[i];
-    const double each_us = sum_us / static_cast<double>(last - first);
-    for (std::size_t i = first; i < last; ++i) {
-      times.start_us[i] = times.start_us[first] + each_us * static_cast<double>(i - first);
-      times.duration_us[i] = each_us;
-    }
-  }
+    return std::pair{times.start_us[first], sum_us};
+  });
 }
 
 int pair_peer(const OpSpec& spec, int rank) {

@@ -73,12 +73,12 @@ namespace {
 
 // The record's minor version; throws for another major.
 int check_version(const std::string& version, const std::string& path) {
-  int major = -1, minor = 0;
-  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) < 1 || major != kSchemaMajor)
+  const auto minor = schema_minor_of(version);
+  if (!minor)
     throw std::runtime_error(fmt::format("{}: schema version '{}' is not supported (this fabricbench reads {}.x); use "
                                          "the fabricbench version that wrote it",
                                          path, version, kSchemaMajor));
-  return minor;
+  return *minor;
 }
 
 // Files one line into its typed list. A type this version does not know (a

@@ -89,18 +89,45 @@ RunHeader header_from_json(const json& j) {
   return record_fields::header_fields().from<RunHeader>(Reader(j, "run header"));
 }
 
+std::optional<int> schema_minor_of(const std::string& version) {
+  int major = -1, minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) < 1 || major != kSchemaMajor) return std::nullopt;
+  return minor;
+}
+
+namespace {
+
+// Written by fabricbench over MPI, not imported from another tool.
+bool is_fabricbench_mpi_record(const RunHeader& h) { return !h.mpi_library.empty() && h.command != "import"; }
+
+const char* timing_name(bool in_groups) { return in_groups ? "in groups" : "one by one"; }
+
+}  // namespace
+
 std::optional<std::string> mpi_thread_level_of(const RunHeader& h) {
   if (h.mpi_thread_level) return h.mpi_thread_level;
-  if (h.mpi_library.empty() || h.command == "import") return std::nullopt;
+  if (!is_fabricbench_mpi_record(h)) return std::nullopt;
   return "MPI_THREAD_FUNNELED";
 }
 
 std::optional<bool> host_timing_in_groups_of(const RunHeader& h) {
-  if (h.mpi_library.empty() || h.command == "import" || !h.backend) return std::nullopt;
+  if (!is_fabricbench_mpi_record(h) || !h.backend) return std::nullopt;
   if (*h.backend != "mpi" && *h.backend != "mpi-cuda" && *h.backend != "cuda") return std::nullopt;
-  int major = 0, minor = 0;
-  if (std::sscanf(h.schema_version.c_str(), "%d.%d", &major, &minor) != 2) return std::nullopt;
-  return major > 1 || minor >= 20;
+  const auto minor = schema_minor_of(h.schema_version);
+  if (!minor) return std::nullopt;
+  return *minor >= 20;
+}
+
+std::vector<SetupDifference> setup_differences(const RunHeader& a, const RunHeader& b) {
+  std::vector<SetupDifference> out;
+  if (!a.mpi_library.empty() && !b.mpi_library.empty() && a.mpi_library != b.mpi_library)
+    out.push_back({SetupSetting::mpi_library, a.mpi_library, b.mpi_library});
+  const auto level_a = mpi_thread_level_of(a), level_b = mpi_thread_level_of(b);
+  if (level_a && level_b && *level_a != *level_b) out.push_back({SetupSetting::mpi_thread_level, *level_a, *level_b});
+  const auto grouped_a = host_timing_in_groups_of(a), grouped_b = host_timing_in_groups_of(b);
+  if (grouped_a && grouped_b && *grouped_a != *grouped_b)
+    out.push_back({SetupSetting::host_timing, timing_name(*grouped_a), timing_name(*grouped_b)});
+  return out;
 }
 
 // ---- inventory -----------------------------------------------------------------

@@ -34,28 +34,30 @@ CompareRow row_of(const Measurement& m) {
   return r;
 }
 
-// What the headers say that moves a row's time whatever the fabric. Only
-// where both records say it (a fabricbench record before 1.19 ran at
-// FUNNELED); an imported one is not guessed at.
+// What the headers say that moves a row's time whatever the fabric, as notes.
+std::string unlike_note(const SetupDifference& d) {
+  switch (d.setting) {
+    case SetupSetting::mpi_library:
+      return fmt::format("a ran {}, b {}: the library's own algorithms are in every MPI row", d.a, d.b);
+    case SetupSetting::mpi_thread_level:
+      return fmt::format(
+          "a ran MPI at {}, b at {}: with Open MPI that alone moves messages up to 16 KiB by "
+          "up to 0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
+          "MPI_THREAD_SINGLE) to compare the fabric",
+          d.a, d.b);
+    case SetupSetting::host_timing:
+      return fmt::format(
+          "a timed MPI iterations under 50 us {}, b {} (records before 1.20 timed them one by one): ranks out "
+          "of step made single iterations up to 1.8x slower at 8-16 B, so small-message rows moved by the "
+          "timing alone (docs/run.md, When a size stops)",
+          d.a, d.b);
+  }
+  return {};
+}
+
 std::vector<std::string> unlike_setups(const RunHeader& a, const RunHeader& b) {
   std::vector<std::string> out;
-  if (!a.mpi_library.empty() && !b.mpi_library.empty() && a.mpi_library != b.mpi_library)
-    out.push_back(
-        fmt::format("a ran {}, b {}: the library's own algorithms are in every MPI row", a.mpi_library, b.mpi_library));
-  const auto level_a = mpi_thread_level_of(a), level_b = mpi_thread_level_of(b);
-  if (level_a && level_b && *level_a != *level_b)
-    out.push_back(
-        fmt::format("a ran MPI at {}, b at {}: with Open MPI that alone moves messages up to 16 KiB by "
-                    "up to 0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
-                    "MPI_THREAD_SINGLE) to compare the fabric",
-                    *level_a, *level_b));
-  const auto grouped_a = host_timing_in_groups_of(a), grouped_b = host_timing_in_groups_of(b);
-  if (grouped_a && grouped_b && *grouped_a != *grouped_b)
-    out.push_back(fmt::format(
-        "{} timed MPI iterations under 50 us one by one (a record before 1.20), {} in groups of their mean: "
-        "ranks out of step made single iterations up to 1.8x slower at 8-16 B, so small-message rows moved by "
-        "the timing alone (docs/run.md, When a size stops)",
-        *grouped_a ? "b" : "a", *grouped_a ? "a" : "b"));
+  for (const auto& d : setup_differences(a, b)) out.push_back(unlike_note(d));
   return out;
 }
 

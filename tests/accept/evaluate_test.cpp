@@ -296,6 +296,29 @@ TEST(Baseline, MissingOrMismatchedIsAnErrorNotAComparison) {
   EXPECT_EQ(baseline_mismatch(now.results(), now.results()), "");
 }
 
+// A slower MPI library on the same fabric is what a baseline is there to
+// catch: judged, where a thread level or timing difference is refused.
+TEST(Baseline, AnotherMpiLibraryIsJudgedNotRefused) {
+  RecordBuilder now(2, 2);
+  now.row("all_reduce", "inter", 1ull << 20, 20);
+  RecordBuilder before(2, 2);
+  before.row("all_reduce", "inter", 1ull << 20, 40);
+  Results run = now.results(), base = before.results();
+  run.header.mpi_library = "Open MPI v5.0.6";
+  base.header.mpi_library = "Open MPI v4.1.4";
+  EXPECT_EQ(baseline_mismatch(run, base), "");
+  const Verdict v =
+      judge_one("  - {kind: baseline, op: all_reduce, scope: inter, size: 1M, metric: busbw, min: 0.95 of baseline}\n",
+                run, &base);
+  EXPECT_EQ(v.status, Status::fail) << v.reason;
+
+  base.header.mpi_thread_level = "MPI_THREAD_SINGLE";
+  run.header.mpi_thread_level = "MPI_THREAD_FUNNELED";
+  EXPECT_NE(baseline_mismatch(run, base).find("MPI ran at MPI_THREAD_SINGLE in the baseline, MPI_THREAD_FUNNELED in "
+                                              "this run"),
+            std::string::npos);
+}
+
 TEST(Stability, CoefficientOfVariation) {
   RecordBuilder b(2, 1);
   auto& m = b.row("all_reduce", "global", 1 << 20, 5, 100);

@@ -96,6 +96,10 @@ struct RunHeader {
   std::optional<PairsPlanRef> pairs;
 };
 
+// The minor of a schema version this reader's major can read ("1.20" ->
+// 20, "1" -> 0); nullopt for another major or text that is no version.
+std::optional<int> schema_minor_of(const std::string& version);
+
 // The MPI thread level a run had: its header's mpi_thread_level; for a
 // fabricbench record before 1.19 (an MPI library named, no level: every run
 // asked for it then) MPI_THREAD_FUNNELED; unknown (nullopt) for a record
@@ -108,6 +112,17 @@ std::optional<std::string> mpi_thread_level_of(const RunHeader& h);
 // each alone; unknown (nullopt) for another backend (nccl's events grouped
 // all along) or an imported record.
 std::optional<bool> host_timing_in_groups_of(const RunHeader& h);
+
+// A setting two runs differ in that moves a row's time whatever the fabric.
+enum class SetupSetting { mpi_library, mpi_thread_level, host_timing };
+struct SetupDifference {
+  SetupSetting setting;
+  std::string a, b;  // each run's value ("in groups" / "one by one" for host_timing)
+};
+// Every such setting in which `a` and `b` differ, where both headers say it
+// (an imported record is not guessed at). report compare words each as a
+// note, check --baseline as a refusal: one list for both.
+std::vector<SetupDifference> setup_differences(const RunHeader& a, const RunHeader& b);
 
 // ---- `inventory`: one per rank ---------------------------------------------
 
