@@ -33,12 +33,47 @@ namespace {
 class RowCount final : public RowSink {
  public:
   void begin(const RunHeader&) override {}
-  void measurement(const Measurement& row) override { ++rows_by_scope[row.scope]; }
+  void measurement(const Measurement& row) override {
+    ++rows_by_scope[row.scope];
+    ++rows;
+    if (row.stopped_by != "ci" && !row.stopped_by.empty()) ++unsettled_by[row.stopped_by];
+  }
   void skip(const Skip& s) override { skips.push_back(s); }
   void end(const Summary&) override {}
   std::map<std::string, std::size_t> rows_by_scope;
+  std::size_t rows = 0;
+  // Rows a cap ended before their interval reached the target, by stopped_by.
+  std::map<std::string, std::size_t> unsettled_by;
   std::vector<Skip> skips;
 };
+
+// The cap a row's stopped_by names, as the run's options set it.
+std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
+  if (stopped_by == "time")
+    return fmt::format("the {:g} s time cap", options.time_budget_s > 0 ? options.time_budget_s : kDefaultSizeSeconds);
+  if (stopped_by == "bytes") return "the bytes cap";
+  if (stopped_by == "iterations") return fmt::format("the cap of {} timings", kMaxAdaptiveSamples);
+  return stopped_by;
+}
+
+// "" when every row's median reached the interval target (or none was set);
+// else how many a cap ended first, by cap, and what to do about it. A row
+// that stopped early is a figure to hold more loosely: say so at the end of
+// the run, not only in the record's stopped_by.
+[[nodiscard]] std::string unsettled_rows(const RunOptions& options, const RowCount& count) {
+  if (options.median_ci <= 0 || count.unsettled_by.empty()) return {};
+  std::size_t n = 0;
+  std::string by;
+  for (const auto& [stopped_by, rows] : count.unsettled_by) {
+    n += rows;
+    by += fmt::format("{}{} at {}", by.empty() ? "" : ", ", rows, cap_name(stopped_by, options));
+  }
+  return fmt::format(
+      "{} of {} rows ended before the 95% interval of their median was within +-{:g}% ({}); their time_ci_low_us "
+      "and time_ci_high_us in the record say how wide it is{} (docs/run.md, When a size stops)",
+      n, count.rows, options.median_ci * 100, by,
+      count.unsettled_by.count("time") ? "; --time-budget S gives each size longer" : "");
+}
 
 // "" when the run measured what it was asked; else why not: nothing at all,
 // or nothing at a scope named in --scope (`all` asks for the scopes that apply).
@@ -118,6 +153,8 @@ class RunCommand final : public Measuring {
   }
   int report(int code) override {
     report_end(flags_, options_, totals_, seconds_);
+    if (const auto unsettled = unsettled_rows(options_, *count_); !unsettled.empty())
+      user_log().info("fabricbench run: {}", unsettled);
     if (!nothing_.empty()) user_log().error("fabricbench run: {}", nothing_);
     return code;
   }

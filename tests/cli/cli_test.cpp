@@ -1,5 +1,6 @@
 // `fabricbench run` end to end under mpirun: exit codes, the record, the
 // messages users see for bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -311,6 +312,32 @@ TEST_F(RunCli, DefaultStopsOnceTheMedianIsKnown) {
   } else {
     EXPECT_EQ(m.stopped_by, "time");  // kDefaultSizeSeconds on a loaded machine; 8 bytes reach no byte cap
   }
+}
+
+// A row a cap ended before its interval reached the target is a looser
+// figure: the run's closing lines count them by cap, as the record's
+// stopped_by does, and say what gives them longer. A budget no size can
+// settle in ends every row at the time cap; --median-ci 0 sets no target.
+TEST_F(RunCli, RowsACapEndedBeforeTheirIntervalAreCountedAtTheEnd) {
+  const auto r =
+      run_process(mpirun(2) + " " + fabricbench() + " -b 8 -e 1K --ops all_reduce,pingpong --placement out " +
+                  "--time-budget 0.000001 --out " + path("r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(path("r.jsonl"));
+  std::size_t capped = 0;
+  for (const auto& m : res.measurements) capped += m.stopped_by == "time";
+  ASSERT_GT(capped, 0u);
+  EXPECT_NE(r.err.find(fmt::format("fabricbench run: {} of {} rows ended before the 95% interval of their median was "
+                                   "within +-2% ({} at the 1e-06 s time cap)",
+                                   capped, res.measurements.size(), capped)),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--time-budget S gives each size longer"), std::string::npos) << r.err;
+
+  const auto fixed = run_process(mpirun(2) + " " + fabricbench() + " -b 8 -e 1K --ops all_reduce --placement out " +
+                                 "--median-ci 0 -n 5 --out " + path("f.jsonl") + " --overwrite");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(fixed.err.find("rows ended before"), std::string::npos) << fixed.err;
 }
 
 }  // namespace
