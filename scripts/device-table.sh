@@ -6,6 +6,8 @@
 #   n/a        a target whose figure is missing (step skipped or failed).
 #   scripts/device-table.sh DIR    (DIR: the OUT folder of scripts/device-check.sh)
 set -u
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$0" "$@"
 dir=${1:?usage: device-table.sh DIR}
 
 # csv FILE OP BYTES IN_PLACE COLUMN: one value from a fabricbench CSV, "" when absent.

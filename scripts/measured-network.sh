@@ -7,6 +7,8 @@
 #   scripts/measured-network.sh RESULTS.jsonl
 # FABRICBENCH names the binary (default: fabricbench on the PATH).
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$0" "$@"
 results=${1:?usage: measured-network.sh RESULTS.jsonl}
 scopes=$("${FABRICBENCH:-fabricbench}" report scopes "$results")  # exit 2 and its reason on stderr when it has none
 if grep -qx 'inter\|rail' <<<"$scopes"; then

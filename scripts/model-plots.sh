@@ -9,6 +9,8 @@
 #            measured link (or QUOTES.yaml as is)
 #   scripts/model-plots.sh RESULTS.jsonl OUTDIR [WORKLOAD.yaml] [QUOTES.yaml]
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 fb=${FABRICBENCH:-$here/build/fabricbench}
 results=${1:?usage: model-plots.sh RESULTS.jsonl OUTDIR [WORKLOAD.yaml] [QUOTES.yaml]}

@@ -10,6 +10,8 @@
 # tree, so nothing is compiled again); FABRICBENCH_RESULTS: where the records
 # go (default results/).
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_BUILD:-$here/build}
 results=${FABRICBENCH_RESULTS:-$here/results}
@@ -47,3 +49,5 @@ echo >&2
 echo "# fabricbench model: $(basename "$workload" .yaml) on the link just measured ($network;" \
      "on one host it stands in for the network between nodes) and on two presets" >&2
 "$build/fabricbench" model step -w "$workload" --network "$network" --network 1x10gbe --network 8x400g-ndr-ib
+echo "# the binary is $build/fabricbench: export PATH=$build:\$PATH to call it as fabricbench, as README.md" \
+     "does, or install it (docs/install.md)" >&2

@@ -24,6 +24,8 @@
 # rank runs sanitized; build the whole tree for them).
 #   scripts/sanitize.sh [extra ctest arguments]
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_SANITIZED_BUILD:-$here/build-sanitized}
 labels=${FABRICBENCH_SANITIZE_LABELS:-unit|fuzz}

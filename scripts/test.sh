@@ -6,6 +6,8 @@
 # (scripts/lib/phases.sh); every label runs even when one fails.
 #   scripts/test.sh [ctest arguments]
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_TEST_BUILD:-$here/build-test}
 jobs=$(nproc)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# --help on the scripts a user runs first prints their usage and does
+# nothing else: before, `scripts/test.sh --help` deleted and rebuilt its test
+# tree and `scripts/quickstart.sh --help` installed, built and swept before
+# the flag reached `fabricbench run`. cmake and mpirun are stand-ins here
+# that leave a mark when called, so a script that goes on fails fast.
+#   script_help_test.sh SOURCE_DIR
+set -u
+src=${1:?usage: script_help_test.sh SOURCE_DIR}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/bin"
+for tool in cmake mpirun; do
+  printf '#!/bin/sh\ntouch "%s/ran-%s"\nexit 1\n' "$dir" "$tool" >"$dir/bin/$tool"
+  chmod +x "$dir/bin/$tool"
+done
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+for name in quickstart test sanitize device-check model-plots measured-network device-table; do
+  before=$failures
+  for flag in --help -h; do
+    mkdir -p "$dir/test-tree" && touch "$dir/test-tree/kept"
+    out=$(PATH="$dir/bin:$PATH" FABRICBENCH_BUILD="$dir/build" FABRICBENCH_TEST_BUILD="$dir/test-tree" \
+      timeout 60 bash "$src/scripts/$name.sh" "$flag" 2>"$dir/err")
+    status=$?
+    [ "$status" -eq 0 ] || fail "$name.sh $flag: exit $status: $(cat "$dir/err")"
+    # The usage line names the script; the first line is what it does.
+    grep -q "scripts/$name.sh" <<<"$out" || fail "$name.sh $flag printed no usage line: $out"
+    [ -n "$(head -1 <<<"$out")" ] || fail "$name.sh $flag: an empty first line"
+    ls "$dir"/ran-* >/dev/null 2>&1 && fail "$name.sh $flag went on to run $(ls "$dir" | grep ran-)"
+    rm -f "$dir"/ran-*
+    [ -e "$dir/test-tree/kept" ] || fail "$name.sh $flag deleted FABRICBENCH_TEST_BUILD"
+    [ -e "$dir/build" ] && fail "$name.sh $flag made FABRICBENCH_BUILD"
+    [ -s "$dir/err" ] && fail "$name.sh $flag wrote to stderr: $(cat "$dir/err")"
+  done
+  [ "$failures" -eq "$before" ] && echo "ok   $name.sh --help, -h"
+done
+[ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
