@@ -116,6 +116,7 @@ class RunCommand final : public Measuring {
     // Every check here reaches the same verdict on every rank (agreed where needed).
     runner_.emplace(job().world, job().nodes, *job().backend, options_, &job().sinks);
     runner_->preflight();
+    warn_if_alone();
     counters_ = make_node_counters(job().nodes, flags_.counters);
     runner_->count_errors(counters_.get());
   }
@@ -160,6 +161,16 @@ class RunCommand final : public Measuring {
   }
 
  private:
+  // A run started without mpirun is one rank: its collectives move no byte
+  // between ranks, yet the table would read like a measurement of the path.
+  void warn_if_alone() const {
+    if (job().world.size() != 1 || options_.backend == "cuda") return;  // cuda: one GPU's copy paths
+    user_log().warn(
+        "fabricbench run: warning: one rank: no byte crosses a link, so every row times the {} library's local copy; "
+        "launch it across the ranks to measure (mpirun -np 2 fabricbench run, or srun; README.md)",
+        options_.backend);
+  }
+
   const RunFlags& flags_;
   const RunOptions& options_;
   std::optional<Runner> runner_;

@@ -340,5 +340,18 @@ TEST_F(RunCli, RowsACapEndedBeforeTheirIntervalAreCountedAtTheEnd) {
   EXPECT_EQ(fixed.err.find("rows ended before"), std::string::npos) << fixed.err;
 }
 
+// `fabricbench run` without mpirun is a job of one rank: its rows time a
+// local copy, and the run says so where a two-rank run does not.
+TEST_F(RunCli, OneRankSaysNoByteCrossesALink) {
+  const auto alone = run_process(fabricbench() + " -b 8 -e 8 --ops all_reduce --out " + path("one.jsonl"));
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.err.find("one rank: no byte crosses a link"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("mpirun -np 2 fabricbench run"), std::string::npos) << alone.err;
+  const auto two =
+      run_process(mpirun(2) + " " + fabricbench() + " -b 8 -e 8 --ops all_reduce --out " + path("two.jsonl"));
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(two.err.find("no byte crosses a link"), std::string::npos) << two.err;
+}
+
 }  // namespace
 }  // namespace fb
