@@ -89,8 +89,8 @@ Table fit_table(const std::vector<Curve>& curves) {
                       percent(c.fit.alpha_rms_rel_error), ok ? cell(c.fit.beta_gbps, 3) : "-",
                       ok ? percent(c.fit.beta_rms_rel_error) : "-",
                       ok ? cell(c.fit.beta_gbps * busbw_factor_of(c), 3) : "-",
-                      ok ? format_bytes(static_cast<std::uint64_t>(c.fit.n_half_bytes)) : "-",
-                      percent(c.fit.rms_rel_error), percent(c.fit.max_rel_error)});
+                      ok ? std::to_string(std::llround(c.fit.n_half_bytes)) : "-", percent(c.fit.rms_rel_error),
+                      percent(c.fit.max_rel_error)});
   }
   for (const auto& c : curves)
     if (c.cliff)
@@ -162,11 +162,11 @@ Table step_items_table(const StepCost& s) {
   t.header = {"collective", "group", "where", "ranks", "bytes_per_call", "calls", "algo", "latency_us", "busbw_gbps",
               "per_call_us", "total_s", "window_s", "exposed_s", "basis"};
   for (const auto& i : s.items)
-    t.rows.push_back({i.name, i.group, i.where, std::to_string(i.ranks),
-                      format_bytes(static_cast<std::uint64_t>(i.bytes_per_call)), cell(i.calls, 0),
-                      i.protocol.empty() ? i.algorithm : i.algorithm + "/" + i.protocol, cell(i.latency_us, 1),
-                      cell(i.busbw_gbps, 1), cell(i.time_per_call_us, 1), cell(i.total_us / 1e6, 3),
-                      cell(i.window_us / 1e6, 3), cell(i.exposed_us / 1e6, 3), std::string(name(i.basis))});
+    t.rows.push_back({i.name, i.group, i.where, std::to_string(i.ranks), std::to_string(std::llround(i.bytes_per_call)),
+                      cell(i.calls, 0), i.protocol.empty() ? i.algorithm : i.algorithm + "/" + i.protocol,
+                      cell(i.latency_us, 1), cell(i.busbw_gbps, 1), cell(i.time_per_call_us, 1),
+                      cell(i.total_us / 1e6, 3), cell(i.window_us / 1e6, 3), cell(i.exposed_us / 1e6, 3),
+                      std::string(name(i.basis))});
   const auto& p = s.parallel;
   t.notes.push_back(fmt::format("{} nodes x {} {} (node {}, network {}): dp {} x tp {} x pp {}, {} micro-batches",
                                 p.nodes, p.gpus_per_node, s.gpu, s.node, s.network, p.dp, p.tp, p.pp, p.micro_batches));

@@ -83,7 +83,7 @@ Table compare_table(const Comparison& c, const std::string& a_path, const std::s
   const auto range = [](const Measurement& m) { return fmt::format("{:.1f}-{:.1f}", m.time.min_us, m.time.p99_us); };
   for (const auto& r : c.rows) {
     const bool has_a = r.diff != Difference::only_b, has_b = r.diff != Difference::only_a;
-    t.rows.push_back({r.op, r.scope, std::to_string(r.nranks), format_bytes(r.bytes), r.in_place ? "in" : "out",
+    t.rows.push_back({r.op, r.scope, std::to_string(r.nranks), std::to_string(r.bytes), r.in_place ? "in" : "out",
                       has_a ? cell(r.a.time.median_us, 2) : "-", has_b ? cell(r.b.time.median_us, 2) : "-",
                       has_a && has_b ? cell(r.ratio, 3) : "-", has_a ? cell(r.a.busbw_gbps, 3) : "-",
                       has_b ? cell(r.b.busbw_gbps, 3) : "-", has_a ? range(r.a) : "-", has_b ? range(r.b) : "-",

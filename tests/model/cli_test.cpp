@@ -5,8 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
@@ -18,6 +22,36 @@ namespace fb {
 namespace {
 
 using test::run_process;
+
+// One CSV line's fields (quoted fields may hold commas).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+// The values of the column `key` in CSV output, one per row.
+std::vector<std::string> csv_column(const std::string& csv, const std::string& key) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  const auto head = csv_fields(line);
+  const auto at = std::find(head.begin(), head.end(), key);
+  EXPECT_NE(at, head.end()) << key << " in " << line;
+  std::vector<std::string> out;
+  if (at == head.end()) return out;
+  while (std::getline(in, line) && !line.empty() && line[0] != '#')
+    out.push_back(csv_fields(line).at(static_cast<std::size_t>(at - head.begin())));
+  return out;
+}
 
 class ModelCli : public ::testing::Test {
  protected:
@@ -54,6 +88,24 @@ TEST_F(ModelCli, FitPrintsAlphaBetaInEveryFormat) {
   EXPECT_EQ(j["curves"][0]["points"].size(), 24u);
   const auto csv = run_process(fb("model fit " + r + " --format csv"));
   EXPECT_EQ(csv.out.rfind("op,scope,dtype,ranks", 0), 0u) << csv.out;
+  // A column named in bytes holds whole bytes, as the JSON does ("48 KiB" was text in a figure's column).
+  const auto n_half = csv_column(csv.out, "n_half_bytes");
+  ASSERT_EQ(n_half.size(), 1u) << csv.out;
+  EXPECT_EQ(n_half[0], std::to_string(std::llround(j["curves"][0]["n_half_bytes"].get<double>()))) << csv.out;
+}
+
+TEST_F(ModelCli, AStepsCollectivesGiveTheirBytesPerCallInBytes) {
+  const std::string w = profile("workloads/llama-7b-zero1-2x8-h100.yaml");
+  const auto csv = run_process(fb("model step --format csv --network 1x10gbe -w " + w));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto js = run_process(fb("model step --format json --network 1x10gbe -w " + w));
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const auto items = nlohmann::json::parse(js.out)["networks"][0]["items"];
+  const auto bytes = csv_column(csv.out, "bytes_per_call");
+  ASSERT_EQ(bytes.size(), items.size()) << csv.out;
+  ASSERT_FALSE(bytes.empty());
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    EXPECT_EQ(bytes[i], std::to_string(std::llround(items[i]["bytes_per_call"].get<double>()))) << csv.out;
 }
 
 TEST_F(ModelCli, StepComparesNetworksAndSaysWhatBringsTheExposedShareUnderTheTarget) {
