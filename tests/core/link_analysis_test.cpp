@@ -199,7 +199,7 @@ TEST(LinkAnalysis, TwoNodesBelowTheExpectedRateCannotBeToldApart) {
   LinkMatrix m(2);
   m.set(0, 1, {5.0, 5.0, 10.0, 3.0});
   const Analysis fine = analyse(m, {});
-  EXPECT_TRUE(fine.suspect_links.empty());  // against itself, a lone link is the reference
+  EXPECT_TRUE(fine.suspect_links.empty());
   const Analysis a = analyse(m, {0.9, 12.5});
   EXPECT_TRUE(a.refs.expected);
   EXPECT_DOUBLE_EQ(a.refs.unidir_gbps, 12.5);
@@ -211,6 +211,31 @@ TEST(LinkAnalysis, TwoNodesBelowTheExpectedRateCannotBeToldApart) {
   EXPECT_EQ(findings[0].kind, Finding::Kind::link);
   EXPECT_EQ(findings[0].retested_against, -1);
   EXPECT_FALSE(findings[0].intermittent());  // not cleared: it fails the run
+}
+
+// A lone link has nothing to be held against but itself: its faster
+// direction made the reference, and a healthy shared-memory pair's other
+// direction, 20% slower in one launch of two, was a low link and exit 1.
+TEST(LinkAnalysis, ALoneLinkIsJudgedOnlyAgainstTheExpectedRate) {
+  LinkMatrix m(2);
+  m.set(0, 1, {10.3, 8.17, 15.7, 0.5});
+  const Analysis a = analyse(m, {});
+  EXPECT_TRUE(a.refs.lone_link);
+  EXPECT_EQ(a.refs.unidir_gbps, 0);
+  ASSERT_EQ(a.links.size(), 1u);
+  EXPECT_FALSE(a.links[0].low);
+  EXPECT_TRUE(a.suspect_links.empty());
+  EXPECT_EQ(a.reference_node, -1) << "no third node to retest against";
+  const Analysis expected = analyse(m, {0.9, 10.0});
+  EXPECT_FALSE(expected.refs.lone_link);
+  ASSERT_EQ(expected.links.size(), 1u);
+  EXPECT_TRUE(expected.links[0].low) << "8.17 GB/s against 10 expected";
+  // Two links (three nodes, one missing) have a reference of their own.
+  LinkMatrix three(3);
+  three.set(0, 1, {10.0, 10.0, 20.0, 0.5});
+  three.set(0, 2, {10.0, 10.0, 20.0, 0.5});
+  EXPECT_FALSE(analyse(three, {}).refs.lone_link);
+  EXPECT_GT(analyse(three, {}).refs.unidir_gbps, 0);
 }
 
 TEST(LinkAnalysis, ThresholdZeroFlagsNothing) {

@@ -69,5 +69,37 @@ TEST(PairsReport, OnlyTheFigureBelowTheReferenceIsStarred) {
   EXPECT_NE(out.find("a                -      24.0      24.0\n"), std::string::npos) << out;  // bidir: no star
 }
 
+// Two nodes: one link. Without --expect-gbps nothing to hold it against,
+// and the report says so instead of a reference made of the link itself;
+// with it, a low link is the pair's fault, neither end named.
+TEST(PairsReport, TwoNodesSayTheirLinkHasNoReferenceAndBlameThePair) {
+  LinkMatrix m(2);
+  m.set(0, 1, {10.3, 8.17, 15.7, 0.5});
+  PairsResult r;
+  r.nodes = {0, 1};
+  r.matrices = {m};
+  r.analyses = {analyse(m, {})};
+  r.findings = {localise(r.analyses[0], LinkMatrix(2))};
+  PairsLabels l;
+  l.nodes = {0, 1};
+  l.hosts = {"vm/0", "vm/1"};
+  std::string out = format_report(r, l);
+  EXPECT_NE(out.find("reference: none for bandwidth: one link, nothing to hold it against (--expect-gbps G judges it"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("findings: none"), std::string::npos) << out;
+  EXPECT_EQ(out.find("8.17*"), std::string::npos) << out;
+  EXPECT_EQ(out.find("reference for retests"), std::string::npos) << out;
+
+  r.analyses = {analyse(m, {0.9, 10.0})};
+  r.findings = {localise(r.analyses[0], LinkMatrix(2))};
+  ASSERT_EQ(r.findings[0].size(), 1u);
+  out = format_report(r, l);
+  EXPECT_NE(out.find("link vm/0 - vm/1: 0.78 of the reference (bidir); the pair is at fault: with two nodes nothing "
+                     "can tell which end"),
+            std::string::npos)
+      << out;
+}
+
 }  // namespace
 }  // namespace fb

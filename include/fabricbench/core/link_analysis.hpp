@@ -62,6 +62,9 @@ struct References {
   double bidir_gbps = 0;
   double latency_us = 0;  // for the summaries; latency is not a finding
   bool expected = false;  // from --expect-gbps rather than the measurements
+  // One link measured (two nodes, one rail) and no --expect-gbps: nothing to
+  // hold it against, so the bandwidth references are 0 and no link is low.
+  bool lone_link = false;
 };
 
 struct LinkVerdict {

@@ -29,6 +29,9 @@ std::string worst_named(const std::string& worst, const std::string& a, const st
 }
 
 std::string retest_clause(const Finding& f, const PairsLabels& l, const char* low_means, const char* normal_means) {
+  if (f.retested_against < 0 && l.hosts.size() == 2)
+    return "; the pair is at fault: with two nodes nothing can tell which end, or the link between them (a third "
+           "node would)";
   if (f.retested_against < 0)
     return "; not retested: no node has all its links good, so node and link cannot be told apart";
   return fmt::format("; retested against {}: {:.2f} of the reference, {}", host(l, f.retested_against), f.retest_ratio,
@@ -97,6 +100,13 @@ void rail_report(std::string& out, const PairsResult& r, const PairsLabels& l, i
            return std::nullopt;
          });
   out += node_table(a, l);
+  if (a.refs.lone_link) {
+    out += fmt::format(
+        "reference: none for bandwidth: one link, nothing to hold it against (--expect-gbps G judges "
+        "it against G GB/s); latency {:.1f} us\n\n",
+        a.refs.latency_us);
+    return;
+  }
   out += fmt::format("reference{}: unidir {} GB/s, bidir {} GB/s, latency {:.1f} us; a link is low below {:.2f} x "
                      "the reference\n\n",
                      a.refs.expected ? " (--expect-gbps)" : " (median over nodes of each node's median)",
