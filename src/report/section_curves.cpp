@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "fabricbench/core/cliff.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/stats.hpp"
 #include "fabricbench/accept/spec_peak.hpp"
@@ -212,6 +213,24 @@ std::string data_table(const HtmlInputs& in, const Figure& f, bool algbw_only) {
          "</details>";
 }
 
+// A line that falls off a cliff (core/cliff.hpp), where and how far, as
+// `run` warned on its stderr: the page is what a reader keeps.
+std::string cliff_note(const std::string& label, const Line& l, bool algbw_only) {
+  std::vector<BandwidthPoint> points;
+  for (const auto& [bytes, s] : l.sizes) {
+    const Figures x = figures(s);
+    points.push_back({bytes, algbw_only ? x.algbw : x.busbw, x.time_us});
+  }
+  const auto cliff = find_cliff(points);
+  if (!cliff) return {};
+  return fmt::format(
+      "<li class=\"cliff\">{}: a cliff at {}: {} falls to {} GB/s at most, {}x below the best before it ({} "
+      "GB/s), and no larger size climbs back: the library switching algorithm or a link failing at large sizes, "
+      "not noise; <code>model</code> prices this link from the sizes below it</li>",
+      html::text(label), html::text(format_bytes(points[cliff->at].bytes)), algbw_only ? "algbw" : "busbw",
+      html::num(cliff->after_gbps), html::num(cliff->factor()), html::num(cliff->best_gbps));
+}
+
 // "at 8 GiB: busbw 476 GB/s, 84% of the spec peak" for each line's largest size.
 std::string caption(const HtmlInputs& in, const Figure& f, bool algbw_only, const std::vector<svg::Rule>& peaks) {
   std::string out;
@@ -230,6 +249,7 @@ std::string caption(const HtmlInputs& in, const Figure& f, bool algbw_only, cons
     out += fmt::format("<li>{}: at {} {} {} GB/s{}, {} us</li>", html::text(record_prefix(rec, in) + kind_label(l.kind, f)),
                        html::text(format_bytes(bytes)), algbw_only ? "algbw" : "busbw", html::num(bw), of_peak,
                        html::num(x.time_us));
+    out += cliff_note(record_prefix(rec, in) + kind_label(l.kind, f), l, algbw_only);
   }
   (void)peaks;
   return out.empty() ? out : "<ul class=\"largest\">" + out + "</ul>";

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -45,6 +47,15 @@ TEST_F(Cliffs, APlantedCliffIsWarnedOnceAndTheModelPricesTheLinkBelowIt) {
       << warned[0];
   EXPECT_NE(warned[0].find("; in-place: at 4 MiB, "), std::string::npos) << warned[0];
   EXPECT_NE(warned[0].find("ranks 0 ("), std::string::npos) << warned[0];
+
+  // The page a reader keeps says it too, under the curve that falls.
+  const auto page = run_process(fabricbench() + " report html " + record + " -o " + path("page.html"));
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  std::ifstream in(path("page.html"));
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("out-of-place, float, 2 ranks: a cliff at 4 MiB: busbw falls to"), std::string::npos);
+  EXPECT_NE(html.find("in-place, float, 2 ranks: a cliff at 4 MiB: busbw falls to"), std::string::npos);
+  EXPECT_NE(html.find("below the best before it"), std::string::npos);
 
   const auto fit = run_process(fabricbench() + " model fit " + record);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
