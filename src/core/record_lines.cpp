@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -90,8 +90,15 @@ RunHeader header_from_json(const json& j) {
 }
 
 std::optional<int> schema_minor_of(const std::string& version) {
+  // Digits, then optionally '.' and digits, and nothing else: "1.x" or "1." is no version.
+  const char* const end = version.data() + version.size();
   int major = -1, minor = 0;
-  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) < 1 || major != kSchemaMajor) return std::nullopt;
+  const auto first = std::from_chars(version.data(), end, major);
+  if (first.ec != std::errc() || major != kSchemaMajor) return std::nullopt;
+  if (first.ptr == end) return 0;
+  if (*first.ptr != '.') return std::nullopt;
+  const auto second = std::from_chars(first.ptr + 1, end, minor);
+  if (second.ec != std::errc() || second.ptr != end || minor < 0) return std::nullopt;
   return minor;
 }
 

@@ -256,6 +256,17 @@ TEST_F(RecordTest, ANewerMinorsUnknownOpIsLeftOutAndTheRestRead) {
   EXPECT_EQ(r.measurements[0].op, "all_reduce");
 }
 
+// One parser of the schema's minor for the reader and every rule that asks
+// (counters since 1.11, host timing groups since 1.20): a version with
+// anything after its numbers is no version, not minor 0.
+TEST(SchemaMinor, OnlyThisMajorsDigitsAreAVersion) {
+  EXPECT_EQ(schema_minor_of("1.20"), 20);
+  EXPECT_EQ(schema_minor_of("1.0"), 0);
+  EXPECT_EQ(schema_minor_of("1"), 0);
+  for (const char* bad : {"", "1.", "1.x", "1.20abc", "1.-3", "2.0", "0.9", "v1.2", " 1.2"})
+    EXPECT_EQ(schema_minor_of(bad), std::nullopt) << bad;
+}
+
 TEST_F(RecordTest, IncompleteRecordHasNoSummary) {
   RecordWriter w;
   ASSERT_EQ(w.open(path("p.jsonl"), false), "");
