@@ -21,7 +21,13 @@ namespace {
 // The rate a link should reach, and where that figure comes from. The
 // data's own median is the last resort: a fabric that is slow everywhere
 // would look fine against it.
-std::pair<double, std::string> bandwidth_anchor(const Results& r, int rail, const std::vector<double>& values) {
+struct Anchor {
+  double gbps = 1;
+  std::string text;
+  bool judges = true;  // cells below the run's threshold of it are flagged
+};
+
+Anchor bandwidth_anchor(const Results& r, int rail, const std::vector<double>& values) {
   const auto& opts = r.header.options.get();
   if (opts.is_object() && opts.contains("expect_gbps") && opts["expect_gbps"].is_number() &&
       opts["expect_gbps"].get<double>() > 0) {
@@ -60,8 +66,13 @@ std::pair<double, std::string> bandwidth_anchor(const Results& r, int rail, cons
     return {ref, fmt::format("{} GB/s, the run's reference (the median node's unidir; no spec peak is known{})",
                              html::num(ref), unknown.empty() ? "" : ": " + unknown)};
   }
+  // Only to colour by: a lone link's median is its own two directions, and
+  // the run held it against nothing (no reference), so nothing is flagged by it.
   const double m = median_of(values);
-  return {m > 0 ? m : 1, fmt::format("{} GB/s, the median link (no spec peak or reference is known)", html::num(m))};
+  return {m > 0 ? m : 1,
+          fmt::format("{} GB/s, the median link (no spec peak or reference is known; nothing is judged against it)",
+                      html::num(m)),
+          false};
 }
 
 struct Matrix {
@@ -108,10 +119,11 @@ std::string heatmaps(const RecordInput& rec, const HtmlInputs& in, int rail) {
   }
   // Not a structured binding: the lambda below reads the anchor, and clang
   // before 16 cannot capture a binding (CI's sanitizer tree builds with clang).
-  const std::pair<double, std::string> expected = bandwidth_anchor(r, rail, unidir);
-  const double anchor = expected.first;
-  const std::string& anchor_text = expected.second;
-  const double threshold = r.summary && r.summary->pairs ? r.summary->pairs->threshold : 0.0;
+  const Anchor expected = bandwidth_anchor(r, rail, unidir);
+  const double anchor = expected.gbps;
+  const std::string& anchor_text = expected.text;
+  const double threshold =
+      expected.judges && r.summary && r.summary->pairs ? r.summary->pairs->threshold : 0.0;
   svg::Heatmap bw, lat;
   bw.id = next_id("hm");
   lat.id = next_id("hm");

@@ -118,6 +118,37 @@ TEST(HtmlReport, PairMatrixIsAnchoredAtTheTypicalNodesRateNotTheData) {
   EXPECT_NE(html.find("the NICs' spec peak of the typical node"), std::string::npos);
 }
 
+// Two nodes, one link, no spec peak and no --expect-gbps: the run had no
+// reference (pairs' lone link) and found nothing, so the heatmap's median of
+// the link's own two directions colours it but flags neither; held against a
+// reference the run recorded, the slower direction is flagged. Built here:
+// the binary writes such a link's asymmetry only by chance.
+TEST(HtmlReport, ALoneLinkWithoutAReferenceIsNotFlaggedAgainstItself) {
+  Results r;
+  r.header.command = "pairs";
+  r.header.nodes = 2;
+  PairLine p;
+  p.node_a = 0;
+  p.node_b = 1;
+  p.host_a = "vm/0";
+  p.host_b = "vm/1";
+  p.unidir_ab_gbps = 10.3;
+  p.unidir_ba_gbps = 8.17;
+  p.bidir_gbps = 15.7;
+  p.latency_us = 0.5;
+  r.pairs = {p};
+  Summary s;
+  s.pairs = PairsTotals{};
+  s.pairs->threshold = 0.9;
+  r.summary = s;
+  const std::string alone = page({{"lone.jsonl", "A", r}});
+  ASSERT_EQ(values(alone, "gbps").size(), 2u) << "both directions drawn";
+  EXPECT_EQ(alone.find(" flagged"), std::string::npos);
+  EXPECT_NE(alone.find("nothing is judged against it"), std::string::npos);
+  r.summary->pairs->reference_unidir_gbps = 10.3;
+  EXPECT_NE(page({{"ref.jsonl", "A", r}}).find(" flagged"), std::string::npos) << "8.17 < 0.9 x 10.3";
+}
+
 TEST(HtmlReport, TheVerdictAndItsRules) {
   const RecordInput r = record(source("tests/accept/fixtures/local-smoke-np4.jsonl"), "A");
   const std::string html = page({r});

@@ -28,8 +28,9 @@ std::string worst_named(const std::string& worst, const std::string& a, const st
   return worst;
 }
 
-std::string retest_clause(const Finding& f, const PairsLabels& l, const char* low_means, const char* normal_means) {
-  if (f.retested_against < 0 && l.hosts.size() == 2)
+std::string retest_clause(const Finding& f, const Analysis& a, const PairsLabels& l, const char* low_means,
+                          const char* normal_means) {
+  if (f.retested_against < 0 && a.nodes.size() == 2)
     return "; the pair is at fault: with two nodes nothing can tell which end, or the link between them (a third "
            "node would)";
   if (f.retested_against < 0)
@@ -115,19 +116,19 @@ void rail_report(std::string& out, const PairsResult& r, const PairsLabels& l, i
 
 }  // namespace
 
-std::string describe(const Finding& f, const Analysis&, const PairsLabels& l) {
+std::string describe(const Finding& f, const Analysis& an, const PairsLabels& l) {
   if (f.kind == Finding::Kind::node) {
     std::string s = f.link.a >= 0
                         ? fmt::format("node {}: its link to {} measured {:.2f} of the reference", host(l, f.node),
                                       host(l, f.link.a == f.node ? f.link.b : f.link.a), f.ratio)
                         : fmt::format("node {}: {} of {} links low, the worst at {:.2f} of the reference",
                                       host(l, f.node), f.low_links, f.links, f.ratio);
-    return s + retest_clause(f, l, "low again: the node is at fault", "normal: intermittent");
+    return s + retest_clause(f, an, l, "low again: the node is at fault", "normal: intermittent");
   }
   const std::string a = host(l, f.link.a);
   const std::string b = host(l, f.link.b);
   std::string s = fmt::format("link {} - {}: {:.2f} of the reference ({})", a, b, f.ratio, worst_named(f.worst, a, b));
-  if (f.retested_against < 0) return s + retest_clause(f, l, "", "");
+  if (f.retested_against < 0) return s + retest_clause(f, an, l, "", "");
   return s + fmt::format("; both ends are normal against {}, so the link itself is at fault; measured again it was "
                          "{:.2f} of the reference ({})",
                          host(l, f.retested_against), f.retest_ratio, f.confirmed ? "low again" : "normal: intermittent");
