@@ -17,6 +17,7 @@
 #include "fabricbench/backends/registry.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
@@ -61,7 +62,10 @@ std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
 // that stopped early is a figure to hold more loosely: say so at the end of
 // the run, not only in the record's stopped_by.
 [[nodiscard]] std::string unsettled_rows(const RunOptions& options, const RowCount& count) {
-  if (options.median_ci <= 0 || count.unsettled_by.empty()) return {};
+  // A budget alone stops at the default target too (TimingPlan::ci_target).
+  const bool adaptive = options.median_ci > 0 || options.time_budget_s > 0;
+  if (!adaptive || count.unsettled_by.empty()) return {};
+  const double target = options.median_ci > 0 ? options.median_ci : kDefaultMedianCi;
   std::size_t n = 0;
   std::string by;
   for (const auto& [stopped_by, rows] : count.unsettled_by) {
@@ -71,7 +75,7 @@ std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
   return fmt::format(
       "{} of {} rows ended before the 95% interval of their median was within +-{:g}% ({}); their time_ci_low_us "
       "and time_ci_high_us in the record say how wide it is{} (docs/run.md, When a size stops)",
-      n, count.rows, options.median_ci * 100, by,
+      n, count.rows, target * 100, by,
       count.unsettled_by.count("time") ? "; --time-budget S gives each size longer" : "");
 }
 
@@ -163,12 +167,16 @@ class RunCommand final : public Measuring {
  private:
   // A run started without mpirun is one rank: its collectives move no byte
   // between ranks, yet the table would read like a measurement of the path.
+  // Copy paths and kernel launches (op_desc.hpp: copy) are one rank's own.
   void warn_if_alone() const {
-    if (job().world.size() != 1 || options_.backend == "cuda") return;  // cuda: one GPU's copy paths
+    if (job().world.size() != 1) return;
+    const bool between_ranks =
+        std::any_of(options_.ops.begin(), options_.ops.end(), [](Op op) { return !op_desc(op).copy; });
+    if (!between_ranks) return;
     user_log().warn(
-        "fabricbench run: warning: one rank: no byte crosses a link, so every row times the {} library's local copy; "
-        "launch it across the ranks to measure (mpirun -np 2 fabricbench run, or srun; README.md)",
-        options_.backend);
+        "fabricbench run: warning: one rank: no byte crosses a link, so the collective and point-to-point rows time "
+        "a copy inside this rank; launch it across the ranks to measure (mpirun -np 2 fabricbench run, or srun; "
+        "README.md)");
   }
 
   const RunFlags& flags_;
