@@ -8,9 +8,9 @@
 #include <map>
 #include <tuple>
 
-#include "fabricbench/core/cliff.hpp"
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/stats.hpp"
+#include "fabricbench/accept/smoothness.hpp"
 #include "fabricbench/accept/spec_peak.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/types.hpp"
@@ -213,22 +213,22 @@ std::string data_table(const HtmlInputs& in, const Figure& f, bool algbw_only) {
          "</details>";
 }
 
-// A line that falls off a cliff (core/cliff.hpp), where and how far, as
-// `run` warned on its stderr: the page is what a reader keeps.
-std::string cliff_note(const std::string& label, const Line& l, bool algbw_only) {
-  std::vector<BandwidthPoint> points;
-  for (const auto& [bytes, s] : l.sizes) {
-    const Figures x = figures(s);
-    points.push_back({bytes, algbw_only ? x.algbw : x.busbw, x.time_us});
+// The cliffs `run` warned of, under the figure they fall in: the same
+// curves, rule and words (accept::find_cliffs), since run's stderr is gone
+// and the page is what a reader keeps.
+std::string cliff_notes(const HtmlInputs& in, const Figure& f) {
+  std::string out;
+  for (const auto& rec : in.records) {
+    std::vector<const Measurement*> rows;
+    for (const auto& m : rec.results.measurements)
+      if (m.op == f.op && m.scope == f.scope) rows.push_back(&m);
+    for (const auto& c : accept::find_cliffs(rows, rec.results.header))
+      out += fmt::format(
+          "<li class=\"cliff\">{}cliff in {}: {}: the library switching algorithm or a link failing at large "
+          "sizes, not noise; <code>model</code> prices this link from the sizes below it</li>",
+          html::text(record_prefix(rec, in)), html::text(c.curve), html::text(c.where));
   }
-  const auto cliff = find_cliff(points);
-  if (!cliff) return {};
-  return fmt::format(
-      "<li class=\"cliff\">{}: a cliff at {}: {} falls to {} GB/s at most, {}x below the best before it ({} "
-      "GB/s), and no larger size climbs back: the library switching algorithm or a link failing at large sizes, "
-      "not noise; <code>model</code> prices this link from the sizes below it</li>",
-      html::text(label), html::text(format_bytes(points[cliff->at].bytes)), algbw_only ? "algbw" : "busbw",
-      html::num(cliff->after_gbps), html::num(cliff->factor()), html::num(cliff->best_gbps));
+  return out;
 }
 
 // "at 8 GiB: busbw 476 GB/s, 84% of the spec peak" for each line's largest size.
@@ -249,8 +249,8 @@ std::string caption(const HtmlInputs& in, const Figure& f, bool algbw_only, cons
     out += fmt::format("<li>{}: at {} {} {} GB/s{}, {} us</li>", html::text(record_prefix(rec, in) + kind_label(l.kind, f)),
                        html::text(format_bytes(bytes)), algbw_only ? "algbw" : "busbw", html::num(bw), of_peak,
                        html::num(x.time_us));
-    out += cliff_note(record_prefix(rec, in) + kind_label(l.kind, f), l, algbw_only);
   }
+  out += cliff_notes(in, f);
   (void)peaks;
   return out.empty() ? out : "<ul class=\"largest\">" + out + "</ul>";
 }

@@ -53,9 +53,11 @@ TEST_F(Cliffs, APlantedCliffIsWarnedOnceAndTheModelPricesTheLinkBelowIt) {
   ASSERT_EQ(page.exit_code, 0) << page.err;
   std::ifstream in(path("page.html"));
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(html.find("out-of-place, float, 2 ranks: a cliff at 4 MiB: busbw falls to"), std::string::npos);
-  EXPECT_NE(html.find("in-place, float, 2 ranks: a cliff at 4 MiB: busbw falls to"), std::string::npos);
-  EXPECT_NE(html.find("below the best before it"), std::string::npos);
+  for (const char* placement : {"out-of-place", "in-place"})
+    EXPECT_NE(html.find(std::string("cliff in all_reduce/global mpi ") + placement + ": at 4 MiB busbw falls from"),
+              std::string::npos)
+        << placement;
+  EXPECT_NE(html.find("no size up to 8 MiB climbs back above"), std::string::npos);
 
   const auto fit = run_process(fabricbench() + " model fit " + record);
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
