@@ -16,7 +16,7 @@
 # FB_BUILD_DIR (default build-device), FB_JOBS (default: all cores),
 # FB_DEADLINE_S (default 330: no step runs past it; the table still prints).
 set -u
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

@@ -6,7 +6,7 @@
 #   n/a        a target whose figure is missing (step skipped or failed).
 #   scripts/device-table.sh DIR    (DIR: the OUT folder of scripts/device-check.sh)
 set -u
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 dir=${1:?usage: device-table.sh DIR}
 

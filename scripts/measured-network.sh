@@ -7,7 +7,7 @@
 #   scripts/measured-network.sh RESULTS.jsonl
 # FABRICBENCH names the binary (default: fabricbench on the PATH).
 set -euo pipefail
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 results=${1:?usage: measured-network.sh RESULTS.jsonl}
 scopes=$("${FABRICBENCH:-fabricbench}" report scopes "$results")  # exit 2 and its reason on stderr when it has none

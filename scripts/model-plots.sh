@@ -9,7 +9,7 @@
 #            measured link (or QUOTES.yaml as is)
 #   scripts/model-plots.sh RESULTS.jsonl OUTDIR [WORKLOAD.yaml] [QUOTES.yaml]
 set -euo pipefail
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 fb=${FABRICBENCH:-$here/build/fabricbench}

@@ -10,7 +10,7 @@
 # tree, so nothing is compiled again); FABRICBENCH_RESULTS: where the records
 # go (default results/).
 set -euo pipefail
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_BUILD:-$here/build}

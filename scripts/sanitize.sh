@@ -24,7 +24,7 @@
 # rank runs sanitized; build the whole tree for them).
 #   scripts/sanitize.sh [extra ctest arguments]
 set -euo pipefail
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_SANITIZED_BUILD:-$here/build-sanitized}

@@ -6,7 +6,7 @@
 # (scripts/lib/phases.sh); every label runs even when one fails.
 #   scripts/test.sh [ctest arguments]
 set -euo pipefail
-source "$(dirname "$0")/lib/usage.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICBENCH_TEST_BUILD:-$here/build-test}

@@ -36,16 +36,17 @@ one() {  # mode launch
 for k in $(seq "$launches"); do
   if ((k % 2)); then one before "$k"; one after "$k"; else one after "$k"; one before "$k"; fi
 done
-python3 - "$tmp" "$launches" <<'EOF'
-import json, statistics, sys
-tmp, n = sys.argv[1], int(sys.argv[2])
+# The records are read through this build's binary (`report rows`, which reads older records too), not their text.
+python3 - "$tmp" "$launches" "$bin" <<'EOF'
+import csv, io, statistics, subprocess, sys
+tmp, n, fb = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for mode in ("before", "after"):
     per = {}
     for k in range(1, n + 1):
-        for line in open(f"{tmp}/{mode}.{k}.jsonl"):
-            j = json.loads(line)
-            if j.get("type") == "measurement":
-                per.setdefault(j["op"], []).append(j["time_median_us"])
+        rows = subprocess.run([fb, "report", "rows", f"{tmp}/{mode}.{k}.jsonl"], check=True, capture_output=True,
+                              text=True).stdout
+        for r in csv.DictReader(io.StringIO(rows), delimiter="\t"):
+            per.setdefault(r["op"], []).append(float(r["median_us"]))
     for op, v in per.items():
         print(f"{mode:6s} {op:9s} 8 B medians us: {', '.join(f'{x:.2f}' for x in v)}; median {statistics.median(v):.2f}, max {max(v):.2f}")
 EOF
