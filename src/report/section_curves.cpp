@@ -246,9 +246,9 @@ std::string caption(const HtmlInputs& in, const Figure& f, bool algbw_only, cons
     const accept::SpecPeak p = accept::spec_peak(rec.results, f.scope, paths);
     // One rank moves its bytes inside its own memory: no link's peak applies.
     if (!algbw_only && l.kind.nranks > 1 && p.known && p.gbps > 0) of_peak = fmt::format(", {} of the spec peak", html::pct(bw / p.gbps));
-    out += fmt::format("<li>{}: at {} {} {} GB/s{}, {} us</li>", html::text(record_prefix(rec, in) + kind_label(l.kind, f)),
-                       html::text(format_bytes(bytes)), algbw_only ? "algbw" : "busbw", html::num(bw), of_peak,
-                       html::num(x.time_us));
+    out += fmt::format("<li>{}: at {} {} {} GB/s{}, {} us</li>",
+                       html::text(record_prefix(rec, in) + kind_label(l.kind, f)), html::text(format_bytes(bytes)),
+                       algbw_only ? "algbw" : "busbw", html::num(bw), of_peak, html::num(x.time_us));
   }
   out += cliff_notes(in, f);
   (void)peaks;

@@ -122,8 +122,7 @@ std::string heatmaps(const RecordInput& rec, const HtmlInputs& in, int rail) {
   const Anchor expected = bandwidth_anchor(r, rail, unidir);
   const double anchor = expected.gbps;
   const std::string& anchor_text = expected.text;
-  const double threshold =
-      expected.judges && r.summary && r.summary->pairs ? r.summary->pairs->threshold : 0.0;
+  const double threshold = expected.judges && r.summary && r.summary->pairs ? r.summary->pairs->threshold : 0.0;
   svg::Heatmap bw, lat;
   bw.id = next_id("hm");
   lat.id = next_id("hm");
