@@ -44,9 +44,9 @@ class CurveWarningSink final : public RowSink {
       std::fprintf(out_, "fabricbench run: warning: %s\n", warning_of(group).c_str());
     if (!cliffs.empty())
       std::fprintf(out_,
-                   "fabricbench run: warning: a cliff is the library switching algorithm or a link failing at large "
-                   "sizes, not noise; `fabricbench model` prices a link measured here from the sizes below it "
-                   "(docs/run.md)\n");
+                   "fabricbench run: warning: a cliff is %s; `fabricbench model` prices a link measured here from the "
+                   "sizes below it (docs/run.md)\n",
+                   std::string(accept::kCliffMeaning).c_str());
   }
 
  private:

@@ -36,13 +36,11 @@ class RowCount final : public RowSink {
   void begin(const RunHeader&) override {}
   void measurement(const Measurement& row) override {
     ++rows_by_scope[row.scope];
-    ++rows;
     if (row.stopped_by != "ci" && !row.stopped_by.empty()) ++unsettled_by[row.stopped_by];
   }
   void skip(const Skip& s) override { skips.push_back(s); }
   void end(const Summary&) override {}
   std::map<std::string, std::size_t> rows_by_scope;
-  std::size_t rows = 0;
   // Rows a cap ended before their interval reached the target, by stopped_by.
   std::map<std::string, std::size_t> unsettled_by;
   std::vector<Skip> skips;
@@ -61,7 +59,7 @@ std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
 // else how many a cap ended first, by cap, and what to do about it. A row
 // that stopped early is a figure to hold more loosely: say so at the end of
 // the run, not only in the record's stopped_by.
-[[nodiscard]] std::string unsettled_rows(const RunOptions& options, const RowCount& count) {
+[[nodiscard]] std::string unsettled_rows(const RunOptions& options, const RowCount& count, std::size_t rows) {
   // A budget alone stops at the default target too (TimingPlan::ci_target).
   const bool adaptive = options.median_ci > 0 || options.time_budget_s > 0;
   if (!adaptive || count.unsettled_by.empty()) return {};
@@ -75,8 +73,7 @@ std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
   return fmt::format(
       "{} of {} rows ended before the 95% interval of their median was within +-{:g}% ({}); their time_ci_low_us "
       "and time_ci_high_us in the record say how wide it is{} (docs/run.md, When a size stops)",
-      n, count.rows, target * 100, by,
-      count.unsettled_by.count("time") ? "; --time-budget S gives each size longer" : "");
+      n, rows, target * 100, by, count.unsettled_by.count("time") ? "; --time-budget S gives each size longer" : "");
 }
 
 // "" when the run measured what it was asked; else why not: nothing at all,
@@ -158,7 +155,7 @@ class RunCommand final : public Measuring {
   }
   int report(int code) override {
     report_end(flags_, options_, totals_, seconds_);
-    if (const auto unsettled = unsettled_rows(options_, *count_); !unsettled.empty())
+    if (const auto unsettled = unsettled_rows(options_, *count_, totals_.rows); !unsettled.empty())
       user_log().info("fabricbench run: {}", unsettled);
     if (!nothing_.empty()) user_log().error("fabricbench run: {}", nothing_);
     return code;

@@ -224,9 +224,10 @@ std::string cliff_notes(const HtmlInputs& in, const Figure& f) {
       if (m.op == f.op && m.scope == f.scope) rows.push_back(&m);
     for (const auto& c : accept::find_cliffs(rows, rec.results.header))
       out += fmt::format(
-          "<li class=\"cliff\">{}cliff in {}: {}: the library switching algorithm or a link failing at large "
-          "sizes, not noise; <code>model</code> prices this link from the sizes below it</li>",
-          html::text(record_prefix(rec, in)), html::text(c.curve), html::text(c.where));
+          "<li class=\"cliff\">{}cliff in {}: {}: {}; <code>model</code> prices this link from the sizes below "
+          "it</li>",
+          html::text(record_prefix(rec, in)), html::text(c.curve), html::text(c.where),
+          html::text(std::string(accept::kCliffMeaning)));
   }
   return out;
 }

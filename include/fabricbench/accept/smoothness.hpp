@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fabricbench/core/cliff.hpp"
@@ -53,6 +54,10 @@ struct CurveCliff {
   std::string where;                    // "at 32 MiB: busbw falls 15x, from 6.69 GB/s at 16 MiB to 0.44 GB/s ..."
   std::string ranks_text;               // "ranks 0 (vm), 1 (vm)"
 };
+
+// What a cliff is, in the words `run`'s warning and `report html` both use.
+inline constexpr std::string_view kCliffMeaning =
+    "the library switching algorithm or a link failing at large sizes, not noise";
 
 // The first cliff of every curve that has one, curves grouped as above.
 std::vector<CurveCliff> find_cliffs(const std::vector<const Measurement*>& rows, const RunHeader& header);
