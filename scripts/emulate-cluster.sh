@@ -31,11 +31,14 @@ set -Eeuo pipefail
 
 prog=emulate-cluster.sh
 die() { echo "$prog: $1" >&2; exit "${2:-1}"; }
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# The opening comment: on stdout for --help (exit 0), on stderr for a call
+# without a command (exit 2). Self-contained: the script is installed alone.
+about() { awk 'NR == 1 {next} /^#/ {sub(/^# ?/, ""); print; next} {exit}' "$0"; }
+usage() { about >&2; exit 2; }
 
 [ $# -ge 1 ] || usage
 cmd=$1; shift
-case $cmd in up | down | status | with) ;; -h | --help) usage ;; *) die "unknown command '$cmd': use up, down, status or with" 2 ;; esac
+case $cmd in up | down | status | with) ;; -h | --help) about; exit 0 ;; *) die "unknown command '$cmd': use up, down, status or with" 2 ;; esac
 [ "$(id -u)" -eq 0 ] || die "must run as root: network namespaces and tc need CAP_NET_ADMIN (try: sudo $0 $cmd ...)" 2
 
 name=${FB_CLUSTER_NAME:-}
