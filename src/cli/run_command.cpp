@@ -21,6 +21,7 @@
 #include "fabricbench/core/record.hpp"
 #include "fabricbench/core/runner.hpp"
 #include "fabricbench/core/sinks.hpp"
+#include "fabricbench/core/timing.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "measuring_command.hpp"
@@ -36,23 +37,32 @@ class RowCount final : public RowSink {
   void begin(const RunHeader&) override {}
   void measurement(const Measurement& row) override {
     ++rows_by_scope[row.scope];
-    if (row.stopped_by != "ci" && !row.stopped_by.empty()) ++unsettled_by[row.stopped_by];
+    const auto reason = stop_reason_named(row.stopped_by);
+    if (reason && *reason != StopReason::ci && *reason != StopReason::fixed) ++unsettled_by[*reason];
   }
   void skip(const Skip& s) override { skips.push_back(s); }
   void end(const Summary&) override {}
   std::map<std::string, std::size_t> rows_by_scope;
-  // Rows a cap ended before their interval reached the target, by stopped_by.
-  std::map<std::string, std::size_t> unsettled_by;
+  // Rows a cap ended before their interval reached the target, by the cap.
+  std::map<StopReason, std::size_t> unsettled_by;
   std::vector<Skip> skips;
 };
 
-// The cap a row's stopped_by names, as the run's options set it.
-std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
-  if (stopped_by == "time")
-    return fmt::format("the {:g} s time cap", options.time_budget_s > 0 ? options.time_budget_s : kDefaultSizeSeconds);
-  if (stopped_by == "bytes") return "the bytes cap";
-  if (stopped_by == "iterations") return fmt::format("the cap of {} timings", kMaxAdaptiveSamples);
-  return stopped_by;
+// The cap that ended a row, as the run's options set it.
+std::string cap_name(StopReason cap, const RunOptions& options) {
+  switch (cap) {
+    case StopReason::time:
+      return fmt::format("the {:g} s time cap",
+                         options.time_budget_s > 0 ? options.time_budget_s : kDefaultSizeSeconds);
+    case StopReason::bytes:
+      return "the bytes cap";
+    case StopReason::iterations:
+      return fmt::format("the cap of {} timings", kMaxAdaptiveSamples);
+    case StopReason::ci:
+    case StopReason::fixed:
+      break;  // not caps: never counted as unsettled
+  }
+  return std::string(name(cap));
 }
 
 // "" when every row's median reached the interval target (or none was set);
@@ -66,14 +76,15 @@ std::string cap_name(const std::string& stopped_by, const RunOptions& options) {
   const double target = options.median_ci > 0 ? options.median_ci : kDefaultMedianCi;
   std::size_t n = 0;
   std::string by;
-  for (const auto& [stopped_by, rows] : count.unsettled_by) {
+  for (const auto& [cap, rows] : count.unsettled_by) {
     n += rows;
-    by += fmt::format("{}{} at {}", by.empty() ? "" : ", ", rows, cap_name(stopped_by, options));
+    by += fmt::format("{}{} at {}", by.empty() ? "" : ", ", rows, cap_name(cap, options));
   }
   return fmt::format(
       "{} of {} rows ended before the 95% interval of their median was within +-{:g}% ({}); their time_ci_low_us "
       "and time_ci_high_us in the record say how wide it is{} (docs/run.md, When a size stops)",
-      n, rows, target * 100, by, count.unsettled_by.count("time") ? "; --time-budget S gives each size longer" : "");
+      n, rows, target * 100, by,
+      count.unsettled_by.count(StopReason::time) ? "; --time-budget S gives each size longer" : "");
 }
 
 // "" when the run measured what it was asked; else why not: nothing at all,

@@ -1,10 +1,12 @@
 #include "fabricbench/core/timing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
+#include "fabricbench/core/enum_cover.hpp"
 #include "fabricbench/core/op_desc.hpp"
 #include "fabricbench/core/plan.hpp"
 #include "fabricbench/core/stats.hpp"
@@ -185,6 +187,19 @@ std::string_view name(StopReason reason) {
     case StopReason::time: return "time";
   }
   return "fixed";
+}
+
+namespace {
+// Every reason, in the enum's order; a reason added to the enum and not here fails to compile.
+constexpr std::array kStopReasons{StopReason::fixed, StopReason::ci, StopReason::iterations, StopReason::bytes,
+                                  StopReason::time};
+static_assert(enum_cover::covers<StopReason, kStopReasons>([](StopReason r) { return r; }));
+}  // namespace
+
+std::optional<StopReason> stop_reason_named(std::string_view text) {
+  for (StopReason r : kStopReasons)
+    if (name(r) == text) return r;
+  return std::nullopt;
 }
 
 int more_warmup(const TimingPlan& plan, double first_us) {

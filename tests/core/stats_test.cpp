@@ -98,6 +98,16 @@ std::vector<double> tight(std::size_t n, double us, double spread = 0) {
   return v;
 }
 
+// run's closing count reads the record's stopped_by back as a reason: every
+// word the record writes is one, and nothing else is.
+TEST(StopRule, EveryStoppedByWordNamesItsReasonAndNoOtherWordDoes) {
+  for (StopReason r : {StopReason::fixed, StopReason::ci, StopReason::iterations, StopReason::bytes, StopReason::time})
+    EXPECT_EQ(stop_reason_named(name(r)), r) << name(r);
+  EXPECT_EQ(stop_reason_named(""), std::nullopt);
+  EXPECT_EQ(stop_reason_named("Time"), std::nullopt);
+  EXPECT_EQ(stop_reason_named("budget"), std::nullopt);
+}
+
 TEST(StopRule, FixedRunsExactlyIters) {
   const TimingPlan plan{10, 1, 0};
   EXPECT_FALSE(plan.adaptive());

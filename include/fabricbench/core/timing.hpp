@@ -78,6 +78,9 @@ enum class StopReason {
   time,        // the --time-budget (or kDefaultSizeSeconds) spent
 };
 std::string_view name(StopReason reason);
+// The reason a record's `stopped_by` names; none for "" (a row of exactly -n
+// before the field said "fixed") or a word no reason has.
+std::optional<StopReason> stop_reason_named(std::string_view text);
 
 struct Timing {
   // Per iteration: the slowest participating rank's time, per op (iteration
