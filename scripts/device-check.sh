@@ -182,5 +182,5 @@ fi
   echo "# fabricbench device check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(hostname), ${gpu_name:-no GPU}"
   [ -n "$gpu_reason" ] && echo "# no GPU measurements: $gpu_reason"
   [ ${#failed[@]} -gt 0 ] && echo "# steps that failed: ${failed[*]} (logs in $out)"
-  "$here/scripts/device-table.sh" "$out"
+  FABRICBENCH="$build/fabricbench" "$here/scripts/device-table.sh" "$out"
 } | tee "$out/summary.txt"

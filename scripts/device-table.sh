@@ -4,11 +4,14 @@
 # 0.8, PyTorch), with the ratio and a verdict per target:
 #   PASS/FAIL  a target of the GPU issue; info  no target, shown for context;
 #   n/a        a target whose figure is missing (step skipped or failed).
-#   scripts/device-table.sh DIR    (DIR: the OUT folder of scripts/device-check.sh)
+#   scripts/device-table.sh DIR    (DIR: the OUT folder of scripts/device-check.sh;
+#   FABRICBENCH: the binary that reads its step record, default build/fabricbench)
 set -u
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 dir=${1:?usage: device-table.sh DIR}
+# The binary that reads the step record: FABRICBENCH, else the checkout's build/.
+fb=${FABRICBENCH:-$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../build/fabricbench}
 
 # csv FILE OP BYTES IN_PLACE COLUMN: one value from a fabricbench CSV, "" when absent.
 csv() {
@@ -22,19 +25,14 @@ gemm_tflops() {
   awk -F, -v d="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["dtype"] == d { print $c["tflops"]; exit }' \
     "$dir/gemm.csv"
 }
-# step_compute FIELD: from the step record, the compute-only median step
-# (measured) or the compute planned at the kernel's calibrated GEMM rate.
+# step_compute FIELD: from the step record, read through the binary (`report
+# steps`), the compute-only median step (measured) or the compute planned at
+# the kernel's calibrated GEMM rate (planned).
 step_compute() {
   [ -f "$dir/step.jsonl" ] || return 0
-  python3 -c '
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("type") != "step":
-        continue
-    modes = r["modes"]
-    print(r["planned_compute_us"] if sys.argv[2] == "planned" else modes["compute_only"]["time_median_us"])
-    break' "$dir/step.jsonl" "$1" 2>/dev/null
+  "$fb" report steps "$dir/step.jsonl" 2>/dev/null | awk -F'\t' -v want="$1" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["mode"] == "compute_only" { print (want == "planned" ? $c["planned_compute_us"] : $c["median_us"]); exit }'
 }
 human() {
   awk -v b="$1" 'BEGIN { split("B KiB MiB GiB", u, " "); i = 1; while (b >= 1024 && i < 4) { b /= 1024; i++ }

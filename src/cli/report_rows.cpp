@@ -1,6 +1,7 @@
 // `fabricbench report rows REC`: one tab-separated line per measurement row,
-// with its times and what stopped it, so bench scripts read a record through
-// the binary (its reader and version checks) instead of matching its text.
+// with its times and what stopped it; `fabricbench report steps REC`: one per
+// mode of a `fabricbench step` record. Scripts read a record through the
+// binary (its reader and version checks) instead of matching its text.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -25,13 +26,16 @@ std::string row_line(const Measurement& m) {
                      m.time.ci_high_us, m.stopped_by.empty() ? "-" : m.stopped_by);
 }
 
-int print_rows(const std::string& path) {
-  Results r;
+Results read_for_script(const std::string& path) {
   try {
-    r = read_results(path);
+    return read_results(path);
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+}
+
+int print_rows(const std::string& path) {
+  const Results r = read_for_script(path);
   if (r.measurements.empty())
     throw UsageError(
         fmt::format("'{}' has no measurement rows (it is a `fabricbench {}` record): give the record "
@@ -42,7 +46,42 @@ int print_rows(const std::string& path) {
   return kExitOk;
 }
 
+constexpr const char* kStepsHeader =
+    "workload\tbackend\tmode\titerations\tmin_us\tmedian_us\tmean_us\tp99_us\tmax_us\tslowest_rank\t"
+    "planned_compute_us\n";
+
+std::string step_mode_line(const StepLine& s, const StepModeTimes& m) {
+  return fmt::format("{}\t{}\t{}\t{}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.6g}\t{}\t{:.6g}\n", s.workload, s.backend,
+                     m.mode, m.iterations, m.time_min_us, m.time_median_us, m.time_mean_us, m.time_p99_us,
+                     m.time_max_us, m.slowest_rank, s.planned_compute_us);
+}
+
+int print_steps(const std::string& path) {
+  const Results r = read_for_script(path);
+  if (r.steps.empty())
+    throw UsageError(
+        fmt::format("'{}' has no step lines (it is a `fabricbench {}` record): give the record of a "
+                    "`fabricbench step --out`",
+                    path, r.header.command));
+  std::fputs(kStepsHeader, stdout);
+  for (const auto& s : r.steps)
+    for (const auto& m : s.modes) std::fputs(step_mode_line(s, m).c_str(), stdout);
+  return kExitOk;
+}
+
 }  // namespace
+
+ReportSubcommand add_report_steps(CLI::App& report) {
+  auto path = std::make_shared<std::string>();
+  auto* steps = report.add_subcommand(
+      "steps",
+      "a `fabricbench step` record's modes (compute_only, comm_only, serial, overlapped), one a line, "
+      "tab-separated under a header line: workload, backend, mode, iterations, min/median/mean/p99/max step time "
+      "and the slowest rank, and the step's planned compute in us (for scripts: read a record through the binary, "
+      "not its text)");
+  steps->add_option("results", *path, "a step record (.jsonl)")->required();
+  return {steps, [path](int, char**) { return print_steps(*path); }};
+}
 
 ReportSubcommand add_report_rows(CLI::App& report) {
   auto path = std::make_shared<std::string>();

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "fabricbench/core/record.hpp"
@@ -32,6 +34,35 @@ class StepCli : public ::testing::Test {
   }
   std::string dir_;
 };
+
+// `report steps` (what scripts/device-table.sh reads): a line per mode
+// under its header, each with the figures the record's reader gives.
+void expect_report_steps_reads(const Results& res) {
+  const auto r = run_process(std::string(FB_BINARY) + " report steps " + res.path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line,
+            "workload\tbackend\tmode\titerations\tmin_us\tmedian_us\tmean_us\tp99_us\tmax_us\tslowest_rank\t"
+            "planned_compute_us");
+  ASSERT_EQ(res.steps.size(), 1u);
+  const StepLine& step = res.steps.front();
+  std::size_t n = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_LT(n, step.modes.size()) << line;
+    const StepModeTimes& m = step.modes[n++];
+    std::vector<std::string> cells;
+    std::istringstream in(line);
+    for (std::string cell; std::getline(in, cell, '\t');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 11u) << line;
+    EXPECT_EQ(cells[2], m.mode);
+    EXPECT_EQ(std::stoul(cells[3]), m.iterations);
+    EXPECT_NEAR(std::stod(cells[5]), m.time_median_us, 1e-5 * m.time_median_us) << line;
+    EXPECT_NEAR(std::stod(cells[10]), step.planned_compute_us, 1e-5 * step.planned_compute_us) << line;
+  }
+  EXPECT_EQ(n, 4u);  // compute_only, comm_only, serial, overlapped
+}
 
 TEST_F(StepCli, RecordsEveryModeAndTheModelBesideIt) {
   // The model's fabric is a sweep of two host ranks on this kind of machine,
@@ -71,6 +102,11 @@ TEST_F(StepCli, RecordsEveryModeAndTheModelBesideIt) {
   EXPECT_EQ(steps, 1);
   EXPECT_EQ(models, 2);  // at the workload's rate and at the measured one
   EXPECT_EQ(inventories, 2);
+  expect_report_steps_reads(res);
+  const auto not_a_step = run_process(std::string(FB_BINARY) + " report steps " + sweep);
+  EXPECT_EQ(not_a_step.exit_code, 2);
+  EXPECT_NE(not_a_step.err.find("has no step lines (it is a `fabricbench run` record)"), std::string::npos)
+      << not_a_step.err;
   std::ifstream calibrated(path("calibrated.yaml"));
   std::stringstream text;
   text << calibrated.rdbuf();
