@@ -24,14 +24,6 @@
 namespace fb::cli {
 namespace {
 
-Results read_or_usage(const std::string& path) {
-  try {
-    return read_results(path);
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
-  }
-}
-
 // The scopes of a record's measurement rows, once each, in the order first
 // measured: what a script reads to choose a --network for `model`
 // (scripts/measured-network.sh), instead of matching the record's text.
@@ -46,10 +38,7 @@ int print_scopes(const std::string& path, bool rows) {
     else
       ++seen->second;
   }
-  if (scopes.empty())
-    throw UsageError(fmt::format("'{}' has no measurement rows (it is a `fabricbench {}` record): give the record "
-                                 "of a `fabricbench run`",
-                                 path, r.header.command));
+  refuse_without(!scopes.empty(), r, "measurement rows", "a `fabricbench run`");
   for (const auto& [scope, count] : scopes)
     std::printf(rows ? "%s\t%zu\n" : "%s\n", scope.c_str(), count);
   return kExitOk;
@@ -64,11 +53,7 @@ constexpr const char* kStorageColumns =
 // matching the record's text.
 int print_storage(const std::string& path) {
   const Results r = read_or_usage(path);
-  if (r.storage.empty())
-    throw UsageError(
-        fmt::format("'{}' has no storage rows (it is a `fabricbench {}` record): give the record of a "
-                    "`fabricbench storage --out`",
-                    path, r.header.command));
+  refuse_without(!r.storage.empty(), r, "storage rows", "a `fabricbench storage --out`");
   for (const auto& l : r.storage)
     std::fputs(
         fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", l.target, l.pattern, l.mode, l.nodes,

@@ -26,21 +26,9 @@ std::string row_line(const Measurement& m) {
                      m.time.ci_high_us, m.stopped_by.empty() ? "-" : m.stopped_by);
 }
 
-Results read_for_script(const std::string& path) {
-  try {
-    return read_results(path);
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
-  }
-}
-
 int print_rows(const std::string& path) {
-  const Results r = read_for_script(path);
-  if (r.measurements.empty())
-    throw UsageError(
-        fmt::format("'{}' has no measurement rows (it is a `fabricbench {}` record): give the record "
-                    "of a `fabricbench run`",
-                    path, r.header.command));
+  const Results r = read_or_usage(path);
+  refuse_without(!r.measurements.empty(), r, "measurement rows", "a `fabricbench run`");
   std::fputs(kRowsHeader, stdout);
   for (const auto& m : r.measurements) std::fputs(row_line(m).c_str(), stdout);
   return kExitOk;
@@ -57,12 +45,8 @@ std::string step_mode_line(const StepLine& s, const StepModeTimes& m) {
 }
 
 int print_steps(const std::string& path) {
-  const Results r = read_for_script(path);
-  if (r.steps.empty())
-    throw UsageError(
-        fmt::format("'{}' has no step lines (it is a `fabricbench {}` record): give the record of a "
-                    "`fabricbench step --out`",
-                    path, r.header.command));
+  const Results r = read_or_usage(path);
+  refuse_without(!r.steps.empty(), r, "step lines", "a `fabricbench step --out`");
   std::fputs(kStepsHeader, stdout);
   for (const auto& s : r.steps)
     for (const auto& m : s.modes) std::fputs(step_mode_line(s, m).c_str(), stdout);
@@ -70,6 +54,20 @@ int print_steps(const std::string& path) {
 }
 
 }  // namespace
+
+Results read_or_usage(const std::string& path) {
+  try {
+    return read_results(path);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+void refuse_without(bool has, const Results& r, std::string_view lines, std::string_view give) {
+  if (!has)
+    throw UsageError(fmt::format("'{}' has no {} (it is a `fabricbench {}` record): give the record of {}", r.path,
+                                 lines, r.header.command, give));
+}
 
 ReportSubcommand add_report_steps(CLI::App& report) {
   auto path = std::make_shared<std::string>();

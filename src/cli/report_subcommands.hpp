@@ -6,6 +6,10 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+#include <string_view>
+
+#include "fabricbench/core/record.hpp"
 
 namespace fb::cli {
 
@@ -13,6 +17,13 @@ struct ReportSubcommand {
   CLI::App* app = nullptr;
   std::function<int(int argc, char** argv)> run;  // after parsing, when app->parsed(); argv as report_main got it
 };
+
+// The record a subcommand reads: unreadable, it is bad input (UsageError, exit 2).
+Results read_or_usage(const std::string& path);
+// Refuses a record that holds none of the lines a subcommand prints (`has`
+// false): names them (`lines`: "step lines") and the record to give instead
+// (`give`: "a `fabricbench step --out`").
+void refuse_without(bool has, const Results& r, std::string_view lines, std::string_view give);
 
 // `report html REC... [--check check.json] [--workload W --quotes Q] -o report.html`
 ReportSubcommand add_report_html(CLI::App& report);
