@@ -1,7 +1,8 @@
 // `fabricbench report rows REC`: one tab-separated line per measurement row,
 // with its times and what stopped it; `fabricbench report steps REC`: one per
-// mode of a `fabricbench step` record. Scripts read a record through the
-// binary (its reader and version checks) instead of matching its text.
+// mode of a `fabricbench step` record; `fabricbench report status REC`: how
+// the run ended. Scripts read a record through the binary (its reader and
+// version checks) instead of matching its text.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -53,6 +54,19 @@ int print_steps(const std::string& path) {
   return kExitOk;
 }
 
+// How the run ended, one line: the summary's status ("complete", "hang",
+// "rank_lost", "error", "killed") or "incomplete" (no closing line: rank 0
+// killed, or the file cut), then, when it did not complete, a tab and why.
+int print_status(const std::string& path) {
+  const Results r = read_or_usage(path);
+  std::string why;
+  if (r.summary && !r.complete) why = r.summary->reason.substr(0, r.summary->reason.find('\n'));
+  if (!r.summary)
+    why = r.truncated ? r.truncated_note : "no closing line: rank 0 ended before writing it (killed, or its host lost)";
+  std::fputs(fmt::format("{}{}{}\n", r.status, why.empty() ? "" : "\t", why).c_str(), stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 Results read_or_usage(const std::string& path) {
@@ -79,6 +93,17 @@ ReportSubcommand add_report_steps(CLI::App& report) {
       "not its text)");
   steps->add_option("results", *path, "a step record (.jsonl)")->required();
   return {steps, [path](int, char**) { return print_steps(*path); }};
+}
+
+ReportSubcommand add_report_status(CLI::App& report) {
+  auto path = std::make_shared<std::string>();
+  auto* status = report.add_subcommand(
+      "status",
+      "how a results file's run ended, one line: complete, hang, rank_lost, error, killed, or incomplete (no closing "
+      "line), then for a run that did not complete a tab and why; exit 0 whatever the status (for scripts: read a "
+      "record through the binary, not its text)");
+  status->add_option("results", *path, "results file (.jsonl)")->required();
+  return {status, [path](int, char**) { return print_status(*path); }};
 }
 
 ReportSubcommand add_report_rows(CLI::App& report) {

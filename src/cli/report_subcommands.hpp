@@ -35,6 +35,8 @@ ReportSubcommand add_report_verdict(CLI::App& report);
 ReportSubcommand add_report_blamed(CLI::App& report);
 // `report rows REC`: each measurement row's times, tab-separated, for scripts
 ReportSubcommand add_report_rows(CLI::App& report);
+// `report status REC`: how the run ended, "STATUS[\tWHY]", for scripts
+ReportSubcommand add_report_status(CLI::App& report);
 // `report steps REC`: each mode's step times of a step record, tab-separated, for scripts
 ReportSubcommand add_report_steps(CLI::App& report);
 

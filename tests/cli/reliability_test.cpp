@@ -5,6 +5,7 @@
 // rank; plus burn-in and signals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,12 @@ class Reliability : public ::testing::Test {
     return out;
   }
   nlohmann::ordered_json summary(const Results& res) const { return fb::test::json_lines(res.path).back(); }
+  // `report status` on the record: what a script reads of how the run ended.
+  std::string status_line() const {
+    const auto r = run_process(std::string(FB_BINARY) + " report status " + record());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  }
   std::string dir_;
   double seconds_ = 0;
 };
@@ -87,6 +94,10 @@ TEST_F(Reliability, HangIsReportedNamingTheStuckRank) {
   EXPECT_EQ(summary(res)["exit_code"], 3);
   EXPECT_EQ(rows(res), rows_before("all_gather", 16384));
   EXPECT_EQ(summary(res)["rows"], res.measurements.size());
+  const std::string status = status_line();
+  EXPECT_EQ(status.rfind("hang\thang: no progress for ", 0), 0u) << status;
+  EXPECT_NE(status.find("rank 2 is behind the others"), std::string::npos) << status;
+  EXPECT_EQ(std::count(status.begin(), status.end(), '\n'), 1) << status;  // one line
 }
 
 TEST_F(Reliability, HangOfRankZeroInTheWarmUpIsNamedToo) {
@@ -153,6 +164,7 @@ TEST_F(Reliability, KilledRankZeroLeavesEveryRowAndAnIncompleteRecord) {
   EXPECT_EQ(res.status, "incomplete");
   EXPECT_FALSE(res.complete);
   EXPECT_EQ(rows(res), rows_before("all_reduce", 16384));
+  EXPECT_EQ(status_line(), "incomplete\tno closing line: rank 0 ended before writing it (killed, or its host lost)\n");
 }
 
 TEST_F(Reliability, ErrorOnOneRankEndsTheJobWithItsMessage) {
