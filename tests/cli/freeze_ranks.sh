@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Freezes ranks of a running job the way a debugger, the OOM-stalled host or
 # `scontrol suspend` does: SIGSTOP, and SIGCONT later (or never).
-#   freeze_ranks.sh RECORD WHICH CONT_AFTER_S LIMIT_S -- MPIRUN-COMMAND...
-# Starts the command; once RECORD holds a measurement line, SIGSTOPs the
+#   freeze_ranks.sh FABRICBENCH RECORD WHICH CONT_AFTER_S LIMIT_S -- MPIRUN-COMMAND...
+# Starts the command; once RECORD holds a measurement row (read through
+# FABRICBENCH's `report rows`, not by matching the record's text), SIGSTOPs the
 # ranks WHICH ("all", or world ranks separated by commas), SIGCONTs them
 # CONT_AFTER_S seconds later (0: never; they are continued when the script
 # ends, whatever happens). After LIMIT_S seconds the job is killed.
 # Prints "stopped_at_s", "continued_at_s", "exit_code" and "stop_to_exit_s"
 # lines (seconds on one clock) and exits with the command's exit code.
 set -u
-record=$1 which=$2 cont_after=$3 limit=$4
-shift 5
+fb=$1 record=$2 which=$3 cont_after=$4 limit=$5
+shift 6
 now() { date +%s.%N; }
 "$@" &
 job=$!
@@ -22,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 124' TERM INT
 for _ in $(seq 600); do
-  grep -q '"type":"measurement"' "$record" 2>/dev/null && break
+  [ -s "$record" ] && "$fb" report rows "$record" 2>/dev/null | tail -n +2 | grep -q . && break
   kill -0 $job 2>/dev/null || break
   sleep 0.05
 done

@@ -54,7 +54,7 @@ class WatchdogFaults : public ::testing::Test {
                 const std::string& launcher_flags = "") {
     Frozen f;
     f.process = run_process("timeout 150 bash " + std::string(FB_SOURCE_DIR) + "/tests/cli/freeze_ranks.sh " +
-                            record() + " " + which + " " + std::to_string(cont_after_s) + " 120 -- " + mpirun(ranks) +
+                            std::string(FB_BINARY) + " " + record() + " " + which + " " + std::to_string(cont_after_s) + " 120 -- " + mpirun(ranks) +
                             " " + launcher_flags + " " + fabricbench(args));
     std::istringstream out(f.process.out);
     for (std::string key; out >> key;) {
