@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -45,8 +46,10 @@ int print_scopes(const std::string& path, bool rows) {
 }
 
 // The columns of `report storage`, in order: the line's keys of the same names.
+// New columns go at the end: scripts read them by position.
 constexpr const char* kStorageColumns =
-    "target pattern mode nodes block_bytes file_bytes files cache io_engine queue_depth sync aggregate_gbps";
+    "target pattern mode nodes block_bytes file_bytes files cache io_engine queue_depth sync aggregate_gbps fs_type "
+    "shared bytes hosts";
 
 // A `fabricbench storage` record's rows, one a line, tab-separated, in the
 // order measured: what bench/scripts/storage-vs-fio.sh reads instead of
@@ -56,8 +59,9 @@ int print_storage(const std::string& path) {
   refuse_without(!r.storage.empty(), r, "storage rows", "a `fabricbench storage --out`");
   for (const auto& l : r.storage)
     std::fputs(
-        fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", l.target, l.pattern, l.mode, l.nodes,
-                    l.block_bytes, l.file_bytes, l.files, l.cache, l.io_engine, l.queue_depth, l.sync, l.aggregate_gbps)
+        fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", l.target, l.pattern, l.mode,
+                    l.nodes, l.block_bytes, l.file_bytes, l.files, l.cache, l.io_engine, l.queue_depth, l.sync,
+                    l.aggregate_gbps, l.fs_type, l.shared ? "true" : "false", l.bytes, fmt::join(l.hosts, ","))
             .c_str(),
         stdout);
   return kExitOk;

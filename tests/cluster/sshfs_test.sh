@@ -26,7 +26,7 @@ link_gbps=$(awk 'BEGIN{printf "%.4f", 1e9 / 8 * 1448 / 1514 / 1e9}')
 
 skip() { echo "$prog: skipped: $*" >&2; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "emulated nodes need root (network namespaces, tc, mounts)"
-for tool in sshfs sshd ssh-keygen fusermount3 jq mpirun tc nsenter; do
+for tool in sshfs sshd ssh-keygen fusermount3 mpirun tc nsenter; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/setup.sh installs it)"
 done
 [ -c /dev/fuse ] && grep -qw fuse /proc/filesystems || skip "no FUSE in this kernel (/dev/fuse, /proc/filesystems)"
@@ -175,8 +175,20 @@ for t in tmpfs:"$shm" disk:"$work"; do
 done
 
 # --- the figures ------------------------------------------------------------
-read_line() { jq -c "select(.type==\"storage\" and .pattern==\"seq_read\" and .nodes==$2)" "$work/$1.jsonl"; }
-field() { jq -r "$2" <<<"$1"; }
+# The record's rows through the binary (`report storage`: tab-separated, in
+# docs/storage.md's column order), never its text.
+columns=(target pattern mode nodes block_bytes file_bytes files cache io_engine queue_depth sync aggregate_gbps fs_type
+  shared bytes hosts)
+read_line() { "$fb" report storage "$work/$1.jsonl" | awk -F'\t' -v n="$2" '$2 == "seq_read" && $4 == n { print; exit }'; }
+field() {  # field LINE NAME
+  local i
+  for i in "${!columns[@]}"; do
+    [ "${columns[$i]}" = "$2" ] && { cut -f$((i + 1)) <<<"$1"; return; }
+  done
+  echo "field: no column $2" >&2
+  exit 2
+}
+sorted_hosts() { field "$1" hosts | tr , '\n' | sort | paste -sd,; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a / b}'; }
 above() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a > b)}'; }
 
@@ -184,20 +196,20 @@ one=$(read_line sshfs 1) two=$(read_line sshfs 2)
 [ -n "$one" ] && [ -n "$two" ] || die "no seq_read line at 1 and 2 nodes in the record ($(cat "$work/sshfs.jsonl"))"
 read_bytes=0
 for l in "$one" "$two"; do
-  n=$(field "$l" .nodes) g=$(field "$l" .aggregate_gbps) r=$(ratio "$(field "$l" .aggregate_gbps)" "$link_gbps")
+  n=$(field "$l" nodes) g=$(field "$l" aggregate_gbps) r=$(ratio "$(field "$l" aggregate_gbps)" "$link_gbps")
   printf '%s: sshfs seq_read 1 MiB blocks, %s per rank, %d node(s) %s: %.1f MB/s aggregate (%sx the link), cache %s\n' \
-    "$prog" "$per_rank" "$n" "$(field "$l" '.hosts | join(",")')" "$(awk -v g="$g" 'BEGIN{print g * 1e3}')" "$r" \
-    "$(field "$l" .cache)"
-  [ "$(field "$l" .fs_type)" = fuse.sshfs ] || fail "$n node(s): fs_type $(field "$l" .fs_type), expected fuse.sshfs"
-  [[ $(field "$l" .cache) =~ ^(bypassed|dropped)$ ]] || fail "$n node(s): cache $(field "$l" .cache): not the link's figure"
+    "$prog" "$per_rank" "$n" "$(field "$l" hosts)" "$(awk -v g="$g" 'BEGIN{print g * 1e3}')" "$r" \
+    "$(field "$l" cache)"
+  [ "$(field "$l" fs_type)" = fuse.sshfs ] || fail "$n node(s): fs_type $(field "$l" fs_type), expected fuse.sshfs"
+  [[ $(field "$l" cache) =~ ^(bypassed|dropped)$ ]] || fail "$n node(s): cache $(field "$l" cache): not the link's figure"
   above "$r" 0.3 || fail "$n node(s): $r x the 1 Gbit/s link, expected above 0.3x"
   above 1.3 "$r" || fail "$n node(s): $r x the 1 Gbit/s link, expected below 1.3x (a cache, not the link?)"
-  read_bytes=$((read_bytes + $(field "$l" .bytes)))
+  read_bytes=$((read_bytes + $(field "$l" bytes)))
 done
-[ "$(field "$two" '.hosts | sort | join(",")')" = "$name-n2,$name-n3" ] ||
-  fail "2 nodes: hosts $(field "$two" '.hosts'), expected $name-n2 and $name-n3"
-[ "$(field "$two" .shared)" = true ] || fail "2 nodes: shared is not true: the nodes did not see one export"
-scaling=$(ratio "$(field "$two" .aggregate_gbps)" "$(field "$one" .aggregate_gbps)")
+[ "$(sorted_hosts "$two")" = "$name-n2,$name-n3" ] ||
+  fail "2 nodes: hosts $(field "$two" hosts), expected $name-n2 and $name-n3"
+[ "$(field "$two" shared)" = true ] || fail "2 nodes: shared is not true: the nodes did not see one export"
+scaling=$(ratio "$(field "$two" aggregate_gbps)" "$(field "$one" aggregate_gbps)")
 echo "$prog: 2 nodes / 1 node aggregate: ${scaling}x (one server link: must not double)"
 above 1.5 "$scaling" || fail "2 nodes read ${scaling}x what 1 node did through one 1 Gbit/s server link"
 sent=$((sent_after - sent_before))
@@ -206,9 +218,9 @@ echo "$prog: the server's shaped link sent $sent bytes; the reads moved $read_by
 for t in tmpfs disk; do
   l=$(read_line $t 1)
   [ -n "$l" ] || { fail "$t: no seq_read line ($(cat "$work/$t.jsonl"))"; continue; }
-  r=$(ratio "$(field "$l" .aggregate_gbps)" "$link_gbps")
-  printf '%s: %s (%s) seq_read, 1 rank: %.1f MB/s (%sx the link), cache %s\n' "$prog" "$t" "$(field "$l" .fs_type)" \
-    "$(awk -v g="$(field "$l" .aggregate_gbps)" 'BEGIN{print g * 1e3}')" "$r" "$(field "$l" .cache)"
+  r=$(ratio "$(field "$l" aggregate_gbps)" "$link_gbps")
+  printf '%s: %s (%s) seq_read, 1 rank: %.1f MB/s (%sx the link), cache %s\n' "$prog" "$t" "$(field "$l" fs_type)" \
+    "$(awk -v g="$(field "$l" aggregate_gbps)" 'BEGIN{print g * 1e3}')" "$r" "$(field "$l" cache)"
   above "$r" 3 || fail "$t: only ${r}x the 1 Gbit/s link, expected well above it (3x)"
 done
 echo "$prog: measured in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}') s on sshfs"

@@ -3,6 +3,7 @@
 // left empty however the run ends (done, SIGTERM to the ranks or to mpirun,
 // SIGKILL of a rank), and bad folders refused with exit 2 naming them.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -117,8 +118,11 @@ TEST_F(StorageCli, RowsCarryTheirIoSettingsAndReportStoragePrintsThem) {
     EXPECT_EQ(l.queue_depth, 1) << l.pattern;
     EXPECT_EQ(l.sync, sync.at(l.pattern)) << l.pattern;
     EXPECT_EQ(l.fallocate, "none") << l.pattern;
-    expected += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\tpsync\t1\t{}\t{}\n", l.target, l.pattern, l.mode, l.nodes,
-                            l.block_bytes, l.file_bytes, l.files, l.cache, l.sync, l.aggregate_gbps);
+    expected += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\tpsync\t1\t{}\t{}\t{}\t{}\t{}\t{}\n", l.target, l.pattern,
+                            l.mode, l.nodes, l.block_bytes, l.file_bytes, l.files, l.cache, l.sync, l.aggregate_gbps,
+                            l.fs_type, l.shared ? "true" : "false", l.bytes, fmt::join(l.hosts, ","));
+    EXPECT_FALSE(l.fs_type.empty()) << l.pattern;
+    EXPECT_EQ(l.hosts.size(), 1u) << l.pattern;  // one node: its host
   }
   const auto rows = run_process(std::string(FB_BINARY) + " report storage " + record());
   ASSERT_EQ(rows.exit_code, 0) << rows.err;
