@@ -43,4 +43,17 @@ for name in quickstart test sanitize setup device-check model-plots measured-net
   done
   [ "$failures" -eq "$before" ] && echo "ok   $name.sh --help, -h"
 done
+# --help after other arguments (quickstart's pass on to `fabricbench run`)
+# stops the scripts that read their help through scripts/lib/usage.sh just the same.
+for name in quickstart test sanitize device-check model-plots measured-network device-table; do
+  mkdir -p "$dir/test-tree" && touch "$dir/test-tree/kept"
+  out=$(cd / && PATH="$dir/bin:$PATH" FABRICBENCH_BUILD="$dir/build" FABRICBENCH_TEST_BUILD="$dir/test-tree" \
+    OUT="$dir/out" timeout 60 bash "$src/scripts/$name.sh" -b 8 --help 2>"$dir/err")
+  status=$?
+  [ "$status" -eq 0 ] && grep -q "scripts/$name.sh" <<<"$out" || fail "$name.sh -b 8 --help: exit $status: $out $(cat "$dir/err")"
+  ls "$dir"/ran-* >/dev/null 2>&1 && fail "$name.sh -b 8 --help went on to run $(ls "$dir" | grep ran-)"
+  rm -f "$dir"/ran-*
+  [ -e "$dir/test-tree/kept" ] || fail "$name.sh -b 8 --help deleted FABRICBENCH_TEST_BUILD"
+done
+[ "$failures" -eq 0 ] && echo "ok   --help after other arguments"
 [ "$failures" -eq 0 ] || { echo "$failures failures"; exit 1; }
