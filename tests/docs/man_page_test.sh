@@ -25,9 +25,12 @@ for c in $commands; do
   for sub in $(sed -n '/^Subcommands:/,/^$/p' <<<"$help_c" | awk 'NF >= 2 && /^  [a-z]/ {print $1}'); do
     help_c+=$'\n'$("$fb" "$c" "$sub" --help 2>&1)
   done
+  # The options --help lists, each name of each option line ("  -b,--min-bytes TEXT ..."), not
+  # every word of the text: a flag named only in another option's description is no option.
+  options=$(grep -E '^ +-' <<<"$help_c" | awk '{ print $1 }' | tr ',' '\n' | sort -u)
   for flag in $(sed 's/\\-/-/g' <<<"$entry" | grep -oE '(^|[ "(])--?[A-Za-z][A-Za-z0-9_-]*' | grep -oE -- '--?[A-Za-z][A-Za-z0-9_-]*' | sort -u); do
     flags_named=$((flags_named + 1))
-    grep -qE -- "(^|[ ,])$flag([ ,=]|\$)" <<<"$help_c" || fail "$man names $flag under '$c', which \`fabricbench $c --help\` does not list"
+    grep -qxF -- "$flag" <<<"$options" || fail "$man names $flag under '$c', which \`fabricbench $c --help\` does not list"
   done
 done
 [ "$flags_named" -ge 10 ] || fail "only $flags_named flags found in the COMMANDS entries: the extraction no longer matches $man"
