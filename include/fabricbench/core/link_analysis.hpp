@@ -95,6 +95,9 @@ struct Analysis {
   int reference_node = -1;  // -1: none qualifies, nothing can be retested
   // The worst figure of `f` against the references.
   LinkVerdict judge(NodePair pair, const LinkFigures& f) const;
+  // A retest holds a link's ends against a third node: with fewer than three
+  // nodes there is none, no reference node, and a low link blames the pair.
+  bool third_node_exists() const { return nodes.size() >= 3; }
 };
 
 Analysis analyse(const LinkMatrix& matrix, const AnalysisOptions& options);

@@ -124,8 +124,7 @@ void find_suspect_links_and_reference(Analysis& a) {
     a.suspect_links.push_back(l.pair);
     clean[static_cast<std::size_t>(l.pair.a)] = clean[static_cast<std::size_t>(l.pair.b)] = false;
   }
-  // A retest holds a link's ends against a third node: with two there is none.
-  if (a.nodes.size() < 3) return;
+  if (!a.third_node_exists()) return;
   double best = -1;
   for (const auto& s : a.nodes) {
     if (s.suspect || !clean[static_cast<std::size_t>(s.node)] || s.links == 0) continue;

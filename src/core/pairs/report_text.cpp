@@ -30,7 +30,7 @@ std::string worst_named(const std::string& worst, const std::string& a, const st
 
 std::string retest_clause(const Finding& f, const Analysis& a, const PairsLabels& l, const char* low_means,
                           const char* normal_means) {
-  if (f.retested_against < 0 && a.nodes.size() == 2)
+  if (f.retested_against < 0 && !a.third_node_exists())
     return "; the pair is at fault: with two nodes nothing can tell which end, or the link between them (a third "
            "node would)";
   if (f.retested_against < 0)
