@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sys/resource.h>
@@ -50,6 +51,27 @@ TEST(WatchAgents, AHangBehindANodeLeaderIsNamedWithinTheTimeout) {
   for (int r = 0; r < 12; ++r)
     for (int i = 0; i < 100 && job.exit_code(r) < 0; ++i) std::this_thread::sleep_for(20ms);
   for (int r = 0; r < 12; ++r) EXPECT_EQ(job.exit_code(r), 3) << "rank " << r;
+}
+
+// A signal that reaches one rank ends the run as killed, and every rank
+// leaves as killed by it (128 + n), the ranks the launcher's signal has not
+// reached yet included: before, they left with 3 when rank 0's stop came
+// first, and the job's status was whichever rank mpirun saw end first (the
+// double's SimSignal test failed so under load). In this one process the
+// signal goes to the newest subscriber, whichever rank's loop that is.
+TEST(WatchAgents, ASignalOnOneRankEndsEveryRankAsKilledByIt) {
+  LocalJob job(6, 2, 30);  // three nodes: the stop reaches ranks through their leaders too
+  job.start();
+  job.start_progress();
+  std::this_thread::sleep_for(300ms);  // every loop running, and subscribed
+  ASSERT_EQ(::raise(SIGTERM), 0);
+  const auto end = job.verdict(10);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->status, "killed") << end->message;
+  EXPECT_EQ(end->exit_code, 128 + SIGTERM);
+  for (int r = 0; r < 6; ++r)
+    for (int i = 0; i < 250 && job.exit_code(r) < 0; ++i) std::this_thread::sleep_for(20ms);
+  for (int r = 0; r < 6; ++r) EXPECT_EQ(job.exit_code(r), 128 + SIGTERM) << "rank " << r;
 }
 
 TEST(WatchAgents, EveryRankFinishingEndsWithoutAVerdict) {

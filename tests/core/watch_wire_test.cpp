@@ -60,9 +60,13 @@ TEST(WatchWire, EveryMessageTypeRoundTrips) {
   leaving.type = MsgType::leaving;
   leaving.rank = 8;
   leaving.text = "rank 0 (vm) has not answered";
+  Message stop;
+  stop.type = MsgType::stop;
+  stop.signal = 15;
+  stop.text = "killed";
   Decoder d;
   d.feed(encode(hello) + encode(state_message()) + encode(fail) + encode(sig) + encode(lost) + encode(beat) +
-         encode(bye) + encode(leaving));
+         encode(bye) + encode(leaving) + encode(stop));
   const auto h = d.next();
   ASSERT_TRUE(h);
   EXPECT_EQ(h->token, hello.token);
@@ -94,6 +98,10 @@ TEST(WatchWire, EveryMessageTypeRoundTrips) {
   EXPECT_EQ(v->type, MsgType::leaving);
   EXPECT_EQ(v->rank, 8);
   EXPECT_EQ(v->text, leaving.text);
+  const auto st = d.next();
+  EXPECT_EQ(st->type, MsgType::stop);
+  EXPECT_EQ(st->signal, 15);  // every rank ends as killed by the signal that ended the run
+  EXPECT_EQ(st->text, "killed");
   EXPECT_FALSE(d.next());
   EXPECT_TRUE(d.error().empty());
 }
@@ -130,6 +138,11 @@ TEST(WatchWire, MalformedFramesAreRefusedForGood) {
   EXPECT_TRUE(refused(encode(negative)));  // about no rank
   EXPECT_TRUE(refused(std::string("\x01\0\0\0\x04", 5)));  // bye without its rank
   EXPECT_TRUE(refused(std::string("\x02\0\0\0\x08\x00", 6)));  // beat with a payload
+  EXPECT_TRUE(refused(std::string("\x05\0\0\0\x06hang", 9)));  // stop without its signal field
+  Message no_signal;
+  no_signal.type = MsgType::stop;
+  no_signal.signal = 65;
+  EXPECT_TRUE(refused(encode(no_signal)));  // past the signals there are
   // Counters whose sum, the iteration a report names, is past int64: the
   // fuzzer's find (2^62 + 2^62), which describe() overflowed adding them.
   Message past_count = state_message();
@@ -160,7 +173,7 @@ TEST(WatchWire, LongTextIsCutToFitAFrame) {
   d.feed(encode(stop));
   const auto m = d.next();
   ASSERT_TRUE(m);
-  EXPECT_EQ(m->text.size(), kMaxFrameBytes - 1);
+  EXPECT_EQ(m->text.size(), kMaxFrameBytes - 1 - 8);  // the signal takes 8 of the frame's bytes
   Message fail;
   fail.type = MsgType::fail;
   fail.rank = 1;

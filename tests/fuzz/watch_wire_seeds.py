@@ -54,10 +54,15 @@ def signal(rank, number):
     return frame("signal", u64(rank) + u64(number))
 
 
+def stop(text, number=0):
+    """Rank 0's stop: the signal that ended the run (0: none), then why."""
+    return frame("stop", u64(number) + text)
+
+
 SEEDS = {
     # Every message type once, fed 8 bytes at a time (the hub drops the sender at the welcome).
     "all_types": (7, hello(3) + welcome() + state(3) + ranked("bye", 3) +
-                  ranked("fail", 3, b"MPI_Allreduce: MPI_ERR_OTHER") + frame("stop", b"hang") + signal(3, 15) +
+                  ranked("fail", 3, b"MPI_Allreduce: MPI_ERR_OTHER") + stop(b"killed", 15) + signal(3, 15) +
                   frame("beat") + ranked("lost", 9, b"its connection closed") +
                   ranked("leaving", 8, b"rank 0 (vm) has not answered")),
     # Leader-forwarded states, one byte at a time, without a hello: the hub never takes them.
@@ -89,7 +94,7 @@ SEEDS = {
     # A second hello on a joined connection: dropped.
     "hello_twice": (4, hello(3) + hello(3)),
     # What a child reads from its parent: the hub drops a sender of those at once.
-    "down_messages": (6, welcome() + frame("beat") + frame("beat") + frame("stop", b"rank_lost")),
+    "down_messages": (6, welcome() + frame("beat") + frame("beat") + stop(b"rank_lost")),
     # Node 1's leader's own hub: one of its ranks reports and finishes.
     "leader_hub_member": (7 | LEADER, hello(5) + state(5, phase="compute", op=None) + ranked("bye", 5)),
     # Node 1's leader's hub, hello of a rank that is not its child, then a hang-up.

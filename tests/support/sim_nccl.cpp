@@ -174,8 +174,13 @@ Status SimNccl::init_rank(nccl::CommHandle& comm, int nranks, const std::string&
   c->state = {State::in_progress, ""};
   c->initialising = true;
   hanging_.store(true);
-  if (faults_.signal != 0 && faults_.signal_in_init && ::kill(::getpid(), faults_.signal) != 0)
-    throw std::runtime_error("SimNccl: kill(getpid()) failed");
+  if (faults_.signal != 0 && faults_.signal_in_init) {
+    // Every rank's communicator half made before any rank is signalled, as a
+    // scheduler's signal finds them all in the hung initialisation: without
+    // it, a rank still in MPI_Comm_dup when the run ended had nothing to abort.
+    check_mpi_call(MPI_Barrier(dup), "MPI_Barrier (all in the initialisation)");
+    if (::kill(::getpid(), faults_.signal) != 0) throw std::runtime_error("SimNccl: kill(getpid()) failed");
+  }
   return c->state;
 }
 

@@ -14,7 +14,8 @@
 //   state    up    rank, age, progress snapshot, seconds without progress, limit
 //   bye      up    rank: the run finished there, its silence is expected
 //   fail     up    rank, text: an error stopped that rank
-//   stop     down  text: the run is being aborted (also: a refused connection)
+//   stop     down  signal, text: the run is being aborted (also: a refused connection); signal:
+//                  the one that ended the run (SIGTERM...), 0 for none, so every rank ends as killed by it
 //   signal   up    rank, number: that rank got SIGTERM/SIGINT/SIGHUP and is going
 //   beat     down  the parent is alive (four times a second)
 //   lost     up    rank, text: a leader lost that rank's connection
@@ -58,7 +59,7 @@ struct Message {
   MsgType type = MsgType::state;
   std::uint64_t token = 0;  // hello, welcome
   int rank = -1;            // hello and every up message: the rank it is about
-  int signal = 0;           // signal
+  int signal = 0;           // signal; stop: the signal that ended the run, 0 for none
   double age_s = 0;         // state: how long ago the sender heard it from that rank (0: its own)
   StateReport state;        // state
   std::string text;         // fail, stop, lost, leaving (cut to fit a frame)

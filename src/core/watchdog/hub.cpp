@@ -253,10 +253,11 @@ void Hub::send_all(const Message& m) {
     if (c.conn.open() && !c.done) c.conn.send(m);
 }
 
-void Hub::stop_all(const std::string& why, double drain_s) {
+void Hub::stop_all(const std::string& why, double drain_s, int signal) {
   Message stop;
   stop.type = MsgType::stop;
   stop.text = why;
+  stop.signal = signal;
   std::vector<pollfd> fds;
   for (auto& c : children_) {
     if (!c.conn.open()) continue;

@@ -37,8 +37,9 @@ class Hub {
   void send_all(const Message& m);  // to every child that has not said goodbye
   // Stop every child, then wait (up to `drain_s`) for them to hang up,
   // reading what they still send: closing with unread data would reset the
-  // connection and could drop the stop before they read it.
-  void stop_all(const std::string& why, double drain_s);
+  // connection and could drop the stop before they read it. `signal`: the
+  // one that ended the run (0: none), for each rank to end as killed by it.
+  void stop_all(const std::string& why, double drain_s, int signal = 0);
 
   int missing() const;       // children not joined yet
   bool all_done() const;     // every child said goodbye or is gone

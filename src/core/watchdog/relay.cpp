@@ -185,7 +185,10 @@ class Relay : public Hub::Events {
     }
     while (auto m = up_.next()) {
       up_heard_s_ = now;
-      if (m->type == MsgType::stop) return stop_here(m->text);  // rank 0 closed the record
+      if (m->type == MsgType::stop) {           // rank 0 closed the record
+        if (signal_ == 0) signal_ = m->signal;  // a run a signal ended: this rank ends as killed by it too
+        return stop_here(m->text);
+      }
       if (travels_up(m->type)) {
         spdlog::error("watchdog: {} sent a message of type {}, which only travels up; stopping", parent_name_,
                       static_cast<int>(m->type));
@@ -211,13 +214,14 @@ class Relay : public Hub::Events {
 
   void stop_here(const std::string& why) {
     if (hub_ && !c_.leave) abort_before_stopping_others(c_.board);  // a leader: its node's ranks leave at once
-    if (hub_) hub_->stop_all(why, kRelayStopDrainS);
-    if (signal_ != 0) die_of_signal(c_.board, signal_);  // rank 0 has sealed the record (or is gone)
+    if (hub_) hub_->stop_all(why, kRelayStopDrainS, signal_);
+    if (signal_ != 0 && !c_.leave) die_of_signal(c_.board, signal_);  // rank 0 has sealed the record (or is gone)
     over_ = true;
+    const int code = signal_ != 0 ? 128 + signal_ : kExitRunError;
     if (c_.leave)
-      c_.leave(kExitRunError);
+      c_.leave(code);
     else
-      leave_job(c_.board, kExitRunError);
+      leave_job(c_.board, code);
   }
 
   // ---- from this node's ranks (leaders only) ----

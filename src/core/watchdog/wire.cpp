@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t kStateFields = 11;
 
 // What follows the type byte, per message type.
-enum class Layout { token_rank, token, rank_state, rank, rank_text, text, rank_signal, empty };
+enum class Layout { token_rank, token, rank_state, rank, rank_text, text, rank_signal, signal_text, empty };
 
 struct TypeInfo {
   MsgType type;
@@ -29,7 +29,7 @@ constexpr std::array<TypeInfo, kMsgTypeCount> kTypes{{
     {MsgType::state, Layout::rank_state, true},
     {MsgType::bye, Layout::rank, true},
     {MsgType::fail, Layout::rank_text, true},
-    {MsgType::stop, Layout::text, false},
+    {MsgType::stop, Layout::signal_text, false},
     {MsgType::signal, Layout::rank_signal, true},
     {MsgType::beat, Layout::empty, false},
     {MsgType::lost, Layout::rank_text, true},
@@ -54,6 +54,7 @@ constexpr std::size_t fixed_part(Layout l) {
     case Layout::token:
     case Layout::rank:
     case Layout::rank_text:
+    case Layout::signal_text:
       return 8;
     case Layout::rank_state:
       return 16 + 8 * kStateFields;
@@ -63,7 +64,7 @@ constexpr std::size_t fixed_part(Layout l) {
   }
   return 0;
 }
-constexpr bool has_text(Layout l) { return l == Layout::rank_text || l == Layout::text; }
+constexpr bool has_text(Layout l) { return l == Layout::rank_text || l == Layout::text || l == Layout::signal_text; }
 
 void put_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -159,6 +160,9 @@ std::string encode(const Message& m) {
       put_u64(body, rank_field(m.rank));
       put_u64(body, static_cast<std::uint64_t>(m.signal));
       break;
+    case Layout::signal_text:
+      put_u64(body, static_cast<std::uint64_t>(m.signal));
+      break;
     case Layout::text:
     case Layout::empty:
       break;
@@ -206,7 +210,7 @@ std::optional<Message> Decoder::next() {
   if (has_text(layout) ? p.size() < want : p.size() != want)
     return fail(fmt::format("message type {} with {} bytes of payload ({}{} expected)", type, p.size(), want,
                             has_text(layout) ? " or more" : ""));
-  if (layout != Layout::token && layout != Layout::text && layout != Layout::empty) {
+  if (layout != Layout::token && layout != Layout::text && layout != Layout::signal_text && layout != Layout::empty) {
     const auto rank = static_cast<std::int64_t>(get_u64(p, layout == Layout::token_rank ? 8 : 0));
     if (rank < 0 || rank > INT32_MAX) return fail(fmt::format("message type {} about rank {}", type, rank));
     m.rank = static_cast<int>(rank);
@@ -227,6 +231,12 @@ std::optional<Message> Decoder::next() {
     case Layout::rank_signal: {
       const std::uint64_t sig = get_u64(p, 8);
       if (sig < 1 || sig > 64) return fail(fmt::format("signal {}", sig));
+      m.signal = static_cast<int>(sig);
+      break;
+    }
+    case Layout::signal_text: {
+      const std::uint64_t sig = get_u64(p, 0);
+      if (sig > 64) return fail(fmt::format("stop for signal {}", sig));
       m.signal = static_cast<int>(sig);
       break;
     }
