@@ -83,38 +83,42 @@ void refuse_without(bool has, const Results& r, std::string_view lines, std::str
                                  lines, r.header.command, give));
 }
 
-ReportSubcommand add_report_steps(CLI::App& report) {
+namespace {
+
+// A subcommand that prints one record's lines for scripts: its one argument
+// is the record, `print` does the rest.
+ReportSubcommand record_reader(CLI::App& report, const char* name, const std::string& description,
+                               const char* record_help, int (*print)(const std::string&)) {
   auto path = std::make_shared<std::string>();
-  auto* steps = report.add_subcommand(
-      "steps",
-      "a `fabricbench step` record's modes (compute_only, comm_only, serial, overlapped), one a line, "
-      "tab-separated under a header line: workload, backend, mode, iterations, min/median/mean/p99/max step time "
-      "and the slowest rank, and the step's planned compute in us (for scripts: read a record through the binary, "
-      "not its text)");
-  steps->add_option("results", *path, "a step record (.jsonl)")->required();
-  return {steps, [path](int, char**) { return print_steps(*path); }};
+  auto* app = report.add_subcommand(name, description + " (for scripts: read a record through the binary, not its text)");
+  app->add_option("results", *path, record_help)->required();
+  return {app, [path, print](int, char**) { return print(*path); }};
+}
+
+}  // namespace
+
+ReportSubcommand add_report_steps(CLI::App& report) {
+  return record_reader(report, "steps",
+                       "a `fabricbench step` record's modes (compute_only, comm_only, serial, overlapped), one a "
+                       "line, tab-separated under a header line: workload, backend, mode, iterations, "
+                       "min/median/mean/p99/max step time and the slowest rank, and the step's planned compute in us",
+                       "a step record (.jsonl)", print_steps);
 }
 
 ReportSubcommand add_report_status(CLI::App& report) {
-  auto path = std::make_shared<std::string>();
-  auto* status = report.add_subcommand(
-      "status",
-      "how a results file's run ended, one line: complete, hang, rank_lost, error, killed, or incomplete (no closing "
-      "line), then for a run that did not complete a tab and why; exit 0 whatever the status (for scripts: read a "
-      "record through the binary, not its text)");
-  status->add_option("results", *path, "results file (.jsonl)")->required();
-  return {status, [path](int, char**) { return print_status(*path); }};
+  return record_reader(report, "status",
+                       "how a results file's run ended, one line: complete, hang, rank_lost, error, killed, or "
+                       "incomplete (no closing line), then for a run that did not complete a tab and why; exit 0 "
+                       "whatever the status",
+                       "results file (.jsonl)", print_status);
 }
 
 ReportSubcommand add_report_rows(CLI::App& report) {
-  auto path = std::make_shared<std::string>();
-  auto* rows = report.add_subcommand(
-      "rows",
-      "the measurement rows of a results file, one a line, tab-separated under a header line: op, scope, "
-      "bytes, placement (in/out), iterations, median/mean time and the median's 95% interval in us, "
-      "stopped_by (- for a fixed -n) (for scripts: read a record through the binary, not its text)");
-  rows->add_option("results", *path, "results file (.jsonl)")->required();
-  return {rows, [path](int, char**) { return print_rows(*path); }};
+  return record_reader(report, "rows",
+                       "the measurement rows of a results file, one a line, tab-separated under a header line: op, "
+                       "scope, bytes, placement (in/out), iterations, median/mean time and the median's 95% interval "
+                       "in us, stopped_by (- for a fixed -n)",
+                       "results file (.jsonl)", print_rows);
 }
 
 }  // namespace fb::cli

@@ -140,8 +140,9 @@ class Monitor : public Hub::Events {
     if (!c_.leave) abort_before_stopping_others(c_.board);
     // The signal that ended the run goes with the stop: every rank ends as killed by it (128 + n), also one the
     // launcher's signal has not reached yet, so the job's status does not depend on which rank ends first.
-    hub_.stop_all(end.status, kMonitorStopDrainS, judge_.signal_number());
-    if (const int sig = judge_.signal_number(); sig != 0 && !c_.leave) die_of_signal(c_.board, sig);
+    const int sig = judge_.signal_number();
+    hub_.stop_all(end.status, kMonitorStopDrainS, sig);
+    if (sig != 0 && !c_.leave) die_of_signal(c_.board, sig);
     leave(end.exit_code);
   }
 

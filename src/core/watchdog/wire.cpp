@@ -65,6 +65,10 @@ constexpr std::size_t fixed_part(Layout l) {
   return 0;
 }
 constexpr bool has_text(Layout l) { return l == Layout::rank_text || l == Layout::text || l == Layout::signal_text; }
+// The layouts that name a rank (after the token in token_rank).
+constexpr bool has_rank(Layout l) {
+  return l != Layout::token && l != Layout::text && l != Layout::signal_text && l != Layout::empty;
+}
 
 void put_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -210,7 +214,7 @@ std::optional<Message> Decoder::next() {
   if (has_text(layout) ? p.size() < want : p.size() != want)
     return fail(fmt::format("message type {} with {} bytes of payload ({}{} expected)", type, p.size(), want,
                             has_text(layout) ? " or more" : ""));
-  if (layout != Layout::token && layout != Layout::text && layout != Layout::signal_text && layout != Layout::empty) {
+  if (has_rank(layout)) {
     const auto rank = static_cast<std::int64_t>(get_u64(p, layout == Layout::token_rank ? 8 : 0));
     if (rank < 0 || rank > INT32_MAX) return fail(fmt::format("message type {} about rank {}", type, rank));
     m.rank = static_cast<int>(rank);
