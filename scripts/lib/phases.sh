@@ -70,7 +70,7 @@ phase() {
 ctest_by_label() {
   local build=$1 jobs=$2
   shift 2
-  local label status=0 rc n failed=""
+  local label status=0 rc n failed="" digest=""
   for label in $(ctest --test-dir "$build" --print-labels | sed -n 's/^  \([a-z0-9_-]*\)$/\1/p'); do
     # Several -L are all required (ctest 3.25): "-L unit" from the caller leaves only that label.
     n=$(ctest --test-dir "$build" -N -L "^$label\$" "$@" | sed -n 's/^Total Tests: //p')
@@ -79,11 +79,36 @@ ctest_by_label() {
     rm -f "$build/Testing/Temporary/LastTestsFailed.log"  # a label over its ceiling names no test of another's
     phase "${FB_PHASE_PREFIX:-tests}:$label" \
       ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "^$label\$" "$@" || rc=$?
-    [ "$rc" -eq 0 ] || failed+="  $label: $(failed_tests "$build")"$'\n'
+    if [ "$rc" -ne 0 ]; then
+      failed+="  $label: $(failed_tests "$build")"$'\n'
+      digest+=$(failure_digest "$build")$'\n'
+    fi
     [ "$status" -ne 0 ] || status=$rc
   done
+  [ -z "$digest" ] || printf 'What the failed tests printed last:\n%s' "$digest" >&2
   [ -z "$failed" ] || printf 'Failed, by label:\n%s' "$failed" >&2
   return "$status"
+}
+
+# failure_digest BUILD: for each test ctest's last run in BUILD failed, its
+# name, the gtest cases that failed and the last lines it printed, colours
+# removed. CI keeps only the log's tail: without this a failure in an early
+# label (a flake under load) is named but not explained.
+failure_digest() {
+  local log=$1/Testing/Temporary/LastTest.log
+  [ -f "$log" ] || return 0
+  sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v tail_lines="${FB_DIGEST_LINES:-25}" '
+    /^[0-9]+\/[0-9]+ Test: / { name = $3; n = 0; next }
+    /^Output:$/ { inside = 1; getline; next }
+    /^<end of output>$/ { inside = 0; next }
+    inside { out[n++] = $0; next }
+    /^Test (Passed|time)/ { next }
+    /^Test / && name != "" {
+      print "--- " name " (" $0 ")"
+      for (i = 0; i < n; i++) if (out[i] ~ /\[  FAILED  \]/) print out[i]
+      for (i = (n > tail_lines ? n - tail_lines : 0); i < n; i++) print "  | " out[i]
+      name = ""
+    }'
 }
 
 # failed_tests BUILD: the names ctest's last run in BUILD failed, on one line

@@ -29,13 +29,14 @@ CI=1 phase quick sh -c 'exit 7' 2>/dev/null; expect "a failing command's status"
 phase nameless true 2>/dev/null; expect "a phase with no ceiling" 1 $?
 [ "$(cut -f1 "$dir/log" | tr '\n' ' ')" = "quick slow slow quick " ] || { echo "FAIL: log: $(cat "$dir/log")"; failures=$((failures + 1)); }
 
-# ctest_by_label runs every label and names the failed tests at the end, where CI's kept tail shows them.
+# ctest_by_label runs every label and names the failed tests at the end, where CI's kept tail shows them,
+# after what each printed last.
 mkdir -p "$dir/proj"
 cat >"$dir/proj/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(labels NONE)
 enable_testing()
-add_test(NAME first_fails COMMAND false)
+add_test(NAME first_fails COMMAND sh -c "printf '\\033[0;31m[  FAILED  ] \\033[mSuite.Case\\nwhy it failed\\n'; exit 3")
 set_tests_properties(first_fails PROPERTIES LABELS early)
 add_test(NAME later_passes COMMAND true)
 set_tests_properties(later_passes PROPERTIES LABELS late)
@@ -47,4 +48,9 @@ ctest_by_label "$dir/proj/build" 1 >"$dir/out" 2>"$dir/err"; expect "a label wit
 grep -q "later_passes" "$dir/out" || { echo "FAIL: the label after the failure did not run: $(cat "$dir/out")"; failures=$((failures + 1)); }
 tail -n 2 "$dir/err" | grep -q "^  early: first_fails $" ||
   { echo "FAIL: the end of stderr does not name the failed test: $(cat "$dir/err")"; failures=$((failures + 1)); }
+# ...and what the failed test printed last, colours removed, with the gtest case that failed.
+grep -q "^--- first_fails (Test Failed.)$" "$dir/err" && grep -q "^\[  FAILED  \] Suite.Case$" "$dir/err" &&
+  grep -q "^  | why it failed$" "$dir/err" ||
+  { echo "FAIL: no digest of the failed test's output: $(cat "$dir/err")"; failures=$((failures + 1)); }
+grep -q "later_passes" "$dir/err" && { echo "FAIL: a passed test is in the digest: $(cat "$dir/err")"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ]
