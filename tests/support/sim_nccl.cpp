@@ -5,12 +5,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -180,6 +182,10 @@ Status SimNccl::init_rank(nccl::CommHandle& comm, int nranks, const std::string&
     // it, a rank still in MPI_Comm_dup when the run ended had nothing to abort.
     check_mpi_call(MPI_Barrier(dup), "MPI_Barrier (all in the initialisation)");
     if (::kill(::getpid(), faults_.signal) != 0) throw std::runtime_error("SimNccl: kill(getpid()) failed");
+    // The call returns late, as on a loaded machine: rank 0's stop reaches
+    // every rank while its engine thread is still inside the call, before the
+    // backend holds the communicator it is making. That must still be aborted.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   return c->state;
 }

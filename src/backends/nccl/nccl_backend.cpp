@@ -160,12 +160,13 @@ class NcclBackend final : public gpu::GpuBackend {
     if (NcclComm* world = abortable_.load()) world->request_abort();
   }
   // The flag alone ends nothing: the engine's thread aborts at its next poll,
-  // which a process about to end waits for. Before the world communicator
-  // exists the engine's thread is inside MPI (the unique id's broadcast) and
-  // never polls: nothing is to be aborted, and a wait would only run out its
-  // 2 s. A communicator made just after this answer is still aborted (by
-  // open_aborted_), only not waited for.
-  bool abort_open_ends_wait() const override { return abortable_.load() != nullptr; }
+  // which a process about to end waits for. Before the unique id's broadcast
+  // has ended the engine's thread is inside MPI and never polls: nothing is
+  // to be aborted, and a wait would only run out its 2 s. From then on it is
+  // making the communicator, which it aborts (by open_aborted_) once the
+  // initialising call returns: waited for, or a process that ended first
+  // (a loaded machine, the call slow to return) dropped it unaborted.
+  bool abort_open_ends_wait() const override { return making_world_.load(); }
 
  private:
   // The world's communicator, the parent of every group's: created at the
@@ -174,6 +175,7 @@ class NcclBackend final : public gpu::GpuBackend {
     if (world_nccl_) return *world_nccl_;
     if (!world_.valid()) throw RunError("the nccl backend was not set up (setup() comes before open())");
     const std::string id = world_.bcast_string_quiet(world_.rank() == 0 ? lib_.unique_id() : std::string(), 0);
+    making_world_.store(true);
     world_nccl_ = std::make_unique<NcclComm>(lib_, world_.size(), id, world_.rank(), gpu_.device);
     abortable_.store(world_nccl_.get());
     if (open_aborted_.load()) world_nccl_->request_abort();
@@ -186,6 +188,7 @@ class NcclBackend final : public gpu::GpuBackend {
   std::unique_ptr<NcclComm> world_nccl_;
   std::atomic<NcclComm*> abortable_{nullptr};  // world_nccl_, for the watchdog's thread
   std::atomic<bool> open_aborted_{false};      // abort_open() was called, for world_nccl()
+  std::atomic<bool> making_world_{false};      // world_nccl() is past the broadcast, making world_nccl_
 };
 
 }  // namespace
