@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/model-guide.md's three model plots from one results file:
 #   busbw    the sweep's busbw and time per op and scope, log-log, the spread
-#            over iterations shaded (plot.py reads the record itself)
+#            over iterations shaded (plot.py reads the record through the
+#            binary, FABRICBENCH)
 #   scaling  efficiency vs nodes of the default workload on the measured link
 #            (standing in for the network between nodes) and two presets
 #   quotes   compute vs exposed communication per quote: the 10GbE-vs-400G IB
@@ -38,6 +39,6 @@ fi
 "$fb" model scale -w "$workload" --network "$network" --network 1x10gbe --network 8x400g-ndr-ib \
   --nodes 1,2,4,8,16 --format json >"$tmp/scale.json"
 "$fb" model quotes -w "$workload" -q "$quotes" --format json >"$tmp/quotes.json"
-python3 "$here/scripts/plot.py" busbw "$results" -o "$outdir/busbw.png"
+FABRICBENCH="$fb" python3 "$here/scripts/plot.py" busbw "$results" -o "$outdir/busbw.png"
 python3 "$here/scripts/plot.py" scaling "$tmp/scale.json" -o "$outdir/scaling.png"
 python3 "$here/scripts/plot.py" quotes "$tmp/quotes.json" -o "$outdir/quotes.png"

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Plots of fabricbench's JSON outputs (Python 3 and matplotlib only).
+"""Plots of fabricbench's JSON outputs (Python 3 and matplotlib; a record is
+read through the fabricbench binary, `fabricbench report lines`: FABRICBENCH,
+else fabricbench on the PATH, else this checkout's build/fabricbench).
 
     scripts/plot.py <kind> INPUT.json -o OUT.png [--title TEXT]
     scripts/plot.py busbw RECORD.jsonl [RECORD2.jsonl ...] -o OUT.png
@@ -23,7 +25,10 @@ Kinds (each one function, registered with @kind; add a kind by writing one):
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the plots/ package
 
@@ -41,29 +46,55 @@ import matplotlib.pyplot as plt  # noqa: E402
 KINDS = {}
 
 
-def load_json(f):
-    return json.load(f)
+def load_json(name, text):
+    return json.loads(text)
 
 
-def load_record(f):
-    """A results record (JSON Lines) as {"type": the command that wrote it, "lines": [...]}."""
-    lines = [json.loads(text) for text in f if text.strip()]
-    head = lines[0] if lines and lines[0].get("type") == "run" else {}
-    return {"type": head.get("command", "not a fabricbench record"), "lines": lines}
+def fabricbench():
+    """The binary that reads records: $FABRICBENCH, fabricbench on the PATH, or this checkout's build."""
+    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "fabricbench")
+    found = os.environ.get("FABRICBENCH") or shutil.which("fabricbench") or (built if os.access(built, os.X_OK) else None)
+    if not found:
+        raise ValueError("records are read through fabricbench (`fabricbench report lines`): put it on the PATH, "
+                         "or set FABRICBENCH=path/to/fabricbench")
+    return found
 
 
-def load_curves(f):
-    """A results record (JSON Lines; "Extra data" to json.load) or the fit's JSON document."""
-    text = f.read()
+def record_lines(name, text):
+    """A results record's lines as the binary reads them (`report lines`: checked, at its schema), never the
+    file's text: a damaged or newer record is refused with the reader's own message. A record on standard
+    input ("-") goes to the binary as a file of its own: it reads regular files only."""
+    if name != "-":
+        return lines_of(name, name)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "stdin.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return lines_of(path, "standard input")
+
+
+def lines_of(path, name):
+    r = subprocess.run([fabricbench(), "report", "lines", path], capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise ValueError(r.stderr.strip().replace(path, name) or f"fabricbench report lines exited {r.returncode}")
+    return [json.loads(t) for t in r.stdout.splitlines() if t.strip()]
+
+
+def load_record(name, text):
+    """A results record as {"type": the command that wrote it, "lines": [...]}."""
+    lines = record_lines(name, text)
+    return {"type": lines[0].get("command", "run"), "lines": lines}
+
+
+def load_curves(name, text):
+    """The fit's JSON document (fabricbench model fit --format json), or else a results record."""
     try:
         doc = json.loads(text)
         if isinstance(doc, dict) and doc.get("type") == "fit":
             return doc
     except ValueError:
         pass
-    lines = [json.loads(t) for t in text.splitlines() if t.strip()]
-    head = lines[0] if lines and lines[0].get("type") == "run" else {}
-    return {"type": "records" if head else "not a fabricbench record", "lines": lines}
+    return {"type": "records", "lines": record_lines(name, text)}
 
 
 def kind(name, expects, source, help_text, load=load_json):
@@ -197,7 +228,8 @@ def main(argv):
     for name in args.input:
         try:
             with (sys.stdin if name == "-" else open(name)) as f:
-                loaded.append(spec["load"](f))
+                text = f.read()
+            loaded.append(spec["load"](name, text))
         except (OSError, ValueError) as e:
             print(f"plot.py: cannot read {name}: {e}", file=sys.stderr)
             return 2

@@ -24,7 +24,9 @@ run() {
     >"$work/out" 2>&1 || true
   wall=$(echo "$(date +%s.%N) - $t0" | bc)
 }
-closing() { tail -n 1 "$rec" | jq -c "$1"; }
+# The record's lines through the binary (`report lines`: checked, at its schema), never its text; jq reads those.
+lines() { "$fb" report lines "$rec" 2>/dev/null; }
+closing() { lines | tail -n 1 | jq -c "$1"; }
 # The rows that finish before all_gather 16K starts, as [op, bytes, in_place].
 expected_rows=$(for op in all_reduce all_gather; do for b in 1024 4096 16384 65536; do
   [ "$op" = all_gather ] && [ $b = 16384 ] && break 2
@@ -40,18 +42,18 @@ for ((t = 0; t < trials; t++)); do
 
   kk=$((1 + t % 3))  # rank 0 writes the record; its own loss is tested in tests/cli
   run "${sweep[@]}" --inject "kill:rank=$kk,op=all_gather,bytes=16K"
-  got=$(jq -c 'select(.type == "measurement") | [.op, .bytes, .in_place]' "$rec")
+  got=$(lines | jq -c 'select(.type == "measurement") | [.op, .bytes, .in_place]')
   lost=$(comm -23 <(echo "$expected_rows" | sort) <(echo "$got" | sort) | grep -c . || true)
   lost_rows=$((lost_rows + lost))
   [ "$(closing '.status == "rank_lost" and .report.lost_ranks == ['$kk']')" = true ] && [ "$got" = "$expected_rows" ] &&
     kill_ok=$((kill_ok + 1))
 
   run -b 4K -e 16K -f 4 -n 4 -w 1 --ops all_reduce,all_gather -c --inject "corrupt:rank=$k,count=2"
-  [ "$(jq -s '[.[] | select(.type == "measurement")] | length == 8 and all(.wrong == 2 and .wrong_ranks == ['$k'])' "$rec")" = true ] &&
+  [ "$(lines | jq -s '[.[] | select(.type == "measurement")] | length == 8 and all(.wrong == 2 and .wrong_ranks == ['$k'])')" = true ] &&
     corrupt_ok=$((corrupt_ok + 1))
 
   run -b 256K -e 256K --ops all_reduce,all_gather --placement out -n 20 -w 2 --inject "slow:rank=$k,factor=4"
-  [ "$(jq -s '[.[] | select(.type == "measurement")] | length == 2 and all(.slowest_rank == '$k')' "$rec")" = true ] &&
+  [ "$(lines | jq -s '[.[] | select(.type == "measurement")] | length == 2 and all(.slowest_rank == '$k')')" = true ] &&
     slow_ok=$((slow_ok + 1))
 
   run "${sweep[@]}" --inject "error:rank=$k,op=all_gather,bytes=4K"

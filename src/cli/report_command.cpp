@@ -106,7 +106,7 @@ int report_main(int argc, char** argv) {
   storage->add_option("results", storage_of, "storage record (.jsonl)")->required();
   const std::vector<ReportSubcommand> added{
       add_report_html(app), add_report_import(app), add_report_verdict(app), add_report_blamed(app),
-      add_report_rows(app), add_report_steps(app),  add_report_status(app),
+      add_report_rows(app), add_report_steps(app),  add_report_status(app),  add_report_lines(app),
   };
   if (argc < 2) return list_subcommands("report", app);
   return run_alone("report", app, [&]() -> int {

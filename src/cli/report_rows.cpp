@@ -1,12 +1,17 @@
 // `fabricbench report rows REC`: one tab-separated line per measurement row,
 // with its times and what stopped it; `fabricbench report steps REC`: one per
 // mode of a `fabricbench step` record; `fabricbench report status REC`: how
-// the run ended. Scripts read a record through the binary (its reader and
+// the run ended; `fabricbench report lines REC`: every line, checked, as
+// JSON Lines at this binary's schema. Scripts read a record through the binary (its reader and
 // version checks) instead of matching its text.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <memory>
+#include <tuple>
+#include <variant>
 
 #include "fabricbench/core/errors.hpp"
 #include "fabricbench/core/record.hpp"
@@ -67,6 +72,33 @@ int print_status(const std::string& path) {
   return kExitOk;
 }
 
+// Every line of a record as this binary reads it: checked, at this binary's
+// schema (an older record's lines with the keys they have now), one JSON
+// object a line, the header first, then each kind of line in the order of
+// Results, the summary last when there is one. For scripts that need more of
+// a line than the tables above carry (scripts/plot.py): what they parse is
+// what the reader accepted, not the file's text.
+int print_lines(const std::string& path) {
+  const Results r = read_or_usage(path);
+  const auto put = [](const nlohmann::ordered_json& j) {
+    // As the record's writer dumps a line (RecordWriter): a byte that is not UTF-8 replaced, not thrown over.
+    std::fputs((j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(), stdout);
+  };
+  const auto each = [&](const auto& lines) {
+    for (const auto& line : lines) put(to_json(line));
+  };
+  put(to_json(r.header));
+  const auto kinds = std::tie(r.inventory, r.measurements, r.skips, r.pairs, r.nodes, r.findings, r.checks, r.gemms,
+                              r.steps, r.step_models, r.storage, r.diagnoses, r.counters);
+  // Every kind of line but the header, which comes first: a kind added to
+  // RecordLine and not here would be left out of what scripts see.
+  static_assert(std::tuple_size_v<decltype(kinds)> + 1 == std::variant_size_v<RecordLine>,
+                "report lines prints every kind of record line: add the new kind's vector of Results to `kinds`");
+  std::apply([&](const auto&... lines) { (each(lines), ...); }, kinds);
+  if (r.summary) put(to_json(*r.summary));
+  return kExitOk;
+}
+
 }  // namespace
 
 Results read_or_usage(const std::string& path) {
@@ -111,6 +143,14 @@ ReportSubcommand add_report_status(CLI::App& report) {
                        "incomplete (no closing line), then for a run that did not complete a tab and why; exit 0 "
                        "whatever the status",
                        "results file (.jsonl)", print_status);
+}
+
+ReportSubcommand add_report_lines(CLI::App& report) {
+  return record_reader(report, "lines",
+                       "every line of a results file as this binary reads it: checked, one JSON object a line at this "
+                       "binary's schema (an older record's lines with today's keys), the header first, the summary "
+                       "last; a damaged or newer record is refused (exit 2)",
+                       "results file (.jsonl)", print_lines);
 }
 
 ReportSubcommand add_report_rows(CLI::App& report) {

@@ -37,6 +37,8 @@ ReportSubcommand add_report_blamed(CLI::App& report);
 ReportSubcommand add_report_rows(CLI::App& report);
 // `report status REC`: how the run ended, "STATUS[\tWHY]", for scripts
 ReportSubcommand add_report_status(CLI::App& report);
+// `report lines REC`: every line of a record, checked, as JSON Lines at this binary's schema, for scripts
+ReportSubcommand add_report_lines(CLI::App& report);
 // `report steps REC`: each mode's step times of a step record, tab-separated, for scripts
 ReportSubcommand add_report_steps(CLI::App& report);
 

@@ -140,6 +140,7 @@ TEST_F(InputFiles, DevicesFoldersAndFifosAreRefusedAtOnceNamingTheInput) {
            {"report rows " + fifo, "results file '" + fifo + "': not a regular file"},
            {"report steps /dev/zero", "results file '/dev/zero': not a regular file"},
            {"report status " + dir_, "results file '" + dir_ + "': is a folder"},
+           {"report lines /dev/zero", "results file '/dev/zero': not a regular file"},
            {"report compare " + dir_ + " " + dir_, "results file '" + dir_ + "': is a folder"},
            {"check --progress off --profile " + profile + " --results /dev/zero", "results file '/dev/zero'"},
            {"check --progress off --profile " + dir_, "--profile '" + dir_ + "': is a folder"},
@@ -213,8 +214,9 @@ TEST_F(InputFiles, EveryReaderRefusesEmptyBinaryWrongKindAndItsOwnOutput) {
       {"report scopes {}", profile, {0, 2}},
       {"report storage {}", profile, {2}},  // the record is a `run`'s: no storage rows, exit 2 cut or whole
       {"report rows {}", profile, {0, 2}},
-      {"report steps {}", profile, {2}},  // a `run`'s record: no step lines, cut or whole
+      {"report steps {}", profile, {2}},   // a `run`'s record: no step lines, cut or whole
       {"report status {}", profile, {0}},  // cut: "incomplete" and why, exit 0 (a status, not a refusal)
+      {"report lines {}", profile, {0}},   // cut: the whole lines, a cut last line dropped and said so
       {"report compare {} " + record, profile, {0, 2}},
       {"check --progress off --out-dir " + path("check") + " --profile " + profile + " --results {}", profile, {3}},
       {"model fit {}", profile, {0, 2}},

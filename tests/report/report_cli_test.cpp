@@ -75,6 +75,54 @@ TEST_F(ReportCli, RowsPrintEachMeasurementsTimesUnderAHeader) {
   EXPECT_NE(none.exit_code, 0);
 }
 
+// `report lines`: every line as the reader has it, at this binary's schema;
+// what scripts/plot.py parses. Read back as a record, it is the same record.
+TEST_F(ReportCli, LinesPrintEveryLineTheReaderAcceptedAtTodaysSchema) {
+  const auto made = run_process(
+      fb("run --progress off -b 8 -e 256 --ops all_reduce,broadcast --out " + path("r.jsonl") + " </dev/null"));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto r = run_process(fb("report lines " + path("r.jsonl")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ofstream(path("lines.jsonl")) << r.out;
+  const Results was = read_results(path("r.jsonl")), now = read_results(path("lines.jsonl"));
+  ASSERT_FALSE(was.measurements.empty());
+  ASSERT_EQ(now.measurements.size(), was.measurements.size());
+  for (std::size_t i = 0; i < was.measurements.size(); ++i) {
+    EXPECT_EQ(now.measurements[i].op, was.measurements[i].op) << i;
+    EXPECT_EQ(now.measurements[i].bytes, was.measurements[i].bytes) << i;
+    EXPECT_EQ(now.measurements[i].time.median_us, was.measurements[i].time.median_us) << i;
+  }
+  EXPECT_EQ(now.inventory.size(), was.inventory.size());
+  EXPECT_EQ(now.line_count, was.line_count) << "a line left out, or one added";
+  EXPECT_EQ(now.status, "complete");
+  std::istringstream lines(r.out);
+  std::string first, line, last;
+  std::getline(lines, first);
+  while (std::getline(lines, line)) last = line;
+  EXPECT_EQ(nlohmann::json::parse(first)["type"], "run");
+  EXPECT_EQ(nlohmann::json::parse(last)["type"], "summary");
+  // A record of schema 1.0 comes out at today's schema, with today's keys.
+  const auto old =
+      run_process(fb("report lines " + std::string(FB_SOURCE_DIR) + "/results/host-mpi-2ranks-2026-11-29.jsonl"));
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  std::istringstream old_lines(old.out);
+  std::getline(old_lines, first);
+  EXPECT_EQ(nlohmann::json::parse(first)["schema_version"], schema_version());
+  // A line damaged in the middle: refused, naming the file and the line (exit 2).
+  std::string text;
+  {
+    std::ifstream in(path("r.jsonl"));
+    std::getline(in, first);
+    std::getline(in, line);
+    text = first + "\n{\"type\":\"measurement\",\n" + line + "\n";
+  }
+  std::ofstream(path("bad.jsonl")) << text;
+  const auto bad = run_process(fb("report lines " + path("bad.jsonl")));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(path("bad.jsonl") + ":2"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "") << "nothing printed of a record refused";
+}
+
 TEST_F(ReportCli, AnImportedRunGoesThroughEveryReader) {
   const auto r = import(fixture("nccl-tests/all_gather_perf.json") + " " + fixture("nccl-tests/sendrecv_perf.json"),
                         "h200.jsonl");

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """scripts/plot.py heatmap and scripts/plots/pairs_heatmap.py on a synthetic
-pairs record: the matrix lands in the right cells, the bad node is crossed,
-an intermittent link is boxed, bad input exits 2 with a message."""
+pairs record (written here: four nodes with a bad one and an intermittent
+link, which one machine cannot produce), read through the binary as plot.py
+reads it (`fabricbench report lines`, FABRICBENCH): the matrix lands in the
+right cells, the bad node is crossed, an intermittent link is boxed, bad input
+exits 2 with a message."""
 import json
 import os
 import subprocess
@@ -21,11 +24,12 @@ except ImportError:
 from matplotlib.figure import Figure  # noqa: E402
 
 from plots.pairs_heatmap import draw_pairs_heatmap  # noqa: E402
+from plot import record_lines  # noqa: E402
 
 
 def read(path):
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(text) for text in f if text.strip()]
+    """A record's lines as plot.py has them: through the binary."""
+    return record_lines(path, None)
 
 
 def plot(*args):
@@ -132,7 +136,7 @@ class PairsHeatmap(unittest.TestCase):
         record(future, [{"type": "run", "schema_version": "2.0", "command": "pairs"}])
         out = os.path.join(self.dir.name, "x.png")
         for args, message in (([run_record], 'needs "pairs" output'), ([empty], "no pair lines"),
-                              ([future], "is not 1.x"), ([os.path.join(self.dir.name, "none.jsonl")], "No such file"),
+                              ([future], "schema version '2.0' is not supported"), ([os.path.join(self.dir.name, "none.jsonl")], "No such file"),
                               ([self.rec, "--rail", "3"], "rail 3")):
             r = plot(*args, "-o", out)
             self.assertEqual(r.returncode, 2, r.stderr)
