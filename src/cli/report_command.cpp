@@ -104,10 +104,13 @@ int report_main(int argc, char** argv) {
                              "columns: {} (for scripts: read a record through the binary, not its text)",
                              kStorageColumns));
   storage->add_option("results", storage_of, "storage record (.jsonl)")->required();
-  const std::vector<ReportSubcommand> added{
-      add_report_html(app), add_report_import(app), add_report_verdict(app), add_report_blamed(app),
-      add_report_rows(app), add_report_steps(app),  add_report_status(app),  add_report_lines(app),
+  std::vector<ReportSubcommand> added{
+      add_report_html(app),
+      add_report_import(app),
+      add_report_verdict(app),
+      add_report_blamed(app),
   };
+  for (ReportSubcommand& reader : add_record_readers(app)) added.push_back(std::move(reader));
   if (argc < 2) return list_subcommands("report", app);
   return run_alone("report", app, [&]() -> int {
     app.parse(argc, argv);

@@ -119,46 +119,49 @@ namespace {
 
 // A subcommand that prints one record's lines for scripts: its one argument
 // is the record, `print` does the rest.
-ReportSubcommand record_reader(CLI::App& report, const char* name, const std::string& description,
-                               const char* record_help, int (*print)(const std::string&)) {
+struct RecordReader {
+  const char* name;
+  const char* description;
+  const char* record_help;
+  int (*print)(const std::string&);
+};
+
+constexpr RecordReader kRecordReaders[] = {
+    {"rows",
+     "the measurement rows of a results file, one a line, tab-separated under a header line: op, scope, bytes, "
+     "placement (in/out), iterations, median/mean time and the median's 95% interval in us, stopped_by (- for a fixed "
+     "-n)",
+     "results file (.jsonl)", print_rows},
+    {"steps",
+     "a `fabricbench step` record's modes (compute_only, comm_only, serial, overlapped), one a line, tab-separated "
+     "under a header line: workload, backend, mode, iterations, min/median/mean/p99/max step time and the slowest "
+     "rank, and the step's planned compute in us",
+     "a step record (.jsonl)", print_steps},
+    {"status",
+     "how a results file's run ended, one line: complete, hang, rank_lost, error, killed, or incomplete (no closing "
+     "line), then for a run that did not complete a tab and why; exit 0 whatever the status",
+     "results file (.jsonl)", print_status},
+    {"lines",
+     "every line of a results file as this binary reads it: checked, one JSON object a line at this binary's schema "
+     "(an older record's lines with today's keys), the header first, the summary last; a damaged or newer record is "
+     "refused (exit 2)",
+     "results file (.jsonl)", print_lines},
+};
+
+ReportSubcommand record_reader(CLI::App& report, const RecordReader& r) {
   auto path = std::make_shared<std::string>();
-  auto* app = report.add_subcommand(name, description + " (for scripts: read a record through the binary, not its text)");
-  app->add_option("results", *path, record_help)->required();
-  return {app, [path, print](int, char**) { return print(*path); }};
+  auto* app = report.add_subcommand(
+      r.name, std::string(r.description) + " (for scripts: read a record through the binary, not its text)");
+  app->add_option("results", *path, r.record_help)->required();
+  return {app, [path, print = r.print](int, char**) { return print(*path); }};
 }
 
 }  // namespace
 
-ReportSubcommand add_report_steps(CLI::App& report) {
-  return record_reader(report, "steps",
-                       "a `fabricbench step` record's modes (compute_only, comm_only, serial, overlapped), one a "
-                       "line, tab-separated under a header line: workload, backend, mode, iterations, "
-                       "min/median/mean/p99/max step time and the slowest rank, and the step's planned compute in us",
-                       "a step record (.jsonl)", print_steps);
-}
-
-ReportSubcommand add_report_status(CLI::App& report) {
-  return record_reader(report, "status",
-                       "how a results file's run ended, one line: complete, hang, rank_lost, error, killed, or "
-                       "incomplete (no closing line), then for a run that did not complete a tab and why; exit 0 "
-                       "whatever the status",
-                       "results file (.jsonl)", print_status);
-}
-
-ReportSubcommand add_report_lines(CLI::App& report) {
-  return record_reader(report, "lines",
-                       "every line of a results file as this binary reads it: checked, one JSON object a line at this "
-                       "binary's schema (an older record's lines with today's keys), the header first, the summary "
-                       "last; a damaged or newer record is refused (exit 2)",
-                       "results file (.jsonl)", print_lines);
-}
-
-ReportSubcommand add_report_rows(CLI::App& report) {
-  return record_reader(report, "rows",
-                       "the measurement rows of a results file, one a line, tab-separated under a header line: op, "
-                       "scope, bytes, placement (in/out), iterations, median/mean time and the median's 95% interval "
-                       "in us, stopped_by (- for a fixed -n)",
-                       "results file (.jsonl)", print_rows);
+std::vector<ReportSubcommand> add_record_readers(CLI::App& report) {
+  std::vector<ReportSubcommand> added;
+  for (const RecordReader& r : kRecordReaders) added.push_back(record_reader(report, r));
+  return added;
 }
 
 }  // namespace fb::cli

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fabricbench/core/record.hpp"
 
@@ -33,13 +34,11 @@ ReportSubcommand add_report_import(CLI::App& report);
 ReportSubcommand add_report_verdict(CLI::App& report);
 // `report blamed check.json`: "HOST\tWHY" per node a failed rule blames
 ReportSubcommand add_report_blamed(CLI::App& report);
-// `report rows REC`: each measurement row's times, tab-separated, for scripts
-ReportSubcommand add_report_rows(CLI::App& report);
-// `report status REC`: how the run ended, "STATUS[\tWHY]", for scripts
-ReportSubcommand add_report_status(CLI::App& report);
-// `report lines REC`: every line of a record, checked, as JSON Lines at this binary's schema, for scripts
-ReportSubcommand add_report_lines(CLI::App& report);
-// `report steps REC`: each mode's step times of a step record, tab-separated, for scripts
-ReportSubcommand add_report_steps(CLI::App& report);
+// The readers of one record for scripts, each printing what a script needs
+// of it: `report rows REC` (each measurement row's times, tab-separated),
+// `report steps REC` (a step record's modes), `report status REC` (how the
+// run ended, "STATUS[\tWHY]"), `report lines REC` (every line, checked, as
+// JSON Lines at this binary's schema).
+std::vector<ReportSubcommand> add_record_readers(CLI::App& report);
 
 }  // namespace fb::cli
