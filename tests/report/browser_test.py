@@ -126,7 +126,9 @@ def elements(dom):
 
 
 def records(path):
-    return [json.loads(line) for line in open(path) if line.strip()]
+    """A record's lines as the binary reads them (`report lines`), the rows the page was made from."""
+    r = subprocess.run([FB, "report", "lines", path], capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
 
 
 def close(a, b):

@@ -179,9 +179,9 @@ check_outputs() {
   for f in results.jsonl check.json junit.xml; do
     [ -s "$out/$f" ] || { fail "$name: $out/$f missing"; return; }
   done
-  "$python" - "$out" "$expected" "$src/tests/accept/junit_counts.py" <<'PY' || fail "$name: outputs disagree (above)"
+  "$python" - "$out" "$expected" "$src/tests/accept/junit_counts.py" "$binary" <<'PY' || fail "$name: outputs disagree (above)"
 import json, subprocess, sys
-out, expected, counter = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out, expected, counter, binary = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 report = json.load(open(f"{out}/check.json"))
 junit = json.loads(subprocess.run([sys.executable, counter, f"{out}/junit.xml"], check=True,
                                   capture_output=True, text=True).stdout)
@@ -189,7 +189,9 @@ suite, counts = junit["testsuite"], report["counts"]
 problems = []
 if report["exit_code"] != expected: problems.append(f"check.json exit_code {report['exit_code']}")
 # One testcase per node of the job, failing when a failed rule blames it (check.json "bad").
-header = json.loads(open(f"{out}/results.jsonl").readline())
+# The record's header as the binary reads it (`report lines`), not the file's text.
+header = json.loads(subprocess.run([binary, "report", "lines", f"{out}/results.jsonl"], check=True,
+                                   capture_output=True, text=True).stdout.splitlines()[0])
 nodes, bad_nodes = len(junit["node_names"]), len({b["host"] for b in report["bad"]})
 if junit["node_names"] != header.get("hosts"): problems.append(f"junit nodes {junit['node_names']} vs {header.get('hosts')}")
 # A run that did not finish: its own "run" testcase beside every rule's, and every node's, all errors.
