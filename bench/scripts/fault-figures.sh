@@ -2,7 +2,9 @@
 # Reliability figures, measured: every kind of injected fault (--inject,
 # test-only) tried N times on 4 ranks of this machine (loopback only), each
 # against the detection that must catch it; the time from a hang to its
-# report; the finished rows lost after a kill. Prints one table.
+# report; the finished rows lost after a kill. Prints one table; exits 1
+# when a fault went undetected or a finished row was lost (mpi.bench.fault_figures
+# runs it with one trial per kind).
 #   bench/scripts/fault-figures.sh [trials per kind] [build dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +17,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rec="$work/r.jsonl"
 timeout_s=5
-sweep=(-b 1K -e 64K -f 4 -n 5 -w 1 --ops all_reduce,all_gather)
+# Both placements, as the rows expected below are counted (the host default is one).
+sweep=(-b 1K -e 64K -f 4 -n 5 -w 1 --ops all_reduce,all_gather --placement both)
 
 run() {
   rm -f "$rec"
@@ -48,7 +51,7 @@ for ((t = 0; t < trials; t++)); do
   [ "$(closing '.status == "rank_lost" and .report.lost_ranks == ['$kk']')" = true ] && [ "$got" = "$expected_rows" ] &&
     kill_ok=$((kill_ok + 1))
 
-  run -b 4K -e 16K -f 4 -n 4 -w 1 --ops all_reduce,all_gather -c --inject "corrupt:rank=$k,count=2"
+  run -b 4K -e 16K -f 4 -n 4 -w 1 --ops all_reduce,all_gather --placement both -c --inject "corrupt:rank=$k,count=2"
   [ "$(lines | jq -s '[.[] | select(.type == "measurement")] | length == 8 and all(.wrong == 2 and .wrong_ranks == ['$k'])')" = true ] &&
     corrupt_ok=$((corrupt_ok + 1))
 
@@ -71,3 +74,8 @@ printf '%-8s %8d %9d  %s\n' error "$trials" $error_ok "record: error naming the 
 echo "# hang to report, s (stuck rank's time without progress when reported): $(stats "${latencies[@]}") (target $timeout_s + 5)"
 echo "# wall time of the hung runs, s, start to exit: $(stats "${walls[@]}")"
 echo "# finished rows lost after kills: $lost_rows (of $((trials * $(echo "$expected_rows" | wc -l))) finished)"
+missed=$((5 * trials - hang_ok - kill_ok - corrupt_ok - slow_ok - error_ok))
+if [ "$missed" -gt 0 ] || [ "$lost_rows" -gt 0 ]; then
+  echo "fault-figures.sh: $missed injected faults not detected as above, $lost_rows finished rows lost" >&2
+  exit 1
+fi
