@@ -6,8 +6,6 @@
 // version checks) instead of matching its text.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <memory>
 #include <tuple>
@@ -80,14 +78,11 @@ int print_status(const std::string& path) {
 // what the reader accepted, not the file's text.
 int print_lines(const std::string& path) {
   const Results r = read_or_usage(path);
-  const auto put = [](const nlohmann::ordered_json& j) {
-    // As the record's writer dumps a line (RecordWriter): a byte that is not UTF-8 replaced, not thrown over.
-    std::fputs((j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(), stdout);
-  };
+  const auto put = [](const std::string& text) { std::fputs(text.c_str(), stdout); };
   const auto each = [&](const auto& lines) {
-    for (const auto& line : lines) put(to_json(line));
+    for (const auto& line : lines) put(line_text(RecordLine(line)));
   };
-  put(to_json(r.header));
+  put(line_text(RecordLine(r.header)));
   const auto kinds = std::tie(r.inventory, r.measurements, r.skips, r.pairs, r.nodes, r.findings, r.checks, r.gemms,
                               r.steps, r.step_models, r.storage, r.diagnoses, r.counters);
   // Every kind of line but the header, which comes first: a kind added to
@@ -95,7 +90,7 @@ int print_lines(const std::string& path) {
   static_assert(std::tuple_size_v<decltype(kinds)> + 1 == std::variant_size_v<RecordLine>,
                 "report lines prints every kind of record line: add the new kind's vector of Results to `kinds`");
   std::apply([&](const auto&... lines) { (each(lines), ...); }, kinds);
-  if (r.summary) put(to_json(*r.summary));
+  if (r.summary) put(line_text(*r.summary));
   return kExitOk;
 }
 

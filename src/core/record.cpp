@@ -24,19 +24,32 @@ std::string RecordWriter::open(const std::string& path, bool overwrite) {
   return file_.open(path, overwrite);
 }
 
+namespace {
+
+std::string text_of(const json& line) {
+  std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace);
+  text += '\n';
+  return text;
+}
+
+}  // namespace
+
+std::string line_text(const RecordLine& line) { return text_of(to_json(line)); }
+std::string line_text(const Summary& summary) { return text_of(to_json(summary)); }
+
 void RecordWriter::write(const RecordLine& line) {
-  const json j = to_json(line);  // outside the lock: the watchdog's seal() must not wait on a big line
+  const std::string text = line_text(line);  // outside the lock: the watchdog's seal() must not wait on a big line
   std::lock_guard lock(mutex_);
-  if (!sealed_) write_locked(j);
+  if (!sealed_) write_locked(text);
 }
 
 bool RecordWriter::seal(const Summary& summary) noexcept {
   try {
-    const json j = to_json(summary);
+    const std::string text = line_text(summary);
     std::lock_guard lock(mutex_);
     if (sealed_) return false;
     sealed_ = true;
-    return write_locked(j) && file_.sync();
+    return write_locked(text) && file_.sync();
   } catch (const std::exception& e) {
     // Only allocation can throw here; the watchdog's thread must not die of it.
     // So a plain fprintf, not user_log(): it allocates nothing on this death path.
@@ -45,11 +58,7 @@ bool RecordWriter::seal(const Summary& summary) noexcept {
   }
 }
 
-bool RecordWriter::write_locked(const json& line) {
-  std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace);
-  text += '\n';
-  return file_.append(text);
-}
+bool RecordWriter::write_locked(const std::string& text) { return file_.append(text); }
 
 void RecordWriter::sync() {
   std::lock_guard lock(mutex_);

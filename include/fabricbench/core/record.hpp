@@ -47,6 +47,12 @@ inline constexpr int kSchemaMinor = 20;  // 1.1: inventory lines, copy ops, opti
                                          //       under it in groups too (time_samples on their rows)
 std::string schema_version();
 
+// One line of a record as RecordWriter writes it, newline included: its JSON
+// on one line, a byte that is not UTF-8 replaced. `report lines` prints a
+// record's lines so.
+std::string line_text(const RecordLine& line);
+std::string line_text(const Summary& summary);
+
 // Appends lines to a file (output_file.hpp: no link followed, no file
 // replaced without `overwrite`). Thread-safe: the watchdog's thread may
 // seal() the record while the engine's thread is writing rows; after seal()
@@ -75,7 +81,7 @@ class RecordWriter {
   [[nodiscard]] std::string error() const;
 
  private:
-  bool write_locked(const nlohmann::ordered_json& line);
+  bool write_locked(const std::string& text);
   LineFile file_;
   mutable std::mutex mutex_;
   bool sealed_ = false;
