@@ -91,6 +91,8 @@ void ProgressBoard::set_active_group(BackendGroup* group) {
   {
     std::lock_guard lock(group_mutex_);
     group_ = group;
+    opening_ = nullptr;  // the open is over: its group (none on a rank outside it) takes its place
+    if (group && open_aborted_) group->abort();
   }
   group_left_.notify_all();
 }
@@ -99,6 +101,7 @@ void ProgressBoard::set_opening(Backend* backend) {
   {
     std::lock_guard lock(group_mutex_);
     opening_ = backend;
+    if (backend) open_aborted_ = false;
   }
   group_left_.notify_all();
 }
@@ -109,10 +112,12 @@ void ProgressBoard::set_abort_hook(void (*hook)()) {
 }
 
 void ProgressBoard::abort_locked() {
-  if (group_)
+  if (group_) {
     group_->abort();
-  else if (opening_)
+  } else if (opening_) {
     opening_->abort_open();
+    open_aborted_ = true;
+  }
   if (hook_) hook_();
 }
 
@@ -122,18 +127,23 @@ void ProgressBoard::abort_active_group() {
 }
 
 // One hold of the lock from the abort to the wait, so the wait is for what was
-// aborted: a group, or with none the backend being opened.
+// aborted: a group, or with none the backend being opened, and then the group
+// that open hands over, aborted on arrival, if it ends in one.
 bool ProgressBoard::abort_active_group_and_wait(double seconds) {
   std::unique_lock lock(group_mutex_);
   abort_locked();
-  const auto limit = std::chrono::duration<double>(seconds);
-  if (BackendGroup* const aborted = group_) {
-    if (!aborted->abort_ends_wait()) return true;
-    return group_left_.wait_for(lock, limit, [&] { return group_ != aborted; });
-  }
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  const auto leaves = [&](BackendGroup* aborted) {
+    if (!aborted || !aborted->abort_ends_wait()) return true;
+    return group_left_.wait_until(lock, deadline, [&] { return group_ != aborted; });
+  };
+  if (group_) return leaves(group_);
   Backend* const opening = opening_;
   if (!opening || !opening->abort_open_ends_wait()) return true;
-  return group_left_.wait_for(lock, limit, [&] { return opening_ != opening; });
+  if (!group_left_.wait_until(lock, deadline, [&] { return opening_ != opening; })) return false;
+  return leaves(group_);  // the group the open handed over, aborted on arrival; none when the open threw
 }
 
 }  // namespace fb

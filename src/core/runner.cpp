@@ -158,18 +158,18 @@ void Runner::run_scope(Scope scope) {
     return;
   }
   std::unique_ptr<BackendGroup> bgroup;
-  {
-    const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's init or split can be aborted
-    if (group.member())
-      bgroup = backend_.open(group.comm);
-    else
-      backend_.skip_open();
-  }
+  const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's init or split can be aborted
+  if (group.member())
+    bgroup = backend_.open(group.comm);
+  else
+    backend_.skip_open();
+  // The watchdog may abort the group from here on (NCCL: ncclCommAbort): it
+  // takes the open's place with no moment between, and covers reserve().
+  const ActiveGroup active(board_, bgroup.get());
   if (bgroup) {
     const std::uint64_t largest = largest_buffer_bytes(group.group_size);
     bgroup->reserve(largest, largest);
   }
-  const ActiveGroup active(board_, bgroup.get());  // the watchdog may abort it
   for (Op op : options_.ops)
     if (!stopped_) run_op(group, bgroup.get(), op);
 }

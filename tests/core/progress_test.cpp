@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 
@@ -187,6 +188,52 @@ TEST(Progress, AbortAndWaitWaitsOnlyForAnOpenThatEnds) {
   EXPECT_TRUE(backend.aborted);
   backend.abort_ends_wait = true;
   EXPECT_FALSE(board.abort_active_group_and_wait(0)) << "still inside open()";
+}
+
+// A signal that lands as open() returns its communicator: the open's abort
+// cannot reach what the open has just made, so the group, taking the open's
+// place on the board, is aborted on arrival, and a process about to end waits
+// for the engine's thread to leave it. Before, the group was set only after
+// the open's registration had ended and its buffers were reserved: an abort
+// between found neither, and the communicator was never aborted.
+TEST(Progress, AnAbortThatReachedTheOpenReachesTheGroupItHandsOver) {
+  ProgressBoard board;
+  PollingOpen backend;
+  PollingGroup group;
+  std::atomic<bool> entered{false};
+  std::thread engine([&] {
+    const OpeningBackend opening(&board, &backend);
+    entered = true;
+    while (!backend.aborted) std::this_thread::yield();  // open() returning as the abort lands
+    const ActiveGroup active(&board, &group);
+    // The group's polled wait; bounded, so that the test ends (and fails) if the abort never comes.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!group.aborted && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  });
+  while (!entered) std::this_thread::yield();
+  EXPECT_TRUE(board.abort_active_group_and_wait(60));
+  EXPECT_TRUE(group.aborted) << "the group the aborted open handed over was not aborted";
+  engine.join();
+}
+
+// The group takes the open's place: an abort reaches the group alone, and a
+// rank outside every group of the scope (none set) leaves no open behind.
+TEST(Progress, AGroupEndsTheOpenThatMadeIt) {
+  ProgressBoard board;
+  PollingOpen backend;
+  backend.abort_ends_wait = false;
+  CountingGroup group;
+  {
+    const OpeningBackend opening(&board, &backend);
+    const ActiveGroup none(&board, nullptr);  // skip_open(): this rank is in no group
+    board.abort_active_group();
+    EXPECT_FALSE(backend.aborted) << "an open that has ended was aborted";
+  }
+  const OpeningBackend opening(&board, &backend);
+  const ActiveGroup active(&board, &group);
+  board.abort_active_group();
+  EXPECT_EQ(group.aborts, 1);
+  EXPECT_FALSE(backend.aborted);
 }
 
 }  // namespace

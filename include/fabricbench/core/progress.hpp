@@ -70,6 +70,11 @@ class ProgressBoard {
   ProgressSnapshot read() const;
   // The backend group the engine drives now, so that the watchdog can abort
   // it while the engine's thread is blocked inside it (NCCL: ncclCommAbort).
+  // Setting it ends the open registered by set_opening, under one lock: the
+  // open's group (none on a rank outside it) takes its place, so an abort
+  // always finds one of them; a group that arrives after an abort reached the
+  // open is aborted on arrival (the communicator the open made, which the
+  // open's abort could not reach).
   void set_active_group(BackendGroup* group);
   // The backend whose open() or skip_open() the engine is in (no group yet):
   // abort_active_group() asks it to end the open (Backend::abort_open).
@@ -111,6 +116,7 @@ class ProgressBoard {
   std::condition_variable group_left_;  // the engine's thread left the active group or the open
   BackendGroup* group_ = nullptr;
   Backend* opening_ = nullptr;
+  bool open_aborted_ = false;  // an abort reached opening_: the group it hands over is aborted on arrival
   void (*hook_)() = nullptr;
 };
 
@@ -148,7 +154,10 @@ class AbortHook {
   ProgressBoard* board_;
 };
 
-// Sets the active group for a scope and clears it on the way out (also on exceptions).
+// Sets the active group for a scope and clears it on the way out (also on
+// exceptions). Made while the OpeningBackend of the open that made the group
+// is still alive, it takes that open's place on the board with no moment
+// between; destroy it before the group.
 class ActiveGroup {
  public:
   ActiveGroup(ProgressBoard* board, BackendGroup* group) : board_(board) {

@@ -125,13 +125,13 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
   const std::int64_t round_base = rounds_started_ * kStepsPerRound;
   std::int64_t op_index = 0;
   std::unique_ptr<BackendGroup> group;
-  {
-    const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's split can be aborted
-    group = backend_.open(pair);
-  }
+  const OpeningBackend opening(board_, &backend_);  // a hang in NCCL's split can be aborted
+  group = backend_.open(pair);
+  // The watchdog may abort the group from here on (NCCL: ncclCommAbort), reserve() included: it takes the open's
+  // place on the board with no moment between.
+  const ActiveGroup active(board_, group.get());
   const std::uint64_t buffer = std::max(options_.bytes, options_.latency_bytes);
   group->reserve(buffer, buffer);
-  const ActiveGroup active(board_, group.get());  // the watchdog may abort it (NCCL: ncclCommAbort)
   std::size_t fewest = SIZE_MAX;
   std::optional<TwoModes> modes;
   int modes_op = -1, timed = 0;
