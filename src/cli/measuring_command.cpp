@@ -35,21 +35,28 @@ class StartupMarks {
 };
 StartupMarks startup;
 
+// Collective: `step`'s refusal (a UsageError on any rank), "" when it ran.
+std::string agreed_refusal(const Comm& world, const std::function<void()>& step) {
+  std::string refusal;
+  try {
+    step();
+  } catch (const UsageError& e) {
+    refusal = e.what();
+  }
+  return agree_on_error(world, refusal);
+}
+
 // Collective: the backend with its planted faults, then the command's own
 // preparation. "" when the run can go on, else the refusal, on every rank.
 std::string prepare(const Comm& world, const MeasuringPlan& plan, Measuring& command, Measuring::Job& job,
                     std::unique_ptr<Backend>& backend) {
-  std::string refusal;
-  try {
+  return agreed_refusal(world, [&] {
     if (!plan.backend.empty()) {
       backend = with_injected_faults(world, usable_backend(world, plan.backend), plan.inject, plan.command);
       job.backend = backend.get();
     }
     command.prepare();
-  } catch (const UsageError& e) {
-    refusal = e.what();
-  }
-  return agree_on_error(world, refusal);
+  });
 }
 
 // Rank 0, once every rank has measured: the closing line, the record sealed,
@@ -114,12 +121,17 @@ int measure(const Comm& world, int argc, char** argv, const MeasuringPlan& plan,
       refusal = e.what();
     }
   }
+  if (refusal.empty()) {
+    startup.mark("watchdog");
+    command.watch(watched->board());
+    // Any other error ends the job through the watchdog, as in the measurement.
+    watched->guard([&] { refusal = agreed_refusal(world, [&] { command.prepare_watched(); }); });
+    startup.mark("watched preparation");
+  }
   if (!refusal.empty()) {
     command.refused(refusal);
     return usage_exit(world, plan.command, refusal);
   }
-  startup.mark("watchdog");
-  command.watch(watched->board());
   auto started = Clock::now();
   // Everything from here is watched: a hang, a lost rank, or an error on one
   // rank (a record rank 0 cannot open) ends the job with the reason.

@@ -5,7 +5,8 @@
 //            checked and agreed on every rank (agree_on_flags), logging;
 //   measure  the node map and run id, the backend with its planted faults,
 //            the command's own preparation (any rank's refusal agreed: exit 2
-//            on every rank), the hang watchdog, the inventory and the header,
+//            on every rank), the hang watchdog, the command's watched
+//            preparation (refused alike), the inventory and the header,
 //            the record and the sinks on rank 0, the watched measurement,
 //            the command's closing line, output failures (exit 3), and rank
 //            0's exit code handed to every rank.
@@ -87,6 +88,12 @@ class Measuring {
   virtual void refused(const std::string& /*why*/) {}
   // Every part that measures publishes its progress to `board`, for the watchdog.
   virtual void watch(ProgressBoard& board) = 0;
+  // Collective, once the watchdog watches `board` and before the record is
+  // opened: what may hang before anything is measured (step: NCCL's
+  // initialisation of the groups it keeps for the whole run). Refuses like
+  // prepare(): one rank's UsageError ends every rank with exit 2, no record
+  // written; a hang ends with the timeout (exit 3).
+  virtual void prepare_watched() {}
   // Rank 0: the sinks beside the record (table, progress, CSV), and the
   // header's own part (options, profile).
   virtual void open(RunHeader& /*header*/) {}

@@ -251,9 +251,14 @@ class StepCommand final : public Measuring {
     if (error = agree_on_error(world, error); !error.empty()) throw UsageError(error);
     compute_ = make_compute(world, *job().backend, f_);
     if (f_.backend == "nccl") products_ = layer_products(world, w_, presets_);
-    executor_ = std::make_unique<step::Executor>(world, *job().backend, *compute_.kernel, schedule_, compute_.dtype);
   }
-  void watch(ProgressBoard& board) override { executor_->watch(&board); }
+  void watch(ProgressBoard& board) override { board_ = &board; }
+  // The calls' groups (NCCL's initialisation and splits) are opened under the
+  // watchdog: a hang there ends with the timeout, not the scheduler's limit.
+  void prepare_watched() override {
+    executor_ = std::make_unique<step::Executor>(job().world, *job().backend, *compute_.kernel, schedule_,
+                                                 compute_.dtype, step::ExecutorOptions{.board = board_});
+  }
   void measure() override { report_ = executor_->run(f_.steps, f_.warmup); }
   Summary close(double seconds) override {
     StepView view{
@@ -294,6 +299,7 @@ class StepCommand final : public Measuring {
   step::StepSchedule schedule_;
   StepCompute compute_;
   std::optional<LayerProducts> products_;
+  ProgressBoard* board_ = nullptr;
   std::unique_ptr<step::Executor> executor_;
   step::StepReport report_;
 };

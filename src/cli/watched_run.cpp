@@ -42,7 +42,7 @@ void WatchedRun::close_early(const watch::RunEnd& end) const {
   close_(summary);
 }
 
-void WatchedRun::run(const std::function<void()>& body) {
+void WatchedRun::guard(const std::function<void()>& body) {
   try {
     body();
   } catch (const std::exception& e) {
@@ -51,6 +51,10 @@ void WatchedRun::run(const std::function<void()>& body) {
     Comm::world().abort(kExitRunError);
     throw;
   }
+}
+
+void WatchedRun::run(const std::function<void()>& body) {
+  guard(body);
   if (watchdog_) watchdog_->finish();
 }
 

@@ -43,6 +43,9 @@ class WatchedRun {
   // (at the same point). An exception on this rank is logged, handed to the
   // watchdog (rank 0 closes the record naming the rank) and ends the job.
   void run(const std::function<void()>& body);
+  // Runs `body` as run() does, without saying this rank is done: for what
+  // comes before the measurement.
+  void guard(const std::function<void()>& body);
 
  private:
   void close_early(const watch::RunEnd& end) const;

@@ -101,10 +101,11 @@ void validate(const StepSchedule& s, int ranks) {
 }
 
 Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype,
-                   bool run_one_rank_groups)
-    : world_(world), kernel_(kernel), schedule_(std::move(schedule)) {
+                   ExecutorOptions options)
+    : world_(world), kernel_(kernel), schedule_(std::move(schedule)), board_(options.board) {
   validate(schedule_, world.size());
-  for (const StepComm& sc : schedule_.comms) {
+  for (std::size_t c = 0; c < schedule_.comms.size(); ++c) {
+    const StepComm& sc = schedule_.comms[c];
     Comm group = world.split(group_colour(sc.group, world.rank(), schedule_), world.rank());
     OpSpec spec;
     spec.op = sc.op;
@@ -116,11 +117,18 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     if (!refusal.empty()) throw UsageError("step: " + refusal);
     std::unique_ptr<BackendGroup> bg;
     std::unique_ptr<PreparedOp> op;
-    const bool runs = (group.size() > 1 || run_one_rank_groups) && spec.layout.block > 0;
+    const bool runs = (group.size() > 1 || options.run_one_rank_groups) && spec.layout.block > 0;
+    // Every rank opens the calls' groups in the same order: one step each,
+    // labelled with the call, so a rank stuck in its open is named.
+    label(c);
+    enter(Phase::setup);
+    const OpeningBackend opening(board_, &backend);  // a hang in NCCL's init or split can be aborted
     if (runs)
       bg = backend.open(group);
     else
       backend.skip_open();  // groups may be split from one world communicator: every rank takes part
+    // The group takes the open's place with no moment between (progress.hpp), and covers allocate().
+    const ActiveGroup active(board_, bg.get());
     // Device buffers may not fit beside the compute's matrices: every rank
     // learns which call did not, before any is measured.
     const Support room = runs ? bg->allocate(spec) : Support::yes();
@@ -131,11 +139,10 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     ops_.push_back(std::move(op));
     comms_.push_back(std::move(group));
   }
+  enter(Phase::idle);
 }
 
 Executor::~Executor() = default;
-
-void Executor::watch(ProgressBoard* board) { board_ = board; }
 
 void Executor::enter(Phase phase) {
   if (board_) board_->enter(phase);

@@ -16,6 +16,9 @@
 // The same jobs for a run ended while its backend opens: NCCL's initialisation
 // hangs (the double's fault) and the hang watchdog or a SIGTERM sent from the
 // initialisation ends it; every rank's half-made communicator is aborted.
+// And `step`, whose groups are opened before its record: through the
+// measuring sequence itself (cli/measuring_command.hpp), a hang there ends
+// with the timeout, no record written.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -34,6 +37,8 @@
 #include "nccl/nccl_backend.hpp"
 #include "process.hpp"
 #include "sim_devices.hpp"
+#include "fabricbench/step/executor.hpp"
+#include "measuring_command.hpp"
 #include "sim_nccl.hpp"
 #include "watched_run.hpp"
 
@@ -216,6 +221,105 @@ TEST(SimSignal, AHangInNcclInitEndedByTheWatchdogAbortsEveryHalfMadeCommunicator
 
 TEST(SimSignal, ASigtermDuringNcclInitAbortsEveryHalfMadeCommunicator) {
   on_rank_zero("killed.jsonl", expect_init_signal_ending);
+}
+
+// ---- step: its groups opened under the watchdog, before the record ----
+
+// A compute that returns at once: the step never gets that far.
+class NoCompute final : public ComputeKernel {
+ public:
+  void compute(double, const std::function<void()>&) override {}
+  std::string describe() const override { return "no compute (the step ends before it)"; }
+};
+
+// `fabricbench step`'s part of the measuring sequence as step_command.cpp
+// wires it, over the doubles: the executor, whose constructor opens the
+// calls' groups, made in prepare_watched() with the watchdog's board.
+class StepOverDoubles final : public cli::Measuring {
+ public:
+  StepOverDoubles(Backend& backend, std::uint64_t call_bytes) : backend_(backend) {
+    schedule_.tp = 4;  // the whole job: one group
+    schedule_.compute_us = 100;
+    schedule_.comms.push_back({"TP all-reduce", Op::all_reduce, step::Group::tp, call_bytes, 1, 0});
+  }
+  // Placement, as step's make_compute does first.
+  void prepare() override { set_up_backend(job().world, backend_, RunOptions{}); }
+  void watch(ProgressBoard& board) override { board_ = &board; }
+  void prepare_watched() override {
+    executor_ = std::make_unique<step::Executor>(job().world, backend_, compute_, schedule_, Dtype::float32,
+                                                 step::ExecutorOptions{.board = board_});
+  }
+  void measure() override { (void)executor_->run(1, 0); }
+  Summary close(double seconds) override {
+    Summary summary;
+    summary.elapsed_s = seconds;
+    return summary;
+  }
+
+ private:
+  Backend& backend_;
+  NoCompute compute_;
+  step::StepSchedule schedule_;
+  ProgressBoard* board_ = nullptr;
+  std::unique_ptr<step::Executor> executor_;
+};
+
+// The step over the doubles, as a job of its own, through the measuring
+// sequence; it must end before measuring (`never_came`).
+void run_step_scenario(test::SimNcclFaults faults, std::uint64_t gpu_bytes, std::uint64_t call_bytes,
+                       const char* never_came) {
+  const char* record = std::getenv(kRecordVariable);
+  ASSERT_NE(record, nullptr) << "run by a SimSignal test that sets " << kRecordVariable;
+  const Comm world = Comm::world();
+  test::SimDevices devices(test::hgx_node(gpu_bytes), {0, 1, 2, 3, 4, 5, 6, 7});
+  test::SimNccl lib(world.size(), faults);
+  auto backend = make_nccl_backend(devices, lib);
+  StepOverDoubles command(*backend, call_bytes);
+  char name[] = "fabricbench";
+  char* argv[] = {name, nullptr};
+  const int code =
+      cli::measure(world, 1, argv, {.command = "step", .timeout = watch::TimeoutPolicy{2}, .record = record}, command);
+  if (code == kExitUsage) std::exit(code);  // refused, as the binary would exit
+  ADD_FAILURE() << "the step ended with " << code << ": " << never_came;
+}
+
+TEST(SimSignal, DISABLED_StepInitHangEndedByWatchdog) {
+  run_step_scenario({.hang_in_init = true}, test::kSimGpuBytes, 4096, "its initialisation never hung");
+}
+
+// A call's buffers that do not fit the (1 MiB) GPUs: refused once its group is open.
+TEST(SimSignal, DISABLED_StepCallThatDoesNotFitRefused) {
+  run_step_scenario({}, std::uint64_t{1} << 20, std::uint64_t{4} << 20, "the call fitted");
+}
+
+void expect_step_init_hang_ending(const std::string& record) {
+  const auto r = run_scenario("DISABLED_StepInitHangEndedByWatchdog", record);
+  EXPECT_EQ(r.exit_code, kExitRunError) << r.err;  // docs/run.md: a hang ends with 3
+  EXPECT_NE(r.err.find("fabricbench step: hang"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("all_reduce"), std::string::npos) << "the call whose group hung is named:\n" << r.err;
+  // Hung before the record was opened: none is left behind, as for a refusal.
+  EXPECT_FALSE(std::filesystem::exists(record)) << r.err;
+  expect_half_made_aborted(r);
+}
+
+// Opened under the watchdog, a refusal that needs the open group is still a
+// refusal: exit 2 on every rank, one message naming the call, no record.
+void expect_step_refusal(const std::string& record) {
+  const auto r = run_scenario("DISABLED_StepCallThatDoesNotFitRefused", record);
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("fabricbench step: step: 'TP all-reduce': "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("hang"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(record)) << r.err;
+}
+
+TEST(SimSignal, AStepCallThatDoesNotFitIsRefusedWithExitTwoOnceItsGroupIsOpen) {
+  on_rank_zero("step.jsonl", expect_step_refusal);
+}
+
+// Before, step opened its groups before the watchdog started: the job waited
+// for the scheduler's limit (here the scenario's `timeout 120`).
+TEST(SimSignal, AHangInStepsNcclInitEndsWithTheTimeoutAndAbortsEveryHalfMadeCommunicator) {
+  on_rank_zero("step.jsonl", expect_step_init_hang_ending);
 }
 
 }  // namespace

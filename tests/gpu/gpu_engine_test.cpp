@@ -242,7 +242,7 @@ class GpuStep : public ::testing::Test {
     step::StepSchedule s;
     s.compute_us = products * kernel_->product_us();
     s.comms = {{"DP gradient all-reduce", Op::all_reduce, step::Group::dp, bytes, 4, 1.0}};
-    step::Executor ex(world_, *backend_, *kernel_, s, Dtype::bfloat16, run_one_rank_groups);
+    step::Executor ex(world_, *backend_, *kernel_, s, Dtype::bfloat16, {.run_one_rank_groups = run_one_rank_groups});
     return ex.run(steps, warmup);
   }
   const Comm world_ = Comm::world();

@@ -64,22 +64,30 @@ struct StepReport {
   double hidden_us() const { return std::max(0.0, serial_us() - step_us()); }
 };
 
+// How an Executor is watched and what it runs.
+struct ExecutorOptions {
+  // The hang watchdog's board (may be null). The groups are opened under it
+  // (a `setup` step per call, labelled with it): a hang in NCCL's
+  // initialisation or a split is judged and aborted like one in a call. Then
+  // each stretch of compute is a `compute` phase (not an op: never a hang by
+  // itself), each blocking call and the wait for the queued ones at the end of
+  // a step a `timed` phase labelled with the call, so a call that does not
+  // complete within the timeout is reported, naming the ranks that never issued it.
+  ProgressBoard* board = nullptr;
+  // A call whose group is this rank alone moves nothing and is skipped,
+  // unless this is set (tests on one GPU: the calls then run, as copies,
+  // under the compute).
+  bool run_one_rank_groups = false;
+};
+
 class Executor {
  public:
   // Collective over `world`: builds the tp/pp/dp communicators and prepares
   // every call on `backend`. Throws UsageError on a schedule the ranks or the
-  // backend cannot run. A call whose group is this rank alone moves nothing
-  // and is skipped, unless `run_one_rank_groups` (tests on one GPU: the
-  // calls then run, as copies, under the compute).
+  // backend cannot run, alike on every rank.
   Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, StepSchedule schedule, Dtype dtype,
-           bool run_one_rank_groups = false);
+           ExecutorOptions options = {});
   ~Executor();
-  // Publish progress for the hang watchdog (may be null): each stretch of
-  // compute is a `compute` phase (not an op: never a hang by itself), each
-  // blocking call and the wait for the queued ones at the end of a step a
-  // `timed` phase labelled with the call, so a call that does not complete
-  // within the timeout is reported, naming the ranks that never issued it.
-  void watch(ProgressBoard* board);
   StepReport run(int steps, int warmup);
 
  private:
