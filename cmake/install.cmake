@@ -13,6 +13,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${FB_INSTALL_DATAD
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/acceptance-mpirun.sh ${PROJECT_SOURCE_DIR}/scripts/emulate-cluster.sh
                  ${PROJECT_SOURCE_DIR}/scripts/plot.py
         DESTINATION ${FB_INSTALL_DATADIR}/scripts COMPONENT core)
+# The one place the scripts look for the binary: FABRICBENCH, else PREFIX/bin beside them, else the PATH.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/lib/fabricbench-binary.sh
+        DESTINATION ${FB_INSTALL_DATADIR}/scripts/lib COMPONENT core)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/acceptance.sbatch ${PROJECT_SOURCE_DIR}/scripts/slurm/drain-blamed.sh
                  ${PROJECT_SOURCE_DIR}/scripts/slurm/health-check.sh
         DESTINATION ${FB_INSTALL_DATADIR}/scripts/slurm COMPONENT core)

@@ -52,16 +52,7 @@ fi
 for v in "$np" "$ppn" "$minutes"; do
   [[ -z $v || $v =~ ^[1-9][0-9]*$ ]] || { echo "acceptance-mpirun.sh: '$v' is not a positive whole number" >&2; exit 2; }
 done
-fabricbench=${FABRICBENCH:-}
-if [ -z "$fabricbench" ]; then
-  for candidate in "$here/build/fabricbench" "$here/../../bin/fabricbench" "$(command -v fabricbench)"; do
-    [ -n "$candidate" ] && [ -x "$candidate" ] && { fabricbench=$candidate; break; }
-  done
-fi
-[ -n "$fabricbench" ] && [ -x "$fabricbench" ] || {
-  echo "acceptance-mpirun.sh: no fabricbench binary${fabricbench:+ at $fabricbench} (looked for $here/build/fabricbench, $here/../../bin/fabricbench and on PATH): build or install it, or set FABRICBENCH" >&2
-  exit 2
-}
+fabricbench=$("$(dirname "$(readlink -f "$0")")/lib/fabricbench-binary.sh" acceptance-mpirun.sh) || exit 2
 outdir=${outdir:-$PWD/fabricbench-check-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$outdir" || exit 2
 

@@ -5,13 +5,14 @@
 #   PASS/FAIL  a target of the GPU issue; info  no target, shown for context;
 #   n/a        a target whose figure is missing (step skipped or failed).
 #   scripts/device-table.sh DIR    (DIR: the OUT folder of scripts/device-check.sh;
-#   FABRICBENCH: the binary that reads its step record, default build/fabricbench)
+#   FABRICBENCH: the binary that reads its step record, default build/fabricbench,
+#   else fabricbench on PATH)
 set -u
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 dir=${1:?usage: device-table.sh DIR}
-# The binary that reads the step record: FABRICBENCH, else the checkout's build/.
-fb=${FABRICBENCH:-$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../build/fabricbench}
+# The binary that reads the step record (scripts/lib/fabricbench-binary.sh).
+fb=$("$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/fabricbench-binary.sh" device-table.sh) || exit 2
 
 # csv FILE OP BYTES IN_PLACE COLUMN: one value from a fabricbench CSV, "" when absent.
 csv() {

@@ -5,12 +5,14 @@
 # one host has only global or intra rows). The scopes come from the binary
 # (`fabricbench report scopes`), never from the record's text.
 #   scripts/measured-network.sh RESULTS.jsonl
-# FABRICBENCH names the binary (default: fabricbench on the PATH).
+# The binary: FABRICBENCH, else this checkout's or installation's own, else the
+# PATH's (scripts/lib/fabricbench-binary.sh).
 set -euo pipefail
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 results=${1:?usage: measured-network.sh RESULTS.jsonl}
-scopes=$("${FABRICBENCH:-fabricbench}" report scopes "$results")  # exit 2 and its reason on stderr when it has none
+fb=$("$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/fabricbench-binary.sh" measured-network.sh)
+scopes=$("$fb" report scopes "$results")  # exit 2 and its reason on stderr when it has none
 if grep -qx 'inter\|rail' <<<"$scopes"; then
   echo "$results"
 else

@@ -13,7 +13,7 @@ set -euo pipefail
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib/usage.sh" || exit 2
 help_if_asked "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
-fb=${FABRICBENCH:-$here/build/fabricbench}
+fb=$("$here/scripts/lib/fabricbench-binary.sh" model-plots.sh)
 results=${1:?usage: model-plots.sh RESULTS.jsonl OUTDIR [WORKLOAD.yaml] [QUOTES.yaml]}
 outdir=${2:?usage: model-plots.sh RESULTS.jsonl OUTDIR [WORKLOAD.yaml] [QUOTES.yaml]}
 workload=${3:-$here/profiles/workloads/llama-7b-zero1-2x8-h100.yaml}

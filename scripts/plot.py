@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots of fabricbench's JSON outputs (Python 3 and matplotlib; a record is
 read through the fabricbench binary, `fabricbench report lines`: FABRICBENCH,
-else fabricbench on the PATH, else this checkout's build/fabricbench).
+else this checkout's build/fabricbench or the installed one, else fabricbench
+on the PATH).
 
     scripts/plot.py <kind> INPUT.json -o OUT.png [--title TEXT]
     scripts/plot.py busbw RECORD.jsonl [RECORD2.jsonl ...] -o OUT.png
@@ -25,7 +26,6 @@ Kinds (each one function, registered with @kind; add a kind by writing one):
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,13 +51,13 @@ def load_json(name, text):
 
 
 def fabricbench():
-    """The binary that reads records: $FABRICBENCH, fabricbench on the PATH, or this checkout's build."""
-    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "fabricbench")
-    found = os.environ.get("FABRICBENCH") or shutil.which("fabricbench") or (built if os.access(built, os.X_OK) else None)
-    if not found:
-        raise ValueError("records are read through fabricbench (`fabricbench report lines`): put it on the PATH, "
-                         "or set FABRICBENCH=path/to/fabricbench")
-    return found
+    """The binary that reads records, found where every script finds it (scripts/lib/fabricbench-binary.sh):
+    $FABRICBENCH, else this checkout's or installation's own, else the PATH's."""
+    finder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "fabricbench-binary.sh")
+    found = subprocess.run([finder, "plot.py"], capture_output=True, text=True)
+    if found.returncode != 0:
+        raise ValueError(found.stderr.strip() or f"{finder} exited {found.returncode}")
+    return found.stdout.strip()
 
 
 def record_lines(name, text):

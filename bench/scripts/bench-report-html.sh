@@ -9,7 +9,7 @@
 #   bench/scripts/bench-report-html.sh [runs] [REAL_RECORD.jsonl]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-fb=${FABRICBENCH:-$here/build/fabricbench}
+fb=$("$here/scripts/lib/fabricbench-binary.sh" bench-report-html.sh)
 runs=${1:-5}
 real=${2:-}
 tmp=$(mktemp -d)

@@ -30,11 +30,10 @@ rounds=${4:-3}
 pattern=${PATTERN:-seq}
 files=${FILES:-1024}
 file_bytes=${FILE_BYTES:-128K}
-fb=${FABRICBENCH:-$(dirname "$0")/../../build/fabricbench}
+fb=$("$(dirname "$0")/../../scripts/lib/fabricbench-binary.sh" storage-vs-fio) || exit 2
 control=${CONTROL:-}
 case $control in "" | fio) ;; *) echo "storage-vs-fio: CONTROL=$control: fio or nothing" >&2; exit 2 ;; esac
 command -v fio >/dev/null || { echo "storage-vs-fio: fio is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
-[ -x "$fb" ] || { echo "storage-vs-fio: no fabricbench at $fb (set FABRICBENCH)" >&2; exit 2; }
 [ -d "$dir" ] && [ -w "$dir" ] || { echo "storage-vs-fio: '$dir' is not a writable folder" >&2; exit 2; }
 case $pattern in seq | small) ;; *) echo "storage-vs-fio: PATTERN=$pattern: seq or small" >&2; exit 2 ;; esac
 work= rec=

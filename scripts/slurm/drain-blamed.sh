@@ -37,11 +37,7 @@ done
 case ${1:-} in -h | --help) about; exit 0 ;; esac
 [ $# -eq 1 ] || { about >&2; exit 2; }
 json=$1
-fabricbench=${FABRICBENCH:-$here/build/fabricbench}
-# Installed: share/fabricbench/scripts/slurm beside bin/.
-[ -x "$fabricbench" ] || fabricbench=$here/../../bin/fabricbench
-[ -x "$fabricbench" ] || fabricbench=$(command -v fabricbench || true)
-[ -n "$fabricbench" ] || { echo "drain-blamed.sh: no fabricbench binary (set FABRICBENCH)" >&2; exit 2; }
+fabricbench=$("$(dirname "$(readlink -f "$0")")/../lib/fabricbench-binary.sh" drain-blamed.sh) || exit 2
 
 # Read through the binary, never by matching check.json's text.
 blamed=$("$fabricbench" report blamed "${or_host[@]}" "$json") || exit 2

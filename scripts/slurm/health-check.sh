@@ -30,11 +30,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 about() { awk 'NR == 1 {next} /^#/ {sub(/^# ?/, ""); print; next} {exit}' "$0"; }
 case ${1:-} in -h | --help) about; exit 0 ;; esac
 profile=${1:-local-smoke}
-fabricbench=${FABRICBENCH:-$here/build/fabricbench}
-# Installed: share/fabricbench/scripts/slurm beside bin/.
-[ -x "$fabricbench" ] || fabricbench=$here/../../bin/fabricbench
-[ -x "$fabricbench" ] || fabricbench=$(command -v fabricbench || true)
-[ -n "$fabricbench" ] || { echo "health-check.sh: no fabricbench binary (set FABRICBENCH)" >&2; exit 2; }
+fabricbench=$("$(dirname "$(readlink -f "$0")")/../lib/fabricbench-binary.sh" health-check.sh) || exit 2
 out=${FB_HEALTH_OUT:-/var/tmp/fabricbench-health}
 mkdir -p "$out" || exit 2
 export FABRICBENCH=$fabricbench

@@ -14,7 +14,8 @@ data=$prefix/share/fabricbench
 for f in share/man/man1/fabricbench.1.gz share/doc/fabricbench/README.md share/doc/fabricbench/docs/results-schema.md \
   share/fabricbench/scripts/slurm/acceptance.sbatch share/fabricbench/scripts/slurm/drain-blamed.sh \
   share/fabricbench/scripts/slurm/health-check.sh share/fabricbench/scripts/acceptance-mpirun.sh \
-  share/fabricbench/scripts/emulate-cluster.sh share/fabricbench/scripts/plot.py share/fabricbench/scripts/plots/curves.py; do
+  share/fabricbench/scripts/emulate-cluster.sh share/fabricbench/scripts/plot.py share/fabricbench/scripts/plots/curves.py \
+  share/fabricbench/scripts/lib/fabricbench-binary.sh; do
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
 # The page gzip'd (Debian policy) and still the checkout's page.
