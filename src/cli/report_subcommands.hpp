@@ -38,7 +38,8 @@ ReportSubcommand add_report_blamed(CLI::App& report);
 // of it: `report rows REC` (each measurement row's times, tab-separated),
 // `report steps REC` (a step record's modes), `report status REC` (how the
 // run ended, "STATUS[\tWHY]"), `report lines REC` (every line, checked, as
-// JSON Lines at this binary's schema).
+// JSON Lines at this binary's schema), `report scopes REC [--rows]` (the
+// scopes measured), `report storage REC` (a storage record's rows).
 std::vector<ReportSubcommand> add_record_readers(CLI::App& report);
 
 }  // namespace fb::cli
