@@ -140,7 +140,7 @@ json fit_json(const std::vector<Curve>& curves, const std::string& results_path)
 
 Table steps_table(const std::vector<StepCost>& steps) {
   Table t;
-  t.header = {"network",  "line_gbit",   "achv_gbps",      "step_s",  "compute_s",   "non_gemm_s",    "exposed_s",
+  t.header = {"network",  "line_gbit",   "network_bw_gbps", "step_s",  "compute_s",   "non_gemm_s",    "exposed_s",
               "comm_pct", "exposed_pct", "efficiency_pct", "mfu_pct", "target_gbps", "compute_source"};
   std::vector<std::pair<std::string, const StepCost*>> all;
   for (const auto& s : steps) {
