@@ -114,7 +114,7 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     spec.layout = layout_for(sc.op, dtype, sc.bytes, group.size());
     const Support support = support_for(backend, spec);
     const std::string refusal = agree_on_error(world, support.ok ? "" : fmt::format("'{}': {}", sc.name, support.why));
-    if (!refusal.empty()) throw UsageError("step: " + refusal);
+    if (!refusal.empty()) throw UsageError(refusal);
     std::unique_ptr<BackendGroup> bg;
     std::unique_ptr<PreparedOp> op;
     const bool runs = (group.size() > 1 || options.run_one_rank_groups) && spec.layout.block > 0;
@@ -132,8 +132,12 @@ Executor::Executor(const Comm& world, Backend& backend, ComputeKernel& kernel, S
     // Device buffers may not fit beside the compute's matrices: every rank
     // learns which call did not, before any is measured.
     const Support room = runs ? bg->allocate(spec) : Support::yes();
-    const std::string no_room = agree_on_error(world, room.ok ? "" : fmt::format("'{}': {}", sc.name, room.why));
-    if (!no_room.empty()) throw UsageError("step: " + no_room);
+    const std::string no_room = agree_on_error(
+        world, room.ok ? ""
+                       : fmt::format("'{}': {}; the calls' buffers share the GPU with the step's compute: give "
+                                     "the compute less (--gemm-size), or use a workload whose calls are smaller",
+                                     sc.name, room.why));
+    if (!no_room.empty()) throw UsageError(no_room);
     if (runs) op = bg->prepare(spec);
     groups_.push_back(std::move(bg));
     ops_.push_back(std::move(op));

@@ -307,7 +307,9 @@ void expect_step_init_hang_ending(const std::string& record) {
 void expect_step_refusal(const std::string& record) {
   const auto r = run_scenario("DISABLED_StepCallThatDoesNotFitRefused", record);
   EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
-  EXPECT_NE(r.err.find("fabricbench step: step: 'TP all-reduce': "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fabricbench step: 'TP all-reduce': 4 MiB does not fit in device memory"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("give the compute less (--gemm-size)"), std::string::npos) << "the fix is named:\n" << r.err;
   EXPECT_EQ(r.err.find("hang"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(record)) << r.err;
 }
