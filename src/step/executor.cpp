@@ -184,11 +184,18 @@ void Executor::start(std::size_t comm) {
 }
 
 void Executor::pump() {
-  if (in_flight_ && in_flight_->finished()) in_flight_ = nullptr;
+  if (in_flight_ && in_flight_->finished()) {
+    in_flight_ = nullptr;
+    in_flight_group_.reset();
+  }
   while (!in_flight_ && !queue_.empty()) {
     const std::size_t next = queue_.front();
     queue_.pop_front();
     if (!ops_[next]) continue;
+    // The call in flight under the compute is the group the watchdog aborts
+    // (NCCL: ncclCommAbort), as a blocking call's is: a queued call that
+    // never completes is a hang too (drain() waits for it).
+    in_flight_group_.emplace(board_, groups_[next].get());
     start(next);
     in_flight_ = ops_[next].get();
   }

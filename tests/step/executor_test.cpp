@@ -12,6 +12,7 @@
 #include "fabricbench/backends/decorator.hpp"
 #include "fabricbench/core/comm.hpp"
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/progress.hpp"
 #include "fabricbench/step/executor.hpp"
 #include "mpi_host/mpi_host.hpp"
 
@@ -377,4 +378,80 @@ TEST(StepExecutor, GroupColoursFollowTheModelsRankOrder) {
 }
 
 }  // namespace
+// The watchdog's abort reaches whichever call is in flight: each time a call
+// is polled while in flight, the test asks the board to abort its active
+// group, as the watchdog does on a hang, and the probe counts the aborts its
+// own group received. A call queued under the compute (overlapped) is the
+// active group as a blocking call is; before, only blocking calls were, and
+// a hung queued call (an NCCL gradient bucket) ended its process with its
+// communicator unaborted.
+struct AbortProbe {
+  ProgressBoard board;
+  int polled_in_flight = 0;
+  int aborts_received = 0;
+};
+
+class AbortProbeOp final : public ForwardingOp {
+ public:
+  AbortProbeOp(std::unique_ptr<PreparedOp> inner, AbortProbe& probe) : ForwardingOp(std::move(inner)), probe_(probe) {}
+  void start() override {
+    pending_ = true;
+    inner().start();
+  }
+  bool finished() override {
+    if (pending_) {
+      ++probe_.polled_in_flight;
+      probe_.board.abort_active_group();
+    }
+    const bool done = inner().finished();
+    pending_ = pending_ && !done;
+    return done;
+  }
+
+ private:
+  AbortProbe& probe_;
+  bool pending_ = false;
+};
+
+class AbortProbeGroup final : public ForwardingGroup {
+ public:
+  AbortProbeGroup(std::unique_ptr<BackendGroup> inner, AbortProbe& probe)
+      : ForwardingGroup(std::move(inner)), probe_(probe) {}
+  std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
+    return std::make_unique<AbortProbeOp>(ForwardingGroup::prepare(spec), probe_);
+  }
+  void abort() override { ++probe_.aborts_received; }  // counted, not acted on: the step goes on
+
+ private:
+  AbortProbe& probe_;
+};
+
+class AbortProbeBackend final : public ForwardingBackend {
+ public:
+  AbortProbeBackend(std::unique_ptr<Backend> inner, AbortProbe& probe)
+      : ForwardingBackend(std::move(inner)), probe_(probe) {}
+  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
+    return std::make_unique<AbortProbeGroup>(ForwardingBackend::open(comm), probe_);
+  }
+
+ private:
+  AbortProbe& probe_;
+};
+
+TEST(StepExecutor, TheWatchdogsAbortReachesACallQueuedUnderTheCompute) {
+  // Only gradient buckets queued under the compute: in overlapped mode every
+  // call is in flight while the compute polls it.
+  const StepSchedule s = dp_step(Comm::world().size(), 4000, 64 << 10, 3, 0.5);
+  AbortProbe probe;
+  AbortProbeBackend backend(make_mpi_host_backend(), probe);
+  auto kernel = make_host_kernel();
+  {
+    Executor ex(Comm::world(), backend, *kernel, s, Dtype::float32, {.board = &probe.board});
+    ex.run(1, 0);
+  }
+  ASSERT_GT(probe.polled_in_flight, 0);
+  EXPECT_EQ(probe.aborts_received, probe.polled_in_flight)
+      << "polled in flight " << probe.polled_in_flight << " times, its group aborted " << probe.aborts_received;
+}
+
 }  // namespace fb::step

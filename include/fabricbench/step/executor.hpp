@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fabricbench/core/backend.hpp"
@@ -115,6 +116,9 @@ class Executor {
   std::vector<Comm> comms_;
   std::deque<std::size_t> queue_;  // calls waiting for the stream, by comm index
   PreparedOp* in_flight_ = nullptr;
+  // in_flight_'s group, active on the board while the call is in flight;
+  // after groups_, so it leaves the board before its group goes.
+  std::optional<ActiveGroup> in_flight_group_;
   ComputeParts last_parts_;  // of the last compute_only step
   ProgressBoard* board_ = nullptr;
 };
