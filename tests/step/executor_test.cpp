@@ -223,27 +223,34 @@ class LoggedOp final : public ForwardingOp {
   bool pending_ = false;
 };
 
-class LoggedGroup final : public ForwardingGroup {
+// Groups whose ops are OpT decorators sharing `Ctx` (the test's log or
+// probe), and the backend that opens them: the step's calls observed
+// without changing what they do.
+template <class OpT, class Ctx>
+class ObservedGroup : public ForwardingGroup {
  public:
-  LoggedGroup(std::unique_ptr<BackendGroup> inner, StepLog& log) : ForwardingGroup(std::move(inner)), log_(log) {}
+  ObservedGroup(std::unique_ptr<BackendGroup> inner, Ctx& ctx) : ForwardingGroup(std::move(inner)), ctx_(ctx) {}
   std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
-    return std::make_unique<LoggedOp>(ForwardingGroup::prepare(spec), log_);
+    return std::make_unique<OpT>(ForwardingGroup::prepare(spec), ctx_);
   }
 
- private:
-  StepLog& log_;
+ protected:
+  Ctx& ctx_;
 };
 
-class LoggedBackend final : public ForwardingBackend {
+template <class GroupT, class Ctx>
+class ObservedBackend final : public ForwardingBackend {
  public:
-  LoggedBackend(std::unique_ptr<Backend> inner, StepLog& log) : ForwardingBackend(std::move(inner)), log_(log) {}
+  ObservedBackend(std::unique_ptr<Backend> inner, Ctx& ctx) : ForwardingBackend(std::move(inner)), ctx_(ctx) {}
   std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<LoggedGroup>(ForwardingBackend::open(comm), log_);
+    return std::make_unique<GroupT>(ForwardingBackend::open(comm), ctx_);
   }
 
  private:
-  StepLog& log_;
+  Ctx& ctx_;
 };
+
+using LoggedBackend = ObservedBackend<ObservedGroup<LoggedOp, StepLog>, StepLog>;
 
 class LoggedKernel final : public ComputeKernel {
  public:
@@ -413,30 +420,13 @@ class AbortProbeOp final : public ForwardingOp {
   bool pending_ = false;
 };
 
-class AbortProbeGroup final : public ForwardingGroup {
+class AbortProbeGroup final : public ObservedGroup<AbortProbeOp, AbortProbe> {
  public:
-  AbortProbeGroup(std::unique_ptr<BackendGroup> inner, AbortProbe& probe)
-      : ForwardingGroup(std::move(inner)), probe_(probe) {}
-  std::unique_ptr<PreparedOp> prepare(const OpSpec& spec) override {
-    return std::make_unique<AbortProbeOp>(ForwardingGroup::prepare(spec), probe_);
-  }
-  void abort() override { ++probe_.aborts_received; }  // counted, not acted on: the step goes on
-
- private:
-  AbortProbe& probe_;
+  using ObservedGroup::ObservedGroup;
+  void abort() override { ++ctx_.aborts_received; }  // counted, not acted on: the step goes on
 };
 
-class AbortProbeBackend final : public ForwardingBackend {
- public:
-  AbortProbeBackend(std::unique_ptr<Backend> inner, AbortProbe& probe)
-      : ForwardingBackend(std::move(inner)), probe_(probe) {}
-  std::unique_ptr<BackendGroup> open(const Comm& comm) override {
-    return std::make_unique<AbortProbeGroup>(ForwardingBackend::open(comm), probe_);
-  }
-
- private:
-  AbortProbe& probe_;
-};
+using AbortProbeBackend = ObservedBackend<AbortProbeGroup, AbortProbe>;
 
 TEST(StepExecutor, TheWatchdogsAbortReachesACallQueuedUnderTheCompute) {
   // Only gradient buckets queued under the compute: in overlapped mode every
