@@ -30,7 +30,7 @@ std::atomic<std::int64_t>* issued(const TimingPlan& plan) { return plan.board ? 
 struct WarmUp {
   double first_us = 0;
   double spent_us = 0;
-  // The slowest rank's time per iteration after the first (0 without them):
+  // The slowest rank's median iteration after the first (0 without them):
   // what the first batch's timing groups are sized from, where the first,
   // cold iteration would time a whole fixed row one by one.
   double warm_us = 0;
@@ -47,12 +47,12 @@ WarmUp warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   world.allreduce_max_quiet({&first, 1});
   const int more = plan.warmup > 0 ? more_warmup(plan, first) : 0;
   enter(plan, Phase::warmup, 1);
+  // Each timed alone and their median: one interruption (a preempted rank
+  // under load) made the mean of four 2 us iterations 77 us, and the first
+  // batch, sized from it, was timed one by one at the long iteration of each
+  // index. Ranks out of step (long and short in turn) median to their pace.
   double warm = 0;
-  if (more > 0 && op) {
-    const double start = now_us();
-    run_untimed(*op, more, plan.board, first);
-    warm = (now_us() - start) / more;
-  }
+  if (more > 0 && op) warm = run_untimed(*op, more, plan.board);
   if (more > 0) {
     enter(plan, Phase::sync);
     world.allreduce_max_quiet({&warm, 1});
@@ -171,11 +171,11 @@ void gather_lateness(const Comm& world, const TimingPlan& plan, const std::vecto
 
 }  // namespace
 
-double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us) {
+double run_untimed(PreparedOp& op, int n, ProgressBoard* board) {
   std::vector<double> start(static_cast<std::size_t>(n));
   std::vector<double> duration(static_cast<std::size_t>(n));
-  op.run_timed({start, duration, board ? board->issued() : nullptr, agreed_us});
-  return n > 0 ? duration[0] : 0.0;
+  op.run_timed({start, duration, board ? board->issued() : nullptr});
+  return n > 0 ? median_of(duration) : 0.0;
 }
 
 std::string_view name(StopReason reason) {

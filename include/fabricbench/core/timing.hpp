@@ -125,9 +125,9 @@ void label_check(ProgressBoard* board, const OpSpec& spec, int scope, int nranks
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);
 
 // `n` iterations outside the timed loop (warm-up, the check's), through
-// run_timed so that the watchdog sees each one issued. Returns the first
-// one's time. `agreed_us`: IterationTimes::agreed_us.
-double run_untimed(PreparedOp& op, int n, ProgressBoard* board, double agreed_us = 0);
+// run_timed so that the watchdog sees each one issued, each timed alone
+// (no agreed time: groups of one). Returns the median of their times.
+double run_untimed(PreparedOp& op, int n, ProgressBoard* board);
 
 // The stop rule, pure functions of agreed figures so every rank decides alike.
 // Warm-up iterations after the first (whose time is `first_us`).
