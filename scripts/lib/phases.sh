@@ -91,9 +91,11 @@ ctest_by_label() {
 }
 
 # failure_digest BUILD: for each test ctest's last run in BUILD failed, its
-# name, the gtest cases that failed and the last lines it printed, colours
-# removed. CI keeps only the log's tail: without this a failure in an early
-# label (a flake under load) is named but not explained.
+# name, the gtest cases that failed, each gtest failure with the lines that
+# say why (up to 3 after "file:line: Failure", to the next "[" line) and the
+# last lines it printed, colours removed. CI keeps only the log's tail:
+# without this a failure in an early label (a flake under load) is named
+# but not explained. Passed tests (ctest's "Test Pass Reason:") are left out.
 failure_digest() {
   local log=$1/Testing/Temporary/LastTest.log
   [ -f "$log" ] || return 0
@@ -102,10 +104,16 @@ failure_digest() {
     /^Output:$/ { inside = 1; getline; next }
     /^<end of output>$/ { inside = 0; next }
     inside { out[n++] = $0; next }
-    /^Test (Passed|time)/ { next }
+    /^Test time/ { next }
+    /^Test (Passed|Pass Reason)/ { name = ""; next }
     /^Test / && name != "" {
       print "--- " name " (" $0 ")"
       for (i = 0; i < n; i++) if (out[i] ~ /\[  FAILED  \]/) print out[i]
+      for (i = 0; i < n; i++) {
+        if (out[i] !~ /:[0-9]+: Failure$/) continue
+        print "  ! " out[i]
+        for (j = i + 1; j < n && j <= i + 3 && out[j] !~ /^\[/ && out[j] !~ /: Failure$/; j++) print "  ! " out[j]
+      }
       for (i = (n > tail_lines ? n - tail_lines : 0); i < n; i++) print "  | " out[i]
       name = ""
     }'

@@ -38,6 +38,10 @@ project(labels NONE)
 enable_testing()
 add_test(NAME first_fails COMMAND sh -c "printf '\\033[0;31m[  FAILED  ] \\033[mSuite.Case\\nwhy it failed\\n'; exit 3")
 set_tests_properties(first_fails PROPERTIES LABELS early)
+add_test(NAME says_why COMMAND sh -c "echo 'a_test.cpp:7: Failure'; echo 'Expected: (x) < (3.0), actual: 4.1 vs 3'; echo '[  FAILED  ] A.B'; i=0; while [ \$i -lt 40 ]; do echo later; i=\$((i+1)); done; exit 1")
+set_tests_properties(says_why PROPERTIES LABELS early)
+add_test(NAME passes_by_its_output COMMAND sh -c "echo 'x.cpp:1: Failure'; echo matched")
+set_tests_properties(passes_by_its_output PROPERTIES LABELS early PASS_REGULAR_EXPRESSION matched)
 add_test(NAME later_passes COMMAND true)
 set_tests_properties(later_passes PROPERTIES LABELS late)
 CMAKE
@@ -46,11 +50,16 @@ FB_CEILING_S[tests:early]=60
 FB_CEILING_S[tests:late]=60
 ctest_by_label "$dir/proj/build" 1 >"$dir/out" 2>"$dir/err"; expect "a label with a failed test fails the run" 8 $?
 grep -q "later_passes" "$dir/out" || { echo "FAIL: the label after the failure did not run: $(cat "$dir/out")"; failures=$((failures + 1)); }
-tail -n 2 "$dir/err" | grep -q "^  early: first_fails $" ||
+tail -n 2 "$dir/err" | grep -q "^  early: first_fails says_why $" ||
   { echo "FAIL: the end of stderr does not name the failed test: $(cat "$dir/err")"; failures=$((failures + 1)); }
 # ...and what the failed test printed last, colours removed, with the gtest case that failed.
 grep -q "^--- first_fails (Test Failed.)$" "$dir/err" && grep -q "^\[  FAILED  \] Suite.Case$" "$dir/err" &&
   grep -q "^  | why it failed$" "$dir/err" ||
   { echo "FAIL: no digest of the failed test's output: $(cat "$dir/err")"; failures=$((failures + 1)); }
-grep -q "later_passes" "$dir/err" && { echo "FAIL: a passed test is in the digest: $(cat "$dir/err")"; failures=$((failures + 1)); }
+# A gtest failure's lines, however far above the tail they were printed.
+grep -q "^  ! a_test.cpp:7: Failure$" "$dir/err" && grep -q "^  ! Expected: (x) < (3.0), actual: 4.1 vs 3$" "$dir/err" ||
+  { echo "FAIL: the digest does not say why says_why failed: $(cat "$dir/err")"; failures=$((failures + 1)); }
+grep -q "^  ! \[  FAILED" "$dir/err" && { echo "FAIL: the failure's lines run on past it: $(cat "$dir/err")"; failures=$((failures + 1)); }
+grep -q "later_passes\|passes_by_its_output\|x.cpp" "$dir/err" &&
+  { echo "FAIL: a passed test is in the digest: $(cat "$dir/err")"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ]
