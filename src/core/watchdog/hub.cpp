@@ -131,7 +131,12 @@ void Hub::refuse(int fd, const std::string& why) {
 // EMFILE/ENFILE: the connection waits in the kernel's queue and the
 // listener stays readable, so a loop that only retries spins. Give back
 // the reserve descriptor, take the connection, tell it why it cannot stay,
-// and take the reserve again.
+// and take the reserve again. Another thread of the process (MPI's own) may
+// take the descriptor given back before the reserve is retaken: then, with
+// no descriptor to say why, the listeners close, so that the kernel refuses
+// every rank still connecting at once. Left listening, those ranks waited
+// out their handshake timeout (15 s) before the run was refused. Out of
+// descriptors the set-up has failed anyway (fd_error_), and no child joins.
 bool Hub::out_of_descriptors(int listener, double now) {
   const FdLimit limit = fd_limit();
   if (fd_error_.empty()) {
@@ -142,12 +147,18 @@ bool Hub::out_of_descriptors(int listener, double now) {
         children_.size(), limit.soft, limit.hard);
     spdlog::debug("watchdog: {}", fd_error_);  // the set-up reports it as the run's error
   }
+  if (!reserve_.valid()) reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));  // freed again since?
   if (reserve_.valid()) {
     reserve_.reset();
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) refuse(fd, fd_error_);
     reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (fd >= 0 && reserve_.valid()) return true;  // one fewer waiting: on to the next
+  }
+  if (!reserve_.valid()) {
+    spdlog::debug("watchdog: no descriptor left to refuse connections with: rank {} stops listening", me_);
+    for (Fd& l : listeners_) l.reset();  // their slots stay, at -1, which poll() passes over
+    return false;
   }
   listen_again_s_ = now + kListenBackoffS;
   return false;
