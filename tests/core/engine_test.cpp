@@ -759,30 +759,23 @@ TEST(Timing, RanksOutOfStepAreTimedAtTheirPaceNotAtTheirLongIterations) {
   expect_timed_at_the_pace(rows[0]);
 }
 
-TEST(Timing, AColdFirstWarmUpIterationDoesNotDecideTheGroups) {
-  // A fixed row is one batch, grouped by the time agreed before it. The
-  // first warm-up iteration is cold (here 300 us): sized from it, the row
-  // was timed one by one, at the long iteration of each index.
+TEST(Timing, ASlowWarmUpIterationDoesNotDecideTheGroups) {
+  // A fixed row is one batch, grouped by the time agreed before it. Sized
+  // from a slow warm-up iteration, the row was timed one by one, at the long
+  // iteration of each index: the first, cold (300 us), when the groups came
+  // from it; the third, interrupted on every rank (400 us: a rank preempted
+  // under load, its peers waiting on it), when they came from the warm-up's
+  // mean, about 100 us (CI: mpi.engine.np2 on a loaded machine).
   if (more_ranks_than_cpus()) GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
-  PacedBackend backend(make_mpi_host_backend(), 4, true, {.at = 0, .us = 300});
-  const auto rows = rows_of(backend, one_row(5, 640));
-  if (!root_rank()) return;
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].time.iterations, 640u);
-  expect_timed_at_the_pace(rows[0]);
-}
-
-TEST(Timing, AnInterruptedWarmUpIterationDoesNotDecideTheGroups) {
-  // The same fixed row with the third warm-up iteration 400 us on every rank
-  // (a rank preempted under load, its peers waiting on it). Sized from the
-  // warm-up's mean, about 100 us, the row was timed one by one at the long
-  // iteration of each index (CI: mpi.engine.np2 on a loaded machine).
-  if (more_ranks_than_cpus()) GTEST_SKIP() << "more ranks than CPUs: each rank's own times are then the scheduler's";
-  PacedBackend backend(make_mpi_host_backend(), 4, true, {.at = 2, .us = 400});
-  const auto rows = rows_of(backend, one_row(5, 640));
-  if (!root_rank()) return;
-  ASSERT_EQ(rows.size(), 1u);
-  expect_timed_at_the_pace(rows[0]);
+  for (const SlowIteration slow : {SlowIteration{.at = 0, .us = 300}, SlowIteration{.at = 2, .us = 400}}) {
+    SCOPED_TRACE("warm-up iteration " + std::to_string(slow.at) + " slow");
+    PacedBackend backend(make_mpi_host_backend(), 4, true, slow);
+    const auto rows = rows_of(backend, one_row(5, 640));
+    if (!root_rank()) continue;
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].time.iterations, 640u);
+    expect_timed_at_the_pace(rows[0]);
+  }
 }
 
 TEST(Timing, OpsWithHooksAreGroupedAsTheirPeersAre) {
