@@ -48,7 +48,7 @@ WarmUp warm_up(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   const int more = plan.warmup > 0 ? more_warmup(plan, first) : 0;
   enter(plan, Phase::warmup, 1);
   // Each timed alone and their median: one interruption (a preempted rank
-  // under load) made the mean of four 2 us iterations 77 us, and the first
+  // under load, 400 us) made the mean of four 2 us iterations 100 us, and the first
   // batch, sized from it, was timed one by one at the long iteration of each
   // index. Ranks out of step (long and short in turn) median to their pace.
   double warm = 0;

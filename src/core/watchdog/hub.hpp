@@ -63,7 +63,8 @@ class Hub {
   Child* child(int rank);
   void accept_new(int listener, double now);
   void refuse(int fd, const std::string& why);
-  // Refuses one waiting connection; false when it could not (then the listeners rest).
+  // Refuses one waiting connection; false when it could not (then the
+  // listeners rest, or close when no descriptor is left to refuse with).
   bool out_of_descriptors(int listener, double now);
   void read_pending(std::size_t i, double now, Events& events);
   void read_child(Child& c, double now, Events& events);
