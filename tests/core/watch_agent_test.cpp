@@ -392,12 +392,6 @@ TEST(WatchChannel, RankZeroListensOnTheAdvertisedAddressesOnly) {
   EXPECT_NE(none.find("no address"), std::string::npos) << none;
 }
 
-// EMFILE: a listener whose queue holds connections it cannot take stays
-// readable; a loop that only retries accept() spins at 100% CPU. In a child
-// process (its descriptor limit lowered), a hub with 8 children expected
-// and room for 2 more descriptors serves a poll loop while 8 connect and
-// stay a second: it must refuse the ones that do not fit, saying why, and
-// sleep.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define FB_ASAN_RUNTIME 1
@@ -492,6 +486,12 @@ class HubInChild {
   int result_ = -1;
 };
 
+// EMFILE: a listener whose queue holds connections it cannot take stays
+// readable; a loop that only retries accept() spins at 100% CPU. In a child
+// process (its descriptor limit lowered), a hub with 8 children expected
+// and room for 2 more descriptors serves a poll loop while 8 connect and
+// stay a second: it must refuse the ones that do not fit, saying why, and
+// sleep.
 TEST(WatchHub, AFullDescriptorTableRefusesWithTheLimitAndDoesNotSpin) {
 #ifdef FB_ASAN_RUNTIME
   // With no descriptor left, the ASan/UBSan runtime cannot check memory

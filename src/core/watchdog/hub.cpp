@@ -31,11 +31,13 @@ constexpr double kListenBackoffS = 0.5;
 // Unauthenticated connections held at once beyond the expected children.
 constexpr std::size_t kExtraPending = 64;
 
+// The descriptor held back for EMFILE (Hub::reserve_); -1 when none is free.
+int open_reserve() { return ::open("/dev/null", O_RDONLY | O_CLOEXEC); }
+
 }  // namespace
 
 Hub::Hub(const Tree& tree, int me, std::uint64_t token, std::vector<Fd> listeners)
-    : tree_(tree), me_(me), token_(token), listeners_(std::move(listeners)),
-      reserve_(::open("/dev/null", O_RDONLY | O_CLOEXEC)) {
+    : tree_(tree), me_(me), token_(token), listeners_(std::move(listeners)), reserve_(open_reserve()) {
   for (int r : tree.children(me)) {
     children_.emplace_back();
     children_.back().rank = r;
@@ -147,12 +149,12 @@ bool Hub::out_of_descriptors(int listener, double now) {
         children_.size(), limit.soft, limit.hard);
     spdlog::debug("watchdog: {}", fd_error_);  // the set-up reports it as the run's error
   }
-  if (!reserve_.valid()) reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));  // freed again since?
+  if (!reserve_.valid()) reserve_.reset(open_reserve());  // freed again since?
   if (reserve_.valid()) {
     reserve_.reset();
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) refuse(fd, fd_error_);
-    reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    reserve_.reset(open_reserve());
     if (fd >= 0 && reserve_.valid()) return true;  // one fewer waiting: on to the next
   }
   if (!reserve_.valid()) {
