@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/watch_host.hpp"
 #include "record_header.hpp"
 #include "run_options.hpp"
 #include "watched_run.hpp"
@@ -71,14 +73,19 @@ int close(const MeasuringPlan& plan, Measuring& command, SinkList& sinks, double
 }
 
 // MPI_THREAD_SINGLE where the command, with these flags, runs no thread of
-// its own; a flag it cannot read yet is refused after MPI_Init, at FUNNELED.
+// its own, its watchdog in a process forked here; a flag it cannot read yet
+// is refused after MPI_Init, at FUNNELED. FABRICBENCH_WATCHDOG=thread keeps
+// the watchdog on a thread (FUNNELED), to compare the two.
 ThreadLevel level_for(const CommandEntry& entry, const FlagsParsed& parsed) {
-  if (!parsed.ok() || !entry.threads_of_its_own) return ThreadLevel::funneled;
+  if (!parsed.ok() || !entry.watchdog) return ThreadLevel::funneled;
   try {
-    return entry.threads_of_its_own() ? ThreadLevel::funneled : ThreadLevel::single;
+    if (!entry.watchdog()) return ThreadLevel::single;
   } catch (...) {  // the flag is refused once MPI runs (agree_on_flags), with one message
     return ThreadLevel::funneled;
   }
+  const char* mode = std::getenv("FABRICBENCH_WATCHDOG");
+  if (mode && std::string_view(mode) == "thread") return ThreadLevel::funneled;
+  return WatchHost::start() ? ThreadLevel::single : ThreadLevel::funneled;
 }
 
 }  // namespace

@@ -42,10 +42,13 @@ struct CommandEntry {
   std::function<Verbosity()> verbosity;
   std::vector<std::string> per_rank{};  // options that legitimately differ between ranks (compared_options)
   // With the flags parsed (before MPI_Init, before `validate`): whether the
-  // command will run threads of its own, the watchdog's unless --timeout 0.
-  // Without them MPI runs at MPI_THREAD_SINGLE, which Open MPI serves without
-  // its locks. Unset, or throwing: it will (MPI_THREAD_FUNNELED).
-  std::function<bool()> threads_of_its_own{};
+  // command will run the watchdog (unless --timeout 0), its only thread but
+  // for the closer (watch_host.hpp). The watchdog runs in a process of its
+  // own, forked then, and MPI at MPI_THREAD_SINGLE, which Open MPI serves
+  // without its locks; where the process cannot be forked, on a thread, at
+  // MPI_THREAD_FUNNELED. Unset, or throwing: the command runs threads of its
+  // own (MPI_THREAD_FUNNELED).
+  std::function<bool()> watchdog{};
 };
 
 // Collective from MPI_Init to the exit code: `body` runs once the flags are

@@ -82,8 +82,7 @@ CLI::Option* add_timeout_option(CLI::App& app, std::string& timeout);
 // "" would otherwise mean "not asked for" and silently write nothing.
 CLI::Validator output_path_validator();
 double timeout_seconds(const std::string& timeout);
-// CommandEntry::threads_of_its_own for a command whose only thread of its
-// own is the watchdog: whether `timeout` (read when called) leaves it on.
+// CommandEntry::watchdog: whether `timeout` (read when called) leaves it on.
 std::function<bool()> watchdog_runs(const std::string& timeout);
 
 // --inject (test only) of every measuring command: faults planted in the

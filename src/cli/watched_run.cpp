@@ -6,13 +6,14 @@
 #include <cstdio>
 
 #include "fabricbench/core/errors.hpp"
+#include "fabricbench/core/watch_host.hpp"
 
 namespace fb::cli {
 
 WatchedRun::WatchedRun(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy policy, std::string command)
-    : command_(std::move(command)) {
+    : command_(std::move(command)), board_(WatchHost::get() ? &WatchHost::get()->board() : &own_board_) {
   if (policy.enabled())
-    watchdog_ = std::make_unique<Watchdog>(world, nodes, policy, board_,
+    watchdog_ = std::make_unique<Watchdog>(world, nodes, policy, *board_,
                                            [this](const watch::RunEnd& end) { close_early(end); });
 }
 

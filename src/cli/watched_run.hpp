@@ -29,7 +29,7 @@ class WatchedRun {
   WatchedRun(const WatchedRun&) = delete;
   WatchedRun& operator=(const WatchedRun&) = delete;
 
-  ProgressBoard& board() { return board_; }
+  ProgressBoard& board() { return *board_; }
   // Closes the record with a closing summary line: called from the
   // watchdog's thread, so it must be thread-safe, use no MPI and not throw
   // (SinkList::abort and RecordWriter::seal are and do not).
@@ -51,7 +51,8 @@ class WatchedRun {
   void close_early(const watch::RunEnd& end) const;
 
   std::string command_;
-  ProgressBoard board_;
+  ProgressBoard own_board_;
+  ProgressBoard* board_;      // the watch process's shared board when there is one (watch_host.hpp), else own_board_
   mutable std::mutex mutex_;  // open_record() on the main thread, close_early() on the watchdog's
   CloseRecord close_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

@@ -119,11 +119,23 @@ TEST_F(MpiFaults, AFailedWaitNamesWhatItWaitedFor) {
   EXPECT_LT(seconds_, kBoundS);
 }
 
-// Only the main thread calls MPI, but the watchdog runs threads of its own:
-// an MPI library that offers less than MPI_THREAD_FUNNELED is refused, with
-// a message naming the way out (--timeout 0), before anything runs.
-TEST_F(MpiFaults, AThreadLevelBelowFunneledIsAClearError) {
+// The watchdog runs in a process of its own (watch_host.hpp), so the rank
+// runs no thread of its own while it measures and asks MPI for
+// MPI_THREAD_SINGLE: a library that offers only that runs the watched sweep.
+TEST_F(MpiFaults, TheWatchdogInItsOwnProcessNeedsOnlySingle) {
   const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=single", run_args());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const Results res = read_results(record());
+  EXPECT_EQ(res.status, "complete");
+  EXPECT_EQ(res.header.mpi_thread_level, "MPI_THREAD_SINGLE");
+}
+
+// On a thread of the rank (FABRICBENCH_WATCHDOG=thread; also where the watch
+// process cannot be forked) the watchdog needs MPI_THREAD_FUNNELED: a library
+// that offers less is refused, with a message naming the way out (--timeout
+// 0), before anything runs.
+TEST_F(MpiFaults, AThreadLevelBelowFunneledIsAClearError) {
+  const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=single -x FABRICBENCH_WATCHDOG=thread", run_args());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("MPI_Init_thread gave MPI_THREAD_SINGLE"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("needs MPI_THREAD_FUNNELED"), std::string::npos) << r.err;
@@ -134,7 +146,7 @@ TEST_F(MpiFaults, AThreadLevelBelowFunneledIsAClearError) {
 
 TEST_F(MpiFaults, FunneledItselfIsEnough) {
   // The control for the test above: the same run, the shim loaded, the level the engine asks for.
-  const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=funneled", run_args());
+  const auto r = launch(2, "-x FB_MPI_FAULT_PROVIDED=funneled -x FABRICBENCH_WATCHDOG=thread", run_args());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const Results res = read_results(record());
   EXPECT_EQ(res.status, "complete");

@@ -1,5 +1,8 @@
 #include "agent.hpp"
 
+#include "fabricbench/core/comm.hpp"
+#include "port.hpp"
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -120,5 +123,63 @@ StateReport StallClock::sample(const ProgressBoard& board, const TimeoutPolicy& 
   last_ = at;
   return {at, now_s - since_s_, policy.limit_s(at.bytes_per_iteration)};
 }
+
+}  // namespace fb::watch
+
+namespace fb::watch {
+
+LocalPort::LocalPort(Config config) : config_(std::move(config)), tree_(config_.rank_node, config_.node_hosts) {}
+
+std::string LocalPort::listen_root(std::string& endpoint_text) {
+  try {
+    bool chosen = false;
+    const auto addresses = advertised_addresses(&chosen);
+    root_ = watch::listen_root(tree_, random_token(), host_name(), addresses, chosen);
+    endpoint_text = to_text(root_.endpoint);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::string LocalPort::listen_node(std::uint64_t token) {
+  config_.token = token;
+  try {
+    local_ = watch::listen_node(tree_, config_.rank, token);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::string LocalPort::connect(const std::string& endpoint_text, const std::string& my_host) {
+  const std::optional<Endpoint> endpoint = endpoint_from_text(endpoint_text);
+  if (!endpoint) return "watchdog: could not read rank 0's address '" + endpoint_text + "'";
+  agent_ = std::make_unique<Agent>(config_, std::move(root_.tcp), std::move(local_));
+  if (config_.rank == 0) return {};
+  Connection up;
+  std::string error = connect_parent(tree_, config_.rank, *endpoint, my_host, up);
+  if (error.empty()) agent_->attach(std::move(up));
+  return error;
+}
+
+std::string LocalPort::wait_children(double deadline_s) {
+  if (!agent_ || tree_.children(config_.rank).empty()) return {};
+  return agent_->wait_children(deadline_s);
+}
+
+void LocalPort::start() {
+  if (agent_) agent_->start();
+}
+void LocalPort::fail(const std::string& what) {
+  if (agent_) agent_->fail(what);
+}
+void LocalPort::finish() {
+  if (agent_) agent_->finish();
+}
+void LocalPort::cancel() {
+  if (agent_) agent_->cancel();
+}
+bool LocalPort::running() const { return agent_ && agent_->running(); }
 
 }  // namespace fb::watch

@@ -55,4 +55,32 @@ void die_of_signal(ProgressBoard* board, int signal) {
   die_of(signal);
 }
 
+namespace watch {
+
+void Config::abort_group() const {
+  if (side)
+    side->abort_group();
+  else if (board)
+    board->abort_active_group();
+}
+
+void Config::abort_before_stopping_others() const {
+  if (side)
+    side->abort_before_stopping_others();
+  else
+    fb::abort_before_stopping_others(board);
+}
+
+void Config::leave_job(int exit_code) const {
+  if (side) side->leave(exit_code);
+  fb::leave_job(board, exit_code);
+}
+
+void Config::die_of_signal(int signal) const {
+  if (side) side->die(signal);
+  fb::die_of_signal(board, signal);
+}
+
+}  // namespace watch
+
 }  // namespace fb

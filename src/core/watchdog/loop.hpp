@@ -22,8 +22,12 @@ double own_gap_s(const TimeoutPolicy& policy);
 
 class Cadence {
  public:
-  Cadence(std::function<double()> clock, double gap_s) : clock_(std::move(clock)), gap_s_(gap_s) {}
-  // Sleeps off what is left of kMinWakeS since the last wake-up.
+  // `stopped`: whether the rank this loop watches from outside is stopped
+  // (unset: the loop is the rank's own thread, and stops with it).
+  Cadence(std::function<double()> clock, double gap_s, std::function<bool()> stopped = {})
+      : clock_(std::move(clock)), gap_s_(gap_s), stopped_(std::move(stopped)) {}
+  // Sleeps off what is left of kMinWakeS since the last wake-up, and while
+  // the rank is stopped: a time after_poll then counts as this loop's absence.
   void before_poll() const;
   // The time after poll returned; `away_s` > 0 when this thread was gone
   // far longer than it slept (then restart every silence clock).
@@ -32,6 +36,7 @@ class Cadence {
  private:
   std::function<double()> clock_;
   double gap_s_;
+  std::function<bool()> stopped_;
   double last_s_ = -1;
 };
 

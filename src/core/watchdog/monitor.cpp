@@ -37,14 +37,16 @@ class Monitor : public Hub::Events {
         tree_(config.rank_node, config.node_hosts),
         hub_(tree_, 0, config.token, all_listeners(std::move(tcp), std::move(local))),
         judge_(tree_, config.policy, config.clock()),
-        cadence_(config.clock, own_gap_s(config.policy)) {}
+        cadence_(config.clock, own_gap_s(config.policy), config.rank_stopped) {
+    signal_fd_ = config.signal_fd >= 0 ? config.signal_fd : signals_.emplace().fd();
+  }
 
   void loop() {
     double next_beat = 0;
     double next_judge = 0;
     while (!over_) {
       if (!live_) control_.report_setup(hub_.missing(), hub_.fd_error());
-      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signals_.fd(), POLLIN, 0}};
+      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signal_fd_, POLLIN, 0}};
       hub_.add_fds(fds);
       cadence_.before_poll();
       const int n = ::poll(fds.data(), fds.size(), kTickMs);
@@ -113,7 +115,7 @@ class Monitor : public Hub::Events {
 
   void on_signal() {
     unsigned char sig = 0;
-    if (::read(signals_.fd(), &sig, 1) == 1) judge_.signal(0, sig);
+    if (::read(signal_fd_, &sig, 1) == 1) judge_.signal(0, sig);
   }
 
   // ---- from the children ----
@@ -132,17 +134,17 @@ class Monitor : public Hub::Events {
     if (c_.leave)
       c_.leave(exit_code);
     else
-      leave_job(c_.board, exit_code);
+      c_.leave_job(exit_code);
   }
 
   void finish_run(const RunEnd& end) {
     if (c_.on_end) c_.on_end(end);
-    if (!c_.leave) abort_before_stopping_others(c_.board);
+    if (!c_.leave) c_.abort_before_stopping_others();
     // The signal that ended the run goes with the stop: every rank ends as killed by it (128 + n), also one the
     // launcher's signal has not reached yet, so the job's status does not depend on which rank ends first.
     const int sig = judge_.signal_number();
     hub_.stop_all(end.status, kMonitorStopDrainS, sig);
-    if (sig != 0 && !c_.leave) die_of_signal(c_.board, sig);
+    if (sig != 0 && !c_.leave) c_.die_of_signal(sig);
     leave(end.exit_code);
   }
 
@@ -152,7 +154,7 @@ class Monitor : public Hub::Events {
     spdlog::error("{}; this rank (0) had stopped answering, so the record is left without its closing line (readers "
                   "report it incomplete)",
                   *abandoned_);
-    if (!c_.leave) abort_before_stopping_others(c_.board);
+    if (!c_.leave) c_.abort_before_stopping_others();
     hub_.stop_all("abandoned", kMonitorStopDrainS);
     leave(kExitRunError);
   }
@@ -162,7 +164,9 @@ class Monitor : public Hub::Events {
   Tree tree_;
   Hub hub_;
   Judge judge_;
-  SignalSubscription signals_;  // SIGTERM, SIGINT, SIGHUP while this loop runs (core/ending_signals.hpp)
+  // SIGTERM, SIGINT, SIGHUP while this loop runs (core/ending_signals.hpp), unless the rank forwards its own.
+  std::optional<SignalSubscription> signals_;
+  int signal_fd_ = -1;
   Cadence cadence_;
   StallClock clock_;
   std::optional<std::string> abandoned_;

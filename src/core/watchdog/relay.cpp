@@ -34,7 +34,8 @@ class Relay : public Hub::Events {
       : c_(config),
         control_(control),
         tree_(config.rank_node, config.node_hosts),
-        cadence_(config.clock, own_gap_s(config.policy)) {
+        cadence_(config.clock, own_gap_s(config.policy), config.rank_stopped) {
+    signal_fd_ = config.signal_fd >= 0 ? config.signal_fd : signals_.emplace().fd();
     if (local_listener.valid()) {
       std::vector<Fd> l;
       l.push_back(std::move(local_listener));
@@ -53,7 +54,7 @@ class Relay : public Hub::Events {
     double next_report = 0;
     while (!over_) {
       if (hub_ && !live_) control_.report_setup(hub_->missing(), hub_->fd_error());
-      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signals_.fd(), POLLIN, 0}};
+      std::vector<pollfd> fds{{control_.wake_fd(), POLLIN, 0}, {signal_fd_, POLLIN, 0}};
       const std::size_t up_at = fds.size();
       fds.push_back({up_.open() ? up_.fd() : -1, static_cast<short>(POLLIN | (up_.wants_write() ? POLLOUT : 0)), 0});
       if (hub_) hub_->add_fds(fds);
@@ -63,7 +64,7 @@ class Relay : public Hub::Events {
       const double now = cadence_.after_poll(away);
       if (away > 0 && live_) restart(now, away);
       if (signal_ != 0 && signal_at_s_ < 0) signal_at_s_ = now;
-      if (signal_ != 0 && now - signal_at_s_ > kSignalGraceS) die_of_signal(c_.board, signal_);
+      if (signal_ != 0 && now - signal_at_s_ > kSignalGraceS) c_.die_of_signal(signal_);
       if (n > 0) {
         if (fds[0].revents) on_requests(now);
         if (over_) break;
@@ -74,7 +75,7 @@ class Relay : public Hub::Events {
         if (hub_) hub_->handle(fds, now, *this);
       }
       if (!live_) continue;
-      if (finishing_ && signal_ != 0) die_of_signal(c_.board, signal_);
+      if (finishing_ && signal_ != 0) c_.die_of_signal(signal_);
       if (finishing_ && (!hub_ || hub_->all_done())) return say_bye();
       if (now >= next_report) {
         report(now);
@@ -130,14 +131,14 @@ class Relay : public Hub::Events {
   // died of a signal it sent, SIGKILL rank 0 before it sealed the record.
   void on_signal() {
     unsigned char sig = 0;
-    if (::read(signals_.fd(), &sig, 1) != 1 || signal_ != 0) return;
+    if (::read(signal_fd_, &sig, 1) != 1 || signal_ != 0) return;
     Message m;
     m.type = MsgType::signal;
     m.rank = c_.rank;
     m.signal = sig;
     up_.send(m);
     up_.flush();
-    c_.board->abort_active_group();
+    c_.abort_group();
     signal_ = sig;
   }
 
@@ -213,15 +214,15 @@ class Relay : public Hub::Events {
   }
 
   void stop_here(const std::string& why) {
-    if (hub_ && !c_.leave) abort_before_stopping_others(c_.board);  // a leader: its node's ranks leave at once
+    if (hub_ && !c_.leave) c_.abort_before_stopping_others();  // a leader: its node's ranks leave at once
     if (hub_) hub_->stop_all(why, kRelayStopDrainS, signal_);
-    if (signal_ != 0 && !c_.leave) die_of_signal(c_.board, signal_);  // rank 0 has sealed the record (or is gone)
+    if (signal_ != 0 && !c_.leave) c_.die_of_signal(signal_);  // rank 0 has sealed the record (or is gone)
     over_ = true;
     const int code = signal_ != 0 ? 128 + signal_ : kExitRunError;
     if (c_.leave)
       c_.leave(code);
     else
-      leave_job(c_.board, code);
+      c_.leave_job(code);
   }
 
   // ---- from this node's ranks (leaders only) ----
@@ -256,7 +257,9 @@ class Relay : public Hub::Events {
   const Config& c_;
   Control& control_;
   Tree tree_;
-  SignalSubscription signals_;  // SIGTERM, SIGINT, SIGHUP while this loop runs (core/ending_signals.hpp)
+  // SIGTERM, SIGINT, SIGHUP while this loop runs (core/ending_signals.hpp), unless the rank forwards its own.
+  std::optional<SignalSubscription> signals_;
+  int signal_fd_ = -1;
   Cadence cadence_;
   std::optional<Hub> hub_;
   Connection up_;

@@ -311,3 +311,28 @@ RunEnd killed_end(int signal, int rank, const std::vector<RankView>& ranks) {
 }
 
 }  // namespace fb::watch
+
+namespace fb::watch {
+
+std::string run_end_text(const RunEnd& end) {
+  const nlohmann::ordered_json j = {
+      {"status", end.status}, {"message", end.message}, {"report", end.report.get()}, {"exit_code", end.exit_code}};
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+RunEnd run_end_from_text(const std::string& text) {
+  const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+  RunEnd end;
+  if (!j.is_object()) {
+    end.status = "error";
+    end.message = "watchdog: its process sent an unreadable end of the run";
+    return end;
+  }
+  end.status = j.value("status", std::string("error"));
+  end.message = j.value("message", std::string());
+  end.report = j.contains("report") ? j["report"] : nlohmann::ordered_json();
+  end.exit_code = j.value("exit_code", 3);
+  return end;
+}
+
+}  // namespace fb::watch

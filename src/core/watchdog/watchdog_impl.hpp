@@ -39,6 +39,18 @@ void abort_before_stopping_others(ProgressBoard* board);
 
 namespace watch {
 
+// What acts inside the rank when its run ends: the rank's own process here
+// (null RankSide: the functions above); from a watch process (host.cpp), a
+// request to the rank's closer thread, which calls the same functions there.
+class RankSide {
+ public:
+  virtual ~RankSide() = default;
+  virtual void abort_group() = 0;                      // ProgressBoard::abort_active_group
+  virtual void abort_before_stopping_others() = 0;     // fb::abort_before_stopping_others
+  [[noreturn]] virtual void leave(int exit_code) = 0;  // fb::leave_job
+  [[noreturn]] virtual void die(int signal) = 0;       // fb::die_of_signal
+};
+
 // This rank's own view of its progress: when did (step, iteration) last move?
 class StallClock {
  public:
@@ -64,6 +76,19 @@ struct Config {
   std::function<void(int exit_code)> leave;
   std::function<double()> clock = monotonic_s;
   std::uint64_t token = 0;
+  RankSide* side = nullptr;  // null: this process is the rank
+  // The rank's ending signals as one byte each (a watch process: the rank's
+  // SignalSubscription, passed over); -1: the loop subscribes itself.
+  int signal_fd = -1;
+  // The rank is stopped (SIGSTOP, a suspended job): the loop stops with it,
+  // as a thread of the rank would (a watch process); unset: never.
+  std::function<bool()> rank_stopped;
+
+  // What acts inside the rank (see RankSide).
+  void abort_group() const;
+  void abort_before_stopping_others() const;
+  [[noreturn]] void leave_job(int exit_code) const;
+  [[noreturn]] void die_of_signal(int signal) const;
 };
 
 // One request from the engine's thread (or the set-up) to the watchdog's thread.
