@@ -381,7 +381,12 @@ bool WatchHost::start() noexcept {
     // The rank forwards the signals that end a run; one sent to the whole
     // process group (^C) must not end this process before the rank says so.
     for (int s : {SIGTERM, SIGINT, SIGHUP}) ::signal(s, SIG_IGN);
-    ::close(STDIN_FILENO);
+    // Its stdout is the rank's: a launcher reading it would wait for this process too.
+    if (const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
+      ::dup2(null, STDIN_FILENO);
+      ::dup2(null, STDOUT_FILENO);
+      ::close(null);
+    }
     watch::serve(requests[1], hand[1], board, rank);
   }
   ::close(requests[1]);
