@@ -2,11 +2,11 @@
 # Where the small-message gap to OSU comes from: per size, side by side in one
 # run, the tools alternating round by round (the order rotates too),
 # 2 local ranks pinned (`mpirun --bind-to core`):
-#   fabricbench   `fabricbench run`'s row median (MPI_THREAD_FUNNELED: its
-#                 watchdog runs a thread of its own, which MPI_THREAD_SINGLE
-#                 rules out);
-#   fb-timeout0   the same with `--timeout 0`: no watchdog, no thread of its
-#                 own, so MPI_THREAD_SINGLE (the header's mpi_thread_level);
+#   fabricbench   `fabricbench run`'s row median (MPI_THREAD_SINGLE: its
+#                 watchdog runs in a process of its own; with
+#                 FABRICBENCH_WATCHDOG=thread set, on a thread, at FUNNELED);
+#   fb-timeout0   the same with `--timeout 0`: no watchdog, so
+#                 MPI_THREAD_SINGLE (the header's mpi_thread_level);
 #   bare-funneled the bare loop (bench/bare_loop.hpp: the MPI calls alone,
 #                 the same statistic as fabricbench's, no other thread)
 #                 initialised at MPI_THREAD_FUNNELED;

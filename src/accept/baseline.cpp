@@ -32,8 +32,8 @@ std::string refusal(const SetupDifference& d) {
       // The same fabric measures up to 0.5 us apart at small sizes between
       // these (Open MPI's locks above MPI_THREAD_SINGLE: docs/figures.md).
       return fmt::format(
-          "MPI ran at {} in the baseline, {} in this run (give both the same --timeout: 0 runs at "
-          "MPI_THREAD_SINGLE)",
+          "MPI ran at {} in the baseline, {} in this run (save the baseline again with this version, "
+          "which runs at MPI_THREAD_SINGLE unless FABRICBENCH_WATCHDOG=thread)",
           d.b, d.a);
     case SetupSetting::host_timing:
       // Single iterations against group means: small rows' medians and tails

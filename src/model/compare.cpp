@@ -42,8 +42,8 @@ std::string unlike_note(const SetupDifference& d) {
     case SetupSetting::mpi_thread_level:
       return fmt::format(
           "a ran MPI at {}, b at {}: with Open MPI that alone moves messages up to 16 KiB by "
-          "up to 0.5 us (its locks; docs/figures.md); give both runs the same --timeout (0: "
-          "MPI_THREAD_SINGLE) to compare the fabric",
+          "up to 0.5 us (its locks; docs/figures.md); run both at MPI_THREAD_SINGLE (this version's "
+          "default; FABRICBENCH_WATCHDOG=thread or an older version runs FUNNELED) to compare the fabric",
           d.a, d.b);
     case SetupSetting::host_timing:
       return fmt::format(

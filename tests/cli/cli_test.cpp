@@ -89,7 +89,8 @@ TEST_F(RunCli, ReportCompareSaysWhenTheRunsRanMpiAtUnlikeThreadLevels) {
       << text.out;
   const auto json_out = nlohmann::json::parse(run_process(compare + path("unwatched.jsonl") + " --format json").out);
   ASSERT_EQ(json_out["unlike"].size(), 1u) << json_out.dump();
-  EXPECT_NE(json_out["unlike"][0].get<std::string>().find("--timeout"), std::string::npos) << json_out.dump();
+  EXPECT_NE(json_out["unlike"][0].get<std::string>().find("FABRICBENCH_WATCHDOG=thread"), std::string::npos)
+      << json_out.dump();
   const auto html = run_process(std::string(FB_BINARY) + " report html " + path("watched.jsonl") + " " +
                                 path("unwatched.jsonl") + " -o " + path("both.html"));
   ASSERT_EQ(html.exit_code, 0) << html.err;

@@ -1,5 +1,6 @@
-// The hang watchdog. One thread on every rank watches this rank's progress
-// (progress.hpp) and talks over a side channel of its own, set up at the
+// The hang watchdog. On every rank, a process of its own (watch_host.hpp;
+// where none could be forked, a thread of the rank) watches this rank's
+// progress (progress.hpp) and talks over a side channel of its own, set up at the
 // start of the run (MPI is used only to broadcast rank 0's address and a
 // random token, and to agree on set-up errors), so it still works when the
 // MPI or NCCL communicator is wedged. The channel is a tree: each node's
@@ -23,7 +24,7 @@
 // (the job suspended) judges nobody for that time.
 //
 // Cost to the timed loop: nothing but the store of one counter per
-// iteration; the thread wakes ten times a second and reads it.
+// iteration; the watchdog wakes ten times a second and reads it.
 #pragma once
 
 #include <functional>

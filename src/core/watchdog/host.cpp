@@ -22,6 +22,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -280,7 +281,8 @@ class ProcessPort : public Port {
     f.push_back(std::to_string(config_.node_hosts.size()));
     for (const auto& h : config_.node_hosts) f.push_back(h);
     Fields answer;
-    alive_ = send_fields(host_.requests_fd(), f, signals_.fd()) && receive_fields(host_.requests_fd(), answer);
+    signals_.emplace();
+    alive_ = send_fields(host_.requests_fd(), f, signals_->fd()) && receive_fields(host_.requests_fd(), answer);
     if (alive_) closer_ = std::thread([this] { closer(host_.hand_fd(), config_); });
   }
   ~ProcessPort() override { cancel(); }
@@ -326,11 +328,12 @@ class ProcessPort : public Port {
     if (alive_) ask({how});
     alive_ = false;
     if (closer_.joinable()) closer_.join();
+    signals_.reset();  // the handlers the rank had before are back, as when a watchdog thread's loop ends
   }
 
   WatchHost& host_;
   Config config_;
-  SignalSubscription signals_;  // the rank's SIGTERM, SIGINT, SIGHUP, read by the watch process
+  std::optional<SignalSubscription> signals_;  // the rank's SIGTERM, SIGINT, SIGHUP, read by the watch process
   std::thread closer_;
   bool alive_ = false;
 };
