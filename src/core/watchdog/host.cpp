@@ -123,8 +123,10 @@ bool receive_fields(int fd, Fields& fields, int* got_fd = nullptr) {
   return true;
 }
 
-long long number(const Fields& f, std::size_t i) {
-  long long v = 0;
+// Field i as a number of type T; 0 when absent or not one.
+template <class T = long long>
+T number(const Fields& f, std::size_t i) {
+  T v = 0;
   if (i < f.size()) std::from_chars(f[i].data(), f[i].data() + f[i].size(), v);
   return v;
 }
@@ -228,7 +230,7 @@ Config config_from(const Fields& f, ProgressBoard* board, pid_t rank_pid, int ha
       const std::string error = port.listen_root(endpoint);
       send_fields(requests, {error, endpoint});
     } else if (op == "listen_node") {
-      send_fields(requests, {port.listen_node(static_cast<std::uint64_t>(std::stoull(text(f, 1))))});
+      send_fields(requests, {port.listen_node(number<std::uint64_t>(f, 1))});
     } else if (op == "connect") {
       send_fields(requests, {port.connect(text(f, 1), text(f, 2))});
     } else if (op == "wait_children") {
