@@ -551,6 +551,75 @@ TEST(WatchHub, WithNoDescriptorToSayWhyEveryRankConnectingIsRefusedAtOnce) {
   EXPECT_NE(out.fd_error.find("ran out of file descriptors"), std::string::npos) << out.fd_error;
 }
 
+// Rank 0's own loop (run_monitor) in a forked child with room for a
+// connection or two: the first ranks fill it or are refused, the hub backs its
+// listener off, and nothing else happens (children are silent in the
+// set-up). Ranks that connect after that must still be refused at once.
+// The loop used to run the hub only on events: the back-off never ended,
+// and each later rank waited out its 15 s handshake (CI: 24 ranks, rank 0's
+// watch process at `ulimit -n 30`, refused 15 s late).
+TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
+#ifdef FB_ASAN_RUNTIME
+  GTEST_SKIP() << "the AddressSanitizer runtime needs file descriptors of its own; runs in the other builds";
+#endif
+  const Tree tree(std::vector<int>(9, 0), {"node-a"});
+  const std::uint64_t token = random_token();
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    Config c;
+    c.rank = 0;
+    c.rank_node = std::vector<int>(9, 0);
+    c.node_hosts = {"node-a"};
+    c.policy.fixed_s = 30;
+    ProgressBoard board;
+    c.board = &board;
+    c.token = token;
+    c.leave = [](int) {};
+    int signals[2];
+    if (::pipe(signals) != 0) ::_exit(2);
+    c.signal_fd = signals[0];  // made before the limit: the loop's descriptors are the hub's alone
+    Control control;
+    std::vector<Fd> local;
+    local.push_back(listen_local(local_name(token, 0)));
+    const int probe = ::open("/dev/null", O_RDONLY);
+    const rlimit lim{static_cast<rlim_t>(probe + 3),
+                     static_cast<rlim_t>(probe + 3)};  // the reserve, and 1-2 connections
+    ::close(probe);
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+    [[maybe_unused]] ssize_t w = ::write(ready[1], "x", 1);
+    run_monitor(c, control, {}, std::move(local[0]));
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char byte;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  const auto connect = [&](int rank, std::vector<Connection>& kept) {
+    Connection c;
+    const double t0 = now_s();
+    std::string error = connect_local_parent(local_name(token, 0), token, rank, 0, c);
+    if (error.empty()) kept.push_back(std::move(c));
+    return std::pair{error, now_s() - t0};
+  };
+  std::vector<Connection> kept;
+  int refused_first = 0;
+  for (int r = 1; r <= 4; ++r) refused_first += connect(r, kept).first.empty() ? 0 : 1;
+  std::this_thread::sleep_for(1500ms);  // the back-off (0.5 s) over, the loop idle
+  std::vector<std::pair<std::string, double>> later;
+  for (int r = 5; r <= 6; ++r) later.push_back(connect(r, kept));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_GE(kept.size(), 1u) << "room for some";
+  EXPECT_GE(refused_first, 1) << "not for all: the hub ran out";
+  for (const auto& [error, seconds] : later) {
+    EXPECT_NE(error.find("ran out of file descriptors"), std::string::npos) << error;
+    EXPECT_LT(seconds, 5) << error;
+  }
+}
+
 TEST(WatchLoop, ACadenceNoticesItsOwnAbsenceOnly) {
   std::atomic<double> t{100};
   Cadence c([&] { return t.load(); }, own_gap_s(TimeoutPolicy{3}));

@@ -32,6 +32,12 @@ class Hub {
 
   // Appends this hub's descriptors to `fds`; handle() reads their revents.
   void add_fds(std::vector<pollfd>& fds);
+  // Call after every poll, whether it returned events or timed out: the
+  // hub's timers run here too (a listener left alone while out of
+  // descriptors is polled again once its back-off is over; a connection
+  // that never says hello is dropped). Called on events only, a listener
+  // backed off in a quiet set-up stayed out of poll, and every rank that
+  // connected later waited out its 15 s handshake.
   void handle(const std::vector<pollfd>& fds, double now, Events& events);
 
   void send_all(const Message& m);  // to every child that has not said goodbye

@@ -72,8 +72,8 @@ class Relay : public Hub::Events {
         if (fds[up_at].revents & POLLOUT) up_.flush();
         if (fds[up_at].revents & (POLLIN | POLLHUP | POLLERR)) read_parent(now);
         if (over_) break;
-        if (hub_) hub_->handle(fds, now, *this);
       }
+      if (hub_) hub_->handle(fds, now, *this);  // every wake: the hub's own timers run there too (Hub::handle)
       if (!live_) continue;
       if (finishing_ && signal_ != 0) c_.die_of_signal(signal_);
       if (finishing_ && (!hub_ || hub_->all_done())) return say_bye();

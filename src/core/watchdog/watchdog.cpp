@@ -2,6 +2,8 @@
 // run's token, and the ranks agree on errors) and the engine thread's side.
 #include "fabricbench/core/watchdog.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <thread>
 
@@ -61,6 +63,7 @@ Watchdog::Watchdog(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy
 
   // 2. Every rank connects to its parent; parents wait for their children.
   error = port.connect(text, my_host);
+  if (!error.empty()) spdlog::debug("watchdog: rank {} could not join: {}", world.rank(), error);
   if (error.empty() && own_children) error = port.wait_children(monotonic_s() + kSetupWaitS);
   error = agree_on_error(world, error);
   if (!error.empty()) {
