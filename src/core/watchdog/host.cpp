@@ -35,10 +35,6 @@
 namespace fb {
 
 namespace watch {
-
-std::string run_end_text(const RunEnd& end);
-RunEnd run_end_from_text(const std::string& text);
-
 namespace {
 
 using Fields = std::vector<std::string>;
@@ -259,16 +255,17 @@ void closer(int hand, const Config& config) {
     Fields f;
     if (!receive_fields(hand, f) || f.empty()) return;  // the watch process finished
     const std::string& op = f[0];
+    // The rank's own Config (no RankSide): the same calls a watchdog thread makes.
     if (op == "close") {
       if (config.on_end) config.on_end(run_end_from_text(text(f, 1)));
     } else if (op == "abort_group") {
-      if (config.board) config.board->abort_active_group();
+      config.abort_group();
     } else if (op == "abort_before_stopping") {
-      abort_before_stopping_others(config.board);
+      config.abort_before_stopping_others();
     } else if (op == "leave") {
-      leave_job(config.board, static_cast<int>(number(f, 1)));
+      config.leave_job(static_cast<int>(number(f, 1)));
     } else if (op == "die") {
-      die_of_signal(config.board, static_cast<int>(number(f, 1)));
+      config.die_of_signal(static_cast<int>(number(f, 1)));
     }
     send_fields(hand, {""});
   }

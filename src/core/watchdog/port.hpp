@@ -24,7 +24,8 @@ class Port {
   // Starts the agent (accepting its children, judging nothing yet) and
   // connects it to its parent (every rank but 0).
   virtual std::string connect(const std::string& endpoint_text, const std::string& my_host) = 0;
-  // Waits until the children joined, one cannot, or `deadline_s` (monotonic).
+  // Waits until the children joined, one cannot, or `deadline_s` (monotonic);
+  // "" at once for a rank without children.
   virtual std::string wait_children(double deadline_s) = 0;
   virtual void start() = 0;
   virtual void fail(const std::string& what) = 0;

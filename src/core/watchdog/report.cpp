@@ -9,6 +9,7 @@
 #include "fabricbench/core/scope.hpp"
 #include "fabricbench/core/sizes.hpp"
 #include "fabricbench/core/watch_report.hpp"
+#include "watchdog_impl.hpp"
 
 namespace fb::watch {
 namespace {

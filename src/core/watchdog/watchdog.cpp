@@ -40,7 +40,6 @@ Watchdog::Watchdog(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy
   config.policy = policy;
   config.board = &board;
   config.on_end = std::move(on_end);
-  const bool own_children = !watch::Tree(config.rank_node, config.node_hosts).children(config.rank).empty();
   if (WatchHost* host = WatchHost::get()) {
     impl_->port = watch::process_port(*host, std::move(config));
   } else {
@@ -64,7 +63,7 @@ Watchdog::Watchdog(const Comm& world, const NodeMap& nodes, watch::TimeoutPolicy
   // 2. Every rank connects to its parent; parents wait for their children.
   error = port.connect(text, my_host);
   if (!error.empty()) spdlog::debug("watchdog: rank {} could not join: {}", world.rank(), error);
-  if (error.empty() && own_children) error = port.wait_children(monotonic_s() + kSetupWaitS);
+  if (error.empty()) error = port.wait_children(monotonic_s() + kSetupWaitS);  // "" at once without children
   error = agree_on_error(world, error);
   if (!error.empty()) {
     port.cancel();

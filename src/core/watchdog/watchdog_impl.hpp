@@ -128,6 +128,11 @@ class Control {
   std::string setup_error_;
 };
 
+// A RunEnd as text and back, for the watch process's request that the rank
+// close its record (host.cpp); report.cpp.
+std::string run_end_text(const RunEnd& end);
+RunEnd run_end_from_text(const std::string& text);
+
 // The loop a rank's watchdog thread runs; returns when the run is over for
 // this rank (or Config::leave returned).
 void run_monitor(const Config& config, Control& control, std::vector<Fd> tcp_listeners, Fd local_listener);
