@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "eval_parts.hpp"
+#include "fabricbench/core/op_desc.hpp"
 
 namespace fb::accept {
 namespace {
@@ -22,9 +24,17 @@ std::set<std::string> measured(const Results& r, bool scopes) {
   return out;
 }
 
+bool measured_a_round_trip(const Results& r) {
+  return std::ranges::any_of(r.measurements, [](const Measurement& m) {
+    const auto op = parse_op(m.op);
+    return op && op_desc(*op).round_trip;
+  });
+}
+
 // Why a baseline whose setup differs from the run's cannot judge it ("" for
-// a difference a baseline is there to catch). `d.a` is the run, `d.b` the baseline.
-std::string refusal(const SetupDifference& d) {
+// a difference a baseline is there to catch). `d.a` is the run, `d.b` the
+// baseline; `run` the run's record.
+std::string refusal(const SetupDifference& d, const Results& run) {
   switch (d.setting) {
     case SetupSetting::mpi_library:
       return {};  // an MPI upgrade that slows the fabric's rows is a regression the baseline should catch
@@ -41,6 +51,13 @@ std::string refusal(const SetupDifference& d) {
       return fmt::format(
           "the baseline timed iterations under 50 us {}, this run {} (schema 1.20 and later time them in groups)", d.b,
           d.a);
+    case SetupSetting::round_trip_timing:
+      // Only the round trips' rows moved (the ops measured match, or the run is refused for that).
+      if (!measured_a_round_trip(run)) return {};
+      return fmt::format(
+          "the baseline timed round trips (pingpong, unidir) {}, this run {} (schema 1.21 and later time them on "
+          "the rank that starts them)",
+          d.b, d.a);
   }
   return {};
 }
@@ -59,7 +76,7 @@ std::string baseline_mismatch(const Results& run, const Results& baseline) {
     if (a != b) differ.push_back(fmt::format("{} {} in the baseline, {} in this run", key, b, a));
   }
   for (const auto& d : setup_differences(run.header, baseline.header))
-    if (auto why = refusal(d); !why.empty()) differ.push_back(std::move(why));
+    if (auto why = refusal(d, run); !why.empty()) differ.push_back(std::move(why));
   for (bool scopes : {false, true}) {
     const auto a = measured(run, scopes);
     const auto b = measured(baseline, scopes);

@@ -108,6 +108,9 @@ namespace {
 bool is_fabricbench_mpi_record(const RunHeader& h) { return !h.mpi_library.empty() && h.command != "import"; }
 
 const char* timing_name(bool in_groups) { return in_groups ? "in groups" : "one by one"; }
+const char* round_trip_clock(bool by_initiator) {
+  return by_initiator ? "on the rank that starts them" : "on the slower rank";
+}
 
 }  // namespace
 
@@ -125,6 +128,13 @@ std::optional<bool> host_timing_in_groups_of(const RunHeader& h) {
   return *minor >= 20;
 }
 
+std::optional<bool> round_trips_by_initiator_of(const RunHeader& h) {
+  if (h.command == "import") return std::nullopt;
+  const auto minor = schema_minor_of(h.schema_version);
+  if (!minor) return std::nullopt;
+  return *minor >= 21;
+}
+
 std::vector<SetupDifference> setup_differences(const RunHeader& a, const RunHeader& b) {
   std::vector<SetupDifference> out;
   if (!a.mpi_library.empty() && !b.mpi_library.empty() && a.mpi_library != b.mpi_library)
@@ -134,6 +144,9 @@ std::vector<SetupDifference> setup_differences(const RunHeader& a, const RunHead
   const auto grouped_a = host_timing_in_groups_of(a), grouped_b = host_timing_in_groups_of(b);
   if (grouped_a && grouped_b && *grouped_a != *grouped_b)
     out.push_back({SetupSetting::host_timing, timing_name(*grouped_a), timing_name(*grouped_b)});
+  const auto initiator_a = round_trips_by_initiator_of(a), initiator_b = round_trips_by_initiator_of(b);
+  if (initiator_a && initiator_b && *initiator_a != *initiator_b)
+    out.push_back({SetupSetting::round_trip_timing, round_trip_clock(*initiator_a), round_trip_clock(*initiator_b)});
   return out;
 }
 

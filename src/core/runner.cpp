@@ -294,6 +294,7 @@ void Runner::measure(const ScopeGroup& group, BackendGroup* bgroup, const OpSpec
   plan.bytes = spec.layout.bytes;
   plan.ops_per_iteration = ops_per_iteration(spec);
   plan.in_step = op_desc(spec.op).answered;
+  plan.times_count = times_count(spec, group.member() ? group.comm.rank() : -1);
   plan.cpu = cpu_slot_;
   plan.several_groups = group.groups > 1;
   plan.group = group.member() ? &group.comm : nullptr;

@@ -296,6 +296,10 @@ void label_check(ProgressBoard* board, const OpSpec& spec, int scope, int nranks
   if (board) board->label(spec.op, scope, spec.layout.bytes, spec.in_place, check_work_bytes(spec, nranks));
 }
 
+bool times_count(const OpSpec& spec, int rank_in_scope) {
+  return !op_desc(spec.op).round_trip || rank_in_scope == spec.peer_a;
+}
+
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   const double ops = op ? op->ops_per_iteration() : 1.0;
   // Ops per iteration, the same on every rank (a participant's; sitters-out pass no op).
@@ -325,6 +329,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   // then the median of the batches so far.
   double agreed_us = warm.warm_us > 0 ? warm.warm_us : warm.first_us;
   GroupSeries groups;
+  std::vector<double> none_counted;  // a rank whose times do not count gives zeros
   while (true) {
     // From agreed figures only: ops_per_iteration can differ between
     // participants and non-participants, the batch size must not.
@@ -335,6 +340,7 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
+    none_counted.resize(std::max(none_counted.size(), static_cast<std::size_t>(batch)), 0.0);
     enter(plan, Phase::timed, static_cast<std::int64_t>(begin));
     std::size_t together = 1;
     if (op) {
@@ -348,7 +354,8 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
       }
     }
     enter(plan, Phase::sync);
-    const std::span<const double> mine = std::span(my_duration).subspan(begin);
+    std::span<const double> mine = std::span(my_duration).subspan(begin);
+    if (!plan.times_count) mine = std::span(none_counted).first(mine.size());
     std::vector<double> slowest(mine.begin(), mine.end());
     slowest.push_back(static_cast<double>(together));  // in the same reduction: the widest span of any rank
     world.allreduce_max_quiet(slowest);

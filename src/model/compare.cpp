@@ -51,6 +51,12 @@ std::string unlike_note(const SetupDifference& d) {
           "of step made single iterations up to 1.8x slower at 8-16 B, so small-message rows moved by the "
           "timing alone (docs/run.md, When a size stops)",
           d.a, d.b);
+    case SetupSetting::round_trip_timing:
+      return fmt::format(
+          "a timed round trips (pingpong, unidir) {}, b {} (records before 1.21 took the slower rank): the "
+          "slower of two ranks each iteration read ping-pong up to 10% slower at 8 B on 2 local ranks "
+          "(docs/figures.md)",
+          d.a, d.b);
   }
   return {};
 }

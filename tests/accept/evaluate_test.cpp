@@ -319,6 +319,30 @@ TEST(Baseline, AnotherMpiLibraryIsJudgedNotRefused) {
             std::string::npos);
 }
 
+// A baseline from before 1.21 took a round trip's slower rank each iteration;
+// a run since takes the rank that starts it. Its ping-pong rows moved by the
+// timing alone, so a baseline with them is refused; one of collectives alone
+// is judged (their timing did not change). Headers this binary cannot write.
+TEST(Baseline, RoundTripsTimedOnTheSlowerRankAreRefusedOnlyWhereMeasured) {
+  RecordBuilder now(2, 2), before(2, 2);
+  for (RecordBuilder* b : {&now, &before}) b->row("all_reduce", "inter", 1ull << 20, 20);
+  Results run = now.results(), base = before.results();
+  run.header.schema_version = "1.21";
+  base.header.schema_version = "1.20";
+  EXPECT_EQ(baseline_mismatch(run, base), "") << "no round trip measured";
+  for (RecordBuilder* b : {&now, &before}) b->row("pingpong", "inter", 8, 0.001);
+  run = now.results();
+  base = before.results();
+  run.header.schema_version = "1.21";
+  base.header.schema_version = "1.20";
+  EXPECT_NE(baseline_mismatch(run, base).find("the baseline timed round trips (pingpong, unidir) on the slower rank, "
+                                              "this run on the rank that starts them"),
+            std::string::npos)
+      << baseline_mismatch(run, base);
+  base.header.schema_version = "1.21";
+  EXPECT_EQ(baseline_mismatch(run, base), "") << "both on the initiator";
+}
+
 TEST(Stability, CoefficientOfVariation) {
   RecordBuilder b(2, 1);
   auto& m = b.row("all_reduce", "global", 1 << 20, 5, 100);

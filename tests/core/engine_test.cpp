@@ -870,6 +870,34 @@ Measurement intra_row(const PlantedTimesBackend::Plant& plant) {
 
 bool two_nodes() { return map_nodes(Comm::world()).nodes >= 2; }
 
+// A round trip's row is its initiator's clock (TimingPlan::times_count):
+// planted, peer_a takes 10 us an iteration and peer_b 200 us. A ping-pong
+// iteration is two one-way messages, so the row reads 5 us, not the slower
+// rank's 100; with --peers 1,0 the initiator is rank 1 and the row 100 us. An
+// all_reduce, which no rank starts alone, is still the slowest rank's (the control).
+Measurement planted_row(Op op, int peer_a, int peer_b) {
+  const PlantedTimesBackend::Plant plant = [](int rank, std::size_t) {
+    return PlantedTimesBackend::Planted{.start_offset_us = 0, .duration_us = rank == 0 ? 10.0 : 200.0};
+  };
+  PlantedTimesBackend backend(make_mpi_host_backend(), plant);
+  RunOptions o = one_row(1, 20);
+  o.ops = {op};
+  o.peer_a = peer_a;
+  o.peer_b = peer_b;
+  const auto rows = rows_of(backend, o);
+  return rows.empty() ? Measurement{} : rows[0];
+}
+
+TEST(Timing, ARoundTripIsTimedOnTheRankThatStartsIt) {
+  const Measurement forth = planted_row(Op::pingpong, 0, 1);
+  const Measurement back = planted_row(Op::pingpong, 1, 0);
+  const Measurement all = planted_row(Op::all_reduce, 0, 1);
+  if (!root_rank()) return;
+  EXPECT_DOUBLE_EQ(forth.time.median_us, 5.0) << "rank 0 starts each round trip";
+  EXPECT_DOUBLE_EQ(back.time.median_us, 100.0) << "rank 1 starts each round trip";
+  EXPECT_DOUBLE_EQ(all.time.median_us, 200.0) << "a collective's row is its slowest rank's";
+}
+
 TEST(SeveralGroups, TheRowIsTheSlowestGroupsOwnIterations) {
   // Issue 34, defect 8: the nodes of an intra row are not in step, yet each
   // iteration took the maximum over all of them. Node 0 alternates 100 and

@@ -107,5 +107,22 @@ TEST(Compare, AnMpiRecordThatTimedShortIterationsOneByOneIsNamed) {
   EXPECT_TRUE(compare_results(a, b).unlike.empty());
 }
 
+// A record before 1.21 took a round trip's slower rank each iteration (up to
+// 10% slower ping-pong at 8 B); one since the rank that starts it.
+TEST(Compare, RoundTripsTimedOnTheSlowerRankAreNamed) {
+  Results a = test::make_results({test::model_row("pingpong", "global", 2, 8, 0.44)});
+  Results b = test::make_results({test::model_row("pingpong", "global", 2, 8, 0.40)});
+  a.header.schema_version = "1.20";
+  b.header.schema_version = "1.21";
+  const Comparison c = compare_results(a, b);
+  ASSERT_EQ(c.unlike.size(), 1u);
+  EXPECT_NE(c.unlike[0].find("a timed round trips (pingpong, unidir) on the slower rank, b on the rank that starts "
+                             "them"),
+            std::string::npos)
+      << c.unlike[0];
+  b.header.command = "import";
+  EXPECT_TRUE(compare_results(a, b).unlike.empty()) << "an imported record is not guessed at";
+}
+
 }  // namespace
 }  // namespace fb::model

@@ -87,6 +87,10 @@ struct OpDesc {
   // and bidir end on a zero-byte reply), so both ranks end it in step: the
   // host times such iterations alone, not in groups (timing_groups.hpp).
   bool answered = false;
+  // Each iteration is a round trip that peer_a starts and ends (a ping-pong;
+  // unidir's window, then its reply): peer_a's clock times it (timing.hpp,
+  // TimingPlan::times_count). bidir is answered but symmetric: both ranks send.
+  bool round_trip = false;
   LayoutRule layout = LayoutRule::same;
   BusbwRule busbw = BusbwRule::one;
   int directions = 1;          // algbw counts the bytes this many times (bidir: both ways)
@@ -182,8 +186,18 @@ inline constexpr std::array kOpTable{
            .in_place = true,
            .default_sweep = true,
            .expect = ExpectRule::from_prev},
-    OpDesc{.op = Op::pingpong, .name = "pingpong", .pair = true, .answered = true, .expect = ExpectRule::from_source},
-    OpDesc{.op = Op::unidir, .name = "unidir", .pair = true, .answered = true, .expect = ExpectRule::from_source},
+    OpDesc{.op = Op::pingpong,
+           .name = "pingpong",
+           .pair = true,
+           .answered = true,
+           .round_trip = true,
+           .expect = ExpectRule::from_source},
+    OpDesc{.op = Op::unidir,
+           .name = "unidir",
+           .pair = true,
+           .answered = true,
+           .round_trip = true,
+           .expect = ExpectRule::from_source},
     OpDesc{.op = Op::bidir,
            .name = "bidir",
            .pair = true,

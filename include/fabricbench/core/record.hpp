@@ -19,7 +19,7 @@ namespace fb {
 
 // Major.minor. Readers accept any minor of their major and reject other majors.
 inline constexpr int kSchemaMajor = 1;
-inline constexpr int kSchemaMinor = 20;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
+inline constexpr int kSchemaMinor = 21;  // 1.1: inventory lines, copy ops, options device/graph, gemm records;
                                          // 1.2: pair, node and finding lines;
                                          // 1.3: wrong_at, pass, summary status/reason/report (watchdog);
                                          // 1.4: run_id, check lines' optional, every summary's keys alike;
@@ -45,6 +45,8 @@ inline constexpr int kSchemaMinor = 20;  // 1.1: inventory lines, copy ops, opti
                                          // 1.19: header mpi_thread_level (MPI_THREAD_SINGLE with --timeout 0)
                                          // 1.20: option timing_group_span_us: host backends time iterations
                                          //       under it in groups too (time_samples on their rows)
+                                         // 1.21: round trips (pingpong, unidir) timed on the rank that
+                                         //       starts and ends them, not the slower of the two
 std::string schema_version();
 
 // One line of a record as RecordWriter writes it, newline included: its JSON

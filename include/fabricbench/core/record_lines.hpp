@@ -113,8 +113,14 @@ std::optional<std::string> mpi_thread_level_of(const RunHeader& h);
 // all along) or an imported record.
 std::optional<bool> host_timing_in_groups_of(const RunHeader& h);
 
+// Whether a record's round trips (pingpong, unidir) were timed on the rank
+// that starts and ends them (TimingPlan::times_count): a fabricbench record
+// since 1.21 was, one before took the slower of the two ranks each
+// iteration; unknown (nullopt) for an imported record.
+std::optional<bool> round_trips_by_initiator_of(const RunHeader& h);
+
 // A setting two runs differ in that moves a row's time whatever the fabric.
-enum class SetupSetting { mpi_library, mpi_thread_level, host_timing };
+enum class SetupSetting { mpi_library, mpi_thread_level, host_timing, round_trip_timing };
 struct SetupDifference {
   SetupSetting setting;
   std::string a, b;  // each run's value ("in groups" / "one by one" for host_timing)

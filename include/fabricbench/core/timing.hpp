@@ -53,6 +53,13 @@ struct TimingPlan {
   // Each iteration ends in step on every rank (OpDesc::answered): host
   // backends time each alone (IterationTimes::in_step).
   bool in_step = false;
+  // Whether this rank's times count toward the row's per-iteration maximum:
+  // false on the other rank of a round trip (OpDesc::round_trip), whose
+  // interval is the same round trip seen from its middle. The larger of the
+  // two each iteration was the larger of two samples of one jitter: ping-pong
+  // at 8 B on 2 local ranks read 0.44 us, 0.40 us on peer_a's clock alone
+  // beside osu_latency's 0.39-0.40 (OSU times rank 0 too). times_count().
+  bool times_count = true;
   // Adaptive: the fewest timed iterations a cap (bytes, time, iterations)
   // may end the size at, when fewer than `iters` (RunOptions::cap_min_iters);
   // the interval target is still judged from `iters` on. 0 = `iters`.
@@ -120,6 +127,10 @@ void label_op(ProgressBoard* board, const OpSpec& spec, const PreparedOp& op, in
 std::uint64_t check_work_bytes(const OpSpec& spec, int nranks);
 // Relabels the board (may be null) for the check of `spec` on `nranks` ranks.
 void label_check(ProgressBoard* board, const OpSpec& spec, int scope, int nranks);
+
+// TimingPlan::times_count for the rank `rank_in_scope` of the op's scope
+// (its group's communicator): every rank, except a round trip's other rank.
+bool times_count(const OpSpec& spec, int rank_in_scope);
 
 // `op` is null on ranks that do not participate.
 Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan);

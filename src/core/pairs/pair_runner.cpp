@@ -144,6 +144,7 @@ bool PairsRunner::measure_my_pair(const Comm& pair, std::vector<double>& fields,
     plan.bytes = s.layout.bytes;
     plan.ops_per_iteration = ops_per_iteration(s);
     plan.in_step = op_desc(s.op).answered;
+    plan.times_count = times_count(s, pair.rank());
     const Timing timing = time_op(pair, op.get(), plan);
     if (!modes)
       if ((modes = find_two_modes(timing.sample_us))) modes_op = timed;
