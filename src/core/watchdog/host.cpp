@@ -14,20 +14,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "fabricbench/core/ending_signals.hpp"
+#include "fabricbench/core/enum_cover.hpp"
 #include "fabricbench/core/log.hpp"
 #include "fabricbench/core/progress.hpp"
 #include "port.hpp"
@@ -38,6 +42,59 @@ namespace watch {
 namespace {
 
 using Fields = std::vector<std::string>;
+
+// What the rank asks of its watch process: Port's calls, after the
+// configuration. A frame's first field names one.
+enum class PortCall { config, listen_root, listen_node, connect, wait_children, start, fail, finish, cancel };
+// What the watch process asks of the rank's closer thread: what only the rank can do.
+enum class Ask { close, abort_group, abort_before_stopping, leave, die };
+
+template <typename E>
+struct Named {
+  E value;
+  std::string_view name;
+};
+constexpr std::array kPortCalls{
+    Named<PortCall>{PortCall::config, "config"},
+    Named<PortCall>{PortCall::listen_root, "listen_root"},
+    Named<PortCall>{PortCall::listen_node, "listen_node"},
+    Named<PortCall>{PortCall::connect, "connect"},
+    Named<PortCall>{PortCall::wait_children, "wait_children"},
+    Named<PortCall>{PortCall::start, "start"},
+    Named<PortCall>{PortCall::fail, "fail"},
+    Named<PortCall>{PortCall::finish, "finish"},
+    Named<PortCall>{PortCall::cancel, "cancel"},
+};
+static_assert(enum_cover::covers<PortCall, kPortCalls>([](const Named<PortCall>& r) { return r.value; }),
+              "kPortCalls names every PortCall in enum order");
+constexpr std::array kAsks{
+    Named<Ask>{Ask::close, "close"},
+    Named<Ask>{Ask::abort_group, "abort_group"},
+    Named<Ask>{Ask::abort_before_stopping, "abort_before_stopping"},
+    Named<Ask>{Ask::leave, "leave"},
+    Named<Ask>{Ask::die, "die"},
+};
+static_assert(enum_cover::covers<Ask, kAsks>([](const Named<Ask>& r) { return r.value; }),
+              "kAsks names every Ask in enum order");
+
+// A frame: what it asks, then its arguments.
+template <typename E, std::size_t N>
+Fields frame(const std::array<Named<E>, N>& table, E what, std::initializer_list<std::string> args) {
+  Fields f{std::string(table[static_cast<std::size_t>(what)].name)};
+  f.insert(f.end(), args);
+  return f;
+}
+Fields frame(PortCall r, std::initializer_list<std::string> args = {}) { return frame(kPortCalls, r, args); }
+Fields frame(Ask a, std::initializer_list<std::string> args = {}) { return frame(kAsks, a, args); }
+
+// What a received frame asks; nullopt for none of the table's (an empty frame included).
+template <typename E, std::size_t N>
+std::optional<E> asked(const std::array<Named<E>, N>& table, const Fields& f) {
+  if (f.empty()) return std::nullopt;
+  for (const auto& row : table)
+    if (row.name == f[0]) return row.value;
+  return std::nullopt;
+}
 
 bool write_all(int fd, const char* data, std::size_t size, int pass_fd) {
   while (size > 0) {
@@ -152,11 +209,11 @@ bool process_stopped(pid_t pid) {
 class AskRank : public RankSide {
  public:
   explicit AskRank(int hand) : hand_(hand) {}
-  void close_record(const RunEnd& end) { ask({"close", run_end_text(end)}); }
-  void abort_group() override { ask({"abort_group"}); }
-  void abort_before_stopping_others() override { ask({"abort_before_stopping"}); }
-  [[noreturn]] void leave(int exit_code) override { end_with({"leave", std::to_string(exit_code)}); }
-  [[noreturn]] void die(int signal) override { end_with({"die", std::to_string(signal)}); }
+  void close_record(const RunEnd& end) { ask(frame(Ask::close, {run_end_text(end)})); }
+  void abort_group() override { ask(frame(Ask::abort_group)); }
+  void abort_before_stopping_others() override { ask(frame(Ask::abort_before_stopping)); }
+  [[noreturn]] void leave(int exit_code) override { end_with(frame(Ask::leave, {std::to_string(exit_code)})); }
+  [[noreturn]] void die(int signal) override { end_with(frame(Ask::die, {std::to_string(signal)})); }
 
  private:
   void ask(const Fields& request) {
@@ -201,17 +258,57 @@ Config config_from(const Fields& f, ProgressBoard* board, pid_t rank_pid, int ha
   return c;
 }
 
+// The watchdog finished or was cancelled: say so and end (the rank waits for the answer).
+[[noreturn]] void done(int requests) {
+  send_fields(requests, {""});
+  ::_exit(0);
+}
+
+// One request after the configuration, answered on `requests` where it asks for an answer.
+void serve_one(PortCall call, const Fields& f, LocalPort& port, int requests) {
+  switch (call) {
+    case PortCall::config:
+      return;  // served by serve(): it makes the port
+    case PortCall::listen_root: {
+      std::string endpoint;
+      const std::string error = port.listen_root(endpoint);
+      send_fields(requests, {error, endpoint});
+      return;
+    }
+    case PortCall::listen_node:
+      send_fields(requests, {port.listen_node(number<std::uint64_t>(f, 1))});
+      return;
+    case PortCall::connect:
+      send_fields(requests, {port.connect(text(f, 1), text(f, 2))});
+      return;
+    case PortCall::wait_children:
+      send_fields(requests, {port.wait_children(std::strtod(text(f, 1).c_str(), nullptr))});
+      return;
+    case PortCall::start:
+      return port.start();
+    case PortCall::fail:
+      return port.fail(text(f, 1));
+    case PortCall::finish:
+      port.finish();
+      return done(requests);
+    case PortCall::cancel:
+      port.cancel();
+      return done(requests);
+  }
+}
+
 [[noreturn]] void serve(int requests, int hand, ProgressBoard* board, pid_t rank_pid) {
   Served served;
   for (;;) {
     Fields f;
     int got = -1;
-    if (!receive_fields(requests, f, &got) || f.empty()) {
-      if (served.port) served.port->cancel();  // the rank is gone: so is its watchdog
+    const bool received = receive_fields(requests, f, &got);
+    const std::optional<PortCall> call = asked(kPortCalls, f);
+    if (!received || !call) {
+      if (served.port) served.port->cancel();  // the rank is gone (or speaks no request): so is its watchdog
       ::_exit(0);
     }
-    const std::string& op = f[0];
-    if (op == "config") {
+    if (*call == PortCall::config) {
       served.signal_fd = got;
       raise_fd_limit();
       served.port = std::make_unique<LocalPort>(config_from(f, board, rank_pid, hand, served));
@@ -220,29 +317,7 @@ Config config_from(const Fields& f, ProgressBoard* board, pid_t rank_pid, int ha
     }
     if (got >= 0) ::close(got);
     if (!served.port) ::_exit(0);  // a request out of order: nothing to serve it with
-    LocalPort& port = *served.port;
-    if (op == "listen_root") {
-      std::string endpoint;
-      const std::string error = port.listen_root(endpoint);
-      send_fields(requests, {error, endpoint});
-    } else if (op == "listen_node") {
-      send_fields(requests, {port.listen_node(number<std::uint64_t>(f, 1))});
-    } else if (op == "connect") {
-      send_fields(requests, {port.connect(text(f, 1), text(f, 2))});
-    } else if (op == "wait_children") {
-      send_fields(requests, {port.wait_children(std::strtod(text(f, 1).c_str(), nullptr))});
-    } else if (op == "start") {
-      port.start();
-    } else if (op == "fail") {
-      port.fail(text(f, 1));
-    } else if (op == "finish" || op == "cancel") {
-      if (op == "finish")
-        port.finish();
-      else
-        port.cancel();
-      send_fields(requests, {""});
-      ::_exit(0);
-    }
+    serve_one(*call, f, *served.port, requests);
   }
 }
 
@@ -253,19 +328,26 @@ Config config_from(const Fields& f, ProgressBoard* board, pid_t rank_pid, int ha
 void closer(int hand, const Config& config) {
   for (;;) {
     Fields f;
-    if (!receive_fields(hand, f) || f.empty()) return;  // the watch process finished
-    const std::string& op = f[0];
+    if (!receive_fields(hand, f)) return;  // the watch process finished
+    const std::optional<Ask> ask = asked(kAsks, f);
+    if (!ask) return;
     // The rank's own Config (no RankSide): the same calls a watchdog thread makes.
-    if (op == "close") {
-      if (config.on_end) config.on_end(run_end_from_text(text(f, 1)));
-    } else if (op == "abort_group") {
-      config.abort_group();
-    } else if (op == "abort_before_stopping") {
-      config.abort_before_stopping_others();
-    } else if (op == "leave") {
-      config.leave_job(static_cast<int>(number(f, 1)));
-    } else if (op == "die") {
-      config.die_of_signal(static_cast<int>(number(f, 1)));
+    switch (*ask) {
+      case Ask::close:
+        if (config.on_end) config.on_end(run_end_from_text(text(f, 1)));
+        break;
+      case Ask::abort_group:
+        config.abort_group();
+        break;
+      case Ask::abort_before_stopping:
+        config.abort_before_stopping_others();
+        break;
+      case Ask::leave:
+        config.leave_job(static_cast<int>(number(f, 1)));
+        break;
+      case Ask::die:
+        config.die_of_signal(static_cast<int>(number(f, 1)));
+        break;
     }
     send_fields(hand, {""});
   }
@@ -274,8 +356,9 @@ void closer(int hand, const Config& config) {
 class ProcessPort : public Port {
  public:
   ProcessPort(WatchHost& host, Config config) : host_(host), config_(std::move(config)) {
-    Fields f{"config", std::to_string(config_.rank), fmt_double(config_.policy.fixed_s),
-             std::to_string(static_cast<int>(spdlog::get_level())), std::to_string(config_.rank_node.size())};
+    Fields f = frame(PortCall::config,
+                     {std::to_string(config_.rank), fmt_double(config_.policy.fixed_s),
+                      std::to_string(static_cast<int>(spdlog::get_level())), std::to_string(config_.rank_node.size())});
     for (int n : config_.rank_node) f.push_back(std::to_string(n));
     f.push_back(std::to_string(config_.node_hosts.size()));
     for (const auto& h : config_.node_hosts) f.push_back(h);
@@ -287,21 +370,23 @@ class ProcessPort : public Port {
   ~ProcessPort() override { cancel(); }
 
   std::string listen_root(std::string& endpoint_text) override {
-    Fields a = ask({"listen_root"});
+    Fields a = ask(frame(PortCall::listen_root));
     endpoint_text = text(a, 1);
     return a.empty() ? gone() : a[0];
   }
-  std::string listen_node(std::uint64_t token) override { return first(ask({"listen_node", std::to_string(token)})); }
+  std::string listen_node(std::uint64_t token) override {
+    return first(ask(frame(PortCall::listen_node, {std::to_string(token)})));
+  }
   std::string connect(const std::string& endpoint_text, const std::string& my_host) override {
-    return first(ask({"connect", endpoint_text, my_host}));
+    return first(ask(frame(PortCall::connect, {endpoint_text, my_host})));
   }
   std::string wait_children(double deadline_s) override {
-    return first(ask({"wait_children", fmt_double(deadline_s)}));
+    return first(ask(frame(PortCall::wait_children, {fmt_double(deadline_s)})));
   }
-  void start() override { tell({"start"}); }
-  void fail(const std::string& what) override { tell({"fail", what}); }
-  void finish() override { end("finish"); }
-  void cancel() override { end("cancel"); }
+  void start() override { tell(frame(PortCall::start)); }
+  void fail(const std::string& what) override { tell(frame(PortCall::fail, {what})); }
+  void finish() override { end(PortCall::finish); }
+  void cancel() override { end(PortCall::cancel); }
   bool running() const override { return alive_; }
 
  private:
@@ -323,8 +408,8 @@ class ProcessPort : public Port {
   void tell(const Fields& request) {
     if (alive_ && !send_fields(host_.requests_fd(), request)) alive_ = false;
   }
-  void end(const char* how) {
-    if (alive_) ask({how});
+  void end(PortCall how) {
+    if (alive_) ask(frame(how));
     alive_ = false;
     if (closer_.joinable()) closer_.join();
     signals_.reset();  // the handlers the rank had before are back, as when a watchdog thread's loop ends
