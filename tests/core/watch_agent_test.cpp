@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -551,18 +552,18 @@ TEST(WatchHub, WithNoDescriptorToSayWhyEveryRankConnectingIsRefusedAtOnce) {
   EXPECT_NE(out.fd_error.find("ran out of file descriptors"), std::string::npos) << out.fd_error;
 }
 
-// Rank 0's own loop (run_monitor) in a forked child with room for a
-// connection or two: the first ranks fill it or are refused, the hub backs its
-// listener off, and nothing else happens (children are silent in the
-// set-up). Ranks that connect after that must still be refused at once.
-// The loop used to run the hub only on events: the back-off never ended,
-// and each later rank waited out its 15 s handshake (CI: 24 ranks, rank 0's
-// watch process at `ulimit -n 30`, refused 15 s late).
-TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
-#ifdef FB_ASAN_RUNTIME
-  GTEST_SKIP() << "the AddressSanitizer runtime needs file descriptors of its own; runs in the other builds";
-#endif
-  const Tree tree(std::vector<int>(9, 0), {"node-a"});
+// A watchdog loop, rank 0's (run_monitor) or a node leader's (run_relay), in
+// a forked child with room for a connection or two: the first ranks fill it
+// or are refused, the hub backs its listener off, and nothing else happens
+// (children are silent in the set-up). Ranks that connect after that must
+// still be refused at once. The loops used to run the hub only on events:
+// the back-off never ended, and each later rank waited out its 15 s
+// handshake (CI: 24 ranks, rank 0's watch process at `ulimit -n 30`, refused
+// 15 s late). `leader` runs `loop` for `node`; ranks leader+1 .. leader+6
+// are its children.
+using WatchLoopFn = std::function<void(const Config&, Control&, Fd local)>;
+void expect_quiet_set_up_refuses_at_once(int leader, int node, std::vector<int> rank_node,
+                                         std::vector<std::string> hosts, const WatchLoopFn& loop) {
   const std::uint64_t token = random_token();
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
@@ -570,9 +571,9 @@ TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
   if (child == 0) {
     ::close(ready[0]);
     Config c;
-    c.rank = 0;
-    c.rank_node = std::vector<int>(9, 0);
-    c.node_hosts = {"node-a"};
+    c.rank = leader;
+    c.rank_node = std::move(rank_node);
+    c.node_hosts = std::move(hosts);
     c.policy.fixed_s = 30;
     ProgressBoard board;
     c.board = &board;
@@ -583,14 +584,14 @@ TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
     c.signal_fd = signals[0];  // made before the limit: the loop's descriptors are the hub's alone
     Control control;
     std::vector<Fd> local;
-    local.push_back(listen_local(local_name(token, 0)));
+    local.push_back(listen_local(local_name(token, node)));
     const int probe = ::open("/dev/null", O_RDONLY);
     const rlimit lim{static_cast<rlim_t>(probe + 3),
                      static_cast<rlim_t>(probe + 3)};  // the reserve, and 1-2 connections
     ::close(probe);
     ::setrlimit(RLIMIT_NOFILE, &lim);
     [[maybe_unused]] ssize_t w = ::write(ready[1], "x", 1);
-    run_monitor(c, control, {}, std::move(local[0]));
+    loop(c, control, std::move(local[0]));
     ::_exit(0);
   }
   ::close(ready[1]);
@@ -600,16 +601,16 @@ TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
   const auto connect = [&](int rank, std::vector<Connection>& kept) {
     Connection c;
     const double t0 = now_s();
-    std::string error = connect_local_parent(local_name(token, 0), token, rank, 0, c);
+    std::string error = connect_local_parent(local_name(token, node), token, rank, leader, c);
     if (error.empty()) kept.push_back(std::move(c));
     return std::pair{error, now_s() - t0};
   };
   std::vector<Connection> kept;
   int refused_first = 0;
-  for (int r = 1; r <= 4; ++r) refused_first += connect(r, kept).first.empty() ? 0 : 1;
+  for (int r = leader + 1; r <= leader + 4; ++r) refused_first += connect(r, kept).first.empty() ? 0 : 1;
   std::this_thread::sleep_for(1500ms);  // the back-off (0.5 s) over, the loop idle
   std::vector<std::pair<std::string, double>> later;
-  for (int r = 5; r <= 6; ++r) later.push_back(connect(r, kept));
+  for (int r = leader + 5; r <= leader + 6; ++r) later.push_back(connect(r, kept));
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   EXPECT_GE(kept.size(), 1u) << "room for some";
@@ -618,6 +619,28 @@ TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
     EXPECT_NE(error.find("ran out of file descriptors"), std::string::npos) << error;
     EXPECT_LT(seconds, 5) << error;
   }
+}
+
+TEST(WatchLoop, OutOfDescriptorsARankConnectingInAQuietSetUpIsRefusedAtOnce) {
+#ifdef FB_ASAN_RUNTIME
+  GTEST_SKIP() << "the AddressSanitizer runtime needs file descriptors of its own; runs in the other builds";
+#endif
+  expect_quiet_set_up_refuses_at_once(
+      0, 0, std::vector<int>(9, 0), {"node-a"},
+      [](const Config& c, Control& control, Fd local) { run_monitor(c, control, {}, std::move(local)); });
+}
+
+// The same at a node leader, whose relay loop had the same defect: rank 1
+// leads node-b, where ranks 2-7 connect to it.
+TEST(WatchLoop, OutOfDescriptorsARankConnectingToItsNodeLeaderInAQuietSetUpIsRefusedAtOnce) {
+#ifdef FB_ASAN_RUNTIME
+  GTEST_SKIP() << "the AddressSanitizer runtime needs file descriptors of its own; runs in the other builds";
+#endif
+  std::vector<int> rank_node(9, 1);
+  rank_node[0] = 0;
+  expect_quiet_set_up_refuses_at_once(
+      1, 1, rank_node, {"node-a", "node-b"},
+      [](const Config& c, Control& control, Fd local) { run_relay(c, control, std::move(local)); });
 }
 
 TEST(WatchLoop, ACadenceNoticesItsOwnAbsenceOnly) {
