@@ -96,7 +96,7 @@ TEST_F(CheckCli, LocalSmokePassesAndWritesRecordJsonAndJunit) {
   const Results rec = read_results(path("out/results.jsonl"));
   EXPECT_TRUE(rec.complete);
   EXPECT_EQ(fb::test::json_lines(rec.path).front()["command"], "check");
-  EXPECT_EQ(fb::test::json_lines(rec.path).front()["sweeps"].size(), 2u);
+  EXPECT_EQ(fb::test::json_lines(rec.path).front()["sweeps"].size(), 3u);  // collectives, spread, latency
   int checks = 0;
   int inventory = 0;
   for (const auto& line : fb::test::json_lines(rec.path)) {
