@@ -55,7 +55,7 @@ std::string refusal(const SetupDifference& d, const Results& run) {
       // Only the round trips' rows moved (the ops measured match, or the run is refused for that).
       if (!measured_a_round_trip(run)) return {};
       return fmt::format(
-          "the baseline timed round trips (pingpong, unidir) {}, this run {} (schema 1.21 and later time them on "
+          "the baseline timed round trips (pingpong) {}, this run {} (schema 1.21 and later time them on "
           "the rank that starts them)",
           d.b, d.a);
   }

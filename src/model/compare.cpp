@@ -53,7 +53,7 @@ std::string unlike_note(const SetupDifference& d) {
           d.a, d.b);
     case SetupSetting::round_trip_timing:
       return fmt::format(
-          "a timed round trips (pingpong, unidir) {}, b {} (records before 1.21 took the slower rank): the "
+          "a timed round trips (pingpong) {}, b {} (records before 1.21 took the slower rank): the "
           "slower of two ranks each iteration read ping-pong up to 10% slower at 8 B on 2 local ranks "
           "(docs/figures.md)",
           d.a, d.b);

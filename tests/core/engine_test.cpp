@@ -874,7 +874,9 @@ bool two_nodes() { return map_nodes(Comm::world()).nodes >= 2; }
 // planted, peer_a takes 10 us an iteration and peer_b 200 us. A ping-pong
 // iteration is two one-way messages, so the row reads 5 us, not the slower
 // rank's 100; with --peers 1,0 the initiator is rank 1 and the row 100 us. An
-// all_reduce, which no rank starts alone, is still the slowest rank's (the control).
+// all_reduce, which no rank starts alone, is still the slowest rank's (the
+// control), as is unidir, which is no round trip on NCCL (its 64 messages a
+// window: 200/64 us).
 Measurement planted_row(Op op, int peer_a, int peer_b) {
   const PlantedTimesBackend::Plant plant = [](int rank, std::size_t) {
     return PlantedTimesBackend::Planted{.start_offset_us = 0, .duration_us = rank == 0 ? 10.0 : 200.0};
@@ -892,10 +894,12 @@ TEST(Timing, ARoundTripIsTimedOnTheRankThatStartsIt) {
   const Measurement forth = planted_row(Op::pingpong, 0, 1);
   const Measurement back = planted_row(Op::pingpong, 1, 0);
   const Measurement all = planted_row(Op::all_reduce, 0, 1);
+  const Measurement window = planted_row(Op::unidir, 0, 1);
   if (!root_rank()) return;
   EXPECT_DOUBLE_EQ(forth.time.median_us, 5.0) << "rank 0 starts each round trip";
   EXPECT_DOUBLE_EQ(back.time.median_us, 100.0) << "rank 1 starts each round trip";
   EXPECT_DOUBLE_EQ(all.time.median_us, 200.0) << "a collective's row is its slowest rank's";
+  EXPECT_DOUBLE_EQ(window.time.median_us, 200.0 / 64) << "unidir's row is its slower rank's";
 }
 
 TEST(SeveralGroups, TheRowIsTheSlowestGroupsOwnIterations) {

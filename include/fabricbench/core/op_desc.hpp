@@ -87,9 +87,11 @@ struct OpDesc {
   // and bidir end on a zero-byte reply), so both ranks end it in step: the
   // host times such iterations alone, not in groups (timing_groups.hpp).
   bool answered = false;
-  // Each iteration is a round trip that peer_a starts and ends (a ping-pong;
-  // unidir's window, then its reply): peer_a's clock times it (timing.hpp,
-  // TimingPlan::times_count). bidir is answered but symmetric: both ranks send.
+  // Each iteration is a round trip that peer_a starts and ends, on every
+  // backend (a ping-pong): peer_a's clock times it (timing.hpp,
+  // TimingPlan::times_count). Not unidir: its window ends on a reply on the
+  // MPI backends, but NCCL's sender may complete before its receiver; not
+  // bidir, where both ranks send.
   bool round_trip = false;
   LayoutRule layout = LayoutRule::same;
   BusbwRule busbw = BusbwRule::one;
@@ -192,12 +194,7 @@ inline constexpr std::array kOpTable{
            .answered = true,
            .round_trip = true,
            .expect = ExpectRule::from_source},
-    OpDesc{.op = Op::unidir,
-           .name = "unidir",
-           .pair = true,
-           .answered = true,
-           .round_trip = true,
-           .expect = ExpectRule::from_source},
+    OpDesc{.op = Op::unidir, .name = "unidir", .pair = true, .answered = true, .expect = ExpectRule::from_source},
     OpDesc{.op = Op::bidir,
            .name = "bidir",
            .pair = true,

@@ -45,7 +45,7 @@ inline constexpr int kSchemaMinor = 21;  // 1.1: inventory lines, copy ops, opti
                                          // 1.19: header mpi_thread_level (MPI_THREAD_SINGLE with --timeout 0)
                                          // 1.20: option timing_group_span_us: host backends time iterations
                                          //       under it in groups too (time_samples on their rows)
-                                         // 1.21: round trips (pingpong, unidir) timed on the rank that
+                                         // 1.21: round trips (pingpong) timed on the rank that
                                          //       starts and ends them, not the slower of the two
 std::string schema_version();
 

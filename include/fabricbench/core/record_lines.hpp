@@ -113,7 +113,7 @@ std::optional<std::string> mpi_thread_level_of(const RunHeader& h);
 // all along) or an imported record.
 std::optional<bool> host_timing_in_groups_of(const RunHeader& h);
 
-// Whether a record's round trips (pingpong, unidir) were timed on the rank
+// Whether a record's round trips (pingpong) were timed on the rank
 // that starts and ends them (TimingPlan::times_count): a fabricbench record
 // since 1.21 was, one before took the slower of the two ranks each
 // iteration; unknown (nullopt) for an imported record.
