@@ -36,7 +36,9 @@
 # Env: FB (the fabricbench binary), BUILD, PEERS (folder with the osu_* programs), GOAL (default 1.10),
 # OPS (default: all six, space-separated), MAXBYTES (default 16M), FB_ARGS (more
 # `fabricbench run` flags: `--timeout 0` runs without the watchdog, at
-# MPI_THREAD_SINGLE as OSU does; docs/figures.md).
+# MPI_THREAD_SINGLE as OSU does; docs/figures.md), OSU_ALONE=1 (OSU again in
+# fabricbench's place: the comparison's own noise, what OSU against itself
+# reads through the same rounds and medians).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-3}
@@ -73,6 +75,11 @@ fail() {
 # One fabricbench launch for every op; rows as `op bytes median_us` in $tmp/fb.<k>.
 run_fabricbench() {
   local k=$1 list
+  if [ -n "${OSU_ALONE:-}" ]; then
+    run_osu "$k" "$tmp/again.$k"
+    awk '{ print $1, $2, $3 }' "$tmp/again.$k" >"$tmp/fb.$k"
+    return
+  fi
   list=$(echo "$ops" | tr ' ' ',')
   # shellcheck disable=SC2086 # FB_ARGS is a list of flags
   "${launch[@]}" "$bin" run -q --ops "$list" -b 8 -e "$max_bytes" ${FB_ARGS:-} --out "$tmp/fb.$k.jsonl" \
@@ -84,10 +91,11 @@ run_fabricbench() {
     }' >"$tmp/fb.$k"
 }
 
-# Each OSU program; rows as `op bytes held_us p50_us` (fabricbench's bytes) in $tmp/osu.<k>.
+# Each OSU program; rows as `op bytes held_us p50_us` (fabricbench's bytes) in $tmp/osu.<k>
+# (or the file given second).
 run_osu() {
-  local k=$1 op spec prog div
-  : >"$tmp/osu.$k"
+  local k=$1 out=${2:-$tmp/osu.$1} op spec prog div
+  : >"$out"
   for op in $ops; do
     spec=$(osu_of "$op")
     prog=${spec%|*}
@@ -106,7 +114,7 @@ run_osu() {
         next
       }
       /^[0-9]/ && held && col["P50"] { print op, $1 * div, $held, $(col["P50"]); rows++ }
-      END { if (!rows) exit 1 }' "$tmp/osu.out" >>"$tmp/osu.$k" || { cp "$tmp/osu.out" "$tmp/err"; fail "$prog (no rows with the columns this script reads)"; }
+      END { if (!rows) exit 1 }' "$tmp/osu.out" >>"$out" || { cp "$tmp/osu.out" "$tmp/err"; fail "$prog (no rows with the columns this script reads)"; }
   done
 }
 
