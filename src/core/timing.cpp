@@ -329,7 +329,6 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
   // then the median of the batches so far.
   double agreed_us = warm.warm_us > 0 ? warm.warm_us : warm.first_us;
   GroupSeries groups;
-  std::vector<double> none_counted;  // a rank whose times do not count gives zeros
   while (true) {
     // From agreed figures only: ops_per_iteration can differ between
     // participants and non-participants, the batch size must not.
@@ -340,7 +339,6 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     const std::size_t begin = my_start.size();
     my_start.resize(begin + static_cast<std::size_t>(batch), kInf);
     my_duration.resize(begin + static_cast<std::size_t>(batch), 0.0);
-    none_counted.resize(std::max(none_counted.size(), static_cast<std::size_t>(batch)), 0.0);
     enter(plan, Phase::timed, static_cast<std::int64_t>(begin));
     std::size_t together = 1;
     if (op) {
@@ -355,7 +353,8 @@ Timing time_op(const Comm& world, PreparedOp* op, const TimingPlan& plan) {
     }
     enter(plan, Phase::sync);
     std::span<const double> mine = std::span(my_duration).subspan(begin);
-    if (!plan.times_count) mine = std::span(none_counted).first(mine.size());
+    const std::vector<double> zeros(plan.times_count ? 0 : mine.size(), 0.0);  // a rank that does not count
+    if (!plan.times_count) mine = zeros;
     std::vector<double> slowest(mine.begin(), mine.end());
     slowest.push_back(static_cast<double>(together));  // in the same reduction: the widest span of any rank
     world.allreduce_max_quiet(slowest);

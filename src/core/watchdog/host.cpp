@@ -323,33 +323,32 @@ void serve_one(PortCall call, const Fields& f, LocalPort& port, int requests) {
 
 // ---- the rank ----
 
+// What the watch process asked, done with the rank's own Config (no
+// RankSide): the same calls a watchdog thread makes.
+void do_asked(Ask ask, const Fields& f, const Config& config) {
+  switch (ask) {
+    case Ask::close:
+      if (config.on_end) config.on_end(run_end_from_text(text(f, 1)));
+      return;
+    case Ask::abort_group:
+      return config.abort_group();
+    case Ask::abort_before_stopping:
+      return config.abort_before_stopping_others();
+    case Ask::leave:
+      return config.leave_job(static_cast<int>(number(f, 1)));
+    case Ask::die:
+      return config.die_of_signal(static_cast<int>(number(f, 1)));
+  }
+}
+
 // The rank's closer thread: asleep in a read until the watch process asks
 // for something only the rank can do, which is the run's end.
 void closer(int hand, const Config& config) {
   for (;;) {
     Fields f;
     if (!receive_fields(hand, f)) return;  // the watch process finished
-    const std::optional<Ask> ask = asked(kAsks, f);
-    if (!ask) return;
-    // The rank's own Config (no RankSide): the same calls a watchdog thread makes.
-    switch (*ask) {
-      case Ask::close:
-        if (config.on_end) config.on_end(run_end_from_text(text(f, 1)));
-        break;
-      case Ask::abort_group:
-        config.abort_group();
-        break;
-      case Ask::abort_before_stopping:
-        config.abort_before_stopping_others();
-        break;
-      case Ask::leave:
-        config.leave_job(static_cast<int>(number(f, 1)));
-        break;
-      case Ask::die:
-        config.die_of_signal(static_cast<int>(number(f, 1)));
-        break;
-    }
-    send_fields(hand, {""});
+    if (const std::optional<Ask> ask = asked(kAsks, f)) do_asked(*ask, f, config);
+    send_fields(hand, {""});  // answered even when it named nothing: the watch process waits for it
   }
 }
 
